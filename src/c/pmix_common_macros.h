@@ -1,0 +1,1 @@
+/* Hand-kept C: function-like macros and static initialisers (filled in below). */

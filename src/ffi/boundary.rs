@@ -1,0 +1,95 @@
+//! The boundary toolkit every `extern "C"` function uses.
+
+use crate::abi::*;
+
+/// What a C entry returns when the Rust side panicked.
+pub trait PanicDefault {
+    fn panic_default() -> Self;
+}
+impl PanicDefault for pmix_status_t {
+    fn panic_default() -> Self {
+        PMIX_ERROR
+    }
+}
+impl PanicDefault for () {
+    fn panic_default() -> Self {}
+}
+impl PanicDefault for bool {
+    fn panic_default() -> Self {
+        false
+    }
+}
+impl<T> PanicDefault for *const T {
+    fn panic_default() -> Self {
+        core::ptr::null()
+    }
+}
+impl<T> PanicDefault for *mut T {
+    fn panic_default() -> Self {
+        core::ptr::null_mut()
+    }
+}
+
+/// Run `f` behind a panic boundary: unwinding never crosses into C.
+pub fn guard<R: PanicDefault>(name: &str, f: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            crate::pmix_debug!(1, "{name}: internal panic caught at the C boundary");
+            R::panic_default()
+        }
+    }
+}
+
+/// `entry!("PMIx_X", { body })`: the panic boundary plus a trace line at PMIX_DEBUG >= 10.
+macro_rules! entry {
+    ($name:expr, $body:block) => {{
+        $crate::pmix_debug!(10, "-> {}", $name);
+        $crate::ffi::boundary::guard($name, || $body)
+    }};
+}
+
+/// Status-returning entry: like `entry!`, and a failing status is logged at PMIX_DEBUG >= 5.
+macro_rules! status_entry {
+    ($name:expr, $body:block) => {{
+        $crate::pmix_debug!(10, "-> {}", $name);
+        let rc: $crate::abi::pmix_status_t = $crate::ffi::boundary::guard($name, || $body);
+        if rc < 0 && rc != $crate::abi::PMIX_OPERATION_SUCCEEDED {
+            $crate::pmix_debug!(5, "<- {} [{}]", $name, $crate::strings::error_name(rc));
+        }
+        rc
+    }};
+}
+
+/// An entry point a later issue implements: answers PMIX_ERR_NOT_SUPPORTED and
+/// fires no callback. The README status table is checked against these.
+macro_rules! not_yet {
+    ($name:expr) => {{
+        $crate::pmix_debug!(5, "{}: not supported yet", $name);
+        $crate::abi::PMIX_ERR_NOT_SUPPORTED
+    }};
+}
+
+/// A `void` entry point a later issue implements: does nothing and logs.
+macro_rules! not_yet_void {
+    ($name:expr) => {{
+        $crate::pmix_debug!(5, "{}: not supported yet", $name);
+    }};
+}
+
+/// Early-return `PMIX_ERR_BAD_PARAM` (logged) when a required pointer is NULL.
+macro_rules! require {
+    ($name:expr, $cond:expr) => {
+        if !($cond) {
+            $crate::pmix_debug!(1, "{}: bad parameter: {}", $name, stringify!($cond));
+            return $crate::abi::PMIX_ERR_BAD_PARAM;
+        }
+    };
+}
+
+/// Temporary: an entry not written yet returns the type's zero.
+macro_rules! todo_impl {
+    ($name:expr) => {{
+        unsafe { core::mem::zeroed() }
+    }};
+}

@@ -1,0 +1,12 @@
+//! rpmix: PMIx in Rust, a drop-in `libpmix.so.2` with OpenPMIx 4.2.2's C ABI.
+//!
+//! Layers, data flowing down only: `ffi` (every `extern "C"` entry, thin) calls
+//! the core modules (`value`, `data`, `strings`, ...), which use `abi` (the C
+//! layouts and constants). See README.md and DESIGN notes there.
+#![allow(clippy::missing_safety_doc)]
+
+pub mod abi;
+pub mod debug;
+#[macro_use]
+pub mod ffi;
+pub mod strings;
