@@ -6,6 +6,8 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod abi;
+pub mod cmem;
+pub mod data;
 pub mod debug;
 #[macro_use]
 pub mod ffi;

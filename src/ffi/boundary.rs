@@ -87,9 +87,3 @@ macro_rules! require {
     };
 }
 
-/// Temporary: an entry not written yet returns the type's zero.
-macro_rules! todo_impl {
-    ($name:expr) => {{
-        unsafe { core::mem::zeroed() }
-    }};
-}

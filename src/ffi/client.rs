@@ -21,7 +21,8 @@ pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
-    todo_impl!("PMIx_Initialized")
+    // No client role yet (the core issue adds it): never initialised.
+    entry!("PMIx_Initialized", { 0 })
 }
 
 #[no_mangle]
@@ -311,12 +312,22 @@ pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
-    not_yet_void!("PMIx_Topology_destruct")
+    entry!("PMIx_Topology_destruct", {
+        if let Some(t) = topo.as_mut() {
+            crate::data::cpuset::destruct_topology(t);
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Parse_cpuset_string(cpuset_string: *const c_char, cpuset: *mut pmix_cpuset_t) -> pmix_status_t {
-    not_yet!("PMIx_Parse_cpuset_string")
+    status_entry!("PMIx_Parse_cpuset_string", {
+        require!("PMIx_Parse_cpuset_string", !cpuset_string.is_null() && !cpuset.is_null());
+        let s = core::ffi::CStr::from_ptr(cpuset_string).to_bytes();
+        let c = &mut *cpuset;
+        *c = core::mem::zeroed();
+        crate::data::cpuset::parse_cpuset(s, c).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
@@ -326,7 +337,11 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: pmix_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
-    not_yet_void!("PMIx_Cpuset_destruct")
+    entry!("PMIx_Cpuset_destruct", {
+        if let Some(c) = cpuset.as_mut() {
+            crate::data::cpuset::destruct_cpuset(c);
+        }
+    })
 }
 
 #[no_mangle]
@@ -336,97 +351,120 @@ pub unsafe extern "C" fn PMIx_Get_relative_locality(locality1: *const c_char, lo
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Progress() {
-    not_yet_void!("PMIx_Progress")
+    // Progress is made by the library's own threads; nothing to drive here.
+    entry!("PMIx_Progress", {})
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
-    todo_impl!("PMIx_Error_string")
+    entry!("PMIx_Error_string", { crate::strings::error_string(status).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_state_string(state: pmix_proc_state_t) -> *const c_char {
-    todo_impl!("PMIx_Proc_state_string")
+    entry!("PMIx_Proc_state_string", { crate::strings::proc_state_string(state).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Scope_string(scope: pmix_scope_t) -> *const c_char {
-    todo_impl!("PMIx_Scope_string")
+    entry!("PMIx_Scope_string", { crate::strings::scope_string(scope).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Persistence_string(persist: pmix_persistence_t) -> *const c_char {
-    todo_impl!("PMIx_Persistence_string")
+    entry!("PMIx_Persistence_string", { crate::strings::persistence_string(persist).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_range_string(range: pmix_data_range_t) -> *const c_char {
-    todo_impl!("PMIx_Data_range_string")
+    entry!("PMIx_Data_range_string", { crate::strings::data_range_string(range).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *const c_char {
-    todo_impl!("PMIx_Data_type_string")
+    entry!("PMIx_Data_type_string", { crate::strings::data_type_string(type_).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Alloc_directive_string(directive: pmix_alloc_directive_t) -> *const c_char {
-    todo_impl!("PMIx_Alloc_directive_string")
+    entry!("PMIx_Alloc_directive_string", { crate::strings::alloc_directive_string(directive).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_channel_string(channel: pmix_iof_channel_t) -> *const c_char {
-    todo_impl!("PMIx_IOF_channel_string")
+    entry!("PMIx_IOF_channel_string", { crate::strings::iof_channel_string(channel).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Job_state_string(state: pmix_job_state_t) -> *const c_char {
-    todo_impl!("PMIx_Job_state_string")
+    entry!("PMIx_Job_state_string", { crate::strings::job_state_string(state).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
-    todo_impl!("PMIx_Get_attribute_string")
+    entry!("PMIx_Get_attribute_string", {
+        match crate::cmem::cstr_bytes(attribute) {
+            Some(name) => crate::strings::attribute_string(name).map_or(core::ptr::null(), |s| s.as_ptr()),
+            None => core::ptr::null(),
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
-    todo_impl!("PMIx_Get_attribute_name")
+    entry!("PMIx_Get_attribute_name", {
+        match crate::cmem::cstr_bytes(attrstring) {
+            Some(key) => crate::strings::attribute_name(key).map_or(core::ptr::null(), |s| s.as_ptr()),
+            None => core::ptr::null(),
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Link_state_string(state: pmix_link_state_t) -> *const c_char {
-    todo_impl!("PMIx_Link_state_string")
+    entry!("PMIx_Link_state_string", { crate::strings::link_state_string(state).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Device_type_string(type_: pmix_device_type_t) -> *const c_char {
-    todo_impl!("PMIx_Device_type_string")
+    entry!("PMIx_Device_type_string", { crate::strings::device_type_string(type_).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_comparison_string(cmp: pmix_value_cmp_t) -> *const c_char {
-    todo_impl!("PMIx_Value_comparison_string")
+    entry!("PMIx_Value_comparison_string", { crate::strings::value_comparison_string(cmp).as_ptr() })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
-    todo_impl!("PMIx_Info_string")
+    entry!("PMIx_Info_string", {
+        match info.as_ref() {
+            Some(i) => crate::cmem::strdup_bytes(crate::data::print::info_text(i).as_bytes()),
+            None => core::ptr::null_mut(),
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
-    todo_impl!("PMIx_Value_string")
+    entry!("PMIx_Value_string", {
+        match value.as_ref() {
+            Some(v) => crate::cmem::strdup_bytes(crate::data::print::value_text(v).as_bytes()),
+            None => core::ptr::null_mut(),
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Info_directives_string(directives: pmix_info_directives_t) -> *mut c_char {
-    todo_impl!("PMIx_Info_directives_string")
+    entry!("PMIx_Info_directives_string", {
+        crate::cmem::strdup_bytes(crate::strings::info_directives_string(directives).to_bytes())
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_version() -> *const c_char {
-    todo_impl!("PMIx_Get_version")
+    entry!("PMIx_Get_version", { crate::strings::VERSION.as_ptr() })
 }
 
 #[no_mangle]
@@ -436,51 +474,114 @@ pub unsafe extern "C" fn PMIx_Store_internal(proc: *const pmix_proc_t, key: *con
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_pack(target: *const pmix_proc_t, buffer: *mut pmix_data_buffer_t, src: *mut c_void, num_vals: i32, type_: pmix_data_type_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_pack")
+    status_entry!("PMIx_Data_pack", {
+        require!("PMIx_Data_pack", !buffer.is_null());
+        crate::data::pack(&mut *buffer, src, num_vals, type_).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_unpack(source: *const pmix_proc_t, buffer: *mut pmix_data_buffer_t, dest: *mut c_void, max_num_values: *mut i32, type_: pmix_data_type_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_unpack")
+    status_entry!("PMIx_Data_unpack", {
+        require!("PMIx_Data_unpack", !buffer.is_null() && !max_num_values.is_null());
+        crate::data::unpack(&mut *buffer, dest, &mut *max_num_values, type_).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_copy(dest: *mut *mut c_void, src: *mut c_void, type_: pmix_data_type_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_copy")
+    status_entry!("PMIx_Data_copy", {
+        require!("PMIx_Data_copy", !dest.is_null() && !src.is_null());
+        crate::data::copy(&mut *dest, src, type_).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_print(output: *mut *mut c_char, prefix: *mut c_char, src: *mut c_void, type_: pmix_data_type_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_print")
+    status_entry!("PMIx_Data_print", {
+        require!("PMIx_Data_print", !output.is_null() && !src.is_null());
+        let pre = crate::cmem::cstr_bytes(prefix).map(String::from_utf8_lossy).unwrap_or_default();
+        match crate::data::print(&pre, src, type_) {
+            Ok(s) => {
+                *output = crate::cmem::strdup_bytes(s.as_bytes());
+                if (*output).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
+            }
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_copy_payload(dest: *mut pmix_data_buffer_t, src: *mut pmix_data_buffer_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_copy_payload")
+    status_entry!("PMIx_Data_copy_payload", {
+        require!("PMIx_Data_copy_payload", !dest.is_null() && !src.is_null());
+        crate::data::copy_payload(&mut *dest, &*src).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_unload(buffer: *mut pmix_data_buffer_t, payload: *mut pmix_byte_object_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_unload")
+    status_entry!("PMIx_Data_unload", {
+        require!("PMIx_Data_unload", !buffer.is_null() && !payload.is_null());
+        crate::data::buffer::unload(&mut *buffer, &mut *payload).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_load(buffer: *mut pmix_data_buffer_t, payload: *mut pmix_byte_object_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_load")
+    status_entry!("PMIx_Data_load", {
+        require!("PMIx_Data_load", !buffer.is_null() && !payload.is_null());
+        crate::data::load(&mut *buffer, &mut *payload).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_embed(buffer: *mut pmix_data_buffer_t, payload: *const pmix_byte_object_t) -> pmix_status_t {
-    not_yet!("PMIx_Data_embed")
+    status_entry!("PMIx_Data_embed", {
+        require!("PMIx_Data_embed", !buffer.is_null() && !payload.is_null());
+        crate::data::embed(&mut *buffer, &*payload).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_compress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-    todo_impl!("PMIx_Data_compress")
+    entry!("PMIx_Data_compress", {
+        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() || size == 0 {
+            return false;
+        }
+        match crate::data::compress::compress(core::slice::from_raw_parts(inbytes, size)) {
+            Some(v) => {
+                let p = crate::data::compress::to_c(&v);
+                if p.is_null() {
+                    return false;
+                }
+                *outbytes = p;
+                *nbytes = v.len();
+                true
+            }
+            None => false,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_decompress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-    todo_impl!("PMIx_Data_decompress")
+    entry!("PMIx_Data_decompress", {
+        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() || size == 0 {
+            return false;
+        }
+        match crate::data::compress::decompress(core::slice::from_raw_parts(inbytes, size)) {
+            Some(v) => {
+                let p = crate::data::compress::to_c(&v);
+                if p.is_null() {
+                    return false;
+                }
+                *outbytes = p;
+                *nbytes = v.len();
+                true
+            }
+            None => false,
+        }
+    })
 }
 

@@ -1,0 +1,175 @@
+//! Memory handed to C: always libc `malloc`/`calloc`, so that `free()` and the
+//! header macros (PMIX_INFO_FREE, PMIX_VALUE_RELEASE, ...) release it.
+
+use core::ffi::{c_char, c_void, CStr};
+use core::ptr;
+
+/// `calloc(n, size)`; NULL when `n * size` overflows or memory is exhausted.
+/// A zero-length request gives NULL, as the PMIx macros do.
+pub fn calloc_array(n: usize, size: usize) -> *mut c_void {
+    if n == 0 || size == 0 || n.checked_mul(size).is_none() {
+        return ptr::null_mut();
+    }
+    // SAFETY: calloc with a checked, non-zero size.
+    unsafe { libc::calloc(n, size) }
+}
+
+/// `calloc` of one `T`.
+pub fn calloc_one<T>() -> *mut T {
+    calloc_array(1, core::mem::size_of::<T>()) as *mut T
+}
+
+/// A malloc'd copy of `bytes` (NULL for an empty slice).
+pub fn dup_bytes(bytes: &[u8]) -> *mut c_char {
+    if bytes.is_empty() {
+        return ptr::null_mut();
+    }
+    // SAFETY: malloc of a non-zero size; the copy stays inside both regions.
+    unsafe {
+        let p = libc::malloc(bytes.len()) as *mut u8;
+        if !p.is_null() {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        }
+        p as *mut c_char
+    }
+}
+
+/// A malloc'd NUL-terminated copy of `s`.
+pub fn strdup_bytes(s: &[u8]) -> *mut c_char {
+    // SAFETY: malloc of len+1; the copy and the NUL stay inside it.
+    unsafe {
+        let p = libc::malloc(s.len() + 1) as *mut u8;
+        if p.is_null() {
+            return ptr::null_mut();
+        }
+        ptr::copy_nonoverlapping(s.as_ptr(), p, s.len());
+        *p.add(s.len()) = 0;
+        p as *mut c_char
+    }
+}
+
+/// `strdup` that passes NULL through.
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
+pub unsafe fn strdup_opt(s: *const c_char) -> *mut c_char {
+    if s.is_null() {
+        ptr::null_mut()
+    } else {
+        libc::strdup(s)
+    }
+}
+
+/// `free` that accepts NULL.
+///
+/// # Safety
+/// `p` is NULL or came from libc malloc/calloc/realloc and is not used after.
+pub unsafe fn free<T>(p: *mut T) {
+    if !p.is_null() {
+        libc::free(p as *mut c_void);
+    }
+}
+
+/// The bytes of a C string, or None for NULL.
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated and outlives the returned slice.
+pub unsafe fn cstr_bytes<'a>(s: *const c_char) -> Option<&'a [u8]> {
+    if s.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(s).to_bytes())
+    }
+}
+
+/// Length of a fixed-size C char array up to its first NUL (or the whole array).
+pub fn bounded_len(buf: &[c_char]) -> usize {
+    buf.iter().position(|&c| c == 0).unwrap_or(buf.len())
+}
+
+/// Copy `src` (at most `dst.len() - 1` bytes) into a fixed char array, NUL-terminated.
+pub fn load_fixed(dst: &mut [c_char], src: &[u8]) {
+    let n = src.len().min(dst.len() - 1);
+    for (d, s) in dst.iter_mut().zip(src[..n].iter()) {
+        *d = *s as c_char;
+    }
+    for d in dst[n..].iter_mut() {
+        *d = 0;
+    }
+}
+
+/// Read a key/nspace given by a C pointer, bounded by `max` bytes (no NUL needed
+/// within the bound: a 512-byte key without NUL is cut, never over-read).
+///
+/// # Safety
+/// `s` is NULL or points to at least min(max, strlen+1) readable bytes.
+pub unsafe fn bounded_cstr<'a>(s: *const c_char, max: usize) -> Option<&'a [u8]> {
+    if s.is_null() {
+        return None;
+    }
+    let n = libc::strnlen(s, max);
+    Some(core::slice::from_raw_parts(s as *const u8, n))
+}
+
+/// Count the entries of a NULL-terminated argv.
+///
+/// # Safety
+/// `argv` is NULL or a NULL-terminated array of pointers.
+pub unsafe fn argv_len(argv: *const *mut c_char) -> usize {
+    if argv.is_null() {
+        return 0;
+    }
+    let mut n = 0;
+    while !(*argv.add(n)).is_null() {
+        n += 1;
+    }
+    n
+}
+
+/// Deep copy of a NULL-terminated argv (NULL stays NULL).
+///
+/// # Safety
+/// `argv` is NULL or a NULL-terminated array of C strings.
+pub unsafe fn argv_dup(argv: *const *mut c_char) -> *mut *mut c_char {
+    if argv.is_null() {
+        return ptr::null_mut();
+    }
+    let n = argv_len(argv);
+    let out = calloc_array(n + 1, core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+    if out.is_null() {
+        return out;
+    }
+    for i in 0..n {
+        *out.add(i) = libc::strdup(*argv.add(i));
+    }
+    out
+}
+
+/// Free a NULL-terminated argv and its strings.
+///
+/// # Safety
+/// `argv` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
+pub unsafe fn argv_free(argv: *mut *mut c_char) {
+    if argv.is_null() {
+        return;
+    }
+    let mut i = 0;
+    while !(*argv.add(i)).is_null() {
+        libc::free(*argv.add(i) as *mut c_void);
+        i += 1;
+    }
+    libc::free(argv as *mut c_void);
+}
+
+/// Build a malloc'd NULL-terminated argv from Rust strings.
+pub fn argv_from<S: AsRef<[u8]>>(items: &[S]) -> *mut *mut c_char {
+    let out = calloc_array(items.len() + 1, core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+    if out.is_null() {
+        return out;
+    }
+    for (i, s) in items.iter().enumerate() {
+        // SAFETY: out has items.len()+1 slots.
+        unsafe { *out.add(i) = strdup_bytes(s.as_ref()) };
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! CPU sets and topologies without hwloc.
+//!
+//! OpenPMIx stores an hwloc object behind `pmix_cpuset_t.bitmap` and
+//! `pmix_topology_t.topology`. rpmix has no hwloc, so the objects it creates
+//! hold a tagged, malloc'd text (the CPU list, or the topology description).
+//! The tag lets every operation recognise its own objects: a foreign object
+//! (an hwloc pointer a host put there) is never dereferenced beyond the tag,
+//! never freed, and cannot be copied or packed (PMIX_ERR_NOT_SUPPORTED).
+
+use core::ffi::{c_char, c_void};
+use core::ptr;
+
+use super::elem::Res;
+use crate::abi::*;
+use crate::cmem;
+
+const TAG: u64 = 0x7270_6d69_785f_6f62; // "rpmix_ob"
+
+/// A tagged text object: [tag: u64][len: u64][bytes...].
+fn new_object(text: &[u8]) -> Res<*mut c_void> {
+    let total = 16 + text.len();
+    // SAFETY: malloc of `total` bytes; all writes below stay inside it.
+    unsafe {
+        let p = libc::malloc(total) as *mut u8;
+        if p.is_null() {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        ptr::write_unaligned(p as *mut u64, TAG);
+        ptr::write_unaligned(p.add(8) as *mut u64, text.len() as u64);
+        ptr::copy_nonoverlapping(text.as_ptr(), p.add(16), text.len());
+        Ok(p as *mut c_void)
+    }
+}
+
+/// The text of one of our objects; None for a foreign (or NULL) object.
+///
+/// # Safety
+/// `p` is NULL or points to at least 8 readable bytes.
+unsafe fn object_text<'a>(p: *const c_void) -> Option<&'a [u8]> {
+    if p.is_null() || ptr::read_unaligned(p as *const u64) != TAG {
+        return None;
+    }
+    let len = ptr::read_unaligned((p as *const u8).add(8) as *const u64) as usize;
+    Some(core::slice::from_raw_parts((p as *const u8).add(16), len))
+}
+
+unsafe fn copy_object(p: *const c_void) -> Res<*mut c_void> {
+    if p.is_null() {
+        return Ok(ptr::null_mut());
+    }
+    match object_text(p) {
+        Some(t) => new_object(t),
+        None => Err(PMIX_ERR_NOT_SUPPORTED),
+    }
+}
+
+unsafe fn object_bytes(p: *const c_void) -> Res<Vec<u8>> {
+    if p.is_null() {
+        return Ok(Vec::new());
+    }
+    object_text(p).map(|t| t.to_vec()).ok_or(PMIX_ERR_NOT_SUPPORTED)
+}
+
+unsafe fn free_object(p: *mut c_void) {
+    if object_text(p).is_some() {
+        libc::free(p);
+    }
+}
+
+/// # Safety
+/// `c` is a valid cpuset.
+pub unsafe fn copy_bitmap(c: &pmix_cpuset_t) -> Res<*mut c_void> {
+    copy_object(c.bitmap)
+}
+/// # Safety
+/// `c` is a valid cpuset.
+pub unsafe fn bitmap_bytes(c: &pmix_cpuset_t) -> Res<Vec<u8>> {
+    object_bytes(c.bitmap)
+}
+/// # Safety
+/// `c` holds no bitmap.
+pub unsafe fn load_bitmap(c: &mut pmix_cpuset_t, b: &[u8]) -> Res {
+    c.bitmap = if b.is_empty() { ptr::null_mut() } else { new_object(b)? };
+    Ok(())
+}
+/// # Safety
+/// `c` is a valid cpuset.
+pub unsafe fn destruct_cpuset(c: &mut pmix_cpuset_t) {
+    cmem::free(c.source);
+    free_object(c.bitmap);
+    c.source = ptr::null_mut();
+    c.bitmap = ptr::null_mut();
+}
+/// The CPU list text of a cpuset we created.
+///
+/// # Safety
+/// `c` is a valid cpuset.
+pub unsafe fn bitmap_text<'a>(c: &pmix_cpuset_t) -> Option<&'a [u8]> {
+    object_text(c.bitmap)
+}
+
+/// # Safety
+/// `t` is a valid topology.
+pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
+    copy_object(t.topology)
+}
+/// # Safety
+/// `t` is a valid topology.
+pub unsafe fn topology_bytes(t: &pmix_topology_t) -> Res<Vec<u8>> {
+    object_bytes(t.topology)
+}
+/// # Safety
+/// `t` holds no topology object.
+pub unsafe fn load_topology(t: &mut pmix_topology_t, b: &[u8]) -> Res {
+    t.topology = if b.is_empty() { ptr::null_mut() } else { new_object(b)? };
+    Ok(())
+}
+/// # Safety
+/// `t` is a valid topology.
+pub unsafe fn destruct_topology(t: &mut pmix_topology_t) {
+    cmem::free(t.source);
+    free_object(t.topology);
+    t.source = ptr::null_mut();
+    t.topology = ptr::null_mut();
+}
+
+/// `PMIx_Parse_cpuset_string`: `"<source>:<cpus>"`, where `<cpus>` is a list
+/// such as `0-3,8` or a hex mask such as `0x0f`.
+pub fn parse_cpuset(s: &[u8], out: &mut pmix_cpuset_t) -> Res {
+    let colon = s.iter().position(|&c| c == b':').ok_or(PMIX_ERR_BAD_PARAM)?;
+    let (source, cpus) = (&s[..colon], &s[colon + 1..]);
+    let ok_source = !source.is_empty() && source.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    let ok_cpus = !cpus.is_empty() && cpus.iter().all(|c| c.is_ascii_hexdigit() || b",-xX".contains(c));
+    if !ok_source || !ok_cpus {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    let src = cmem::strdup_bytes(source);
+    if src.is_null() {
+        return Err(PMIX_ERR_NOMEM);
+    }
+    match new_object(cpus) {
+        Ok(b) => {
+            out.source = src as *mut c_char;
+            out.bitmap = b;
+            Ok(())
+        }
+        Err(e) => {
+            // SAFETY: src came from malloc above.
+            unsafe { cmem::free(src) };
+            Err(e)
+        }
+    }
+}

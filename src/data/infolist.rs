@@ -1,0 +1,114 @@
+//! `PMIx_Info_list_*`: a growable list of infos behind an opaque `void *`.
+//!
+//! `add` and `xfer` copy into the list; `insert` keeps the caller's pointer
+//! (no copy, per the Standard), so `release` frees only what the list copied.
+//! `convert` deep-copies everything into a PMIX_INFO data array.
+
+use core::ffi::c_void;
+
+use super::elem::{self, Res};
+use super::kind::Kind;
+use super::value;
+use crate::abi::*;
+
+const MAGIC: u64 = 0x7270_6d69_785f_696c; // "rpmix_il"
+
+enum Item {
+    Owned(Box<pmix_info_t>),
+    Borrowed(*mut pmix_info_t),
+}
+
+pub struct InfoList {
+    magic: u64,
+    items: Vec<Item>,
+}
+
+impl Drop for InfoList {
+    fn drop(&mut self) {
+        for it in self.items.drain(..) {
+            if let Item::Owned(mut b) = it {
+                // SAFETY: owned infos were built by info_load / xfer.
+                unsafe { value::destruct(&mut b.value) };
+            }
+        }
+        self.magic = 0;
+    }
+}
+
+pub fn start() -> *mut c_void {
+    Box::into_raw(Box::new(InfoList { magic: MAGIC, items: Vec::new() })) as *mut c_void
+}
+
+/// The list behind a handle, or BAD_PARAM for NULL or a pointer that is not a list.
+///
+/// # Safety
+/// `p` is NULL or a handle from `start` that was not released.
+pub unsafe fn get<'a>(p: *mut c_void) -> Res<&'a mut InfoList> {
+    if p.is_null() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    let l = &mut *(p as *mut InfoList);
+    if l.magic != MAGIC {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    Ok(l)
+}
+
+impl InfoList {
+    /// # Safety
+    /// As `super::info_load`.
+    pub unsafe fn add(&mut self, key: *const core::ffi::c_char, data: *const c_void, t: pmix_data_type_t) -> Res {
+        let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
+        super::info_load(&mut info, key, data, t)?;
+        self.items.push(Item::Owned(info));
+        Ok(())
+    }
+    pub fn insert(&mut self, info: *mut pmix_info_t) -> Res {
+        if info.is_null() {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        self.items.push(Item::Borrowed(info));
+        Ok(())
+    }
+    /// # Safety
+    /// `src` is a valid info.
+    pub unsafe fn xfer(&mut self, src: &pmix_info_t) -> Res {
+        let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
+        super::info_xfer(&mut info, src)?;
+        self.items.push(Item::Owned(info));
+        Ok(())
+    }
+    /// # Safety
+    /// Borrowed items are still valid; `out` owns nothing.
+    pub unsafe fn convert(&self, out: &mut pmix_data_array_t) -> Res {
+        out.r#type = PMIX_INFO;
+        out.size = 0;
+        out.array = core::ptr::null_mut();
+        if self.items.is_empty() {
+            return Err(PMIX_ERR_EMPTY);
+        }
+        let n = self.items.len();
+        let arr = elem::alloc_array(Kind::Info, n)?;
+        for (i, it) in self.items.iter().enumerate() {
+            let src: *const pmix_info_t = match it {
+                Item::Owned(b) => &**b,
+                Item::Borrowed(p) => *p,
+            };
+            if let Err(e) = elem::copy(Kind::Info, arr.add(i * Kind::Info.size()), src as *const u8, 0) {
+                elem::free_array(Kind::Info, arr, n);
+                return Err(e);
+            }
+        }
+        out.array = arr as *mut c_void;
+        out.size = n;
+        Ok(())
+    }
+}
+
+/// # Safety
+/// `p` is NULL or a live handle from `start`.
+pub unsafe fn release(p: *mut c_void) {
+    if get(p).is_ok() {
+        drop(Box::from_raw(p as *mut InfoList));
+    }
+}

@@ -1,0 +1,723 @@
+//! rpmix's serialisation of PMIx data (PMIx_Data_pack / unpack, and later the
+//! wire protocol). Both ends of every exchange run this library, so the format
+//! is ours: little-endian, self-describing per call, length-checked everywhere.
+//!
+//! Per pack call: `u16 type, u32 count`, then `count` elements. Elements:
+//! numbers at their C width; strings `u32 (0 = NULL, else len + 1)` + bytes;
+//! byte blobs `u64 len` + bytes; argv `u32 count (u32::MAX = NULL)` + strings;
+//! values `u16 type` + element; arrays `u16 type, u64 n` + elements.
+//!
+//! The decoder never trusts a count: it bounds every allocation by the bytes
+//! that remain, refuses nesting deeper than `elem::MAX_DEPTH`, and on any error
+//! frees what it built and reports a status.
+
+use core::ffi::{c_char, c_void};
+use core::ptr;
+
+use super::elem::{self, Res, MAX_DEPTH};
+use super::kind::{Kind, Num};
+use super::value;
+use crate::abi::*;
+use crate::cmem;
+
+const NULL_ARGV: u32 = u32::MAX;
+
+#[derive(Default)]
+pub struct Encoder {
+    out: Vec<u8>,
+}
+
+impl Encoder {
+    pub fn bytes(&self) -> &[u8] {
+        &self.out
+    }
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.out
+    }
+    fn u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn raw(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+    /// A C string (NULL allowed).
+    ///
+    /// # Safety
+    /// `s` is NULL or NUL-terminated.
+    pub unsafe fn cstr(&mut self, s: *const c_char) -> Res {
+        match cmem::cstr_bytes(s) {
+            None => self.u32(0),
+            Some(b) => {
+                let n = u32::try_from(b.len() + 1).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+                self.u32(n);
+                self.raw(b);
+            }
+        }
+        Ok(())
+    }
+    fn fixed(&mut self, s: &[c_char]) {
+        let n = cmem::bounded_len(s);
+        self.u32(n as u32 + 1);
+        // SAFETY: c_char and u8 have the same layout.
+        self.raw(unsafe { core::slice::from_raw_parts(s.as_ptr() as *const u8, n) });
+    }
+    fn blob(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.raw(b);
+    }
+    unsafe fn argv(&mut self, a: *const *mut c_char) -> Res {
+        if a.is_null() {
+            self.u32(NULL_ARGV);
+            return Ok(());
+        }
+        let n = cmem::argv_len(a);
+        self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+        for i in 0..n {
+            self.cstr(*a.add(i))?;
+        }
+        Ok(())
+    }
+    unsafe fn array(&mut self, kind: Kind, p: *const u8, n: usize, depth: u32) -> Res {
+        let n = if p.is_null() { 0 } else { n };
+        self.u64(n as u64);
+        for i in 0..n {
+            self.elem(kind, p.add(i * kind.size()), depth + 1)?;
+        }
+        Ok(())
+    }
+    unsafe fn value(&mut self, v: &pmix_value_t, depth: u32) -> Res {
+        self.u16(v.r#type);
+        if v.r#type == PMIX_UNDEF {
+            return Ok(());
+        }
+        let kind = Kind::of(v.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        let p = value::elem_ptr(v, kind);
+        if kind.inline_in_value() {
+            self.elem(kind, p, depth + 1)
+        } else if p.is_null() {
+            self.u8(0);
+            Ok(())
+        } else {
+            self.u8(1);
+            self.elem(kind, p, depth + 1)
+        }
+    }
+
+    /// Encode `n` elements of type `t` from a C array (for PMIX_STRING, an array of `char *`).
+    ///
+    /// # Safety
+    /// `src` points to `n` valid elements of type `t`.
+    pub unsafe fn items(&mut self, t: pmix_data_type_t, src: *const u8, n: usize) -> Res {
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        self.u16(t);
+        self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+        for i in 0..n {
+            self.elem(kind, src.add(i * kind.size()), 0)?;
+        }
+        Ok(())
+    }
+
+    /// Encode one element.
+    ///
+    /// # Safety
+    /// `p` points to a valid element of `kind`.
+    pub unsafe fn elem(&mut self, kind: Kind, p: *const u8, depth: u32) -> Res {
+        if depth > MAX_DEPTH {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        match kind {
+            Kind::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
+            Kind::String => self.cstr(*(p as *const *const c_char))?,
+            Kind::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
+            Kind::Proc => {
+                let x = &*(p as *const pmix_proc_t);
+                self.fixed(&x.nspace);
+                self.u32(x.rank);
+            }
+            Kind::Value => self.value(&*(p as *const pmix_value_t), depth)?,
+            Kind::Info => {
+                let x = &*(p as *const pmix_info_t);
+                self.fixed(&x.key);
+                self.u32(x.flags);
+                self.value(&x.value, depth)?;
+            }
+            Kind::Pdata => {
+                let x = &*(p as *const pmix_pdata_t);
+                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                self.fixed(&x.key);
+                self.value(&x.value, depth)?;
+            }
+            Kind::App => {
+                let x = &*(p as *const pmix_app_t);
+                self.cstr(x.cmd)?;
+                self.argv(x.argv)?;
+                self.argv(x.env)?;
+                self.cstr(x.cwd)?;
+                self.u32(x.maxprocs as u32);
+                self.array(Kind::Info, x.info as *const u8, x.ninfo, depth)?;
+            }
+            Kind::Query => {
+                let x = &*(p as *const pmix_query_t);
+                self.argv(x.keys)?;
+                self.array(Kind::Info, x.qualifiers as *const u8, x.nqual, depth)?;
+            }
+            Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))),
+            Kind::ProcInfo => {
+                let x = &*(p as *const pmix_proc_info_t);
+                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                self.cstr(x.hostname)?;
+                self.cstr(x.executable_name)?;
+                self.u32(x.pid as u32);
+                self.u32(x.exit_code as u32);
+                self.u8(x.state);
+            }
+            Kind::DataArray => {
+                let x = &*(p as *const pmix_data_array_t);
+                self.u16(x.r#type);
+                let k = if x.size == 0 || x.array.is_null() {
+                    None
+                } else {
+                    Some(Kind::of(x.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?)
+                };
+                match k {
+                    None => self.u64(0),
+                    Some(k) => self.array(k, x.array as *const u8, x.size, depth)?,
+                }
+            }
+            Kind::Envar => {
+                let x = &*(p as *const pmix_envar_t);
+                self.cstr(x.envar)?;
+                self.cstr(x.value)?;
+                self.u8(x.separator as u8);
+            }
+            Kind::Coord => {
+                let x = &*(p as *const pmix_coord_t);
+                self.u8(x.view);
+                self.array(Kind::Num(Num::U(4)), x.coord as *const u8, x.dims, depth)?;
+            }
+            Kind::Regattr => {
+                let x = &*(p as *const pmix_regattr_t);
+                self.cstr(x.name)?;
+                self.fixed(&x.string);
+                self.u16(x.r#type);
+                self.argv(x.description)?;
+            }
+            Kind::Cpuset => {
+                let x = &*(p as *const pmix_cpuset_t);
+                self.cstr(x.source)?;
+                self.blob(&super::cpuset::bitmap_bytes(x)?);
+            }
+            Kind::Topology => {
+                let x = &*(p as *const pmix_topology_t);
+                self.cstr(x.source)?;
+                self.blob(&super::cpuset::topology_bytes(x)?);
+            }
+            Kind::Geometry => {
+                let x = &*(p as *const pmix_geometry_t);
+                self.u64(x.fabric as u64);
+                self.cstr(x.uuid)?;
+                self.cstr(x.osname)?;
+                self.array(Kind::Coord, x.coordinates as *const u8, x.ncoords, depth)?;
+            }
+            Kind::DeviceDist => {
+                let x = &*(p as *const pmix_device_distance_t);
+                self.cstr(x.uuid)?;
+                self.cstr(x.osname)?;
+                self.u64(x.r#type);
+                self.u16(x.mindist);
+                self.u16(x.maxdist);
+            }
+            Kind::Endpoint => {
+                let x = &*(p as *const pmix_endpoint_t);
+                self.cstr(x.uuid)?;
+                self.cstr(x.osname)?;
+                self.blob(value::bo_slice(&x.endpt));
+            }
+            Kind::ProcStats => {
+                let x = &*(p as *const pmix_proc_stats_t);
+                self.cstr(x.node)?;
+                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                self.u32(x.pid as u32);
+                self.cstr(x.cmd)?;
+                self.u8(x.state as u8);
+                self.timeval(&x.time);
+                for f in [x.percent_cpu] {
+                    self.u32(f.to_bits());
+                }
+                self.u32(x.priority as u32);
+                self.u16(x.num_threads);
+                for f in [x.pss, x.vsize, x.rss, x.peak_vsize] {
+                    self.u32(f.to_bits());
+                }
+                self.u16(x.processor);
+                self.timeval(&x.sample_time);
+            }
+            Kind::DiskStats => {
+                let x = &*(p as *const pmix_disk_stats_t);
+                self.cstr(x.disk)?;
+                for v in disk_counters(x) {
+                    self.u64(v);
+                }
+            }
+            Kind::NetStats => {
+                let x = &*(p as *const pmix_net_stats_t);
+                self.cstr(x.net_interface)?;
+                for v in net_counters(x) {
+                    self.u64(v);
+                }
+            }
+            Kind::NodeStats => {
+                let x = &*(p as *const pmix_node_stats_t);
+                self.cstr(x.node)?;
+                for f in node_floats(x) {
+                    self.u32(f.to_bits());
+                }
+                self.timeval(&x.sample_time);
+                self.array(Kind::DiskStats, x.diskstats as *const u8, x.ndiskstats, depth)?;
+                self.array(Kind::NetStats, x.netstats as *const u8, x.nnetstats, depth)?;
+            }
+            Kind::DataBuffer => {
+                let x = &*(p as *const pmix_data_buffer_t);
+                self.blob(super::buffer::unread(x)?);
+            }
+        }
+        Ok(())
+    }
+    fn timeval(&mut self, t: &libc::timeval) {
+        self.u64(t.tv_sec as u64);
+        self.u64(t.tv_usec as u64);
+    }
+}
+
+fn disk_counters(x: &pmix_disk_stats_t) -> [u64; 11] {
+    [
+        x.num_reads_completed,
+        x.num_reads_merged,
+        x.num_sectors_read,
+        x.milliseconds_reading,
+        x.num_writes_completed,
+        x.num_writes_merged,
+        x.num_sectors_written,
+        x.milliseconds_writing,
+        x.num_ios_in_progress,
+        x.milliseconds_io,
+        x.weighted_milliseconds_io,
+    ]
+}
+fn net_counters(x: &pmix_net_stats_t) -> [u64; 6] {
+    [
+        x.num_bytes_recvd,
+        x.num_packets_recvd,
+        x.num_recv_errs,
+        x.num_bytes_sent,
+        x.num_packets_sent,
+        x.num_send_errs,
+    ]
+}
+fn node_floats(x: &pmix_node_stats_t) -> [f32; 11] {
+    [
+        x.la, x.la5, x.la15, x.total_mem, x.free_mem, x.buffers, x.cached, x.swap_cached, x.swap_total,
+        x.swap_free, x.mapped,
+    ]
+}
+
+/// Reads what `Encoder` wrote, with every length checked against what remains.
+pub struct Decoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+const SHORT: pmix_status_t = PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
+const BAD: pmix_status_t = PMIX_ERR_UNPACK_FAILURE;
+
+impl<'a> Decoder<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Decoder { data, pos: 0 }
+    }
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+    fn take(&mut self, n: usize) -> Res<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(SHORT);
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Res<u8> {
+        Ok(self.take(1)?[0])
+    }
+    pub fn u16(&mut self) -> Res<u16> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().unwrap()))
+    }
+    pub fn u32(&mut self) -> Res<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Res<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    /// A count of items each taking at least one byte: never more than what remains.
+    fn count(&mut self, n: u64) -> Res<usize> {
+        if n > self.remaining() as u64 {
+            return Err(SHORT);
+        }
+        Ok(n as usize)
+    }
+    fn str_bytes(&mut self) -> Res<Option<&'a [u8]>> {
+        let n = self.u32()?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let b = self.take(n as usize - 1)?;
+        if b.contains(&0) {
+            return Err(BAD);
+        }
+        Ok(Some(b))
+    }
+    fn cstr(&mut self) -> Res<*mut c_char> {
+        match self.str_bytes()? {
+            None => Ok(ptr::null_mut()),
+            Some(b) => {
+                let p = cmem::strdup_bytes(b);
+                if p.is_null() {
+                    Err(PMIX_ERR_NOMEM)
+                } else {
+                    Ok(p)
+                }
+            }
+        }
+    }
+    fn fixed(&mut self, dst: &mut [c_char]) -> Res {
+        let b = self.str_bytes()?.ok_or(BAD)?;
+        if b.len() >= dst.len() {
+            return Err(BAD);
+        }
+        cmem::load_fixed(dst, b);
+        Ok(())
+    }
+    fn blob(&mut self) -> Res<&'a [u8]> {
+        let n = self.u64()?;
+        let n = self.count(n)?;
+        self.take(n)
+    }
+    fn blob_bo(&mut self, bo: &mut pmix_byte_object_t) -> Res {
+        let b = self.blob()?;
+        if !b.is_empty() {
+            let p = cmem::dup_bytes(b);
+            if p.is_null() {
+                return Err(PMIX_ERR_NOMEM);
+            }
+            bo.bytes = p;
+            bo.size = b.len();
+        }
+        Ok(())
+    }
+    unsafe fn argv(&mut self) -> Res<*mut *mut c_char> {
+        let n = self.u32()?;
+        if n == NULL_ARGV {
+            return Ok(ptr::null_mut());
+        }
+        let n = self.count(n as u64)?;
+        let out = elem::alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
+        for i in 0..n {
+            match self.cstr() {
+                Ok(s) if !s.is_null() => *out.add(i) = s,
+                Ok(_) => {
+                    cmem::argv_free(out);
+                    return Err(BAD);
+                }
+                Err(e) => {
+                    cmem::argv_free(out);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+    /// Decode an array into a new allocation; returns (ptr, n).
+    unsafe fn array(&mut self, kind: Kind, depth: u32) -> Res<(*mut u8, usize)> {
+        let n = self.u64()?;
+        let n = self.count(n)?;
+        if n == 0 {
+            return Ok((ptr::null_mut(), 0));
+        }
+        let p = elem::alloc_array(kind, n)?;
+        for i in 0..n {
+            if let Err(e) = self.elem(kind, p.add(i * kind.size()), depth + 1) {
+                elem::free_array(kind, p, n);
+                return Err(e);
+            }
+        }
+        Ok((p, n))
+    }
+    unsafe fn value(&mut self, v: &mut pmix_value_t, depth: u32) -> Res {
+        let t = self.u16()?;
+        if t == PMIX_UNDEF {
+            return Ok(());
+        }
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        if kind.inline_in_value() {
+            self.elem(kind, &mut v.data as *mut pmix_value_data as *mut u8, depth + 1)?;
+        } else if self.u8()? != 0 {
+            let p = elem::alloc_array(kind, 1)?;
+            if let Err(e) = self.elem(kind, p, depth + 1) {
+                cmem::free(p);
+                return Err(e);
+            }
+            v.data.ptr = p as *mut c_void;
+        }
+        v.r#type = t;
+        Ok(())
+    }
+
+    /// Read a pack-call header: (type, count).
+    pub fn header(&mut self) -> Res<(pmix_data_type_t, u32)> {
+        Ok((self.u16()?, self.u32()?))
+    }
+
+    /// Decode one element into zeroed memory at `dst`; on error `dst` is left empty.
+    ///
+    /// # Safety
+    /// `dst` is writable for `kind.size()` bytes and holds no live element.
+    pub unsafe fn elem(&mut self, kind: Kind, dst: *mut u8, depth: u32) -> Res {
+        if depth > MAX_DEPTH {
+            return Err(BAD);
+        }
+        ptr::write_bytes(dst, 0, kind.size());
+        let r = self.elem_inner(kind, dst, depth);
+        if r.is_err() {
+            elem::destruct(kind, dst);
+        }
+        r
+    }
+
+    unsafe fn elem_inner(&mut self, kind: Kind, p: *mut u8, depth: u32) -> Res {
+        match kind {
+            Kind::Num(_) => {
+                let b = self.take(kind.size())?;
+                ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+            }
+            Kind::String => *(p as *mut *mut c_char) = self.cstr()?,
+            Kind::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
+            Kind::Proc => {
+                let x = &mut *(p as *mut pmix_proc_t);
+                self.fixed(&mut x.nspace)?;
+                x.rank = self.u32()?;
+            }
+            Kind::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
+            Kind::Info => {
+                let x = &mut *(p as *mut pmix_info_t);
+                self.fixed(&mut x.key)?;
+                x.flags = self.u32()?;
+                self.value(&mut x.value, depth)?;
+            }
+            Kind::Pdata => {
+                let x = &mut *(p as *mut pmix_pdata_t);
+                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                self.fixed(&mut x.key)?;
+                self.value(&mut x.value, depth)?;
+            }
+            Kind::App => {
+                let x = &mut *(p as *mut pmix_app_t);
+                x.cmd = self.cstr()?;
+                x.argv = self.argv()?;
+                x.env = self.argv()?;
+                x.cwd = self.cstr()?;
+                x.maxprocs = self.u32()? as i32;
+                let (a, n) = self.array(Kind::Info, depth)?;
+                x.info = a as *mut pmix_info_t;
+                x.ninfo = n;
+            }
+            Kind::Query => {
+                let x = &mut *(p as *mut pmix_query_t);
+                x.keys = self.argv()?;
+                let (a, n) = self.array(Kind::Info, depth)?;
+                x.qualifiers = a as *mut pmix_info_t;
+                x.nqual = n;
+            }
+            Kind::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
+            Kind::ProcInfo => {
+                let x = &mut *(p as *mut pmix_proc_info_t);
+                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                x.hostname = self.cstr()?;
+                x.executable_name = self.cstr()?;
+                x.pid = self.u32()? as i32;
+                x.exit_code = self.u32()? as i32;
+                x.state = self.u8()?;
+            }
+            Kind::DataArray => {
+                let x = &mut *(p as *mut pmix_data_array_t);
+                let t = self.u16()?;
+                x.r#type = t;
+                let n = self.u64()?;
+                if n > 0 {
+                    let k = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+                    self.pos -= 8;
+                    let (a, n) = self.array(k, depth)?;
+                    x.array = a as *mut c_void;
+                    x.size = n;
+                }
+            }
+            Kind::Envar => {
+                let x = &mut *(p as *mut pmix_envar_t);
+                x.envar = self.cstr()?;
+                x.value = self.cstr()?;
+                x.separator = self.u8()? as c_char;
+            }
+            Kind::Coord => {
+                let x = &mut *(p as *mut pmix_coord_t);
+                x.view = self.u8()?;
+                let (a, n) = self.array(Kind::Num(Num::U(4)), depth)?;
+                x.coord = a as *mut u32;
+                x.dims = n;
+            }
+            Kind::Regattr => {
+                let x = &mut *(p as *mut pmix_regattr_t);
+                x.name = self.cstr()?;
+                self.fixed(&mut x.string)?;
+                x.r#type = self.u16()?;
+                x.description = self.argv()?;
+            }
+            Kind::Cpuset => {
+                let x = &mut *(p as *mut pmix_cpuset_t);
+                x.source = self.cstr()?;
+                let b = self.blob()?;
+                super::cpuset::load_bitmap(x, b)?;
+            }
+            Kind::Topology => {
+                let x = &mut *(p as *mut pmix_topology_t);
+                x.source = self.cstr()?;
+                let b = self.blob()?;
+                super::cpuset::load_topology(x, b)?;
+            }
+            Kind::Geometry => {
+                let x = &mut *(p as *mut pmix_geometry_t);
+                x.fabric = self.u64()? as usize;
+                x.uuid = self.cstr()?;
+                x.osname = self.cstr()?;
+                let (a, n) = self.array(Kind::Coord, depth)?;
+                x.coordinates = a as *mut pmix_coord_t;
+                x.ncoords = n;
+            }
+            Kind::DeviceDist => {
+                let x = &mut *(p as *mut pmix_device_distance_t);
+                x.uuid = self.cstr()?;
+                x.osname = self.cstr()?;
+                x.r#type = self.u64()?;
+                x.mindist = self.u16()?;
+                x.maxdist = self.u16()?;
+            }
+            Kind::Endpoint => {
+                let x = &mut *(p as *mut pmix_endpoint_t);
+                x.uuid = self.cstr()?;
+                x.osname = self.cstr()?;
+                self.blob_bo(&mut x.endpt)?;
+            }
+            Kind::ProcStats => {
+                let x = &mut *(p as *mut pmix_proc_stats_t);
+                x.node = self.cstr()?;
+                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                x.pid = self.u32()? as i32;
+                x.cmd = self.cstr()?;
+                x.state = self.u8()? as c_char;
+                x.time = self.timeval()?;
+                x.percent_cpu = f32::from_bits(self.u32()?);
+                x.priority = self.u32()? as i32;
+                x.num_threads = self.u16()?;
+                x.pss = f32::from_bits(self.u32()?);
+                x.vsize = f32::from_bits(self.u32()?);
+                x.rss = f32::from_bits(self.u32()?);
+                x.peak_vsize = f32::from_bits(self.u32()?);
+                x.processor = self.u16()?;
+                x.sample_time = self.timeval()?;
+            }
+            Kind::DiskStats => {
+                let x = &mut *(p as *mut pmix_disk_stats_t);
+                x.disk = self.cstr()?;
+                let mut v = [0u64; 11];
+                for c in v.iter_mut() {
+                    *c = self.u64()?;
+                }
+                [
+                    x.num_reads_completed,
+                    x.num_reads_merged,
+                    x.num_sectors_read,
+                    x.milliseconds_reading,
+                    x.num_writes_completed,
+                    x.num_writes_merged,
+                    x.num_sectors_written,
+                    x.milliseconds_writing,
+                    x.num_ios_in_progress,
+                    x.milliseconds_io,
+                    x.weighted_milliseconds_io,
+                ] = v;
+            }
+            Kind::NetStats => {
+                let x = &mut *(p as *mut pmix_net_stats_t);
+                x.net_interface = self.cstr()?;
+                let mut v = [0u64; 6];
+                for c in v.iter_mut() {
+                    *c = self.u64()?;
+                }
+                [
+                    x.num_bytes_recvd,
+                    x.num_packets_recvd,
+                    x.num_recv_errs,
+                    x.num_bytes_sent,
+                    x.num_packets_sent,
+                    x.num_send_errs,
+                ] = v;
+            }
+            Kind::NodeStats => {
+                let x = &mut *(p as *mut pmix_node_stats_t);
+                x.node = self.cstr()?;
+                let mut f = [0f32; 11];
+                for c in f.iter_mut() {
+                    *c = f32::from_bits(self.u32()?);
+                }
+                [
+                    x.la,
+                    x.la5,
+                    x.la15,
+                    x.total_mem,
+                    x.free_mem,
+                    x.buffers,
+                    x.cached,
+                    x.swap_cached,
+                    x.swap_total,
+                    x.swap_free,
+                    x.mapped,
+                ] = f;
+                x.sample_time = self.timeval()?;
+                let (a, n) = self.array(Kind::DiskStats, depth)?;
+                x.diskstats = a as *mut pmix_disk_stats_t;
+                x.ndiskstats = n;
+                let (a, n) = self.array(Kind::NetStats, depth)?;
+                x.netstats = a as *mut pmix_net_stats_t;
+                x.nnetstats = n;
+            }
+            Kind::DataBuffer => {
+                let x = &mut *(p as *mut pmix_data_buffer_t);
+                let b = self.blob()?;
+                super::buffer::load_bytes(x, b)?;
+            }
+        }
+        Ok(())
+    }
+    fn timeval(&mut self) -> Res<libc::timeval> {
+        Ok(libc::timeval { tv_sec: self.u64()? as i64, tv_usec: self.u64()? as i64 })
+    }
+}
