@@ -1,5 +1,3 @@
-/* Hand-kept C: function-like macros and static initialisers (filled in below). */
-
 /*
  * rpmix: the function-like convenience macros and the *_STATIC_INIT
  * initialisers of the PMIx 4.2.2 C API. cbindgen cannot express these, so

@@ -1,0 +1,62 @@
+# rpmix: a drop-in libpmix.so.2 (OpenPMIx 4.2.2 C ABI) in Rust.
+#
+#   make            build target/release/libpmix.so.2
+#   make demo       the project's main job (installs what it needs)
+#   make test       every test (installs what it needs; run as root on Debian)
+#   make bench      rpmix vs OpenPMIx 4.2.2, side by side
+#   make headers    regenerate include/*.h from the Rust sources
+#   make install PREFIX=<dir>
+
+PREFIX   ?= /usr/local
+CARGO    ?= cargo
+LIBDIR   := target/release
+LIB      := $(LIBDIR)/libpmix.so.2
+BUILD    := c-tests/build
+# Binaries the project installs under $(PREFIX)/bin (none yet: pmixrun comes with the core issue).
+BINARIES :=
+
+.PHONY: all build deps headers check-headers test unit demo bench install clean
+
+all: build
+
+build:
+	$(CARGO) build --release
+	@ln -sf libpmix.so $(LIB)
+
+deps:
+	@tools/install-deps.sh
+
+headers: build
+	cp "$$(tools/generated-headers-dir.sh)"/*.h include/
+
+check-headers: build
+	@diff -ru include "$$(tools/generated-headers-dir.sh)" \
+	  && echo "headers: include/ matches the generator" \
+	  || { echo "headers: include/ differs from what build.rs generates: run 'make headers'"; exit 1; }
+
+unit:
+	$(CARGO) test --release
+
+test: deps build
+	@tools/run-tests.sh
+
+demo: deps build
+	@mkdir -p $(BUILD)
+	cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/demo_data.c -o $(BUILD)/demo_data -L$(LIBDIR) -l:libpmix.so.2
+	LD_LIBRARY_PATH=$(LIBDIR) $(BUILD)/demo_data
+
+bench: deps build
+	@tools/bench-compare.sh $(BUILD)
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(LIBDIR)/libpmix.so $(DESTDIR)$(PREFIX)/lib/libpmix.so.2
+	ln -sf libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so
+	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -1)|" \
+	  pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
+	for b in $(BINARIES); do install -m 0755 $(LIBDIR)/$$b $(DESTDIR)$(PREFIX)/bin/; done
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD)

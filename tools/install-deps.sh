@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install, on Debian, what the tests and benchmarks need, when missing:
+# OpenPMIx 4.2.2's headers and library (the reference), pahole (abi-check),
+# valgrind, pkg-config, g++ and python3.
+set -e
+missing=""
+[ -d /usr/lib/x86_64-linux-gnu/pmix2/include ] || missing="$missing libpmix-dev"
+command -v pahole >/dev/null 2>&1 || missing="$missing dwarves"
+command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing:$missing (run as root, or: apt-get install$missing)" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq $missing >/dev/null
