@@ -1,0 +1,64 @@
+/*
+ * Entry points that later issues implement must answer
+ * PMIX_ERR_NOT_SUPPORTED and never fire their callback (the README's status
+ * table lists them; tools/status-table.py keeps that list true).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pmix_tool.h>
+
+static int fired, passed, failed;
+
+static void opcb(pmix_status_t status, void *cbdata) { (void) status; (void) cbdata; fired++; }
+static void infocb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                   pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void) status; (void) info; (void) ninfo; (void) cbdata; (void) release_fn; (void) release_cbdata;
+    fired++;
+}
+static void valcb(pmix_status_t status, pmix_value_t *kv, void *cbdata) { (void) status; (void) kv; (void) cbdata; fired++; }
+
+static void expect(const char *what, pmix_status_t rc)
+{
+    int ok = rc == PMIX_ERR_NOT_SUPPORTED;
+    printf("%s: %s (%s)\n", what, ok ? "ok" : "FAIL", PMIx_Error_string(rc));
+    if (ok) passed++; else failed++;
+}
+
+int main(void)
+{
+    pmix_proc_t proc;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_value_t *val = NULL;
+    pmix_server_module_t module;
+    char *env[] = {NULL};
+    char **envp = env;
+
+    PMIX_LOAD_PROCID(&proc, "ns", 0);
+    memset(&module, 0, sizeof(module));
+    expect("PMIx_Init", PMIx_Init(&proc, NULL, 0));
+    expect("PMIx_Finalize", PMIx_Finalize(NULL, 0));
+    expect("PMIx_Fence_nb", PMIx_Fence_nb(NULL, 0, NULL, 0, opcb, NULL));
+    expect("PMIx_Get", PMIx_Get(&proc, PMIX_JOB_SIZE, NULL, 0, &val));
+    expect("PMIx_Get_nb", PMIx_Get_nb(&proc, PMIX_JOB_SIZE, NULL, 0, valcb, NULL));
+    expect("PMIx_Publish_nb", PMIx_Publish_nb(NULL, 0, opcb, NULL));
+    expect("PMIx_Query_info_nb", PMIx_Query_info_nb(NULL, 0, infocb, NULL));
+    expect("PMIx_Job_control_nb", PMIx_Job_control_nb(NULL, 0, NULL, 0, infocb, NULL));
+    expect("PMIx_Job_control", PMIx_Job_control(NULL, 0, NULL, 0, &res, &nres));
+    expect("PMIx_Process_monitor_nb", PMIx_Process_monitor_nb(NULL, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, infocb, NULL));
+    expect("PMIx_Log_nb", PMIx_Log_nb(NULL, 0, NULL, 0, opcb, NULL));
+    expect("PMIx_server_init", PMIx_server_init(&module, NULL, 0));
+    expect("PMIx_server_setup_fork", PMIx_server_setup_fork(&proc, &envp));
+    expect("PMIx_tool_init", PMIx_tool_init(&proc, NULL, 0));
+    expect("PMIx_IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, opcb, NULL));
+    usleep(100000);
+    printf("callbacks fired: %d\n", fired);
+    if (fired != 0) failed++;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

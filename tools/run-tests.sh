@@ -1,0 +1,125 @@
+#!/bin/bash
+# Every test of the project (make test). Each step prints PASS/FAIL; the last
+# line is "N passed, M failed" and the exit status is non-zero on any failure.
+# Expects `make build` done and the dependencies of tools/install-deps.sh.
+set -u
+cd "$(dirname "$0")/.."
+LIBDIR=$PWD/target/release
+LIB=$LIBDIR/libpmix.so.2
+REF_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
+REF_LIB=/usr/lib/x86_64-linux-gnu/libpmix.so.2
+B=$PWD/c-tests/build
+mkdir -p "$B"
+STRICT="-Wall -Wextra -pedantic -Werror -g"
+VALGRIND="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite"
+passed=0; failed=0; failures=""
+
+step() {  # step <name> <command...>
+    local name=$1; shift
+    local log="$B/$name.log"
+    if "$@" >"$log" 2>&1; then
+        echo "PASS: $name"; passed=$((passed + 1))
+    else
+        echo "FAIL: $name (log: $log)"; tail -n 30 "$log" | sed 's/^/    /'
+        failed=$((failed + 1)); failures="$failures $name"
+    fi
+}
+
+# C programs: built against our headers (strict C99) and against OpenPMIx's (gnu99:
+# OpenPMIx's headers use strdup without asking for it).
+build_ours() { cc -std=c99 $STRICT -Iinclude "c-tests/$1.c" -o "$B/$1_ours" -L"$LIBDIR" -l:libpmix.so.2; }
+build_ref()  { cc -std=gnu99 -Wall -Wextra -g -I"$REF_INC" "c-tests/$1.c" -o "$B/$1_ref" -l:libpmix.so.2 2>"$B/$1_ref.warnings"; }
+with_ours()  { LD_LIBRARY_PATH="$LIBDIR" "$@"; }
+
+t_headers_drift() { make -s check-headers; }
+t_unit() { cargo test --release 2>&1; }
+t_soname() { objdump -p "$LIB" | grep -q 'SONAME *libpmix.so.2'; }
+t_exports() {
+    local extra ours ref
+    extra=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^PMIx_' || true)
+    [ -z "$extra" ] || { echo "non-API symbols exported: $extra"; return 1; }
+    ours=$(nm -D --defined-only "$LIB" | awk '$2=="T"{print $3}' | sort)
+    ref=$(nm -D --defined-only "$REF_LIB" | awk '$2=="T" && $3 ~ /^PMIx_/{print $3}' | sort)
+    diff <(echo "$ref") <(echo "$ours") && echo "$(echo "$ours" | wc -l) PMIx_* functions, same set as OpenPMIx 4.2.2"
+}
+t_layout_probe() {
+    python3 tools/gen-layout-probe.py . "$B/layout_probe.c" &&
+    cc -w -Iinclude "$B/layout_probe.c" -o "$B/probe_ours" &&
+    cc -w -I"$REF_INC" "$B/layout_probe.c" -o "$B/probe_ref" &&
+    "$B/probe_ours" >"$B/probe_ours.txt" && "$B/probe_ref" >"$B/probe_ref.txt" &&
+    diff "$B/probe_ref.txt" "$B/probe_ours.txt" && echo "$(wc -l <"$B/probe_ours.txt") sizes, offsets, constants and keys identical"
+}
+t_abi_check() {
+    local tool=../shared/tools/abi-check
+    [ -x "$tool" ] || { echo "skipped: $tool not present"; return 0; }
+    python3 "$tool" --ours include --lib "$LIB"
+}
+t_header_compile() {
+    printf '#include <pmix.h>\n#include <pmix_server.h>\n#include <pmix_tool.h>\nint main(void){return PMIX_SUCCESS;}\n' >"$B/inc.c"
+    cc -std=c99 $STRICT -Iinclude -c "$B/inc.c" -o "$B/inc99.o" &&
+    cc -std=c11 $STRICT -Iinclude -c "$B/inc.c" -o "$B/inc11.o" &&
+    c++ -std=c++11 $STRICT -x c++ -Iinclude -c "$B/inc.c" -o "$B/incxx.o"
+}
+t_data_ours() { build_ours test_data && with_ours $VALGRIND "$B/test_data_ours"; }
+t_data_refheaders() { build_ref test_data && with_ours $VALGRIND "$B/test_data_ref"; }
+t_data_vs_openpmix() {
+    # rpmix must pass every check OpenPMIx passes (OpenPMIx fails some: its bugs).
+    build_ref test_data || return 1
+    "$B/test_data_ref" >"$B/data_openpmix.txt" 2>&1
+    with_ours "$B/test_data_ref" >"$B/data_rpmix.txt" 2>&1 || return 1
+    local lost
+    lost=$(grep ': ok$' "$B/data_openpmix.txt" | grep -vxFf "$B/data_rpmix.txt" || true)
+    [ -z "$lost" ] || { echo "OpenPMIx passes but rpmix does not:"; echo "$lost"; return 1; }
+    echo "rpmix: $(tail -n1 "$B/data_rpmix.txt"); OpenPMIx 4.2.2: $(tail -n1 "$B/data_openpmix.txt")"
+}
+t_macros() {
+    build_ours test_macros && build_ref test_macros &&
+    c++ -std=c++11 $STRICT -x c++ -Iinclude c-tests/test_macros.c -o "$B/test_macros_cxx" -L"$LIBDIR" -l:libpmix.so.2 &&
+    "$B/test_macros_ref" >"$B/m_ref_ref.txt" && "$B/test_macros_ours" >"$B/m_ours_ref.txt" &&
+    with_ours "$B/test_macros_ref" >"$B/m_ref_ours.txt" && with_ours "$B/test_macros_ours" >"$B/m_ours_ours.txt" &&
+    with_ours "$B/test_macros_cxx" >"$B/m_cxx_ours.txt" &&
+    diff "$B/m_ref_ref.txt" "$B/m_ours_ref.txt" && diff "$B/m_ref_ref.txt" "$B/m_ref_ours.txt" &&
+    diff "$B/m_ref_ref.txt" "$B/m_ours_ours.txt" && diff "$B/m_ref_ref.txt" "$B/m_cxx_ours.txt" &&
+    with_ours $VALGRIND "$B/test_macros_ours" >/dev/null && tail -n1 "$B/m_ours_ours.txt"
+}
+t_strings() {
+    build_ours test_strings && build_ref test_strings &&
+    "$B/test_strings_ref" >"$B/s_openpmix.txt" && with_ours "$B/test_strings_ref" >"$B/s_rpmix.txt" &&
+    with_ours "$B/test_strings_ours" >"$B/s_rpmix2.txt" &&
+    diff "$B/s_openpmix.txt" "$B/s_rpmix.txt" && diff "$B/s_openpmix.txt" "$B/s_rpmix2.txt" &&
+    echo "$(wc -l <"$B/s_rpmix.txt") lines identical"
+}
+t_badinput() { build_ours test_badinput && with_ours $VALGRIND "$B/test_badinput_ours"; }
+t_stubs() { build_ours test_stubs && with_ours "$B/test_stubs_ours"; }
+t_status_table() { python3 tools/status-table.py check; }
+t_install() {
+    local p="$B/prefix"
+    rm -rf "$p" && make -s install PREFIX="$p" >/dev/null &&
+    [ -f "$p/lib/libpmix.so.2" ] && [ -L "$p/lib/libpmix.so" ] && [ -f "$p/include/pmix.h" ] &&
+    flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs pmix) &&
+    echo "pkg-config: $flags" &&
+    cc -std=c99 -o "$B/pc_demo" c-tests/demo_data.c $flags &&
+    LD_LIBRARY_PATH="$p/lib" "$B/pc_demo" | head -1 | grep -q '^library: rpmix'
+}
+
+step headers-drift t_headers_drift
+step unit-tests t_unit
+step soname t_soname
+step exported-symbols t_exports
+step layout-probe t_layout_probe
+step abi-check t_abi_check
+step headers-compile-c99-c11-cxx t_header_compile
+step data-roundtrip-valgrind t_data_ours
+step data-roundtrip-openpmix-headers t_data_refheaders
+step data-vs-openpmix t_data_vs_openpmix
+step macros-differential t_macros
+step strings-differential t_strings
+step bad-input-valgrind t_badinput
+step stubs-not-supported t_stubs
+step status-table t_status_table
+step install-pkgconfig t_install
+
+echo
+[ -z "$failures" ] || echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

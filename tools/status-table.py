@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The README's API status table, derived from src/ffi/*.rs.
+
+An entry whose body is `not_yet!(...)` / `not_yet_void!(...)` answers
+PMIX_ERR_NOT_SUPPORTED (or does nothing, for void) and is "not yet";
+everything else is "implemented".
+
+  status-table.py print      print the table (markdown)
+  status-table.py check      exit 1 when README.md's table differs from the sources
+"""
+import re
+import sys
+
+FILES = ["src/ffi/client.rs", "src/ffi/deprecated.rs", "src/ffi/server.rs", "src/ffi/tool.rs"]
+BEGIN, END = "<!-- status-table:begin -->", "<!-- status-table:end -->"
+
+# Which issue brings each group (by name prefix); first match wins.
+PLAN = [
+    ("PMIx_Job_control", "job control (#5)"), ("PMIx_Process_monitor", "monitoring (#5)"),
+    ("PMIx_IOF", "IO forwarding (#6)"), ("PMIx_server_IOF", "IO forwarding (#6)"),
+    ("PMIx_tool", "tools (#3, #6)"), ("PMIx_server_setup", "setup APIs (#7)"),
+    ("PMIx_server", "server core (#3)"), ("PMIx_generate", "server core (#3)"),
+    ("PMIx_Store_internal", "server core (#3)"),
+    ("PMIx_Group", "groups (not planned yet)"), ("PMIx_Fabric", "fabric (not planned yet)"),
+    ("PMIx_Compute_distances", "topology (not planned yet)"), ("PMIx_Load_topology", "topology (not planned yet)"),
+    ("PMIx_Get_cpuset", "topology (not planned yet)"), ("PMIx_Get_relative_locality", "topology (not planned yet)"),
+    ("PMIx_Register_attributes", "attribute registration (not planned yet)"),
+    ("PMIx_", "client core (#3)"),
+]
+
+
+def entries():
+    out = []
+    for f in FILES:
+        text = open(f).read()
+        for m in re.finditer(r'pub unsafe extern "C" fn (PMIx_\w+)\([^{]*\{(.*?)\n\}\n', text, re.S):
+            name, body = m.group(1), m.group(2)
+            stub = re.fullmatch(r"\s*not_yet(_void)?!\(\"%s\"\)\s*" % name, body) is not None
+            out.append((name, stub))
+    return sorted(out)
+
+
+def table():
+    rows = ["| function | status |", "|---|---|"]
+    done = 0
+    for name, stub in entries():
+        if stub:
+            plan = next(p for pre, p in PLAN if name.startswith(pre))
+            rows.append(f"| `{name}` | not yet: returns `PMIX_ERR_NOT_SUPPORTED`, no callback — {plan} |")
+        else:
+            done += 1
+            rows.append(f"| `{name}` | implemented |")
+    total = len(entries())
+    head = f"{done} of {total} exported functions implemented; the others answer `PMIX_ERR_NOT_SUPPORTED` (void ones do nothing) and fire no callback.\n\n"
+    return head + "\n".join(rows) + "\n"
+
+
+def main():
+    if sys.argv[1:] == ["print"]:
+        sys.stdout.write(table())
+        return 0
+    readme = open("README.md").read()
+    m = re.search(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), readme, re.S)
+    if not m:
+        print("status-table: README.md has no status table markers")
+        return 1
+    if m.group(1) != table():
+        print("status-table: README.md's table differs from src/ffi (run tools/status-table.py print)")
+        return 1
+    n = len(entries())
+    if n != 141:
+        print(f"status-table: {n} exported functions, expected 141")
+        return 1
+    print(f"status-table: README matches src/ffi ({n} functions)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
