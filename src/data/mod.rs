@@ -180,3 +180,6 @@ pub unsafe fn embed(buf: &mut pmix_data_buffer_t, payload: &pmix_byte_object_t) 
     buffer::release(buf);
     buffer::load_bytes(buf, value::bo_slice(payload))
 }
+
+#[cfg(test)]
+mod tests;

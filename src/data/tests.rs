@@ -1,0 +1,213 @@
+//! Unit tests of the data layer, through the same functions the C entries call.
+
+use core::ffi::{c_char, c_void};
+
+use super::kind::Kind;
+use super::*;
+use crate::abi::*;
+
+fn cstr(s: &str) -> std::ffi::CString {
+    std::ffi::CString::new(s).unwrap()
+}
+
+unsafe fn info(key: &str, data: *const c_void, t: pmix_data_type_t) -> pmix_info_t {
+    let mut i: pmix_info_t = core::mem::zeroed();
+    let k = cstr(key);
+    info_load(&mut i, k.as_ptr(), data, t).unwrap();
+    i
+}
+
+unsafe fn sample_infos() -> Vec<pmix_info_t> {
+    let x: i32 = -5;
+    let s = cstr("a string");
+    let mut p: pmix_proc_t = core::mem::zeroed();
+    crate::cmem::load_fixed(&mut p.nspace, b"ns.1");
+    p.rank = 3;
+    let inner = [info("i1", &x as *const i32 as *const c_void, PMIX_INT32)];
+    let arr = pmix_data_array_t { r#type: PMIX_INFO, size: 1, array: inner.as_ptr() as *mut c_void };
+    let v = vec![
+        info("int", &x as *const i32 as *const c_void, PMIX_INT),
+        info("str", s.as_ptr() as *const c_void, PMIX_STRING),
+        info("proc", &p as *const pmix_proc_t as *const c_void, PMIX_PROC),
+        info("arr", &arr as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY),
+        info("flag", core::ptr::null(), PMIX_BOOL),
+    ];
+    let mut inner = inner;
+    value::destruct(&mut inner[0].value);
+    v
+}
+
+unsafe fn free_infos(v: &mut [pmix_info_t]) {
+    for i in v.iter_mut() {
+        value::destruct(&mut i.value);
+    }
+}
+
+unsafe fn packed(infos: &[pmix_info_t]) -> pmix_data_buffer_t {
+    let mut b: pmix_data_buffer_t = core::mem::zeroed();
+    pack(&mut b, infos.as_ptr() as *const c_void, infos.len() as i32, PMIX_INFO).unwrap();
+    b
+}
+
+#[test]
+fn info_array_round_trip_through_pack() {
+    unsafe {
+        let mut src = sample_infos();
+        let mut b = packed(&src);
+        let mut out: Vec<pmix_info_t> = vec![core::mem::zeroed(); 8];
+        let mut n = 8;
+        unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO).unwrap();
+        assert_eq!(n as usize, src.len());
+        for i in 0..src.len() {
+            assert_eq!(src[i].key, out[i].key);
+            assert_eq!(value::compare(&src[i].value, &out[i].value), PMIX_EQUAL, "info {i}");
+        }
+        assert_eq!(buffer::unread(&b).unwrap().len(), 0);
+        free_infos(&mut out[..n as usize]);
+        free_infos(&mut src);
+        buffer::release(&mut b);
+    }
+}
+
+#[test]
+fn unpack_is_all_or_nothing() {
+    unsafe {
+        let mut src = sample_infos();
+        let mut b = packed(&src);
+        let before = buffer::unread(&b).unwrap().to_vec();
+        let mut out: Vec<pmix_info_t> = vec![core::mem::zeroed(); 8];
+        // too small a destination
+        let mut n = 2;
+        assert_eq!(unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO), Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE));
+        // wrong type
+        let mut n = 8;
+        assert_eq!(unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_VALUE), Err(PMIX_ERR_TYPE_MISMATCH));
+        assert_eq!(buffer::unread(&b).unwrap(), &before[..]);
+        // still readable afterwards
+        unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO).unwrap();
+        free_infos(&mut out[..n as usize]);
+        free_infos(&mut src);
+        buffer::release(&mut b);
+    }
+}
+
+#[test]
+fn every_truncation_fails_cleanly() {
+    unsafe {
+        let mut src = sample_infos();
+        let mut b = packed(&src);
+        let full = buffer::unread(&b).unwrap().to_vec();
+        for len in 0..full.len() {
+            let mut t: pmix_data_buffer_t = core::mem::zeroed();
+            buffer::load_bytes(&mut t, &full[..len]).unwrap();
+            let mut out: Vec<pmix_info_t> = vec![core::mem::zeroed(); 8];
+            let mut n = 8;
+            let r = unpack(&mut t, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO);
+            assert!(r.is_err(), "truncated at {len} of {}", full.len());
+            buffer::release(&mut t);
+        }
+        free_infos(&mut src);
+        buffer::release(&mut b);
+    }
+}
+
+#[test]
+fn random_bytes_never_crash_the_decoder() {
+    // xorshift: deterministic, no dependency
+    let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for round in 0..3000 {
+        let len = (next() % 96) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // half of the inputs get a valid header, so the element decoders are reached
+        let t = (next() % 70) as u16;
+        if round % 2 == 0 && bytes.len() >= 6 {
+            bytes[..2].copy_from_slice(&t.to_le_bytes());
+            bytes[2..6].copy_from_slice(&((next() % 4) as u32).to_le_bytes());
+        }
+        let Some(kind) = Kind::of(t) else { continue };
+        unsafe {
+            let mut b: pmix_data_buffer_t = core::mem::zeroed();
+            buffer::load_bytes(&mut b, &bytes).unwrap();
+            let dst = elem::alloc_array(kind, 8).unwrap();
+            let mut n = 8;
+            if unpack(&mut b, dst as *mut c_void, &mut n, t).is_ok() {
+                elem::free_array(kind, dst, n as usize);
+            } else {
+                crate::cmem::free(dst);
+            }
+            buffer::release(&mut b);
+        }
+    }
+}
+
+#[test]
+fn nesting_depth_is_bounded() {
+    unsafe {
+        // a value holding a data array of values holding data arrays ... 40 deep
+        let x: i32 = 1;
+        let mut v: pmix_value_t = core::mem::zeroed();
+        value::load(&mut v, &x as *const i32 as *const c_void, PMIX_INT).unwrap();
+        for _ in 0..40 {
+            let arr = pmix_data_array_t { r#type: PMIX_VALUE, size: 1, array: &mut v as *mut pmix_value_t as *mut c_void };
+            let mut outer: pmix_value_t = core::mem::zeroed();
+            let r = value::load(&mut outer, &arr as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY);
+            value::destruct(&mut v);
+            if r.is_err() {
+                assert_eq!(r, Err(PMIX_ERR_BAD_PARAM));
+                return;
+            }
+            v = outer;
+        }
+        value::destruct(&mut v);
+        panic!("40 levels of nesting were accepted");
+    }
+}
+
+#[test]
+fn keys_are_bounded() {
+    unsafe {
+        let mut i: pmix_info_t = core::mem::zeroed();
+        let long = [b'k' as c_char; 512]; // no NUL anywhere
+        assert_eq!(info_load(&mut i, long.as_ptr(), core::ptr::null(), PMIX_BOOL), Err(PMIX_ERR_BAD_PARAM));
+        let mut ok = [b'k' as c_char; 512];
+        ok[511] = 0;
+        info_load(&mut i, ok.as_ptr(), core::ptr::null(), PMIX_BOOL).unwrap();
+        assert_eq!(crate::cmem::bounded_len(&i.key), 511);
+    }
+}
+
+#[test]
+fn unknown_types_are_refused() {
+    unsafe {
+        let x = 1i32;
+        let mut v: pmix_value_t = core::mem::zeroed();
+        for t in [PMIX_BUFFER, PMIX_KVAL, 29, 44, 70, 500, 65535] {
+            assert_eq!(value::load(&mut v, &x as *const i32 as *const c_void, t), Err(PMIX_ERR_UNKNOWN_DATA_TYPE));
+            let mut b: pmix_data_buffer_t = core::mem::zeroed();
+            assert_eq!(pack(&mut b, &x as *const i32 as *const c_void, 1, t), Err(PMIX_ERR_UNKNOWN_DATA_TYPE));
+        }
+    }
+}
+
+#[test]
+fn compare_orders_numbers_and_strings() {
+    unsafe {
+        let (a, b) = (1u64, 2u64);
+        let (mut va, mut vb): (pmix_value_t, pmix_value_t) = (core::mem::zeroed(), core::mem::zeroed());
+        value::load(&mut va, &a as *const u64 as *const c_void, PMIX_UINT64).unwrap();
+        value::load(&mut vb, &b as *const u64 as *const c_void, PMIX_UINT64).unwrap();
+        assert_eq!(value::compare(&va, &vb), PMIX_VALUE2_GREATER);
+        assert_eq!(value::compare(&vb, &va), PMIX_VALUE1_GREATER);
+        let s = cstr("x");
+        value::load(&mut va, s.as_ptr() as *const c_void, PMIX_STRING).unwrap();
+        assert_eq!(value::compare(&va, &vb), PMIX_VALUE_TYPE_DIFFERENT);
+        value::destruct(&mut va);
+        value::destruct(&mut vb);
+    }
+}
