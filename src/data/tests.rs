@@ -211,3 +211,83 @@ fn compare_orders_numbers_and_strings() {
         value::destruct(&mut vb);
     }
 }
+
+/// Load, xfer, compare, pack/unpack and copy one element; returns after
+/// checking every copy compares equal to the original.
+unsafe fn round_trip(t: pmix_data_type_t, elem_ptr: *const c_void) {
+    let mut v: pmix_value_t = core::mem::zeroed();
+    value::load(&mut v, elem_ptr, t).unwrap();
+    let mut x: pmix_value_t = core::mem::zeroed();
+    value::xfer(&mut x, &v, 0).unwrap();
+    assert_eq!(value::compare(&v, &x), PMIX_EQUAL);
+    let mut b: pmix_data_buffer_t = core::mem::zeroed();
+    pack(&mut b, &v as *const pmix_value_t as *const c_void, 1, PMIX_VALUE).unwrap();
+    let mut u: pmix_value_t = core::mem::zeroed();
+    let mut n = 1;
+    unpack(&mut b, &mut u as *mut pmix_value_t as *mut c_void, &mut n, PMIX_VALUE).unwrap();
+    assert_eq!(value::compare(&v, &u), PMIX_EQUAL);
+    let mut c: *mut c_void = core::ptr::null_mut();
+    copy(&mut c, elem_ptr, t).unwrap();
+    let kind = Kind::of(t).unwrap();
+    assert_eq!(value::compare_elem(kind, c as *const u8, elem_ptr as *const u8), PMIX_EQUAL);
+    elem::destruct(kind, c as *mut u8);
+    crate::cmem::free(c);
+    for w in [&mut v, &mut x, &mut u] {
+        value::destruct(w);
+    }
+    buffer::release(&mut b);
+}
+
+#[test]
+fn cpusets_and_topologies_round_trip() {
+    unsafe {
+        let mut cs: pmix_cpuset_t = core::mem::zeroed();
+        cpuset::parse_cpuset(b"hwloc:0-3,8", &mut cs).unwrap();
+        assert_eq!(cpuset::bitmap_text(&cs).unwrap(), b"0-3,8");
+        round_trip(PMIX_PROC_CPUSET, &cs as *const pmix_cpuset_t as *const c_void);
+        let mut other: pmix_cpuset_t = core::mem::zeroed();
+        cpuset::parse_cpuset(b"hwloc:0-2", &mut other).unwrap();
+        let (pa, pb) = (&cs as *const _ as *const u8, &other as *const _ as *const u8);
+        assert_ne!(value::compare_elem(Kind::Cpuset, pa, pb), PMIX_EQUAL);
+        cpuset::destruct_cpuset(&mut other);
+        cpuset::destruct_cpuset(&mut cs);
+        for bad in [&b"0-3"[..], b":0-3", b"hwloc:", b"hwloc:0-3;rm -rf"] {
+            assert_eq!(cpuset::parse_cpuset(bad, &mut cs), Err(PMIX_ERR_BAD_PARAM));
+        }
+
+        let mut topo: pmix_topology_t = core::mem::zeroed();
+        topo.source = crate::cmem::strdup_bytes(b"rpmix");
+        cpuset::load_topology(&mut topo, b"<topology><package/></topology>").unwrap();
+        round_trip(PMIX_TOPO, &topo as *const pmix_topology_t as *const c_void);
+        cpuset::destruct_topology(&mut topo);
+
+        // a foreign object (an hwloc pointer a host put there) is never copied or freed
+        let mut foreign_bits = [0u64; 4];
+        let foreign = pmix_cpuset_t { source: core::ptr::null_mut(), bitmap: foreign_bits.as_mut_ptr() as *mut c_void };
+        let mut v: pmix_value_t = core::mem::zeroed();
+        assert_eq!(value::load(&mut v, &foreign as *const _ as *const c_void, PMIX_PROC_CPUSET), Err(PMIX_ERR_NOT_SUPPORTED));
+        let mut f2 = foreign;
+        cpuset::destruct_cpuset(&mut f2); // must not free the stack array
+    }
+}
+
+#[test]
+fn stats_and_buffers_round_trip() {
+    unsafe {
+        let node = cstr("node1");
+        let disk = cstr("sda");
+        let mut d: pmix_disk_stats_t = core::mem::zeroed();
+        d.disk = disk.as_ptr() as *mut c_char;
+        d.num_reads_completed = 5;
+        let mut ns: pmix_node_stats_t = core::mem::zeroed();
+        ns.node = node.as_ptr() as *mut c_char;
+        ns.la = 1.5;
+        ns.diskstats = &mut d;
+        ns.ndiskstats = 1;
+        round_trip(PMIX_NODE_STATS, &ns as *const _ as *const c_void);
+        let mut b: pmix_data_buffer_t = core::mem::zeroed();
+        buffer::append(&mut b, b"payload").unwrap();
+        round_trip(PMIX_DATA_BUFFER, &b as *const _ as *const c_void);
+        buffer::release(&mut b);
+    }
+}
