@@ -3,7 +3,7 @@
  * PMIX_ERR_NOT_SUPPORTED and never fire their callback (the README's status
  * table lists them; tools/status-table.py keeps that list true).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

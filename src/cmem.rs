@@ -90,11 +90,10 @@ pub fn bounded_len(buf: &[c_char]) -> usize {
 /// Copy `src` (at most `dst.len() - 1` bytes) into a fixed char array, NUL-terminated.
 pub fn load_fixed(dst: &mut [c_char], src: &[u8]) {
     let n = src.len().min(dst.len() - 1);
-    for (d, s) in dst.iter_mut().zip(src[..n].iter()) {
-        *d = *s as c_char;
-    }
-    for d in dst[n..].iter_mut() {
-        *d = 0;
+    // SAFETY: n < dst.len() and n <= src.len(); c_char and u8 have one layout.
+    unsafe {
+        ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr() as *mut u8, n);
+        ptr::write_bytes(dst.as_mut_ptr().add(n), 0, dst.len() - n);
     }
 }
 

@@ -18,6 +18,41 @@ pub const MAX_DEPTH: u32 = 32;
 
 pub type Res<T = ()> = Result<T, pmix_status_t>;
 
+/// Recursion guard for walks over caller-built data (destruct, print), which
+/// may be arbitrarily deep or even cyclic: past the limit the walk stops.
+pub struct DepthGuard;
+
+thread_local!(static WALK_DEPTH: core::cell::Cell<u32> = const { core::cell::Cell::new(0) });
+
+/// Walks deeper than this over caller-built data are cut off (data rpmix
+/// builds never exceeds MAX_DEPTH).
+pub const WALK_LIMIT: u32 = 4 * MAX_DEPTH;
+
+impl DepthGuard {
+    pub fn enter() -> Option<DepthGuard> {
+        WALK_DEPTH.with(|d| {
+            if d.get() >= WALK_LIMIT {
+                None
+            } else {
+                d.set(d.get() + 1);
+                Some(DepthGuard)
+            }
+        })
+    }
+}
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        WALK_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// True when `n` elements of `kind` describe a possible allocation (no
+/// overflow, at most isize::MAX bytes); counts from C are checked with it
+/// before any walk.
+pub fn sane_len(kind: Kind, n: usize) -> bool {
+    n.checked_mul(kind.size()).is_some_and(|b| b <= isize::MAX as usize)
+}
+
 /// Deep copy of one element of `kind` from `src` into `dst`.
 ///
 /// # Safety
@@ -217,6 +252,28 @@ unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Re
 /// # Safety
 /// `p` points to a valid (possibly zeroed) element of `kind`.
 pub unsafe fn destruct(kind: Kind, p: *mut u8) {
+    // Leaves first, without the recursion guard (the common, hot case).
+    match kind {
+        Kind::Num(_) | Kind::Proc | Kind::Nspace => return,
+        Kind::String => {
+            let s = p as *mut *mut c_char;
+            cmem::free(*s);
+            *s = ptr::null_mut();
+            return;
+        }
+        Kind::ByteObject => {
+            let bo = &mut *(p as *mut pmix_byte_object_t);
+            cmem::free(bo.bytes);
+            bo.bytes = ptr::null_mut();
+            bo.size = 0;
+            return;
+        }
+        _ => {}
+    }
+    let Some(_depth) = DepthGuard::enter() else {
+        crate::pmix_debug!(1, "destruct: data nested deeper than {WALK_LIMIT} levels left in place");
+        return;
+    };
     match kind {
         Kind::Num(_) | Kind::Proc | Kind::Nspace => {}
         Kind::String => cmem::free(*(p as *mut *mut c_char)),
@@ -300,6 +357,10 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
 /// `d` is a valid (possibly zeroed) data array.
 pub unsafe fn destruct_darray(d: &mut pmix_data_array_t) {
     match Kind::of(d.r#type) {
+        Some(k) if !sane_len(k, d.size) => {
+            crate::pmix_debug!(1, "PMIx_Data_array_destruct: impossible size {}, array left alone", d.size);
+            return;
+        }
         Some(k) => free_array(k, d.array as *mut u8, d.size),
         // An array of an unknown type cannot hold anything we could walk.
         None => cmem::free(d.array),
@@ -314,6 +375,10 @@ pub unsafe fn destruct_darray(d: &mut pmix_data_array_t) {
 /// `p` is NULL or a malloc'd array of `n` valid elements of `kind`.
 pub unsafe fn free_array(kind: Kind, p: *mut u8, n: usize) {
     if p.is_null() {
+        return;
+    }
+    if !sane_len(kind, n) {
+        crate::pmix_debug!(1, "free_array: impossible count {n}, array left alone");
         return;
     }
     for i in 0..n {
@@ -342,7 +407,7 @@ pub unsafe fn copy_array(kind: Kind, src: *const u8, n: usize, depth: u32) -> Re
 
 /// A zeroed array of `n` elements (refuses sizes that overflow or cannot be allocated).
 pub fn alloc_array(kind: Kind, n: usize) -> Res<*mut u8> {
-    if n.checked_mul(kind.size()).is_none_or(|b| b > isize::MAX as usize) {
+    if !sane_len(kind, n) {
         return Err(PMIX_ERR_BAD_PARAM);
     }
     let p = cmem::calloc_array(n, kind.size()) as *mut u8;
@@ -373,10 +438,11 @@ pub unsafe fn copy_darray(d: &mut pmix_data_array_t, s: &pmix_data_array_t, dept
 pub unsafe fn copy_bo(d: &mut pmix_byte_object_t, s: &pmix_byte_object_t) -> Res {
     d.bytes = ptr::null_mut();
     d.size = 0;
-    if s.bytes.is_null() || s.size == 0 {
+    let bytes = super::value::bo_slice(s)?;
+    if bytes.is_empty() {
         return Ok(());
     }
-    let p = cmem::dup_bytes(core::slice::from_raw_parts(s.bytes as *const u8, s.size));
+    let p = cmem::dup_bytes(bytes);
     if p.is_null() {
         return Err(PMIX_ERR_NOMEM);
     }

@@ -177,8 +177,10 @@ pub unsafe fn load(buf: &mut pmix_data_buffer_t, payload: &mut pmix_byte_object_
 /// Both are valid.
 pub unsafe fn embed(buf: &mut pmix_data_buffer_t, payload: &pmix_byte_object_t) -> Res {
     buffer::check(buf)?;
+    // Copy first: the payload may point into the buffer being replaced.
+    let bytes = value::bo_slice(payload)?.to_vec();
     buffer::release(buf);
-    buffer::load_bytes(buf, value::bo_slice(payload))
+    buffer::load_bytes(buf, &bytes)
 }
 
 #[cfg(test)]

@@ -88,6 +88,9 @@ impl Encoder {
     }
     unsafe fn array(&mut self, kind: Kind, p: *const u8, n: usize, depth: u32) -> Res {
         let n = if p.is_null() { 0 } else { n };
+        if !elem::sane_len(kind, n) {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
         self.u64(n as u64);
         for i in 0..n {
             self.elem(kind, p.add(i * kind.size()), depth + 1)?;
@@ -170,7 +173,7 @@ impl Encoder {
                 self.argv(x.keys)?;
                 self.array(Kind::Info, x.qualifiers as *const u8, x.nqual, depth)?;
             }
-            Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))),
+            Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
             Kind::ProcInfo => {
                 let x = &*(p as *const pmix_proc_info_t);
                 self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
@@ -240,7 +243,7 @@ impl Encoder {
                 let x = &*(p as *const pmix_endpoint_t);
                 self.cstr(x.uuid)?;
                 self.cstr(x.osname)?;
-                self.blob(value::bo_slice(&x.endpt));
+                self.blob(value::bo_slice(&x.endpt)?);
             }
             Kind::ProcStats => {
                 let x = &*(p as *const pmix_proc_stats_t);

@@ -35,6 +35,7 @@ fn fixed(s: &[c_char]) -> String {
 pub unsafe fn element(t: pmix_data_type_t, p: *const u8) -> String {
     use core::ptr::read_unaligned as rd;
     let Some(kind) = Kind::of(t) else { return format!("<unknown data type {t}>") };
+    let Some(_depth) = super::elem::DepthGuard::enter() else { return "<nested too deep>".into() };
     match (t, kind) {
         (PMIX_BOOL, _) => if rd(p) != 0 { "True".into() } else { "False".into() },
         (PMIX_STATUS, _) => strings::error_name(rd(p as *const i32)).to_string(),
@@ -98,7 +99,8 @@ pub unsafe fn element(t: pmix_data_type_t, p: *const u8) -> String {
         (_, Kind::DataArray) => {
             let x = &*(p as *const pmix_data_array_t);
             let mut s = format!("{} elements of {}", x.size, type_name(x.r#type));
-            if let (Some(k), false) = (Kind::of(x.r#type), x.array.is_null()) {
+            let walkable = Kind::of(x.r#type).filter(|k| super::elem::sane_len(*k, x.size));
+            if let (Some(k), false) = (walkable, x.array.is_null()) {
                 for i in 0..x.size {
                     let _ = write!(s, "\n\t[{i}] {}", element(x.r#type, (x.array as *const u8).add(i * k.size())));
                 }
@@ -112,7 +114,8 @@ pub unsafe fn element(t: pmix_data_type_t, p: *const u8) -> String {
         (_, Kind::Coord) => {
             let x = &*(p as *const pmix_coord_t);
             let mut v = Vec::new();
-            for i in 0..if x.coord.is_null() { 0 } else { x.dims } {
+            let dims = if x.coord.is_null() || !super::elem::sane_len(Kind::Num(Num::U(4)), x.dims) { 0 } else { x.dims };
+            for i in 0..dims {
                 v.push((*x.coord.add(i)).to_string());
             }
             format!("view={} ({})", x.view, v.join(","))

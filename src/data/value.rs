@@ -36,6 +36,19 @@ pub unsafe fn load_elem(v: &mut pmix_value_t, src: *const u8, t: pmix_data_type_
         return Ok(());
     }
     let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+    // Fast paths for the common cases: numbers are plain bytes, strings one strdup.
+    if !src.is_null() {
+        if let Kind::Num(_) = kind {
+            ptr::copy_nonoverlapping(src, &mut v.data as *mut pmix_value_data as *mut u8, kind.size());
+            v.r#type = t;
+            return Ok(());
+        }
+        if kind == Kind::String {
+            v.data.string = elem::dup_str(*(src as *const *const c_char))?;
+            v.r#type = t;
+            return Ok(());
+        }
+    }
     if src.is_null() {
         v.r#type = t;
         if t == PMIX_BOOL {
@@ -81,7 +94,63 @@ pub unsafe fn xfer(dst: &mut pmix_value_t, src: &pmix_value_t, depth: u32) -> Re
         return Ok(());
     }
     let kind = Kind::of(src.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+    if let Kind::Num(_) = kind {
+        // the whole union: the element plus bytes nobody reads
+        dst.data = src.data;
+        dst.r#type = src.r#type;
+        return Ok(());
+    }
     load_elem(dst, elem_ptr(src, kind), src.r#type, depth)
+}
+
+/// The hot cases of `xfer` (numbers, strings), written so that they cannot
+/// panic: the C entry runs them without the panic boundary. None = not a
+/// hot case, take the general path.
+///
+/// # Safety
+/// `src` is a valid value.
+#[inline]
+pub unsafe fn xfer_fast(dst: &mut pmix_value_t, src: &pmix_value_t) -> Option<pmix_status_t> {
+    match src.r#type {
+        PMIX_STRING => {
+            let s = src.data.string;
+            let d = if s.is_null() { ptr::null_mut() } else { libc::strdup(s) };
+            if !s.is_null() && d.is_null() {
+                return Some(PMIX_ERR_NOMEM);
+            }
+            dst.data.string = d;
+            dst.r#type = PMIX_STRING;
+            Some(PMIX_SUCCESS)
+        }
+        t => match Kind::of(t) {
+            Some(Kind::Num(_)) => {
+                dst.data = src.data;
+                dst.r#type = t;
+                Some(PMIX_SUCCESS)
+            }
+            _ => None,
+        },
+    }
+}
+
+/// The hot cases of `destruct` (numbers, strings), panic-free like `xfer_fast`.
+///
+/// # Safety
+/// `v` is a valid value.
+#[inline]
+pub unsafe fn destruct_fast(v: &mut pmix_value_t) -> bool {
+    match v.r#type {
+        PMIX_STRING => {
+            cmem::free(v.data.string);
+            v.data.string = ptr::null_mut();
+        }
+        t => match Kind::of(t) {
+            Some(Kind::Num(_)) => {}
+            _ => return false,
+        },
+    }
+    v.r#type = PMIX_UNDEF;
+    true
 }
 
 /// Free what `v` owns; it becomes PMIX_UNDEF.
@@ -89,6 +158,12 @@ pub unsafe fn xfer(dst: &mut pmix_value_t, src: &pmix_value_t, depth: u32) -> Re
 /// # Safety
 /// `v` is a valid value (or zeroed).
 pub unsafe fn destruct(v: &mut pmix_value_t) {
+    if v.r#type == PMIX_STRING {
+        cmem::free(v.data.string);
+        v.data.string = ptr::null_mut();
+        v.r#type = PMIX_UNDEF;
+        return;
+    }
     if let Some(kind) = Kind::of(v.r#type) {
         if kind.inline_in_value() {
             elem::destruct(kind, &mut v.data as *mut pmix_value_data as *mut u8);
@@ -120,16 +195,16 @@ pub unsafe fn unload(v: &pmix_value_t, data: *mut *mut c_void, sz: &mut usize) -
             Ok(())
         }
         PMIX_BYTE_OBJECT | PMIX_COMPRESSED_STRING | PMIX_REGEX | PMIX_COMPRESSED_BYTE_OBJECT => {
-            let bo = &v.data.bo;
+            let bytes = bo_slice(&v.data.bo)?;
             *data = ptr::null_mut();
             *sz = 0;
-            if !bo.bytes.is_null() && bo.size > 0 {
-                let p = cmem::dup_bytes(core::slice::from_raw_parts(bo.bytes as *const u8, bo.size));
+            if !bytes.is_empty() {
+                let p = cmem::dup_bytes(bytes);
                 if p.is_null() {
                     return Err(PMIX_ERR_NOMEM);
                 }
                 *data = p as *mut c_void;
-                *sz = bo.size;
+                *sz = bytes.len();
             }
             Ok(())
         }
@@ -221,7 +296,10 @@ pub unsafe fn compare_elem(kind: Kind, a: *const u8, b: *const u8) -> pmix_value
         }
         Kind::ByteObject => {
             let (x, y) = (&*(a as *const pmix_byte_object_t), &*(b as *const pmix_byte_object_t));
-            bo_slice(x).cmp(bo_slice(y))
+            match (bo_slice(x), bo_slice(y)) {
+                (Ok(a), Ok(b)) => a.cmp(b),
+                _ => return PMIX_VALUE_INCOMPATIBLE_OBJECTS,
+            }
         }
         _ => {
             let mut ea = super::pack::Encoder::default();
@@ -235,12 +313,17 @@ pub unsafe fn compare_elem(kind: Kind, a: *const u8, b: *const u8) -> pmix_value
     ordering(o)
 }
 
+/// The bytes of a byte object; an impossible size is refused (PMIX_ERR_BAD_PARAM).
+///
 /// # Safety
 /// `bo.bytes` is NULL or holds `bo.size` bytes.
-pub unsafe fn bo_slice(bo: &pmix_byte_object_t) -> &[u8] {
-    if bo.bytes.is_null() {
-        &[]
+pub unsafe fn bo_slice(bo: &pmix_byte_object_t) -> Res<&[u8]> {
+    if bo.bytes.is_null() || bo.size == 0 {
+        Ok(&[])
+    } else if bo.size > isize::MAX as usize {
+        crate::pmix_debug!(1, "byte object of impossible size {}", bo.size);
+        Err(PMIX_ERR_BAD_PARAM)
     } else {
-        core::slice::from_raw_parts(bo.bytes as *const u8, bo.size)
+        Ok(core::slice::from_raw_parts(bo.bytes as *const u8, bo.size))
     }
 }

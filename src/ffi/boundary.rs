@@ -30,8 +30,21 @@ impl<T> PanicDefault for *mut T {
     }
 }
 
+/// Panic messages go to stderr only under PMIX_DEBUG (the library never
+/// writes otherwise). The std inside this cdylib is private to it, so the
+/// hook does not touch the host program's own Rust code, if any.
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            crate::pmix_debug!(1, "internal panic: {info}");
+        }));
+    });
+}
+
 /// Run `f` behind a panic boundary: unwinding never crosses into C.
 pub fn guard<R: PanicDefault>(name: &str, f: impl FnOnce() -> R) -> R {
+    quiet_panics();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {

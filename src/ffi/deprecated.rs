@@ -32,6 +32,12 @@ pub unsafe extern "C" fn PMIx_Value_unload(val: *mut pmix_value_t, data: *mut *m
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
+    // SAFETY: as for PMIx_Value_xfer's fast path.
+    if let Some(v) = val.as_mut() {
+        if crate::data::value::destruct_fast(v) {
+            return;
+        }
+    }
     entry!("PMIx_Value_destruct", {
         if let Some(v) = val.as_mut() {
             crate::data::value::destruct(v);
@@ -41,6 +47,12 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
+    // SAFETY: non-NULL pointers from the caller; the fast path cannot panic.
+    if let (Some(d), Some(s)) = (dest.as_mut(), src.as_ref()) {
+        if let Some(rc) = crate::data::value::xfer_fast(d, s) {
+            return rc;
+        }
+    }
     status_entry!("PMIx_Value_xfer", {
         require!("PMIx_Value_xfer", !dest.is_null() && !src.is_null());
         crate::data::value::xfer(&mut *dest, &*src, 0).err().unwrap_or(PMIX_SUCCESS)
