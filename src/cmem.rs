@@ -172,3 +172,34 @@ pub fn argv_from<S: AsRef<[u8]>>(items: &[S]) -> *mut *mut c_char {
     }
     out
 }
+
+/// Set `key=value` in a malloc'd NULL-terminated environment array, replacing
+/// an existing entry for `key` or appending (a NULL array is created).
+///
+/// # Safety
+/// `*env` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
+pub unsafe fn env_set(env: &mut *mut *mut c_char, key: &str, value: &str) -> Result<(), crate::abi::pmix_status_t> {
+    let entry = strdup_bytes(format!("{key}={value}").as_bytes());
+    if entry.is_null() {
+        return Err(crate::abi::PMIX_ERR_NOMEM);
+    }
+    let n = argv_len(*env);
+    let prefix = format!("{key}=");
+    for i in 0..n {
+        let cur = *(*env).add(i);
+        if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
+            libc::free(cur as *mut c_void);
+            *(*env).add(i) = entry;
+            return Ok(());
+        }
+    }
+    let grown = libc::realloc(*env as *mut c_void, (n + 2) * core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+    if grown.is_null() {
+        libc::free(entry as *mut c_void);
+        return Err(crate::abi::PMIX_ERR_NOMEM);
+    }
+    *grown.add(n) = entry;
+    *grown.add(n + 1) = ptr::null_mut();
+    *env = grown;
+    Ok(())
+}

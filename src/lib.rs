@@ -12,3 +12,9 @@ pub mod debug;
 #[macro_use]
 pub mod ffi;
 pub mod strings;
+pub mod events;
+pub mod owned;
+pub mod runtime;
+pub mod server;
+pub mod client;
+pub mod wire;

@@ -6,6 +6,7 @@
 //! strings exist once.
 
 crate::abi::keys_macro::attribute_keys! {
+    COMMON_KEYS;
     PMIX_LAUNCHER_RNDZ_URI => "PMIX_LAUNCHER_RNDZ_URI";
     PMIX_LAUNCHER_RNDZ_FILE => "PMIX_LAUNCHER_RNDZ_FILE";
     PMIX_KEEPALIVE_PIPE => "PMIX_KEEPALIVE_PIPE";

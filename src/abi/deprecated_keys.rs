@@ -6,6 +6,7 @@
 //! strings exist once.
 
 crate::abi::keys_macro::attribute_keys! {
+    DEPRECATED_KEYS;
     PMIX_EVENT_BASE => "pmix.evbase";  // struct event_base *
     PMIX_TOPOLOGY => "pmix.topo";  // hwloc_topology_t
     PMIX_DEBUG_JOB => "pmix.dbg.job";  // char*

@@ -4,7 +4,7 @@
 //! the same lines.
 
 macro_rules! attribute_keys {
-    ($($name:ident => $s:literal;)*) => {
+    ($table:ident; $($name:ident => $s:literal;)*) => {
         $(
             pub const $name: &core::ffi::CStr =
                 match core::ffi::CStr::from_bytes_with_nul(concat!($s, "\0").as_bytes()) {
@@ -13,7 +13,7 @@ macro_rules! attribute_keys {
                 };
         )*
         /// Every key of this list as (macro name, NUL-terminated key string).
-        pub const TABLE: &[(&str, &core::ffi::CStr)] = &[$((stringify!($name), $name),)*];
+        pub const $table: &[(&str, &core::ffi::CStr)] = &[$((stringify!($name), $name),)*];
     };
 }
 pub(crate) use attribute_keys;

@@ -13,14 +13,16 @@ pub mod server_types;
 pub mod types;
 pub mod version;
 
+pub use attr_keys::*;
 pub use callbacks::*;
 pub use constants::*;
 pub use deprecated::*;
+pub use deprecated_keys::*;
 pub use server_types::*;
 pub use types::*;
 pub use version::*;
 
 /// Every attribute key the headers define, common ones first.
 pub fn all_attribute_keys() -> impl Iterator<Item = &'static (&'static str, &'static core::ffi::CStr)> {
-    attr_keys::TABLE.iter().chain(deprecated_keys::TABLE.iter())
+    attr_keys::COMMON_KEYS.iter().chain(deprecated_keys::DEPRECATED_KEYS.iter())
 }

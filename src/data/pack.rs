@@ -34,19 +34,19 @@ impl Encoder {
     pub fn into_bytes(self) -> Vec<u8> {
         self.out
     }
-    fn u8(&mut self, v: u8) {
+    pub(crate) fn u8(&mut self, v: u8) {
         self.out.push(v);
     }
-    fn u16(&mut self, v: u16) {
+    pub(crate) fn u16(&mut self, v: u16) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
-    fn u32(&mut self, v: u32) {
+    pub(crate) fn u32(&mut self, v: u32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
-    fn raw(&mut self, b: &[u8]) {
+    pub(crate) fn raw(&mut self, b: &[u8]) {
         self.out.extend_from_slice(b);
     }
     /// A C string (NULL allowed).
@@ -64,17 +64,17 @@ impl Encoder {
         }
         Ok(())
     }
-    fn fixed(&mut self, s: &[c_char]) {
+    pub(crate) fn fixed(&mut self, s: &[c_char]) {
         let n = cmem::bounded_len(s);
         self.u32(n as u32 + 1);
         // SAFETY: c_char and u8 have the same layout.
         self.raw(unsafe { core::slice::from_raw_parts(s.as_ptr() as *const u8, n) });
     }
-    fn blob(&mut self, b: &[u8]) {
+    pub(crate) fn blob(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
         self.raw(b);
     }
-    unsafe fn argv(&mut self, a: *const *mut c_char) -> Res {
+    pub(crate) unsafe fn argv(&mut self, a: *const *mut c_char) -> Res {
         if a.is_null() {
             self.u32(NULL_ARGV);
             return Ok(());
@@ -352,7 +352,7 @@ impl<'a> Decoder<'a> {
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
-    fn take(&mut self, n: usize) -> Res<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Res<&'a [u8]> {
         if n > self.remaining() {
             return Err(SHORT);
         }
@@ -360,7 +360,7 @@ impl<'a> Decoder<'a> {
         self.pos += n;
         Ok(s)
     }
-    fn u8(&mut self) -> Res<u8> {
+    pub(crate) fn u8(&mut self) -> Res<u8> {
         Ok(self.take(1)?[0])
     }
     pub fn u16(&mut self) -> Res<u16> {
@@ -369,17 +369,17 @@ impl<'a> Decoder<'a> {
     pub fn u32(&mut self) -> Res<u32> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
     }
-    fn u64(&mut self) -> Res<u64> {
+    pub(crate) fn u64(&mut self) -> Res<u64> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
     }
     /// A count of items each taking at least one byte: never more than what remains.
-    fn count(&mut self, n: u64) -> Res<usize> {
+    pub(crate) fn count(&mut self, n: u64) -> Res<usize> {
         if n > self.remaining() as u64 {
             return Err(SHORT);
         }
         Ok(n as usize)
     }
-    fn str_bytes(&mut self) -> Res<Option<&'a [u8]>> {
+    pub(crate) fn str_bytes(&mut self) -> Res<Option<&'a [u8]>> {
         let n = self.u32()?;
         if n == 0 {
             return Ok(None);
@@ -390,7 +390,7 @@ impl<'a> Decoder<'a> {
         }
         Ok(Some(b))
     }
-    fn cstr(&mut self) -> Res<*mut c_char> {
+    pub(crate) fn cstr(&mut self) -> Res<*mut c_char> {
         match self.str_bytes()? {
             None => Ok(ptr::null_mut()),
             Some(b) => {
@@ -403,7 +403,7 @@ impl<'a> Decoder<'a> {
             }
         }
     }
-    fn fixed(&mut self, dst: &mut [c_char]) -> Res {
+    pub(crate) fn fixed(&mut self, dst: &mut [c_char]) -> Res {
         let b = self.str_bytes()?.ok_or(BAD)?;
         if b.len() >= dst.len() {
             return Err(BAD);
@@ -411,7 +411,7 @@ impl<'a> Decoder<'a> {
         cmem::load_fixed(dst, b);
         Ok(())
     }
-    fn blob(&mut self) -> Res<&'a [u8]> {
+    pub(crate) fn blob(&mut self) -> Res<&'a [u8]> {
         let n = self.u64()?;
         let n = self.count(n)?;
         self.take(n)
@@ -428,7 +428,7 @@ impl<'a> Decoder<'a> {
         }
         Ok(())
     }
-    unsafe fn argv(&mut self) -> Res<*mut *mut c_char> {
+    pub(crate) unsafe fn argv(&mut self) -> Res<*mut *mut c_char> {
         let n = self.u32()?;
         if n == NULL_ARGV {
             return Ok(ptr::null_mut());

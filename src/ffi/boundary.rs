@@ -84,6 +84,7 @@ macro_rules! not_yet {
 }
 
 /// A `void` entry point a later issue implements: does nothing and logs.
+#[allow(unused_macros)]
 macro_rules! not_yet_void {
     ($name:expr) => {{
         $crate::pmix_debug!(5, "{}: not supported yet", $name);
@@ -100,3 +101,27 @@ macro_rules! require {
     };
 }
 
+
+/// A raw pointer carried to the progress thread (cbdata, caller storage).
+#[derive(Clone, Copy)]
+pub struct SendPtr<T>(pub *mut T);
+// SAFETY: the C caller owns what it points to and keeps it valid until the
+// callback, as the PMIx API requires; we only hand it back.
+unsafe impl<T> Send for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so closures capture the whole Send wrapper).
+    pub fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// Fire a C op callback (if any) with `status`.
+///
+/// # Safety
+/// `cb`/`cbdata` are the caller's.
+pub unsafe fn fire_op(cb: crate::abi::pmix_op_cbfunc_t, status: crate::abi::pmix_status_t, cbdata: SendPtr<core::ffi::c_void>) {
+    if let Some(f) = cb {
+        f(status, cbdata.0);
+    }
+}

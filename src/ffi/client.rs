@@ -8,146 +8,443 @@
 use core::ffi::{c_char, c_int, c_void};
 
 use crate::abi::*;
+use crate::ffi::boundary::{fire_op, SendPtr};
+use crate::runtime::Oneshot;
+
+/// Event handlers of a process initialised without a server.
+static LOCAL_EVENTS: std::sync::Mutex<crate::events::Registry> = std::sync::Mutex::new(crate::events::Registry::new());
+
+/// A completion that fires a C op callback.
+fn op_done(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> crate::client::api::Done {
+    let cbd = SendPtr(cbdata);
+    // SAFETY: the caller's callback and cbdata.
+    Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) })
+}
+
+/// Start an operation and wait for its status (blocking API calls).
+fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
+    if crate::runtime::on_progress_thread() {
+        crate::pmix_debug!(1, "blocking PMIx call inside a callback: refused (it would deadlock)");
+        return PMIX_ERR_WOULD_BLOCK;
+    }
+    let done = Oneshot::new();
+    let d = done.clone();
+    start(Box::new(move |st| d.set(st)));
+    done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
+}
+
+/// Release function handed with info arrays we allocate for callbacks.
+unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
+    if cbdata.is_null() {
+        return;
+    }
+    // SAFETY: made by Box::into_raw in the caller of the callback.
+    let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
+    crate::owned::free_c_infos(b.0.get(), b.1);
+}
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Init")
+    status_entry!("PMIx_Init", {
+        let (me, st) = crate::client::init();
+        if let Some(p) = proc.as_mut() {
+            *p = me.to_c();
+        }
+        let _ = (info, ninfo);
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Finalize")
+    status_entry!("PMIx_Finalize", {
+        let _ = (info, ninfo);
+        crate::client::finalize()
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
-    // No client role yet (the core issue adds it): never initialised.
-    entry!("PMIx_Initialized", { 0 })
+    entry!("PMIx_Initialized", { crate::client::me().is_some() as c_int })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Abort(status: c_int, msg: *const c_char, procs: *mut pmix_proc_t, nprocs: usize) -> pmix_status_t {
-    not_yet!("PMIx_Abort")
+    status_entry!("PMIx_Abort", {
+        let m = crate::cmem::cstr_bytes(msg).map(String::from_utf8_lossy).unwrap_or_default().into_owned();
+        crate::client::api::abort(status, &m, crate::owned::procs_of(procs, nprocs))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Put(scope: pmix_scope_t, key: *const c_char, val: *mut pmix_value_t) -> pmix_status_t {
-    not_yet!("PMIx_Put")
+    status_entry!("PMIx_Put", {
+        require!("PMIx_Put", !val.is_null());
+        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        let v = match crate::owned::Value::copy_of(&*val) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        crate::client::api::put(scope, crate::owned::Info::new(&k, v)).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Commit() -> pmix_status_t {
-    not_yet!("PMIx_Commit")
+    status_entry!("PMIx_Commit", { crate::client::api::commit().err().unwrap_or(PMIX_SUCCESS) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Fence")
+    status_entry!("PMIx_Fence", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let ps = crate::owned::procs_of(procs, nprocs);
+        wait_status(move |d| crate::client::api::barrier(crate::wire::FENCE, ps, i, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Fence_nb(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Fence_nb")
+    status_entry!("PMIx_Fence_nb", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        crate::client::api::barrier(crate::wire::FENCE, crate::owned::procs_of(procs, nprocs), i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, info: *const pmix_info_t, ninfo: usize, val: *mut *mut pmix_value_t) -> pmix_status_t {
-    not_yet!("PMIx_Get")
+    status_entry!("PMIx_Get", {
+        require!("PMIx_Get", !val.is_null() && !key.is_null());
+        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let target = proc.as_ref().map(crate::owned::Proc::from_c);
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::get(target, k, i, Box::new(move |st, v| d.set((st, v))));
+        match done.wait() {
+            Some((PMIX_SUCCESS, Some(v))) => {
+                let p = crate::cmem::calloc_one::<pmix_value_t>();
+                if p.is_null() {
+                    return PMIX_ERR_NOMEM;
+                }
+                *p = v.0;
+                core::mem::forget(v);
+                *val = p;
+                PMIX_SUCCESS
+            }
+            Some((st, _)) if st != PMIX_SUCCESS => st,
+            _ => PMIX_ERR_NOT_FOUND,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_nb(proc: *const pmix_proc_t, key: *const c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_value_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Get_nb")
+    status_entry!("PMIx_Get_nb", {
+        require!("PMIx_Get_nb", cbfunc.is_some() && !key.is_null());
+        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let target = proc.as_ref().map(crate::owned::Proc::from_c);
+        let cbd = SendPtr(cbdata);
+        crate::client::api::get(target, k, i, Box::new(move |st, v| {
+            let mut v = v;
+            let p = v.as_mut().map_or(core::ptr::null_mut(), |v| &mut v.0 as *mut pmix_value_t);
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the value lives through the call.
+                unsafe { f(st, p, cbd.get()) };
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Publish")
+    status_entry!("PMIx_Publish", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        wait_status(move |d| crate::client::api::publish(i, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish_nb(info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Publish_nb")
+    status_entry!("PMIx_Publish_nb", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        crate::client::api::publish(i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup(data: *mut pmix_pdata_t, ndata: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Lookup")
+    status_entry!("PMIx_Lookup", {
+        require!("PMIx_Lookup", !data.is_null() && ndata > 0);
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let pd = core::slice::from_raw_parts_mut(data, ndata);
+        let keys: Vec<String> = pd.iter().map(|p| crate::owned::key_of(p.key.as_ptr()).unwrap_or_default()).collect();
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::lookup(keys.clone(), i, Box::new(move |st, r| d.set((st, r))));
+        let Some((st, found)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        for (slot, k) in pd.iter_mut().zip(keys.iter()) {
+            if let Some((p, info)) = found.iter().find(|(_, i)| i.key() == k) {
+                slot.proc = p.to_c();
+                if let Err(e) = crate::data::value::xfer(&mut slot.value, info.value_ref(), 0) {
+                    return e;
+                }
+            }
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Lookup_nb(keys: *mut *mut c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_lookup_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Lookup_nb")
+    status_entry!("PMIx_Lookup_nb", {
+        require!("PMIx_Lookup_nb", !keys.is_null() && cbfunc.is_some());
+        let n = crate::cmem::argv_len(keys);
+        let ks: Vec<String> = (0..n).map(|k| crate::owned::key_of(*keys.add(k)).unwrap_or_default()).collect();
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let cbd = SendPtr(cbdata);
+        crate::client::api::lookup(ks, i, Box::new(move |st, found| {
+            let mut pd: Vec<pmix_pdata_t> = found.iter().map(|(p, i)| {
+                // SAFETY: zeroed pdata filled from owned data; freed below.
+                let mut x: pmix_pdata_t = unsafe { core::mem::zeroed() };
+                x.proc = p.to_c();
+                x.key = i.0.key;
+                let _ = unsafe { crate::data::value::xfer(&mut x.value, i.value_ref(), 0) };
+                x
+            }).collect();
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the array lives through the call.
+                unsafe { f(st, if pd.is_empty() { core::ptr::null_mut() } else { pd.as_mut_ptr() }, pd.len(), cbd.get()) };
+            }
+            for x in pd.iter_mut() {
+                // SAFETY: values we built.
+                unsafe { crate::data::value::destruct(&mut x.value) };
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish(keys: *mut *mut c_char, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Unpublish")
+    status_entry!("PMIx_Unpublish", {
+        let n = crate::cmem::argv_len(keys);
+        let ks: Vec<String> = (0..n).map(|k| crate::owned::key_of(*keys.add(k)).unwrap_or_default()).collect();
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        wait_status(move |d| crate::client::api::unpublish(ks, i, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Unpublish_nb(keys: *mut *mut c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Unpublish_nb")
+    status_entry!("PMIx_Unpublish_nb", {
+        let n = crate::cmem::argv_len(keys);
+        let ks: Vec<String> = (0..n).map(|k| crate::owned::key_of(*keys.add(k)).unwrap_or_default()).collect();
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        crate::client::api::unpublish(ks, i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn(job_info: *const pmix_info_t, ninfo: usize, apps: *const pmix_app_t, napps: usize, nspace: *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_Spawn")
+    status_entry!("PMIx_Spawn", {
+        require!("PMIx_Spawn", !apps.is_null() && napps > 0);
+        let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
+        let a = match crate::server::host::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::spawn(i, &a, Box::new(move |st, ns| d.set((st, ns))));
+        let Some((st, ns)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        if st == PMIX_SUCCESS && !nspace.is_null() {
+            crate::cmem::load_fixed(core::slice::from_raw_parts_mut(nspace, PMIX_MAX_NSLEN + 1), ns.as_bytes());
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn_nb(job_info: *const pmix_info_t, ninfo: usize, apps: *const pmix_app_t, napps: usize, cbfunc: pmix_spawn_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Spawn_nb")
+    status_entry!("PMIx_Spawn_nb", {
+        require!("PMIx_Spawn_nb", !apps.is_null() && napps > 0);
+        let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
+        let a = match crate::server::host::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let cbd = SendPtr(cbdata);
+        crate::client::api::spawn(i, &a, Box::new(move |st, ns| {
+            let c = crate::owned::c_string(&ns);
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the string lives through the call.
+                unsafe { f(st, c.as_ptr() as *mut c_char, cbd.get()) };
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Connect")
+    status_entry!("PMIx_Connect", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let ps = crate::owned::procs_of(procs, nprocs);
+        wait_status(move |d| crate::client::api::barrier(crate::wire::CONNECT, ps, i, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Connect_nb(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Connect_nb")
+    status_entry!("PMIx_Connect_nb", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        crate::client::api::barrier(crate::wire::CONNECT, crate::owned::procs_of(procs, nprocs), i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Disconnect")
+    status_entry!("PMIx_Disconnect", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let ps = crate::owned::procs_of(procs, nprocs);
+        wait_status(move |d| crate::client::api::barrier(crate::wire::DISCONNECT, ps, i, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Disconnect_nb(ranges: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Disconnect_nb")
+    status_entry!("PMIx_Disconnect_nb", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        crate::client::api::barrier(crate::wire::DISCONNECT, crate::owned::procs_of(ranges, nprocs), i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_peers(nodename: *const c_char, nspace: *const c_char, procs: *mut *mut pmix_proc_t, nprocs: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Resolve_peers")
+    status_entry!("PMIx_Resolve_peers", {
+        require!("PMIx_Resolve_peers", !procs.is_null() && !nprocs.is_null());
+        let Some(me) = crate::client::me() else { return PMIX_ERR_INIT };
+        let ns = crate::owned::key_of(nspace).filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
+        let Some(cache) = crate::client::cache() else { return PMIX_ERR_INIT };
+        let my_host = cache.get(&me, "pmix.hname").and_then(|v| v.as_str());
+        let host = crate::cmem::cstr_bytes(nodename).map(|b| String::from_utf8_lossy(b).into_owned());
+        let size = cache.get(&crate::owned::Proc::wildcard(&ns), "pmix.job.size").and_then(|v| v.as_u32()).unwrap_or(0);
+        let mut out = Vec::new();
+        for r in 0..size {
+            let h = cache.get(&crate::owned::Proc::new(&ns, r), "pmix.hname").and_then(|v| v.as_str());
+            let here = match &host {
+                None => true,
+                Some(want) => h.as_deref().or(my_host.as_deref()) == Some(want.as_str()),
+            };
+            if here {
+                out.push(crate::owned::Proc::new(&ns, r).to_c());
+            }
+        }
+        if out.is_empty() {
+            *procs = core::ptr::null_mut();
+            *nprocs = 0;
+            return PMIX_ERR_NOT_FOUND;
+        }
+        let p = crate::cmem::calloc_array(out.len(), core::mem::size_of::<pmix_proc_t>()) as *mut pmix_proc_t;
+        if p.is_null() {
+            return PMIX_ERR_NOMEM;
+        }
+        core::ptr::copy_nonoverlapping(out.as_ptr(), p, out.len());
+        *procs = p;
+        *nprocs = out.len();
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Resolve_nodes(nspace: *const c_char, nodelist: *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_Resolve_nodes")
+    status_entry!("PMIx_Resolve_nodes", {
+        require!("PMIx_Resolve_nodes", !nodelist.is_null());
+        let Some(me) = crate::client::me() else { return PMIX_ERR_INIT };
+        let ns = crate::owned::key_of(nspace).filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
+        let Some(cache) = crate::client::cache() else { return PMIX_ERR_INIT };
+        let w = crate::owned::Proc::wildcard(&ns);
+        let list = cache.get(&w, "pmix.nlist").and_then(|v| v.as_str()).or_else(|| cache.get(&w, "pmix.hname").and_then(|v| v.as_str()));
+        match list {
+            Some(l) => {
+                *nodelist = crate::cmem::strdup_bytes(l.as_bytes());
+                PMIX_SUCCESS
+            }
+            None => {
+                *nodelist = core::ptr::null_mut();
+                PMIX_ERR_NOT_FOUND
+            }
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info(queries: *mut pmix_query_t, nqueries: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Query_info")
+    status_entry!("PMIx_Query_info", {
+        require!("PMIx_Query_info", !queries.is_null() && nqueries > 0 && !results.is_null() && !nresults.is_null());
+        let q = match crate::server::host::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
+            Ok(q) => q,
+            Err(e) => return e,
+        };
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::query(&q, Box::new(move |st, r| d.set((st, r))));
+        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        let (p, n) = crate::owned::infos_to_c(&r);
+        *results = p;
+        *nresults = n;
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Query_info_nb(queries: *mut pmix_query_t, nqueries: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Query_info_nb")
+    status_entry!("PMIx_Query_info_nb", {
+        require!("PMIx_Query_info_nb", !queries.is_null() && nqueries > 0 && cbfunc.is_some());
+        let q = match crate::server::host::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
+            Ok(q) => q,
+            Err(e) => return e,
+        };
+        let cbd = SendPtr(cbdata);
+        crate::client::api::query(&q, Box::new(move |st, r| {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; it releases the results with release_infos.
+                unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) };
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log(data: *const pmix_info_t, ndata: usize, directives: *const pmix_info_t, ndirs: usize) -> pmix_status_t {
-    not_yet!("PMIx_Log")
+    status_entry!("PMIx_Log", {
+        let (Ok(d1), Ok(d2)) = (crate::owned::Info::copy_array(data, ndata), crate::owned::Info::copy_array(directives, ndirs)) else {
+            return PMIX_ERR_NOMEM;
+        };
+        wait_status(move |d| crate::client::api::log(d1, d2, d))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Log_nb(data: *const pmix_info_t, ndata: usize, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Log_nb")
+    status_entry!("PMIx_Log_nb", {
+        let (Ok(d1), Ok(d2)) = (crate::owned::Info::copy_array(data, ndata), crate::owned::Info::copy_array(directives, ndirs)) else {
+            return PMIX_ERR_NOMEM;
+        };
+        crate::client::api::log(d1, d2, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
@@ -252,17 +549,69 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(grp: *const c_char, info: *const
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_event_handler(codes: *mut pmix_status_t, ncodes: usize, info: *mut pmix_info_t, ninfo: usize, evhdlr: pmix_notification_fn_t, cbfunc: pmix_hdlr_reg_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Register_event_handler")
+    status_entry!("PMIx_Register_event_handler", {
+        require!("PMIx_Register_event_handler", evhdlr.is_some());
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let cs: Vec<pmix_status_t> = if codes.is_null() { Vec::new() } else { core::slice::from_raw_parts(codes, ncodes).to_vec() };
+        let cbd = SendPtr(cbdata);
+        let reg = move |r: &mut crate::events::Registry| {
+            let id = r.register(cs, &i, evhdlr);
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback.
+                unsafe { f(PMIX_SUCCESS, id, cbd.get()) };
+            }
+        };
+        if let Some(h) = crate::client::handle() {
+            if h.run(move |c, _| reg(&mut c.events)) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+        } else if let Some(h) = crate::server::handle() {
+            if h.run(move |s, _| reg(&mut s.events)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+        } else if crate::client::me().is_some() {
+            // Initialised without a server: keep the handler for local events.
+            let mut r = LOCAL_EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+            reg(&mut r);
+            PMIX_SUCCESS
+        } else {
+            PMIX_ERR_INIT
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Deregister_event_handler(evhdlr_ref: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Deregister_event_handler")
+    status_entry!("PMIx_Deregister_event_handler", {
+        let cbd = SendPtr(cbdata);
+        let dereg = move |r: &mut crate::events::Registry| {
+            let st = if r.deregister(evhdlr_ref) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
+            // SAFETY: the caller's callback.
+            unsafe { fire_op(cbfunc, st, cbd) };
+        };
+        if let Some(h) = crate::client::handle() {
+            if h.run(move |c, _| dereg(&mut c.events)) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+        } else if let Some(h) = crate::server::handle() {
+            if h.run(move |s, _| dereg(&mut s.events)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+        } else if crate::client::me().is_some() {
+            dereg(&mut LOCAL_EVENTS.lock().unwrap_or_else(|e| e.into_inner()));
+            PMIX_SUCCESS
+        } else {
+            PMIX_ERR_INIT
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Notify_event(status: pmix_status_t, source: *const pmix_proc_t, range: pmix_data_range_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Notify_event")
+    status_entry!("PMIx_Notify_event", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let src = match source.as_ref() {
+            Some(s) => crate::owned::Proc::from_c(s),
+            None => match crate::client::me().or_else(|| crate::server::SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())) {
+                Some(p) => p,
+                None => return PMIX_ERR_INIT,
+            },
+        };
+        crate::client::api::notify(status, src, range, i, op_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
@@ -469,7 +818,28 @@ pub unsafe extern "C" fn PMIx_Get_version() -> *const c_char {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Store_internal(proc: *const pmix_proc_t, key: *const c_char, val: *mut pmix_value_t) -> pmix_status_t {
-    not_yet!("PMIx_Store_internal")
+    status_entry!("PMIx_Store_internal", {
+        require!("PMIx_Store_internal", !proc.is_null() && !val.is_null());
+        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        let p = crate::owned::Proc::from_c(&*proc);
+        let v = match crate::owned::Value::copy_of(&*val) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let info = crate::owned::Info::new(&k, v);
+        if let Some(c) = crate::client::cache() {
+            c.put(&p, vec![info]);
+            PMIX_SUCCESS
+        } else if let Some(h) = crate::server::handle() {
+            if crate::runtime::on_progress_thread() {
+                if h.run(move |s, _| s.store_internal(&p, info)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+            } else {
+                h.call(move |s, _| s.store_internal(&p, info)).map(|_| PMIX_SUCCESS).unwrap_or(PMIX_ERR_INIT)
+            }
+        } else {
+            PMIX_ERR_INIT
+        }
+    })
 }
 
 #[no_mangle]

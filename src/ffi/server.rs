@@ -10,55 +10,164 @@ use core::ffi::{c_char, c_int, c_void};
 use libc::{gid_t, uid_t};
 
 use crate::abi::*;
+use crate::ffi::boundary::{fire_op, SendPtr};
+use crate::runtime::{Handle, Net};
+use crate::server::ServerRole;
+
+/// Run a server operation on the progress thread: with a callback, return at
+/// once and fire it there; without one, block and answer
+/// PMIX_OPERATION_SUCCEEDED (OpenPMIx 4.2.2's convention).
+fn server_op(
+    h: Handle<ServerRole>,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: SendPtr<c_void>,
+    f: impl FnOnce(&mut ServerRole, &mut Net) + Send + 'static,
+) -> pmix_status_t {
+    if cbfunc.is_some() {
+        let ok = h.run(move |s, net| {
+            f(s, net);
+            // SAFETY: the caller's callback and cbdata.
+            unsafe { fire_op(cbfunc, PMIX_SUCCESS, cbdata) };
+        });
+        return if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT };
+    }
+    match h.call(f) {
+        Some(()) => PMIX_OPERATION_SUCCEEDED,
+        None if crate::runtime::on_progress_thread() => PMIX_ERR_WOULD_BLOCK,
+        None => PMIX_ERR_INIT,
+    }
+}
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_init(module: *mut pmix_server_module_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_server_init")
+    status_entry!("PMIx_server_init", {
+        require!("PMIx_server_init", !module.is_null());
+        let infos = match crate::owned::Info::copy_array(info, ninfo) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let host = Box::new(crate::server::cmodule::CModule(*module));
+        match crate::server::init(host, &infos) {
+            Ok(_) => PMIX_SUCCESS,
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_finalize() -> pmix_status_t {
-    not_yet!("PMIx_server_finalize")
+    status_entry!("PMIx_server_finalize", { crate::server::finalize().err().unwrap_or(PMIX_SUCCESS) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_regex(input: *const c_char, regex: *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_generate_regex")
+    status_entry!("PMIx_generate_regex", {
+        require!("PMIx_generate_regex", !input.is_null() && !regex.is_null());
+        let s = String::from_utf8_lossy(core::ffi::CStr::from_ptr(input).to_bytes()).into_owned();
+        *regex = crate::cmem::strdup_bytes(crate::server::regex::generate(&s).as_bytes());
+        if (*regex).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_generate_ppn")
+    status_entry!("PMIx_generate_ppn", {
+        require!("PMIx_generate_ppn", !input.is_null() && !ppn.is_null());
+        let s = String::from_utf8_lossy(core::ffi::CStr::from_ptr(input).to_bytes()).into_owned();
+        *ppn = crate::cmem::strdup_bytes(crate::server::regex::generate(&s).as_bytes());
+        if (*ppn).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nlocalprocs: c_int, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_register_nspace")
+    status_entry!("PMIx_server_register_nspace", {
+        let Some(ns) = crate::owned::key_of(nspace) else { return PMIX_ERR_BAD_PARAM };
+        if ns.is_empty() || ns.len() > PMIX_MAX_NSLEN {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let infos = match crate::owned::Info::copy_array(info, ninfo) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.register_nspace(&ns, nlocalprocs, infos))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_nspace(nspace: *const c_char, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
-    not_yet_void!("PMIx_server_deregister_nspace")
+    entry!("PMIx_server_deregister_nspace", {
+        let cbd = SendPtr(cbdata);
+        let (Some(ns), Some(h)) = (crate::owned::key_of(nspace), crate::server::handle()) else {
+            fire_op(cbfunc, PMIX_ERR_BAD_PARAM, cbd);
+            return;
+        };
+        let _ = server_op(h, cbfunc, cbd, move |s, net| s.deregister_nspace(net, &ns));
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_client(proc: *const pmix_proc_t, uid: uid_t, gid: gid_t, server_object: *mut c_void, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_register_client")
+    status_entry!("PMIx_server_register_client", {
+        require!("PMIx_server_register_client", !proc.is_null());
+        let p = crate::owned::Proc::from_c(&*proc);
+        let obj = server_object as usize;
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.register_client(&p, uid, gid, obj))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_client(proc: *const pmix_proc_t, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
-    not_yet_void!("PMIx_server_deregister_client")
+    entry!("PMIx_server_deregister_client", {
+        let cbd = SendPtr(cbdata);
+        let (Some(p), Some(h)) = (proc.as_ref().map(crate::owned::Proc::from_c), crate::server::handle()) else {
+            fire_op(cbfunc, PMIX_ERR_BAD_PARAM, cbd);
+            return;
+        };
+        let _ = server_op(h, cbfunc, cbd, move |s, net| s.deregister_client(net, &p));
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *mut *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_server_setup_fork")
+    status_entry!("PMIx_server_setup_fork", {
+        require!("PMIx_server_setup_fork", !proc.is_null() && !env.is_null());
+        let p = crate::owned::Proc::from_c(&*proc);
+        match crate::server::fork_env(&p) {
+            Ok(vars) => {
+                for (k, v) in vars {
+                    if let Err(e) = crate::cmem::env_set(&mut *env, &k, &v) {
+                        return e;
+                    }
+                }
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cbfunc: pmix_dmodex_response_fn_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_dmodex_request")
+    status_entry!("PMIx_server_dmodex_request", {
+        require!("PMIx_server_dmodex_request", !proc.is_null() && cbfunc.is_some());
+        let p = crate::owned::Proc::from_c(&*proc);
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        let cbd = SendPtr(cbdata);
+        let ok = h.run(move |s, _| {
+            let (st, mut blob) = match s.dmodex_blob(&p) {
+                Ok(b) => (PMIX_SUCCESS, b),
+                Err(e) => (e, Vec::new()),
+            };
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the blob lives through the call.
+                unsafe { f(st, blob.as_mut_ptr() as *mut c_char, blob.len(), cbd.get()) };
+            }
+        });
+        if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+    })
 }
 
 #[no_mangle]
@@ -103,12 +212,22 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_define_process_set(members: *const pmix_proc_t, nmembers: usize, pset_name: *const c_char) -> pmix_status_t {
-    not_yet!("PMIx_server_define_process_set")
+    status_entry!("PMIx_server_define_process_set", {
+        require!("PMIx_server_define_process_set", !pset_name.is_null() && (nmembers == 0 || !members.is_null()));
+        let Some(name) = crate::owned::key_of(pset_name) else { return PMIX_ERR_BAD_PARAM };
+        let procs = crate::owned::procs_of(members, nmembers);
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        h.call(move |s, net| s.define_pset(net, &name, procs)).unwrap_or(PMIX_ERR_INIT)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_server_delete_process_set")
+    status_entry!("PMIx_server_delete_process_set", {
+        let Some(name) = crate::owned::key_of(pset_name) else { return PMIX_ERR_BAD_PARAM };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        h.call(move |s, net| s.delete_pset(net, &name)).unwrap_or(PMIX_ERR_INIT)
+    })
 }
 
 #[no_mangle]

@@ -1,0 +1,1122 @@
+/*
+ * rm_simple: a minimal single-node resource manager built on the PMIx
+ * server API only (pmix_server.h, plus pmix.h for the string helpers).
+ *
+ *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] [--] prog [args...]
+ *
+ * It starts one PMIx server, registers one namespace "rm.<pid>" of N
+ * processes on this host, forks/execs N copies of prog (each in its own
+ * process group) and waits for them.
+ *
+ *   -n N       number of ranks (default 1)
+ *   -t secs    job time limit (default 60); on expiry everything is killed
+ *              with SIGKILL and rm_simple exits 124
+ *   -v         progress lines and a trace of every upcall on stderr
+ *   -m mode    how upcalls answer:
+ *                direct  call cbfunc inside the upcall, return PMIX_SUCCESS
+ *                        (default)
+ *                imm     return PMIX_OPERATION_SUCCEEDED (or the error
+ *                        status) where the Standard allows, cbfunc otherwise
+ *                defer   return PMIX_SUCCESS and call cbfunc later from the
+ *                        main thread, as a host with its own event loop does
+ *   -s         call register_nspace / register_client / deregister_* with a
+ *              NULL cbfunc (blocking form) instead of waiting for a callback
+ *   -p         phantom rank: the job gets one more rank (rank N) placed on a
+ *              second node "phantom" that is never started, so collective
+ *              operations are not purely local and the library has to use
+ *              the fence_nb and direct_modex upcalls (job-level values then
+ *              say N+1 procs, so client_basic's checks do not apply)
+ *
+ * Exit status: the abort status if a client called PMIx_Abort; otherwise
+ * the first non-zero child exit code (128+signal for a signalled child);
+ * 124 on timeout; 0 when every child exited 0. stdout belongs to the
+ * children: rm_simple writes only to stderr.
+ *
+ * Threading: upcalls run on the PMIx library's thread. All shared state is
+ * protected by one mutex; upcalls never call a blocking PMIx server API.
+ * Parked lookups (PMIX_WAIT) are always answered from the main thread.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+extern char **environ;
+
+enum mode { MODE_DIRECT, MODE_IMM, MODE_DEFER };
+
+static int verbose;
+static enum mode mode = MODE_DIRECT;
+static bool sync_reg;
+static bool phantom;
+static char job_nspace[PMIX_MAX_NSLEN + 1];
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake; /* main loop wake-up (CLOCK_MONOTONIC) */
+
+/* ---- children ---- */
+static int nprocs = 1;
+static pid_t *child_pid;  /* 0 once reaped */
+static int nalive;
+static bool aborted;
+static int abort_status;
+static int first_failure; /* first non-zero exit code seen */
+static volatile sig_atomic_t got_signal;
+
+/* ---- upcall statistics (under lock) ---- */
+static int n_connected, n_finalized, n_fence, n_dmodex, n_publish, n_lookup, n_unpublish;
+
+static void logv(const char *fmt, ...)
+{
+    va_list ap;
+    char buf[2048];
+    if (!verbose) return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "rm_simple: %s\n", buf);
+}
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rm_simple: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (p == NULL) die("out of memory");
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = xcalloc(n, 1);
+    memcpy(p, s, n);
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* formatting helpers for the -v trace                                 */
+
+static void fmt_proc(char *out, size_t len, const pmix_proc_t *p)
+{
+    if (p == NULL) { snprintf(out, len, "(null)"); return; }
+    if (p->rank == PMIX_RANK_WILDCARD) snprintf(out, len, "%s:*", p->nspace);
+    else snprintf(out, len, "%s:%u", p->nspace, (unsigned)p->rank);
+}
+
+static void fmt_value(char *out, size_t len, const pmix_value_t *v)
+{
+    char tmp[PMIX_MAX_NSLEN + 16];
+    switch (v->type) {
+    case PMIX_BOOL: snprintf(out, len, "%s", v->data.flag ? "true" : "false"); break;
+    case PMIX_INT: snprintf(out, len, "%d", v->data.integer); break;
+    case PMIX_INT32: snprintf(out, len, "%d(i32)", (int)v->data.int32); break;
+    case PMIX_UINT32: snprintf(out, len, "%u(u32)", (unsigned)v->data.uint32); break;
+    case PMIX_UINT16: snprintf(out, len, "%u(u16)", (unsigned)v->data.uint16); break;
+    case PMIX_UINT64: snprintf(out, len, "%llu(u64)", (unsigned long long)v->data.uint64); break;
+    case PMIX_SIZE: snprintf(out, len, "%lu(size)", (unsigned long)v->data.size); break;
+    case PMIX_PROC_RANK: snprintf(out, len, "%u(rank)", (unsigned)v->data.rank); break;
+    case PMIX_DATA_RANGE: snprintf(out, len, "%s", PMIx_Data_range_string(v->data.range)); break;
+    case PMIX_PERSIST: snprintf(out, len, "%s", PMIx_Persistence_string(v->data.persist)); break;
+    case PMIX_STATUS: snprintf(out, len, "%s", PMIx_Error_string(v->data.status)); break;
+    case PMIX_STRING: snprintf(out, len, "\"%s\"", v->data.string ? v->data.string : "(null)"); break;
+    case PMIX_PROC:
+        fmt_proc(tmp, sizeof(tmp), v->data.proc);
+        snprintf(out, len, "proc %s", tmp);
+        break;
+    case PMIX_BYTE_OBJECT: snprintf(out, len, "bytes[%lu]", (unsigned long)v->data.bo.size); break;
+    case PMIX_DATA_ARRAY:
+        snprintf(out, len, "array[%lu of %s]",
+                 v->data.darray ? (unsigned long)v->data.darray->size : 0UL,
+                 v->data.darray ? PMIx_Data_type_string(v->data.darray->type) : "?");
+        break;
+    default: snprintf(out, len, "<%s>", PMIx_Data_type_string(v->type)); break;
+    }
+}
+
+static void fmt_info(char *out, size_t len, const pmix_info_t info[], size_t ninfo)
+{
+    size_t i, used = 0;
+    out[0] = '\0';
+    for (i = 0; i < ninfo && used + 1 < len; i++) {
+        char val[256];
+        int w;
+        fmt_value(val, sizeof(val), &info[i].value);
+        w = snprintf(out + used, len - used, "%s%s=%s", i ? " " : "", info[i].key, val);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (used >= len) used = len - 1;
+    out[used] = '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* deferred work: callbacks run from the main thread                   */
+
+typedef struct job {
+    struct job *next;
+    void (*run)(struct job *);
+    pmix_status_t status;
+    pmix_op_cbfunc_t opcb;
+    pmix_modex_cbfunc_t mdxcb;
+    pmix_lookup_cbfunc_t lkcb;
+    void *cbdata;
+    char *data;
+    size_t ndata;
+    pmix_pdata_t *pdata;
+    size_t npdata;
+} job_t;
+
+static job_t *queue_head, *queue_tail;
+
+static void enqueue_locked(job_t *j)
+{
+    j->next = NULL;
+    if (queue_tail) queue_tail->next = j; else queue_head = j;
+    queue_tail = j;
+    pthread_cond_signal(&wake);
+}
+
+static void enqueue(job_t *j)
+{
+    pthread_mutex_lock(&lock);
+    enqueue_locked(j);
+    pthread_mutex_unlock(&lock);
+}
+
+static void run_op(job_t *j) { j->opcb(j->status, j->cbdata); }
+
+static void release_bytes(void *cbdata) { free(cbdata); }
+
+static void run_modex(job_t *j)
+{
+    /* ownership of j->data passes to the library until it calls release */
+    j->mdxcb(j->status, j->data, j->ndata, j->cbdata,
+             j->data ? release_bytes : NULL, j->data);
+    j->data = NULL;
+}
+
+static void run_lookup(job_t *j)
+{
+    j->lkcb(j->status, j->pdata, j->npdata, j->cbdata);
+    if (j->pdata) PMIX_PDATA_FREE(j->pdata, j->npdata);
+}
+
+static void drain_queue(void)
+{
+    job_t *j;
+    pthread_mutex_lock(&lock);
+    j = queue_head;
+    queue_head = queue_tail = NULL;
+    pthread_mutex_unlock(&lock);
+    while (j) {
+        job_t *next = j->next;
+        j->run(j);
+        free(j->data);
+        free(j);
+        j = next;
+    }
+}
+
+/* Answer an op-style upcall according to the mode. imm_ok: the Standard
+ * lets this upcall return PMIX_OPERATION_SUCCEEDED / an error directly. */
+static pmix_status_t answer_op(pmix_status_t st, pmix_op_cbfunc_t cbfunc, void *cbdata, bool imm_ok)
+{
+    job_t *j;
+    if (cbfunc == NULL) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
+    if (mode == MODE_IMM && imm_ok) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
+    if (mode == MODE_DEFER) {
+        j = xcalloc(1, sizeof(*j));
+        j->run = run_op;
+        j->status = st;
+        j->opcb = cbfunc;
+        j->cbdata = cbdata;
+        enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    cbfunc(st, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* upcalls: connection, abort                                          */
+
+static pmix_status_t up_client_connected(const pmix_proc_t *proc, void *server_object,
+                                         pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16];
+    (void)server_object;
+    fmt_proc(p, sizeof(p), proc);
+    pthread_mutex_lock(&lock);
+    n_connected++;
+    pthread_mutex_unlock(&lock);
+    logv("upcall client_connected %s", p);
+    return answer_op(PMIX_SUCCESS, cbfunc, cbdata, true);
+}
+
+static pmix_status_t up_client_finalized(const pmix_proc_t *proc, void *server_object,
+                                         pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16];
+    (void)server_object;
+    fmt_proc(p, sizeof(p), proc);
+    pthread_mutex_lock(&lock);
+    n_finalized++;
+    pthread_mutex_unlock(&lock);
+    logv("upcall client_finalized %s", p);
+    return answer_op(PMIX_SUCCESS, cbfunc, cbdata, true);
+}
+
+/* kill every live child's process group; caller holds the lock */
+static void kill_all_locked(void)
+{
+    int i;
+    for (i = 0; i < nprocs; i++)
+        if (child_pid[i] > 0) kill(-child_pid[i], SIGKILL);
+}
+
+static pmix_status_t up_abort(const pmix_proc_t *proc, void *server_object,
+                              int status, const char msg[],
+                              pmix_proc_t procs[], size_t nprocs_in,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16];
+    (void)server_object;
+    (void)procs;
+    fmt_proc(p, sizeof(p), proc);
+    logv("upcall abort from %s status=%d msg=\"%s\" nprocs=%lu", p, status,
+         msg ? msg : "(null)", (unsigned long)nprocs_in);
+    pthread_mutex_lock(&lock);
+    if (!aborted) {
+        aborted = true;
+        abort_status = status;
+    }
+    /* single job on this host: any abort terminates all of it */
+    kill_all_locked();
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+    return answer_op(PMIX_SUCCESS, cbfunc, cbdata, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* upcalls: fence and direct modex                                     */
+
+static pmix_status_t answer_modex(pmix_status_t st, const char *data, size_t ndata,
+                                  pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char *copy = NULL;
+    if (ndata > 0) {
+        copy = xcalloc(ndata, 1);
+        memcpy(copy, data, ndata);
+    }
+    if (mode == MODE_DEFER) {
+        job_t *j = xcalloc(1, sizeof(*j));
+        j->run = run_modex;
+        j->status = st;
+        j->mdxcb = cbfunc;
+        j->cbdata = cbdata;
+        j->data = copy;
+        j->ndata = ndata;
+        enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    cbfunc(st, copy, ndata, cbdata, copy ? release_bytes : NULL, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_fence_nb(const pmix_proc_t procs[], size_t np,
+                                 const pmix_info_t info[], size_t ninfo,
+                                 char *data, size_t ndata,
+                                 pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[1024];
+    pthread_mutex_lock(&lock);
+    n_fence++;
+    pthread_mutex_unlock(&lock);
+    if (verbose) {
+        fmt_proc(p, sizeof(p), np ? &procs[0] : NULL);
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        logv("upcall fence_nb nprocs=%lu first=%s ninfo=%lu [%s] ndata=%lu",
+             (unsigned long)np, p, (unsigned long)ninfo, inf, (unsigned long)ndata);
+    }
+    /* one host: the data given is already everybody's contribution */
+    return answer_modex(PMIX_SUCCESS, data, ndata, cbfunc, cbdata);
+}
+
+static pmix_status_t up_direct_modex(const pmix_proc_t *proc,
+                                     const pmix_info_t info[], size_t ninfo,
+                                     pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[1024];
+    pthread_mutex_lock(&lock);
+    n_dmodex++;
+    pthread_mutex_unlock(&lock);
+    if (verbose) {
+        fmt_proc(p, sizeof(p), proc);
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        logv("upcall direct_modex %s ninfo=%lu [%s]", p, (unsigned long)ninfo, inf);
+    }
+    /* nobody else holds data for this host's procs */
+    if (mode == MODE_IMM) return PMIX_ERR_NOT_FOUND;
+    return answer_modex(PMIX_ERR_NOT_FOUND, NULL, 0, cbfunc, cbdata);
+}
+
+/* ------------------------------------------------------------------ */
+/* publish / lookup / unpublish                                        */
+
+typedef struct entry {
+    struct entry *next;
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_proc_t owner;
+    pmix_value_t value;
+} entry_t;
+
+typedef struct parked {
+    struct parked *next;
+    pmix_proc_t requester;
+    char **keys;
+    size_t nkeys;
+    size_t want;        /* answer once this many keys are present */
+    double deadline;    /* 0: none (answered at job end) */
+    pmix_lookup_cbfunc_t cbfunc;
+    void *cbdata;
+} parked_t;
+
+static entry_t *store;
+static parked_t *parked_list;
+
+/* "pmix*" keys are attributes (directives), not data */
+static bool is_directive(const char *key) { return strncmp(key, "pmix", 4) == 0; }
+
+static entry_t *find_entry_locked(const char *key)
+{
+    entry_t *e;
+    for (e = store; e; e = e->next)
+        if (strncmp(e->key, key, PMIX_MAX_KEYLEN) == 0) return e;
+    return NULL;
+}
+
+static bool value_as_long(const pmix_value_t *v, long *out)
+{
+    switch (v->type) {
+    case PMIX_BOOL: *out = v->data.flag ? 0 : -1; return true; /* true: wait for all */
+    case PMIX_INT: *out = v->data.integer; return true;
+    case PMIX_INT8: *out = v->data.int8; return true;
+    case PMIX_INT16: *out = v->data.int16; return true;
+    case PMIX_INT32: *out = v->data.int32; return true;
+    case PMIX_INT64: *out = (long)v->data.int64; return true;
+    case PMIX_UINT: *out = (long)v->data.uint; return true;
+    case PMIX_UINT8: *out = v->data.uint8; return true;
+    case PMIX_UINT16: *out = v->data.uint16; return true;
+    case PMIX_UINT32: *out = (long)v->data.uint32; return true;
+    case PMIX_UINT64: *out = (long)v->data.uint64; return true;
+    case PMIX_SIZE: *out = (long)v->data.size; return true;
+    case PMIX_UNDEF: *out = 0; return true; /* presence alone means "all" */
+    default: return false;
+    }
+}
+
+/* Count the keys present; with out != NULL also build the reply. */
+static size_t collect_locked(char **keys, size_t nkeys, pmix_pdata_t **out)
+{
+    size_t i, n = 0;
+    pmix_pdata_t *pd = NULL;
+    for (i = 0; i < nkeys; i++)
+        if (find_entry_locked(keys[i])) n++;
+    if (out == NULL || n == 0) {
+        if (out) *out = NULL;
+        return n;
+    }
+    PMIX_PDATA_CREATE(pd, n);
+    if (pd == NULL) die("out of memory");
+    n = 0;
+    for (i = 0; i < nkeys; i++) {
+        entry_t *e = find_entry_locked(keys[i]);
+        if (e == NULL) continue;
+        memcpy(&pd[n].proc, &e->owner, sizeof(pmix_proc_t));
+        PMIX_LOAD_KEY(pd[n].key, e->key);
+        PMIx_Value_xfer(&pd[n].value, &e->value);
+        n++;
+    }
+    *out = pd;
+    return n;
+}
+
+static void free_parked(parked_t *pk)
+{
+    size_t i;
+    for (i = 0; i < pk->nkeys; i++) free(pk->keys[i]);
+    free(pk->keys);
+    free(pk);
+}
+
+/* Queue the answer to a parked lookup (main thread runs it); holds lock. */
+static void answer_parked_locked(parked_t *pk, pmix_status_t st_if_empty)
+{
+    job_t *j = xcalloc(1, sizeof(*j));
+    j->run = run_lookup;
+    j->lkcb = pk->cbfunc;
+    j->cbdata = pk->cbdata;
+    j->npdata = collect_locked(pk->keys, pk->nkeys, &j->pdata);
+    j->status = j->npdata >= pk->want ? PMIX_SUCCESS : st_if_empty;
+    if (j->status != PMIX_SUCCESS && j->pdata) {
+        PMIX_PDATA_FREE(j->pdata, j->npdata);
+        j->npdata = 0;
+    }
+    enqueue_locked(j);
+    free_parked(pk);
+}
+
+/* After a publish: release lookups that are now satisfied; holds lock. */
+static void check_parked_locked(void)
+{
+    parked_t **pp = &parked_list;
+    while (*pp) {
+        parked_t *pk = *pp;
+        if (collect_locked(pk->keys, pk->nkeys, NULL) >= pk->want) {
+            *pp = pk->next;
+            answer_parked_locked(pk, PMIX_ERR_NOT_FOUND);
+        } else {
+            pp = &pk->next;
+        }
+    }
+}
+
+static pmix_status_t up_publish(const pmix_proc_t *proc,
+                                const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[1024];
+    size_t i, ndata = 0;
+    pmix_status_t st = PMIX_SUCCESS;
+    if (verbose) {
+        fmt_proc(p, sizeof(p), proc);
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        logv("upcall publish %s ninfo=%lu [%s]", p, (unsigned long)ninfo, inf);
+    }
+    pthread_mutex_lock(&lock);
+    n_publish++;
+    for (i = 0; i < ninfo; i++) {
+        if (is_directive(info[i].key)) continue;
+        ndata++;
+        if (find_entry_locked(info[i].key)) st = PMIX_ERR_DUPLICATE_KEY;
+    }
+    if (ndata == 0) st = PMIX_ERR_BAD_PARAM;
+    if (st == PMIX_SUCCESS) {
+        for (i = 0; i < ninfo; i++) {
+            entry_t *e;
+            if (is_directive(info[i].key)) continue;
+            e = xcalloc(1, sizeof(*e));
+            PMIX_LOAD_KEY(e->key, info[i].key);
+            memcpy(&e->owner, proc, sizeof(pmix_proc_t));
+            PMIx_Value_xfer(&e->value, &info[i].value);
+            e->next = store;
+            store = e;
+        }
+        check_parked_locked();
+    }
+    pthread_mutex_unlock(&lock);
+    return answer_op(st, cbfunc, cbdata, true);
+}
+
+static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys,
+                               const pmix_info_t info[], size_t ninfo,
+                               pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[1024];
+    size_t i, nkeys = 0, found, want = 0;
+    long timeout = 0;
+    bool wait = false;
+    pmix_pdata_t *pd = NULL;
+    pmix_status_t st;
+
+    for (i = 0; keys && keys[i]; i++) nkeys++;
+    if (verbose) {
+        fmt_proc(p, sizeof(p), proc);
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        logv("upcall lookup %s nkeys=%lu first=%s ninfo=%lu [%s]", p, (unsigned long)nkeys,
+             nkeys ? keys[0] : "-", (unsigned long)ninfo, inf);
+    }
+    for (i = 0; i < ninfo; i++) {
+        long v;
+        if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT) && value_as_long(&info[i].value, &v)) {
+            if (v >= 0) {
+                wait = true;
+                want = (v == 0 || (size_t)v > nkeys) ? nkeys : (size_t)v;
+            }
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) && value_as_long(&info[i].value, &v)) {
+            timeout = v;
+        }
+    }
+    if (nkeys == 0) return PMIX_ERR_BAD_PARAM;
+
+    pthread_mutex_lock(&lock);
+    n_lookup++;
+    found = collect_locked(keys, nkeys, NULL);
+    if (wait && found < want) {
+        parked_t *pk = xcalloc(1, sizeof(*pk));
+        memcpy(&pk->requester, proc, sizeof(pmix_proc_t));
+        pk->keys = xcalloc(nkeys, sizeof(char *));
+        for (i = 0; i < nkeys; i++) pk->keys[i] = xstrdup(keys[i]);
+        pk->nkeys = nkeys;
+        pk->want = want;
+        pk->deadline = timeout > 0 ? now_s() + (double)timeout : 0.0;
+        pk->cbfunc = cbfunc;
+        pk->cbdata = cbdata;
+        pk->next = parked_list;
+        parked_list = pk;
+        pthread_cond_signal(&wake);
+        pthread_mutex_unlock(&lock);
+        logv("lookup parked (want %lu of %lu keys, timeout %ld s)", (unsigned long)want,
+             (unsigned long)nkeys, timeout);
+        return PMIX_SUCCESS;
+    }
+    found = collect_locked(keys, nkeys, &pd);
+    pthread_mutex_unlock(&lock);
+    st = found > 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
+
+    if (mode == MODE_IMM && st != PMIX_SUCCESS) return st;
+    if (mode == MODE_DEFER) {
+        job_t *j = xcalloc(1, sizeof(*j));
+        j->run = run_lookup;
+        j->status = st;
+        j->lkcb = cbfunc;
+        j->cbdata = cbdata;
+        j->pdata = pd;
+        j->npdata = found;
+        enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    cbfunc(st, pd, found, cbdata);
+    if (pd) PMIX_PDATA_FREE(pd, found);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_unpublish(const pmix_proc_t *proc, char **keys,
+                                  const pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[1024];
+    entry_t **ep;
+    size_t i, removed = 0;
+    if (verbose) {
+        fmt_proc(p, sizeof(p), proc);
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        logv("upcall unpublish %s first=%s ninfo=%lu [%s]", p,
+             keys && keys[0] ? keys[0] : "(all)", (unsigned long)ninfo, inf);
+    }
+    pthread_mutex_lock(&lock);
+    n_unpublish++;
+    ep = &store;
+    while (*ep) {
+        entry_t *e = *ep;
+        bool match = PMIX_CHECK_NSPACE(e->owner.nspace, proc->nspace) && e->owner.rank == proc->rank;
+        if (match && keys != NULL) {
+            match = false;
+            for (i = 0; keys[i]; i++)
+                if (strncmp(keys[i], e->key, PMIX_MAX_KEYLEN) == 0) match = true;
+        }
+        if (match) {
+            *ep = e->next;
+            PMIx_Value_destruct(&e->value);
+            free(e);
+            removed++;
+        } else {
+            ep = &e->next;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    logv("unpublish removed %lu", (unsigned long)removed);
+    return answer_op(PMIX_SUCCESS, cbfunc, cbdata, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* waiting for the server library's own callbacks                      */
+
+typedef struct {
+    bool done;
+    pmix_status_t status;
+} waiter_t;
+
+static void waiter_cb(pmix_status_t status, void *cbdata)
+{
+    waiter_t *w = cbdata;
+    pthread_mutex_lock(&lock);
+    w->status = status;
+    w->done = true;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+static void deadline_ts(struct timespec *ts, double secs)
+{
+    double t = now_s() + secs;
+    ts->tv_sec = (time_t)t;
+    ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) { ts->tv_sec++; ts->tv_nsec -= 1000000000L; }
+}
+
+/* rc: what the API call returned. */
+static pmix_status_t wait_for(waiter_t *w, pmix_status_t rc, const char *what)
+{
+    struct timespec ts;
+    pmix_status_t st;
+    if (rc == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) return rc;
+    deadline_ts(&ts, 30.0);
+    pthread_mutex_lock(&lock);
+    while (!w->done)
+        if (pthread_cond_timedwait(&wake, &lock, &ts) == ETIMEDOUT) break;
+    st = w->done ? w->status : PMIX_ERR_TIMEOUT;
+    pthread_mutex_unlock(&lock);
+    if (!w->done) fprintf(stderr, "rm_simple: %s: no callback within 30 s\n", what);
+    return st;
+}
+
+static void deregister_all(void)
+{
+    int i;
+    for (i = 0; i < nprocs; i++) {
+        pmix_proc_t proc;
+        waiter_t w = {false, PMIX_SUCCESS};
+        PMIX_LOAD_PROCID(&proc, job_nspace, (pmix_rank_t)i);
+        if (sync_reg) {
+            PMIx_server_deregister_client(&proc, NULL, NULL);
+        } else {
+            PMIx_server_deregister_client(&proc, waiter_cb, &w);
+            wait_for(&w, PMIX_SUCCESS, "deregister_client");
+        }
+    }
+    if (sync_reg) {
+        PMIx_server_deregister_nspace(job_nspace, NULL, NULL);
+    } else {
+        waiter_t w = {false, PMIX_SUCCESS};
+        PMIx_server_deregister_nspace(job_nspace, waiter_cb, &w);
+        wait_for(&w, PMIX_SUCCESS, "deregister_nspace");
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* namespace registration                                              */
+
+static void list_add(void *list, const char *key, const void *val, pmix_data_type_t t)
+{
+    pmix_status_t rc = PMIx_Info_list_add(list, key, val, t);
+    if (rc != PMIX_SUCCESS) die("PMIx_Info_list_add(%s): %s", key, PMIx_Error_string(rc));
+}
+
+static void register_job(const char *host)
+{
+    void *list = PMIx_Info_list_start();
+    pmix_data_array_t darr = {0};
+    char *regex = NULL, *ppn = NULL, *peers;
+    size_t plen = (size_t)nprocs * 12 + 1, used = 0;
+    uint32_t u32;
+    int i;
+    pmix_status_t rc;
+    waiter_t w = {false, PMIX_SUCCESS};
+
+    peers = xcalloc(plen, 1);
+    for (i = 0; i < nprocs; i++)
+        used += (size_t)snprintf(peers + used, plen - used, "%s%d", i ? "," : "", i);
+
+    if (phantom) {
+        size_t hl = strlen(host) + 16, ml = plen + 16;
+        char *hosts = xcalloc(hl, 1), *map = xcalloc(ml, 1);
+        snprintf(hosts, hl, "%s,phantom", host);
+        snprintf(map, ml, "%s;%d", peers, nprocs);
+        rc = PMIx_generate_regex(hosts, &regex);
+        if (rc == PMIX_SUCCESS) rc = PMIx_generate_ppn(map, &ppn);
+        free(hosts);
+        free(map);
+    } else {
+        rc = PMIx_generate_regex(host, &regex);
+        if (rc == PMIX_SUCCESS) rc = PMIx_generate_ppn(peers, &ppn);
+    }
+    if (rc != PMIX_SUCCESS) die("PMIx_generate_regex/ppn: %s", PMIx_Error_string(rc));
+
+    u32 = (uint32_t)nprocs + (phantom ? 1 : 0);
+    list_add(list, PMIX_JOB_SIZE, &u32, PMIX_UINT32);
+    list_add(list, PMIX_UNIV_SIZE, &u32, PMIX_UINT32);
+    list_add(list, PMIX_MAX_PROCS, &u32, PMIX_UINT32);
+    u32 = (uint32_t)nprocs;
+    list_add(list, PMIX_LOCAL_SIZE, &u32, PMIX_UINT32);
+    list_add(list, PMIX_NODE_MAP, regex, PMIX_STRING);
+    list_add(list, PMIX_PROC_MAP, ppn, PMIX_STRING);
+    list_add(list, PMIX_JOBID, job_nspace, PMIX_STRING);
+    u32 = 0;
+    list_add(list, PMIX_APPNUM, &u32, PMIX_UINT32);
+    list_add(list, PMIX_NODEID, &u32, PMIX_UINT32);
+    list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    list_add(list, PMIX_HOSTNAME, host, PMIX_STRING);
+
+    for (i = 0; i < nprocs; i++) {
+        void *pl = PMIx_Info_list_start();
+        pmix_data_array_t parr = {0};
+        pmix_rank_t rank = (pmix_rank_t)i;
+        uint16_t u16 = (uint16_t)i;
+        uint32_t app = 0;
+        list_add(pl, PMIX_RANK, &rank, PMIX_PROC_RANK);
+        list_add(pl, PMIX_LOCAL_RANK, &u16, PMIX_UINT16);
+        list_add(pl, PMIX_NODE_RANK, &u16, PMIX_UINT16);
+        list_add(pl, PMIX_HOSTNAME, host, PMIX_STRING);
+        list_add(pl, PMIX_APPNUM, &app, PMIX_UINT32);
+        rc = PMIx_Info_list_convert(pl, &parr);
+        if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
+        list_add(list, PMIX_PROC_INFO_ARRAY, &parr, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&parr);
+        PMIx_Info_list_release(pl);
+    }
+    rc = PMIx_Info_list_convert(list, &darr);
+    if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
+    PMIx_Info_list_release(list);
+
+    logv("register_nspace %s nlocalprocs=%d ninfo=%lu node_map=%s proc_map=%s", job_nspace,
+         nprocs, (unsigned long)darr.size, regex, ppn);
+    if (sync_reg) {
+        rc = PMIx_server_register_nspace(job_nspace, nprocs, (pmix_info_t *)darr.array,
+                                         darr.size, NULL, NULL);
+        logv("register_nspace (blocking) returned %s", PMIx_Error_string(rc));
+        if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
+    } else {
+        rc = PMIx_server_register_nspace(job_nspace, nprocs, (pmix_info_t *)darr.array,
+                                         darr.size, waiter_cb, &w);
+        logv("register_nspace returned %s", PMIx_Error_string(rc));
+        rc = wait_for(&w, rc, "register_nspace");
+    }
+    if (rc != PMIX_SUCCESS) die("PMIx_server_register_nspace: %s", PMIx_Error_string(rc));
+    PMIx_Data_array_destruct(&darr);
+    free(regex);
+    free(ppn);
+    free(peers);
+
+    for (i = 0; i < nprocs; i++) {
+        pmix_proc_t proc;
+        waiter_t cw = {false, PMIX_SUCCESS};
+        PMIX_LOAD_PROCID(&proc, job_nspace, (pmix_rank_t)i);
+        if (sync_reg) {
+            rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
+            if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
+        } else {
+            rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, waiter_cb, &cw);
+            rc = wait_for(&cw, rc, "register_client");
+        }
+        if (rc != PMIX_SUCCESS) die("PMIx_server_register_client(%d): %s", i, PMIx_Error_string(rc));
+    }
+    logv("registered %d clients", nprocs);
+}
+
+/* ------------------------------------------------------------------ */
+/* launching                                                           */
+
+static char **copy_environ(void)
+{
+    size_t n = 0, i;
+    char **env;
+    while (environ[n]) n++;
+    env = xcalloc(n + 1, sizeof(char *));
+    for (i = 0; i < n; i++) env[i] = xstrdup(environ[i]);
+    return env;
+}
+
+static void free_argv(char **v)
+{
+    size_t i;
+    if (v == NULL) return;
+    for (i = 0; v[i]; i++) free(v[i]);
+    free(v);
+}
+
+/* Resolve prog like execvp would, before forking (the child only execve's). */
+static char *resolve(const char *prog)
+{
+    const char *path = getenv("PATH");
+    const char *s;
+    if (strchr(prog, '/')) return xstrdup(prog);
+    if (path == NULL) path = "/usr/bin:/bin";
+    for (s = path;;) {
+        const char *e = strchr(s, ':');
+        size_t dl = e ? (size_t)(e - s) : strlen(s);
+        size_t len = dl + strlen(prog) + 2;
+        char *cand = xcalloc(len, 1);
+        struct stat sb;
+        if (dl == 0) snprintf(cand, len, "%s", prog);
+        else snprintf(cand, len, "%.*s/%s", (int)dl, s, prog);
+        if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0) return cand;
+        free(cand);
+        if (e == NULL) break;
+        s = e + 1;
+    }
+    die("%s: command not found", prog);
+    return NULL;
+}
+
+static void launch(char **argv)
+{
+    char *path = resolve(argv[0]);
+    int i;
+    for (i = 0; i < nprocs; i++) {
+        pmix_proc_t proc;
+        char **env = copy_environ();
+        pmix_status_t rc;
+        pid_t pid;
+        PMIX_LOAD_PROCID(&proc, job_nspace, (pmix_rank_t)i);
+        rc = PMIx_server_setup_fork(&proc, &env);
+        if (rc != PMIX_SUCCESS) die("PMIx_server_setup_fork(%d): %s", i, PMIx_Error_string(rc));
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid < 0) die("fork: %s", strerror(errno));
+        if (pid == 0) {
+            struct sigaction sa;
+            sigset_t none;
+            memset(&sa, 0, sizeof(sa));
+            sa.sa_handler = SIG_DFL;
+            sigaction(SIGPIPE, &sa, NULL);
+            sigaction(SIGINT, &sa, NULL);
+            sigaction(SIGTERM, &sa, NULL);
+            sigaction(SIGHUP, &sa, NULL);
+            sigemptyset(&none);
+            sigprocmask(SIG_SETMASK, &none, NULL);
+            setpgid(0, 0);
+            execve(path, argv, env);
+            {
+                static const char msg[] = "rm_simple: exec failed\n";
+                ssize_t wr = write(2, msg, sizeof(msg) - 1);
+                (void)wr;
+            }
+            _exit(127);
+        }
+        setpgid(pid, pid); /* also done in the child: whichever runs first */
+        pthread_mutex_lock(&lock);
+        child_pid[i] = pid;
+        nalive++;
+        pthread_mutex_unlock(&lock);
+        logv("rank %d: pid %ld", i, (long)pid);
+        free_argv(env);
+    }
+    free(path);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void on_signal(int sig) { got_signal = sig; }
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] "
+                    "[--] prog [args...]\n");
+    exit(2);
+}
+
+static void reap(void)
+{
+    int status, i;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        int code = WIFEXITED(status) ? WEXITSTATUS(status)
+                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+        pthread_mutex_lock(&lock);
+        for (i = 0; i < nprocs; i++) {
+            if (child_pid[i] != pid) continue;
+            child_pid[i] = 0;
+            nalive--;
+            if (code != 0 && first_failure == 0) first_failure = code;
+            break;
+        }
+        pthread_mutex_unlock(&lock);
+        if (i < nprocs) logv("rank %d exited with %d", i, code);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pmix_server_module_t module;
+    pmix_info_t sinfo[2];
+    pthread_condattr_t ca;
+    struct sigaction sa;
+    char host[256];
+    double timeout = 60.0, start;
+    bool timed_out = false;
+    int argi = 1, rc_exit;
+    pmix_status_t rc;
+    pmix_rank_t srank = 0;
+    char srv_ns[PMIX_MAX_NSLEN + 1];
+
+    while (argi < argc && argv[argi][0] == '-') {
+        const char *a = argv[argi];
+        if (strcmp(a, "--") == 0) { argi++; break; }
+        if (strcmp(a, "-n") == 0 && argi + 1 < argc) {
+            nprocs = atoi(argv[++argi]);
+        } else if (strcmp(a, "-t") == 0 && argi + 1 < argc) {
+            timeout = atof(argv[++argi]);
+        } else if (strcmp(a, "-m") == 0 && argi + 1 < argc) {
+            const char *m = argv[++argi];
+            if (strcmp(m, "direct") == 0) mode = MODE_DIRECT;
+            else if (strcmp(m, "imm") == 0) mode = MODE_IMM;
+            else if (strcmp(m, "defer") == 0) mode = MODE_DEFER;
+            else usage();
+        } else if (strcmp(a, "-v") == 0) {
+            verbose = 1;
+        } else if (strcmp(a, "-s") == 0) {
+            sync_reg = true;
+        } else if (strcmp(a, "-p") == 0) {
+            phantom = true;
+        } else {
+            usage();
+        }
+        argi++;
+    }
+    if (argi >= argc || nprocs < 1 || nprocs > 4096 || timeout <= 0) usage();
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &ca);
+    pthread_condattr_destroy(&ca);
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL); /* a client may die with replies in flight */
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    if (gethostname(host, sizeof(host)) != 0) die("gethostname: %s", strerror(errno));
+    host[sizeof(host) - 1] = '\0';
+    snprintf(job_nspace, sizeof(job_nspace), "rm.%ld", (long)getpid());
+    snprintf(srv_ns, sizeof(srv_ns), "rm-server.%ld", (long)getpid());
+    child_pid = xcalloc((size_t)nprocs, sizeof(pid_t));
+
+    memset(&module, 0, sizeof(module));
+    module.client_connected = up_client_connected;
+    module.client_finalized = up_client_finalized;
+    module.abort = up_abort;
+    module.fence_nb = up_fence_nb;
+    module.direct_modex = up_direct_modex;
+    module.publish = up_publish;
+    module.lookup = up_lookup;
+    module.unpublish = up_unpublish;
+
+    PMIX_INFO_CONSTRUCT(&sinfo[0]);
+    PMIX_INFO_CONSTRUCT(&sinfo[1]);
+    PMIx_Info_load(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
+    PMIx_Info_load(&sinfo[1], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
+    rc = PMIx_server_init(&module, sinfo, 2);
+    PMIX_INFO_DESTRUCT(&sinfo[0]);
+    PMIX_INFO_DESTRUCT(&sinfo[1]);
+    if (rc != PMIX_SUCCESS) die("PMIx_server_init: %s", PMIx_Error_string(rc));
+    logv("server up (%s), mode %s%s, %d ranks of %s", PMIx_Get_version(),
+         mode == MODE_DIRECT ? "direct" : mode == MODE_IMM ? "imm" : "defer",
+         sync_reg ? ", blocking registration" : "", nprocs, argv[argi]);
+
+    register_job(host);
+    launch(&argv[argi]);
+
+    /* main loop: reap children, run deferred callbacks, enforce limits */
+    start = now_s();
+    for (;;) {
+        struct timespec ts;
+        double t;
+        int alive;
+        parked_t **pp;
+
+        reap();
+        drain_queue();
+
+        pthread_mutex_lock(&lock);
+        alive = nalive;
+        t = now_s();
+        for (pp = &parked_list; *pp;) {
+            parked_t *pk = *pp;
+            if (pk->deadline > 0 && t >= pk->deadline) {
+                *pp = pk->next;
+                logv("parked lookup timed out");
+                answer_parked_locked(pk, PMIX_ERR_TIMEOUT);
+            } else {
+                pp = &pk->next;
+            }
+        }
+        if (alive > 0 && !timed_out && t - start >= timeout) {
+            timed_out = true;
+            fprintf(stderr, "rm_simple: time limit (%g s) reached, killing the job\n", timeout);
+            kill_all_locked();
+        }
+        if (alive > 0 && got_signal) {
+            kill_all_locked();
+        }
+        if (alive == 0 && queue_head == NULL) {
+            pthread_mutex_unlock(&lock);
+            break;
+        }
+        if (queue_head == NULL) {
+            deadline_ts(&ts, 0.02);
+            pthread_cond_timedwait(&wake, &lock, &ts);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+
+    /* no client is left: release any lookup still parked */
+    pthread_mutex_lock(&lock);
+    while (parked_list) {
+        parked_t *pk = parked_list;
+        parked_list = pk->next;
+        answer_parked_locked(pk, PMIX_ERR_TIMEOUT);
+    }
+    pthread_mutex_unlock(&lock);
+    drain_queue();
+
+    logv("all ranks done: connected=%d finalized=%d fence_nb=%d direct_modex=%d publish=%d "
+         "lookup=%d unpublish=%d", n_connected, n_finalized, n_fence, n_dmodex, n_publish,
+         n_lookup, n_unpublish);
+
+    deregister_all();
+    drain_queue();
+    rc = PMIx_server_finalize();
+    if (rc != PMIX_SUCCESS) fprintf(stderr, "rm_simple: PMIx_server_finalize: %s\n", PMIx_Error_string(rc));
+
+    while (store) {
+        entry_t *e = store;
+        store = e->next;
+        PMIx_Value_destruct(&e->value);
+        free(e);
+    }
+    free(child_pid);
+
+    if (got_signal) rc_exit = 128 + (int)got_signal;
+    else if (aborted) rc_exit = abort_status & 0xff;
+    else if (timed_out) rc_exit = 124;
+    else rc_exit = first_failure;
+    logv("exit %d", rc_exit);
+    return rc_exit;
+}

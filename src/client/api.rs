@@ -1,0 +1,344 @@
+//! Client operations behind the `PMIx_*` entries: each takes Rust values and
+//! a completion that runs exactly once (on the progress thread when there is
+//! one; inline when the answer needs no server).
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::pack::{Decoder, Encoder};
+use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, Info, Proc, Value};
+use crate::runtime::Oneshot;
+use crate::wire;
+
+use super::{cache, handle, me, ClientRole, CLIENT};
+
+pub type Done = Box<dyn FnOnce(pmix_status_t) + Send>;
+
+/// Run `f` on the client progress thread, or answer `PMIX_ERR_UNREACH` at
+/// once when there is no server connection (or the library is not initialised).
+fn with_client(f: impl FnOnce(&mut ClientRole, &mut crate::runtime::Net) + Send + 'static, fail: impl FnOnce(pmix_status_t)) {
+    match handle() {
+        Some(h) => {
+            if !h.run(f) {
+                fail(PMIX_ERR_UNREACH);
+            }
+        }
+        None => fail(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }),
+    }
+}
+
+/// Send `tag`/`body`; `done` gets the reply status and body.
+pub fn request(tag: u16, body: Vec<u8>, done: Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>) {
+    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let d2 = done.clone();
+    with_client(
+        move |c, net| {
+            let d = done.lock().unwrap().take();
+            if let Some(d) = d {
+                c.request(net, tag, &body, Box::new(move |_, _, st, b| d(st, b)));
+            }
+        },
+        move |st| {
+            if let Some(d) = d2.lock().unwrap().take() {
+                d(st, &[]);
+            }
+        },
+    );
+}
+
+/// Block for a request (PMIX_ERR_WOULD_BLOCK inside a callback, where waiting would deadlock).
+pub fn request_wait(tag: u16, body: Vec<u8>) -> (pmix_status_t, Vec<u8>) {
+    if crate::runtime::on_progress_thread() {
+        return (PMIX_ERR_WOULD_BLOCK, Vec::new());
+    }
+    let done = Oneshot::new();
+    let d = done.clone();
+    request(tag, body, Box::new(move |st, b| d.set((st, b.to_vec()))));
+    done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()))
+}
+
+// ---- Put / Commit ----
+
+pub fn put(scope: pmix_scope_t, info: Info) -> Res {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let c = g.as_mut().ok_or(PMIX_ERR_INIT)?;
+    c.cache.put(&c.me, vec![info.clone()]);
+    if scope != PMIX_INTERNAL {
+        c.puts.retain(|(_, i)| i.key() != info.key());
+        c.puts.push((scope, info));
+    }
+    Ok(())
+}
+
+pub fn commit() -> Res {
+    let puts = {
+        let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+        let c = g.as_mut().ok_or(PMIX_ERR_INIT)?;
+        std::mem::take(&mut c.puts)
+    };
+    if puts.is_empty() {
+        return Ok(());
+    }
+    let mut e = Encoder::default();
+    e.u32(puts.len() as u32);
+    for (scope, i) in &puts {
+        e.u32(*scope as u32);
+        encode_infos(&mut e, std::slice::from_ref(i))?;
+    }
+    let body = e.into_bytes();
+    // Commit needs no answer: the server applies it before any later request on the connection.
+    let h = handle().ok_or(PMIX_ERR_UNREACH)?;
+    let sent = h.run(move |c, net| {
+        if let Some(conn) = c.conn {
+            net.send(conn, 0, wire::COMMIT, &body);
+        }
+    });
+    if sent {
+        Ok(())
+    } else {
+        Err(PMIX_ERR_UNREACH)
+    }
+}
+
+// ---- fences, connect, disconnect ----
+
+pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
+    let me = me();
+    // Alone (a singleton, or only ourselves named): nothing to wait for.
+    if let Some(me) = &me {
+        let only_me = procs.is_empty() || procs.iter().all(|p| p == me || (p.nspace == me.nspace && p.rank == PMIX_RANK_WILDCARD));
+        if handle().is_none() && only_me {
+            return done(PMIX_SUCCESS);
+        }
+    }
+    let collect = find(&info, PMIX_COLLECT_DATA).is_some_and(|i| i.truthy());
+    let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32()).unwrap_or(0);
+    let mut e = Encoder::default();
+    encode_procs(&mut e, &procs);
+    e.u32(collect as u32);
+    e.u32(timeout);
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st);
+    }
+    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let d2 = done.clone();
+    let body = e.into_bytes();
+    with_client(
+        move |c, net| {
+            c.request(net, tag, &body, Box::new(move |c, _, st, b| {
+                if st == PMIX_SUCCESS {
+                    let _ = c.ingest_records(b);
+                }
+                if let Some(d) = done.lock().unwrap().take() {
+                    d(st);
+                }
+            }));
+        },
+        move |st| {
+            if let Some(d) = d2.lock().unwrap().take() {
+                d(st);
+            }
+        },
+    );
+}
+
+// ---- Get ----
+
+/// What a Get resolves to when the cache can answer without the server.
+fn get_local(target: &Proc, key: &str) -> Option<Value> {
+    let me = me()?;
+    if key == "pmix.procid" && (target.nspace == me.nspace) {
+        return Some(Value::proc(&me));
+    }
+    if let Some(v) = cache().and_then(|c| c.get(target, key)) {
+        return Some(v);
+    }
+    if key == "pmix.appnum" && target.nspace == me.nspace {
+        // Hosts that run one app often do not register it (Open MPI's mpirun); it is 0.
+        return Some(Value::u32(0));
+    }
+    None
+}
+
+/// PMIx_Get / Get_nb core. `target` None = own namespace (own data first).
+pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+    let Some(me) = me() else {
+        // Server role: what the server holds, never waiting.
+        if let (Some(h), Some(t)) = (crate::server::handle(), target) {
+            let r = if crate::runtime::on_progress_thread() { None } else { h.call(move |s, _| s.get_local(&t, &key)) };
+            return match r.flatten() {
+                Some(v) => done(PMIX_SUCCESS, Some(v)),
+                None => done(PMIX_ERR_NOT_FOUND, None),
+            };
+        }
+        return done(PMIX_ERR_INIT, None);
+    };
+    let target = target.unwrap_or_else(|| me.clone());
+    if let Some(v) = get_local(&target, &key) {
+        return done(PMIX_SUCCESS, Some(v));
+    }
+    if target.rank != PMIX_RANK_WILDCARD {
+        if let Some(v) = cache().and_then(|c| c.get(&Proc::wildcard(&target.nspace), &key)) {
+            return done(PMIX_SUCCESS, Some(v));
+        }
+    }
+    let optional = find(&info, PMIX_OPTIONAL).is_some_and(|i| i.truthy());
+    let refresh = find(&info, PMIX_GET_REFRESH_CACHE).is_some_and(|i| i.truthy());
+    if optional && !refresh {
+        return done(PMIX_ERR_NOT_FOUND, None);
+    }
+    if handle().is_none() {
+        return done(PMIX_ERR_NOT_FOUND, None);
+    }
+    let mut e = Encoder::default();
+    target.encode(&mut e);
+    crate::owned::encode_str(&mut e, &key);
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st, None);
+    }
+    let t2 = target.clone();
+    request(wire::GET, e.into_bytes(), Box::new(move |st, b| {
+        if st != PMIX_SUCCESS {
+            let st = if st == PMIX_ERR_UNREACH || st == PMIX_ERR_LOST_CONNECTION { st } else { st };
+            return done(st, None);
+        }
+        let mut d = Decoder::new(b);
+        match decode_infos(&mut d) {
+            Ok(infos) => {
+                if let Some(c) = cache() {
+                    c.put(&t2, infos);
+                }
+                match get_local(&t2, &key).or_else(|| cache().and_then(|c| c.get(&Proc::wildcard(&t2.nspace), &key))) {
+                    Some(v) => done(PMIX_SUCCESS, Some(v)),
+                    None => done(PMIX_ERR_NOT_FOUND, None),
+                }
+            }
+            Err(e) => done(e, None),
+        }
+    }));
+}
+
+// ---- publish / lookup / unpublish ----
+
+pub fn publish(info: Vec<Info>, done: Done) {
+    let mut e = Encoder::default();
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st);
+    }
+    request(wire::PUBLISH, e.into_bytes(), Box::new(move |st, _| done(st)));
+}
+
+pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>) {
+    let mut e = Encoder::default();
+    e.u32(keys.len() as u32);
+    for k in &keys {
+        crate::owned::encode_str(&mut e, k);
+    }
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st, Vec::new());
+    }
+    request(wire::LOOKUP, e.into_bytes(), Box::new(move |st, b| {
+        let mut out = Vec::new();
+        let mut d = Decoder::new(b);
+        if let Ok(n) = d.u32() {
+            for _ in 0..(n as usize).min(d.remaining()) {
+                let Ok(p) = Proc::decode(&mut d) else { break };
+                let Ok(mut i) = decode_infos(&mut d) else { break };
+                if let Some(i) = i.pop() {
+                    out.push((p, i));
+                }
+            }
+        }
+        let st = if st == PMIX_SUCCESS && out.is_empty() { PMIX_ERR_NOT_FOUND } else { st };
+        done(st, out)
+    }));
+}
+
+pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
+    let mut e = Encoder::default();
+    e.u32(keys.len() as u32);
+    for k in &keys {
+        crate::owned::encode_str(&mut e, k);
+    }
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st);
+    }
+    request(wire::UNPUBLISH, e.into_bytes(), Box::new(move |st, _| done(st)));
+}
+
+// ---- events ----
+
+pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: Done) {
+    if handle().is_none() {
+        if let Some(h) = crate::server::handle() {
+            let ok = h.run(move |s, net| {
+                s.deliver_event(net, status, &source, range, &info);
+                done(PMIX_SUCCESS);
+            });
+            if !ok {
+                // the closure (and `done`) was dropped: nothing to call
+            }
+            return;
+        }
+        // A client without a server: only its own handlers can hear it.
+        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
+    }
+    let mut e = Encoder::default();
+    e.u32(status as u32);
+    source.encode(&mut e);
+    e.u32(range as u32);
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st);
+    }
+    request(wire::NOTIFY, e.into_bytes(), Box::new(move |st, _| done(st)));
+}
+
+// ---- misc ----
+
+pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
+    let mut e = Encoder::default();
+    e.u32(status as u32);
+    crate::owned::encode_str(&mut e, msg);
+    encode_procs(&mut e, &procs);
+    request_wait(wire::ABORT, e.into_bytes()).0
+}
+
+pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
+    let mut e = Encoder::default();
+    if let Err(st) = encode_infos(&mut e, &data).and_then(|_| encode_infos(&mut e, &directives)) {
+        return done(st);
+    }
+    request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done(st)));
+}
+
+pub fn spawn(job_info: Vec<Info>, apps: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, String) + Send>) {
+    let mut e = Encoder::default();
+    if let Err(st) = encode_infos(&mut e, &job_info) {
+        return done(st, String::new());
+    }
+    e.u32(apps.len as u32);
+    for a in apps.apps() {
+        // SAFETY: a valid app of our own copy.
+        if let Err(st) = unsafe { e.elem(crate::data::kind::Kind::App, a as *const pmix_app_t as *const u8, 0) } {
+            return done(st, String::new());
+        }
+    }
+    request(wire::SPAWN, e.into_bytes(), Box::new(move |st, b| {
+        let ns = decode_str(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, ns)
+    }));
+}
+
+pub fn query(queries: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    let mut e = Encoder::default();
+    e.u32(queries.len as u32);
+    for q in queries.queries() {
+        // SAFETY: a valid query of our own copy.
+        if let Err(st) = unsafe { e.elem(crate::data::kind::Kind::Query, q as *const pmix_query_t as *const u8, 0) } {
+            return done(st, Vec::new());
+        }
+    }
+    request(wire::QUERY, e.into_bytes(), Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, infos)
+    }));
+}

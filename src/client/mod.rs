@@ -1,0 +1,323 @@
+//! The client role: connection to the local server, the data cache every
+//! Get looks at first (read directly by the calling thread, no hop to the
+//! progress thread), and requests whose replies complete callbacks.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::pack::{Decoder, Encoder};
+use crate::events;
+use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
+use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role};
+use crate::wire;
+
+/// Data the client knows, by proc (rank WILDCARD = job level).
+#[derive(Default)]
+pub struct Cache {
+    map: RwLock<HashMap<Proc, Vec<Info>>>,
+}
+
+impl Cache {
+    pub fn put(&self, p: &Proc, infos: Vec<Info>) {
+        let mut m = self.map.write().unwrap_or_else(|e| e.into_inner());
+        let v = m.entry(p.clone()).or_default();
+        for i in infos {
+            v.retain(|x| x.key() != i.key());
+            v.push(i);
+        }
+    }
+
+    /// The value of `key` for `p`: the proc's own data, then its job's.
+    pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
+        let m = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let own = m.get(p).and_then(|v| v.iter().find(|i| i.key() == key));
+        let found = own.or_else(|| {
+            (p.rank != PMIX_RANK_WILDCARD)
+                .then(|| m.get(&Proc::wildcard(&p.nspace)).and_then(|v| v.iter().find(|i| i.key() == key)))
+                .flatten()
+        });
+        found.map(|i| i.value())
+    }
+
+    pub fn knows(&self, p: &Proc) -> bool {
+        self.map.read().unwrap_or_else(|e| e.into_inner()).contains_key(p)
+    }
+}
+
+type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
+
+pub struct ClientRole {
+    conn: Option<ConnId>,
+    next_req: u32,
+    pending: HashMap<u32, Cont>,
+    pub events: events::Registry,
+    pub cache: Arc<Cache>,
+    handle: Option<Handle<ClientRole>>,
+    pub me: Proc,
+}
+
+impl ClientRole {
+    pub fn set_handle(&mut self, h: Handle<ClientRole>) {
+        self.handle = Some(h);
+    }
+
+    pub fn poster(&self) -> events::Poster {
+        let h = self.handle.clone().expect("client handle set at start");
+        Arc::new(move |f| {
+            h.run(move |_, _| f());
+        })
+    }
+
+    /// Send a request; `cont` runs with the reply's status and body (or with
+    /// PMIX_ERR_UNREACH / PMIX_ERR_LOST_CONNECTION when there is no server).
+    pub fn request(&mut self, net: &mut Net, tag: u16, body: &[u8], cont: Cont) {
+        let Some(conn) = self.conn else {
+            cont(self, net, PMIX_ERR_UNREACH, &[]);
+            return;
+        };
+        self.next_req = self.next_req.wrapping_add(1).max(1);
+        let req = self.next_req;
+        self.pending.insert(req, cont);
+        net.send(conn, req, tag, body);
+    }
+
+    pub fn connected(&self) -> bool {
+        self.conn.is_some()
+    }
+
+    /// Store (proc, infos) records as sent by fences and connects.
+    pub fn ingest_records(&mut self, body: &[u8]) -> Res {
+        let mut d = Decoder::new(body);
+        if d.remaining() == 0 {
+            return Ok(());
+        }
+        let n = d.u32()? as usize;
+        for _ in 0..n.min(d.remaining()) {
+            let p = Proc::decode(&mut d)?;
+            let infos = decode_infos(&mut d)?;
+            self.cache.put(&p, infos);
+        }
+        Ok(())
+    }
+
+    fn lost(&mut self, net: &mut Net) {
+        self.conn = None;
+        for (_, cont) in std::mem::take(&mut self.pending) {
+            cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
+        }
+        let chain = self.events.chain_for(PMIX_ERR_LOST_CONNECTION, &[]);
+        let me = self.me.clone();
+        events::notify(chain, PMIX_ERR_LOST_CONNECTION, &me, &[], self.poster());
+    }
+}
+
+impl Role for ClientRole {
+    fn on_frame(&mut self, net: &mut Net, _id: ConnId, req: u32, tag: u16, body: &[u8]) {
+        match tag {
+            wire::REPLY => {
+                if body.len() < 4 {
+                    crate::pmix_debug!(1, "client: short reply from the server");
+                    return;
+                }
+                let st = i32::from_le_bytes(body[..4].try_into().unwrap());
+                if let Some(cont) = self.pending.remove(&req) {
+                    cont(self, net, st, &body[4..]);
+                }
+            }
+            wire::EVENT => {
+                let mut d = Decoder::new(body);
+                let parsed = (|| -> Res<(i32, Proc, Vec<Info>)> { Ok((d.u32()? as i32, Proc::decode(&mut d)?, decode_infos(&mut d)?)) })();
+                match parsed {
+                    Ok((st, src, info)) => {
+                        let chain = self.events.chain_for(st, &info);
+                        events::notify(chain, st, &src, &info, self.poster());
+                    }
+                    Err(_) => crate::pmix_debug!(1, "client: event from the server does not decode"),
+                }
+            }
+            _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
+        }
+    }
+
+    fn on_close(&mut self, net: &mut Net, _id: ConnId) {
+        crate::pmix_debug!(1, "client {}: lost the connection to the server", self.me);
+        self.lost(net);
+    }
+
+    fn on_stop(&mut self, net: &mut Net) {
+        for (_, cont) in std::mem::take(&mut self.pending) {
+            cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
+        }
+    }
+}
+
+/// This process's client state (PMIx_Init .. last PMIx_Finalize).
+pub struct ClientGlobal {
+    pub refcount: u32,
+    pub me: Proc,
+    pub cache: Arc<Cache>,
+    pub engine: Option<runtime::Engine<ClientRole>>,
+    /// Put data not yet committed: (scope, info).
+    pub puts: Vec<(pmix_scope_t, Info)>,
+}
+
+pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
+
+pub fn handle() -> Option<Handle<ClientRole>> {
+    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|g| g.engine.as_ref().map(|e| e.handle.clone()))
+}
+
+pub fn me() -> Option<Proc> {
+    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())
+}
+
+pub fn cache() -> Option<Arc<Cache>> {
+    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.cache.clone())
+}
+
+fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(10 + body.len());
+    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
+    f.extend_from_slice(&req.to_le_bytes());
+    f.extend_from_slice(&tag.to_le_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+/// Connect and say hello (blocking, before the progress thread exists).
+fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
+    let uri = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).ok_or(PMIX_ERR_UNREACH)?;
+    let (_, _, path) = wire::parse_contact(&uri).ok_or_else(|| {
+        crate::pmix_debug!(1, "PMIx_Init: server contact '{uri}' is not an rpmix contact");
+        PMIX_ERR_UNREACH
+    })?;
+    let mut s = std::os::unix::net::UnixStream::connect(&path).map_err(|e| {
+        crate::pmix_debug!(1, "PMIx_Init: cannot connect to {path}: {e}");
+        PMIX_ERR_UNREACH
+    })?;
+    s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
+    let mut body = Encoder::default();
+    body.u32(wire::PROTOCOL);
+    crate::owned::encode_str(&mut body, &me.nspace);
+    body.u32(me.rank);
+    s.write_all(&frame(1, wire::HELLO, body.bytes())).map_err(|_| PMIX_ERR_UNREACH)?;
+    let mut hdr = [0u8; 10];
+    s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
+    let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+    if !(6..=runtime::MAX_FRAME).contains(&len) {
+        return Err(PMIX_ERR_UNREACH);
+    }
+    let mut rest = vec![0u8; len - 6];
+    s.read_exact(&mut rest).map_err(|_| PMIX_ERR_UNREACH)?;
+    if rest.len() < 4 {
+        return Err(PMIX_ERR_UNREACH);
+    }
+    let st = i32::from_le_bytes(rest[..4].try_into().unwrap());
+    if st != PMIX_SUCCESS {
+        crate::pmix_debug!(1, "PMIx_Init: the server refused us ({})", crate::strings::error_name(st));
+        return Err(st);
+    }
+    let mut d = Decoder::new(&rest[4..]);
+    let srv_ns = decode_str(&mut d)?;
+    let srv_rank = d.u32()?;
+    let n = d.u32()? as usize;
+    for _ in 0..n.min(d.remaining()) {
+        let rank = d.u32()?;
+        let infos = decode_infos(&mut d)?;
+        cache.put(&Proc::new(&me.nspace, rank), infos);
+    }
+    let srv = Proc::new(&srv_ns, srv_rank);
+    cache.put(
+        me,
+        vec![
+            Info::new("pmix.srv.nspace", Value::string(&srv.nspace)),
+            Info::new("pmix.srv.rank", Value::rank(srv.rank)),
+            Info::new("pmix.srvr.uri", Value::string(&uri)),
+        ],
+    );
+    s.set_read_timeout(None).map_err(|_| PMIX_ERR_UNREACH)?;
+    Ok(s)
+}
+
+/// PMIx_Init: (proc, status). Reference counted: later calls return the same proc.
+/// Without a server the library is still initialised (local calls work) and
+/// the status is PMIX_ERR_UNREACH.
+pub fn init() -> (Proc, pmix_status_t) {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = g.as_mut() {
+        c.refcount += 1;
+        return (c.me.clone(), PMIX_SUCCESS);
+    }
+    let cache = Arc::new(Cache::default());
+    let ns = std::env::var("PMIX_NAMESPACE").ok();
+    let rank = std::env::var("PMIX_RANK").ok().and_then(|r| r.parse::<u32>().ok());
+    let (me, status, engine) = match (ns, rank) {
+        (Some(ns), Some(rank)) => {
+            let me = Proc::new(&ns, rank);
+            match connect(&me, &cache) {
+                Ok(stream) => match start_engine(me.clone(), cache.clone(), stream) {
+                    Ok(e) => (me, PMIX_SUCCESS, Some(e)),
+                    Err(e) => (me, e, None),
+                },
+                Err(e) => (me, e, None),
+            }
+        }
+        (Some(ns), None) => (Proc::new(&ns, 0), PMIX_ERR_DATA_VALUE_NOT_FOUND, None),
+        _ => {
+            let me = Proc::new(&format!("singleton.{}.{}", crate::server::session::hostname(), std::process::id()), 0);
+            cache.put(&Proc::wildcard(&me.nspace), vec![Info::new("pmix.job.size", Value::u32(1)), Info::new("pmix.univ.size", Value::u32(1))]);
+            (me, PMIX_ERR_UNREACH, None)
+        }
+    };
+    if status == PMIX_ERR_DATA_VALUE_NOT_FOUND {
+        return (me, status);
+    }
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new() });
+    (me, status)
+}
+
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream) -> Res<runtime::Engine<ClientRole>> {
+    stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+    let role = ClientRole { conn: Some(2), next_req: 1, pending: HashMap::new(), events: events::Registry::default(), cache, handle: None, me };
+    let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
+    let h = engine.handle.clone();
+    engine.handle.run(move |c, _| c.set_handle(h));
+    Ok(engine)
+}
+
+/// PMIx_Finalize: only the last call tears down; it waits for the server's
+/// acknowledgement (sent after the host learnt of it).
+pub fn finalize() -> pmix_status_t {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = g.as_mut() else { return PMIX_ERR_INIT };
+    c.refcount -= 1;
+    if c.refcount > 0 {
+        return PMIX_SUCCESS;
+    }
+    let mut c = g.take().unwrap();
+    drop(g);
+    let mut st = PMIX_SUCCESS;
+    if let Some(mut engine) = c.engine.take() {
+        let done = Oneshot::new();
+        let d = done.clone();
+        let sent = engine.handle.run(move |role, net| {
+            role.request(net, wire::FINALIZE, &[], Box::new(move |_, _, st, _| d.set(st)));
+        });
+        if sent {
+            st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
+            if st == PMIX_ERR_LOST_CONNECTION || st == PMIX_ERR_UNREACH {
+                st = PMIX_SUCCESS; // the server is gone: nothing left to tell it
+            }
+        }
+        engine.handle.run(|_, net| net.stop());
+        if let Some(t) = engine.thread.take() {
+            let _ = t.join();
+        }
+    }
+    st
+}
+pub mod api;

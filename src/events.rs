@@ -1,0 +1,164 @@
+//! Event handlers (PMIx_Register_event_handler / Deregister / notification
+//! chains), shared by every role.
+//!
+//! Handlers run on the role's progress thread. A notification walks the chain
+//! of matching handlers: handlers registered for the code first, then default
+//! handlers, each in registration order (PMIX_EVENT_HDLR_FIRST / _PREPEND put a
+//! handler at the front of its group, _LAST / _APPEND at the end). Each handler
+//! gets a `cbfunc` to call when done; the chain goes on unless it answers
+//! PMIX_EVENT_ACTION_COMPLETE. The next step is always posted back to the
+//! progress thread, so a handler may call cbfunc from any thread or inline.
+
+use core::ffi::c_void;
+
+use crate::abi::*;
+use crate::owned::{find, infos_to_c, free_c_infos, Info, Proc};
+
+#[derive(Clone)]
+pub struct Handler {
+    pub id: usize,
+    pub codes: Vec<pmix_status_t>,
+    pub func: pmix_notification_fn_t,
+    pub first: bool,
+}
+
+#[derive(Default)]
+pub struct Registry {
+    handlers: Vec<Handler>,
+    next_id: usize,
+}
+
+impl Registry {
+    pub const fn new() -> Registry {
+        Registry { handlers: Vec::new(), next_id: 0 }
+    }
+
+    /// Register; returns the reference id the caller gets back.
+    pub fn register(&mut self, codes: Vec<pmix_status_t>, info: &[Info], func: pmix_notification_fn_t) -> usize {
+        let id = self.next_id;
+        self.next_id += 1;
+        let first = find(info, PMIX_EVENT_HDLR_FIRST).is_some_and(|i| i.truthy())
+            || find(info, PMIX_EVENT_HDLR_PREPEND).is_some_and(|i| i.truthy())
+            || find(info, PMIX_EVENT_HDLR_FIRST_IN_CATEGORY).is_some_and(|i| i.truthy());
+        let h = Handler { id, codes, func, first };
+        if first {
+            self.handlers.insert(0, h);
+        } else {
+            self.handlers.push(h);
+        }
+        id
+    }
+
+    pub fn deregister(&mut self, id: usize) -> bool {
+        let before = self.handlers.len();
+        self.handlers.retain(|h| h.id != id);
+        self.handlers.len() != before
+    }
+
+    /// The handlers a notification of `code` reaches, in call order. Events
+    /// marked non-default (PMIX_EVENT_NON_DEFAULT) skip the default handlers.
+    pub fn chain_for(&self, code: pmix_status_t, info: &[Info]) -> Vec<Handler> {
+        let mut v: Vec<Handler> = self.handlers.iter().filter(|h| h.codes.contains(&code)).cloned().collect();
+        let non_default = find(info, PMIX_EVENT_NON_DEFAULT).is_some_and(|i| i.truthy());
+        if !non_default {
+            v.extend(self.handlers.iter().filter(|h| h.codes.is_empty()).cloned());
+        }
+        v
+    }
+}
+
+/// Posts a closure to the progress thread that owns the registry.
+pub type Poster = std::sync::Arc<dyn Fn(Box<dyn FnOnce() + Send>) + Send + Sync>;
+
+/// One notification walking its chain.
+pub struct Chain {
+    handlers: Vec<Handler>,
+    next: usize,
+    status: pmix_status_t,
+    source: pmix_proc_t,
+    info: (*mut pmix_info_t, usize),
+    results: Vec<Info>,
+    /// The C copy of `results` given to the current handler.
+    results_c: (*mut pmix_info_t, usize),
+    post: Poster,
+}
+
+// SAFETY: the chain owns its C arrays; it moves between threads only as a whole.
+unsafe impl Send for Chain {}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        // SAFETY: both arrays came from infos_to_c.
+        unsafe {
+            free_c_infos(self.info.0, self.info.1);
+            free_c_infos(self.results_c.0, self.results_c.1);
+        }
+    }
+}
+
+/// Start delivering an event to `handlers` (on the progress thread).
+pub fn notify(handlers: Vec<Handler>, status: pmix_status_t, source: &Proc, info: &[Info], post: Poster) {
+    if handlers.is_empty() {
+        return;
+    }
+    let chain = Box::new(Chain {
+        handlers,
+        next: 0,
+        status,
+        source: source.to_c(),
+        info: infos_to_c(info),
+        results: Vec::new(),
+        results_c: (core::ptr::null_mut(), 0),
+        post,
+    });
+    run_next(chain);
+}
+
+fn run_next(mut chain: Box<Chain>) {
+    while chain.next < chain.handlers.len() {
+        let h = chain.handlers[chain.next].clone();
+        chain.next += 1;
+        let Some(f) = h.func else { continue };
+        // SAFETY: previous C copy of the results is no longer referenced.
+        unsafe { free_c_infos(chain.results_c.0, chain.results_c.1) };
+        chain.results_c = infos_to_c(&chain.results);
+        let (status, src, (ip, ni), (rp, nr)) = (chain.status, chain.source, chain.info, chain.results_c);
+        let raw = Box::into_raw(chain);
+        crate::pmix_debug!(10, "event {status}: calling handler {}", h.id);
+        // SAFETY: the handler gets pointers owned by the chain, which stays
+        // alive until the handler calls back (`raw` is reclaimed there).
+        unsafe {
+            f(h.id, status, &src, ip, ni, rp, nr, Some(handler_done), raw as *mut c_void);
+        }
+        return;
+    }
+}
+
+/// The `pmix_event_notification_cbfunc_fn_t` handed to each handler.
+unsafe extern "C" fn handler_done(
+    status: pmix_status_t,
+    results: *mut pmix_info_t,
+    nresults: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    thiscbdata: *mut c_void,
+    notification_cbdata: *mut c_void,
+) {
+    if notification_cbdata.is_null() {
+        return;
+    }
+    // SAFETY: notification_cbdata is the chain leaked in run_next, returned once.
+    let mut chain = Box::from_raw(notification_cbdata as *mut Chain);
+    // SAFETY: the handler's results array is valid for this call.
+    if let Ok(mut r) = Info::copy_array(results, nresults) {
+        chain.results.append(&mut r);
+    }
+    if let Some(cb) = cbfunc {
+        // The handler's own results may be released now that we copied them.
+        cb(PMIX_SUCCESS, thiscbdata);
+    }
+    if status == PMIX_EVENT_ACTION_COMPLETE {
+        return;
+    }
+    let post = chain.post.clone();
+    post(Box::new(move || run_next(chain)));
+}

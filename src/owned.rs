@@ -1,0 +1,378 @@
+//! Rust owners of C data: `Info` and `Value` own a `pmix_info_t` /
+//! `pmix_value_t` (and the libc memory behind it) and free it on drop; `Proc`
+//! is a process name. The client and server cores keep their data in these.
+
+use core::ffi::{c_char, c_void};
+
+use crate::abi::*;
+use crate::cmem;
+use crate::data::elem::Res;
+use crate::data::kind::Kind;
+use crate::data::pack::{Decoder, Encoder};
+use crate::data::{self, value};
+
+/// A process name: namespace and rank.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Proc {
+    pub nspace: String,
+    pub rank: pmix_rank_t,
+}
+
+impl Proc {
+    pub fn new(nspace: &str, rank: pmix_rank_t) -> Proc {
+        Proc { nspace: nspace.to_string(), rank }
+    }
+    pub fn from_c(p: &pmix_proc_t) -> Proc {
+        let n = cmem::bounded_len(&p.nspace);
+        // SAFETY: c_char and u8 have one layout; n is within the array.
+        let bytes = unsafe { core::slice::from_raw_parts(p.nspace.as_ptr() as *const u8, n) };
+        Proc { nspace: String::from_utf8_lossy(bytes).into_owned(), rank: p.rank }
+    }
+    pub fn to_c(&self) -> pmix_proc_t {
+        // SAFETY: all-zero is a valid pmix_proc_t.
+        let mut p: pmix_proc_t = unsafe { core::mem::zeroed() };
+        cmem::load_fixed(&mut p.nspace, self.nspace.as_bytes());
+        p.rank = self.rank;
+        p
+    }
+    pub fn wildcard(nspace: &str) -> Proc {
+        Proc::new(nspace, PMIX_RANK_WILDCARD)
+    }
+    pub fn encode(&self, e: &mut Encoder) {
+        let p = self.to_c();
+        // SAFETY: p is a valid proc.
+        let _ = unsafe { e.elem(Kind::Proc, &p as *const pmix_proc_t as *const u8, 0) };
+    }
+    pub fn decode(d: &mut Decoder<'_>) -> Res<Proc> {
+        // SAFETY: zeroed proc storage, decoded in place.
+        unsafe {
+            let mut p: pmix_proc_t = core::mem::zeroed();
+            d.elem(Kind::Proc, &mut p as *mut pmix_proc_t as *mut u8, 0)?;
+            Ok(Proc::from_c(&p))
+        }
+    }
+}
+
+impl std::fmt::Display for Proc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.rank {
+            PMIX_RANK_WILDCARD => write!(f, "{}:*", self.nspace),
+            r => write!(f, "{}:{}", self.nspace, r),
+        }
+    }
+}
+
+/// An owned `pmix_value_t`.
+pub struct Value(pub pmix_value_t);
+
+// SAFETY: a Value exclusively owns the libc memory it points to.
+unsafe impl Send for Value {}
+unsafe impl Sync for Value {}
+
+impl Value {
+    /// A copy of the element at `data` of type `t` (PMIx_Value_load conventions).
+    ///
+    /// # Safety
+    /// As `value::load`.
+    pub unsafe fn load(data: *const c_void, t: pmix_data_type_t) -> Res<Value> {
+        let mut v: pmix_value_t = core::mem::zeroed();
+        value::load(&mut v, data, t)?;
+        Ok(Value(v))
+    }
+    /// # Safety
+    /// `v` is a valid value.
+    pub unsafe fn copy_of(v: &pmix_value_t) -> Res<Value> {
+        let mut out: pmix_value_t = core::mem::zeroed();
+        value::xfer(&mut out, v, 0)?;
+        Ok(Value(out))
+    }
+    pub fn u32(x: u32) -> Value {
+        // SAFETY: x is a u32 element.
+        unsafe { Value::load(&x as *const u32 as *const c_void, PMIX_UINT32).unwrap() }
+    }
+    pub fn u16(x: u16) -> Value {
+        // SAFETY: x is a u16 element.
+        unsafe { Value::load(&x as *const u16 as *const c_void, PMIX_UINT16).unwrap() }
+    }
+    pub fn rank(x: pmix_rank_t) -> Value {
+        // SAFETY: x is a rank element.
+        unsafe { Value::load(&x as *const u32 as *const c_void, PMIX_PROC_RANK).unwrap() }
+    }
+    pub fn boolean(x: bool) -> Value {
+        // SAFETY: x is a bool element.
+        unsafe { Value::load(&x as *const bool as *const c_void, PMIX_BOOL).unwrap() }
+    }
+    pub fn string(s: &str) -> Value {
+        let mut v: pmix_value_t = unsafe { core::mem::zeroed() };
+        v.r#type = PMIX_STRING;
+        v.data.string = cmem::strdup_bytes(s.as_bytes());
+        Value(v)
+    }
+    pub fn proc(p: &Proc) -> Value {
+        let c = p.to_c();
+        // SAFETY: c is a proc element.
+        unsafe { Value::load(&c as *const pmix_proc_t as *const c_void, PMIX_PROC).unwrap() }
+    }
+    pub fn type_(&self) -> pmix_data_type_t {
+        self.0.r#type
+    }
+    /// The value as a u32 when it is any unsigned/rank integer type that fits.
+    pub fn as_u32(&self) -> Option<u32> {
+        // SAFETY: the union field read matches the type tag.
+        unsafe {
+            match self.0.r#type {
+                PMIX_UINT32 | PMIX_PROC_RANK => Some(self.0.data.uint32),
+                PMIX_UINT16 => Some(self.0.data.uint16 as u32),
+                PMIX_UINT8 => Some(self.0.data.uint8 as u32),
+                PMIX_UINT => Some(self.0.data.uint),
+                PMIX_INT => u32::try_from(self.0.data.integer).ok(),
+                PMIX_INT32 => u32::try_from(self.0.data.int32).ok(),
+                PMIX_UINT64 => u32::try_from(self.0.data.uint64).ok(),
+                PMIX_SIZE => u32::try_from(self.0.data.size).ok(),
+                _ => None,
+            }
+        }
+    }
+    pub fn as_str(&self) -> Option<String> {
+        if self.0.r#type != PMIX_STRING {
+            return None;
+        }
+        // SAFETY: a PMIX_STRING value holds NULL or a C string.
+        unsafe { cmem::cstr_bytes(self.0.data.string).map(|b| String::from_utf8_lossy(b).into_owned()) }
+    }
+    /// True for PMIX_BOOL true, for a key given with no value (PMIX_UNDEF: "present
+    /// means true", as Open MPI passes some directives), and for "true"/"yes"/"1" strings.
+    pub fn truthy(&self) -> bool {
+        // SAFETY: field reads match the type tag.
+        unsafe {
+            match self.0.r#type {
+                PMIX_BOOL => self.0.data.uint8 != 0,
+                PMIX_UNDEF => true,
+                PMIX_STRING => matches!(
+                    self.as_str().as_deref().map(|s| s.to_ascii_lowercase()).as_deref(),
+                    Some("true") | Some("yes") | Some("1")
+                ),
+                _ => self.as_u32().is_some_and(|x| x != 0),
+            }
+        }
+    }
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        // SAFETY: self holds a valid value; a copy can only fail on NOMEM.
+        unsafe { Value::copy_of(&self.0).expect("out of memory copying a value") }
+    }
+}
+
+impl Drop for Value {
+    fn drop(&mut self) {
+        // SAFETY: we own the value.
+        unsafe { value::destruct(&mut self.0) }
+    }
+}
+
+/// An owned `pmix_info_t`.
+pub struct Info(pub pmix_info_t);
+
+// SAFETY: an Info exclusively owns the libc memory it points to.
+unsafe impl Send for Info {}
+unsafe impl Sync for Info {}
+
+impl Info {
+    pub fn new(key: &str, v: Value) -> Info {
+        // SAFETY: zeroed info, key copied in, value moved in.
+        unsafe {
+            let mut i: pmix_info_t = core::mem::zeroed();
+            cmem::load_fixed(&mut i.key, key.as_bytes());
+            i.value = v.0;
+            core::mem::forget(v);
+            Info(i)
+        }
+    }
+    /// # Safety
+    /// `src` is a valid info.
+    pub unsafe fn copy_of(src: &pmix_info_t) -> Res<Info> {
+        let mut i: pmix_info_t = core::mem::zeroed();
+        data::info_xfer(&mut i, src)?;
+        Ok(Info(i))
+    }
+    /// Copies of a C info array (NULL/0 gives an empty list).
+    ///
+    /// # Safety
+    /// `p` is NULL or points to `n` valid infos.
+    pub unsafe fn copy_array(p: *const pmix_info_t, n: usize) -> Res<Vec<Info>> {
+        if p.is_null() || n == 0 {
+            return Ok(Vec::new());
+        }
+        (0..n).map(|i| Info::copy_of(&*p.add(i))).collect()
+    }
+    pub fn key(&self) -> &str {
+        let n = cmem::bounded_len(&self.0.key);
+        // SAFETY: bytes of the key array up to its NUL.
+        let b = unsafe { core::slice::from_raw_parts(self.0.key.as_ptr() as *const u8, n) };
+        core::str::from_utf8(b).unwrap_or("")
+    }
+    pub fn is(&self, key: &core::ffi::CStr) -> bool {
+        self.key().as_bytes() == key.to_bytes()
+    }
+    pub fn value(&self) -> Value {
+        // SAFETY: self holds a valid value.
+        unsafe { Value::copy_of(&self.0.value).expect("out of memory copying a value") }
+    }
+    pub fn value_ref(&self) -> &pmix_value_t {
+        &self.0.value
+    }
+    pub fn truthy(&self) -> bool {
+        // SAFETY: a bitwise view used only for reading, never dropped.
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.truthy()
+    }
+    pub fn as_u32(&self) -> Option<u32> {
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.as_u32()
+    }
+    pub fn as_str(&self) -> Option<String> {
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.as_str()
+    }
+}
+
+impl Clone for Info {
+    fn clone(&self) -> Info {
+        // SAFETY: self holds a valid info.
+        unsafe { Info::copy_of(&self.0).expect("out of memory copying an info") }
+    }
+}
+
+impl Drop for Info {
+    fn drop(&mut self) {
+        // SAFETY: we own the value.
+        unsafe { value::destruct(&mut self.0.value) }
+    }
+}
+
+/// Find a directive by key.
+pub fn find<'a>(infos: &'a [Info], key: &core::ffi::CStr) -> Option<&'a Info> {
+    infos.iter().find(|i| i.is(key))
+}
+
+/// Encode a list of infos: `u32 n` + elements.
+pub fn encode_infos(e: &mut Encoder, infos: &[Info]) -> Res {
+    e.u32(u32::try_from(infos.len()).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+    for i in infos {
+        // SAFETY: each info is valid.
+        unsafe { e.elem(Kind::Info, &i.0 as *const pmix_info_t as *const u8, 0)? };
+    }
+    Ok(())
+}
+
+pub fn decode_infos(d: &mut Decoder<'_>) -> Res<Vec<Info>> {
+    let n = d.u32()? as usize;
+    if n > d.remaining() {
+        return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        // SAFETY: zeroed storage decoded in place; ownership passes to Info.
+        unsafe {
+            let mut i: pmix_info_t = core::mem::zeroed();
+            d.elem(Kind::Info, &mut i as *mut pmix_info_t as *mut u8, 0)?;
+            out.push(Info(i));
+        }
+    }
+    Ok(out)
+}
+
+pub fn encode_value(e: &mut Encoder, v: &Value) -> Res {
+    // SAFETY: v is valid.
+    unsafe { e.elem(Kind::Value, &v.0 as *const pmix_value_t as *const u8, 0) }
+}
+
+pub fn decode_value(d: &mut Decoder<'_>) -> Res<Value> {
+    // SAFETY: zeroed storage decoded in place.
+    unsafe {
+        let mut v: pmix_value_t = core::mem::zeroed();
+        d.elem(Kind::Value, &mut v as *mut pmix_value_t as *mut u8, 0)?;
+        Ok(Value(v))
+    }
+}
+
+pub fn encode_str(e: &mut Encoder, s: &str) {
+    e.u32(s.len() as u32 + 1);
+    e.raw(s.as_bytes());
+}
+
+pub fn decode_str(d: &mut Decoder<'_>) -> Res<String> {
+    let b = d.str_bytes()?.ok_or(PMIX_ERR_UNPACK_FAILURE)?;
+    String::from_utf8(b.to_vec()).map_err(|_| PMIX_ERR_UNPACK_FAILURE)
+}
+
+pub fn encode_procs(e: &mut Encoder, procs: &[Proc]) {
+    e.u32(procs.len() as u32);
+    for p in procs {
+        p.encode(e);
+    }
+}
+
+pub fn decode_procs(d: &mut Decoder<'_>) -> Res<Vec<Proc>> {
+    let n = d.u32()? as usize;
+    if n > d.remaining() {
+        return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    }
+    (0..n).map(|_| Proc::decode(d)).collect()
+}
+
+/// Procs of a C array (NULL/0 gives none).
+///
+/// # Safety
+/// `p` is NULL or points to `n` procs.
+pub unsafe fn procs_of(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    (0..n).map(|i| Proc::from_c(&*p.add(i))).collect()
+}
+
+/// A malloc'd C array of copies of `infos` (what the PMIx macros free).
+pub fn infos_to_c(infos: &[Info]) -> (*mut pmix_info_t, usize) {
+    if infos.is_empty() {
+        return (core::ptr::null_mut(), 0);
+    }
+    let p = cmem::calloc_array(infos.len(), core::mem::size_of::<pmix_info_t>()) as *mut pmix_info_t;
+    if p.is_null() {
+        return (p, 0);
+    }
+    for (k, i) in infos.iter().enumerate() {
+        // SAFETY: p has room for infos.len() zeroed infos.
+        unsafe {
+            let _ = data::info_xfer(&mut *p.add(k), &i.0);
+        }
+    }
+    (p, infos.len())
+}
+
+/// Free what `infos_to_c` made.
+///
+/// # Safety
+/// `p`/`n` came from `infos_to_c`.
+pub unsafe fn free_c_infos(p: *mut pmix_info_t, n: usize) {
+    crate::data::elem::free_array(Kind::Info, p as *mut u8, n);
+}
+
+/// A NUL-terminated copy of a Rust string, for handing to C callbacks.
+pub fn c_string(s: &str) -> std::ffi::CString {
+    std::ffi::CString::new(s.replace('\0', "")).unwrap()
+}
+
+/// Key of a C string argument, bounded to PMIX_MAX_KEYLEN.
+///
+/// # Safety
+/// `k` is NULL or a string readable up to its NUL or PMIX_MAX_KEYLEN+1 bytes.
+pub unsafe fn key_of(k: *const c_char) -> Option<String> {
+    let b = cmem::bounded_cstr(k, PMIX_MAX_KEYLEN + 1)?;
+    if b.len() > PMIX_MAX_KEYLEN {
+        return None;
+    }
+    Some(String::from_utf8_lossy(b).into_owned())
+}

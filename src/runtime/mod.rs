@@ -1,0 +1,402 @@
+//! The progress engine: one thread per initialised role running a mio poll
+//! loop over Unix-domain sockets, a waker for commands from other threads, and
+//! timers. All role state lives on that thread; other threads send closures.
+//!
+//! Framing: `u32 length` (of what follows) + `u32 request id` + `u16 tag` +
+//! body. A frame shorter than the header or longer than `MAX_FRAME` closes
+//! that one connection (logged at PMIX_DEBUG >= 1); nothing a peer sends can
+//! stop the loop.
+
+pub mod oneshot;
+
+use std::cell::Cell;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use mio::net::{UnixListener, UnixStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+
+pub use oneshot::Oneshot;
+
+/// Largest frame accepted or sent (a modex of thousands of ranks fits easily).
+pub const MAX_FRAME: usize = 64 << 20;
+const HEADER: usize = 10;
+const WAKER: Token = Token(0);
+const LISTENER: Token = Token(1);
+
+pub type ConnId = usize;
+
+thread_local!(static ON_PROGRESS_THREAD: Cell<bool> = const { Cell::new(false) });
+
+/// True on a progress thread (inside a callback): blocking calls must not wait there.
+pub fn on_progress_thread() -> bool {
+    ON_PROGRESS_THREAD.with(|c| c.get())
+}
+
+/// Credentials of a connected peer, from the kernel (SO_PEERCRED).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeerCred {
+    pub pid: i32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+pub fn peer_cred(fd: i32) -> Option<PeerCred> {
+    let mut c = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = core::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `c`.
+    let rc = unsafe {
+        libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_PEERCRED, &mut c as *mut libc::ucred as *mut libc::c_void, &mut len)
+    };
+    (rc == 0).then_some(PeerCred { pid: c.pid, uid: c.uid, gid: c.gid })
+}
+
+struct Conn {
+    stream: UnixStream,
+    rbuf: Vec<u8>,
+    wbuf: Vec<u8>,
+    want_write: bool,
+    cred: Option<PeerCred>,
+}
+
+/// What role code can do: send frames, close connections, set timers, stop.
+pub struct Net {
+    poll: Poll,
+    conns: HashMap<ConnId, Conn>,
+    next_id: ConnId,
+    timers: BinaryHeap<std::cmp::Reverse<(Instant, u64)>>,
+    cancelled: HashSet<u64>,
+    next_timer: u64,
+    stop: bool,
+}
+
+impl Net {
+    /// Queue one frame to `id` (dropped silently if the connection is gone).
+    pub fn send(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8]) {
+        let Some(c) = self.conns.get_mut(&id) else { return };
+        let len = 6 + body.len();
+        if len > MAX_FRAME {
+            crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_FRAME})");
+            return;
+        }
+        c.wbuf.extend_from_slice(&(len as u32).to_le_bytes());
+        c.wbuf.extend_from_slice(&req.to_le_bytes());
+        c.wbuf.extend_from_slice(&tag.to_le_bytes());
+        c.wbuf.extend_from_slice(body);
+        self.flush(id);
+    }
+
+    fn flush(&mut self, id: ConnId) {
+        let mut dead = false;
+        if let Some(c) = self.conns.get_mut(&id) {
+            while !c.wbuf.is_empty() {
+                match c.stream.write(&c.wbuf) {
+                    Ok(0) => {
+                        dead = true;
+                        break;
+                    }
+                    Ok(n) => {
+                        c.wbuf.drain(..n);
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(_) => {
+                        dead = true;
+                        break;
+                    }
+                }
+            }
+            let want = !c.wbuf.is_empty();
+            if want != c.want_write && !dead {
+                let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
+                let _ = self.poll.registry().reregister(&mut c.stream, Token(id), interest);
+                c.want_write = want;
+            }
+        }
+        if dead {
+            // The reader side notices too and reports the close.
+            crate::pmix_debug!(5, "write to connection {id} failed");
+        }
+    }
+
+    /// Close a connection now (its role is not told: it asked for it).
+    pub fn close(&mut self, id: ConnId) {
+        if let Some(mut c) = self.conns.remove(&id) {
+            let _ = self.poll.registry().deregister(&mut c.stream);
+        }
+    }
+
+    pub fn is_open(&self, id: ConnId) -> bool {
+        self.conns.contains_key(&id)
+    }
+
+    pub fn cred(&self, id: ConnId) -> Option<PeerCred> {
+        self.conns.get(&id).and_then(|c| c.cred)
+    }
+
+    /// Add an already connected stream (clients: the server connection).
+    pub fn add_stream(&mut self, mut stream: UnixStream) -> std::io::Result<ConnId> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
+        let cred = peer_cred(stream.as_raw_fd());
+        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), wbuf: Vec::new(), want_write: false, cred });
+        Ok(id)
+    }
+
+    /// A timer firing `Role::on_timer(id)` after `after`.
+    pub fn timer(&mut self, after: Duration) -> u64 {
+        self.next_timer += 1;
+        self.timers.push(std::cmp::Reverse((Instant::now() + after, self.next_timer)));
+        self.next_timer
+    }
+
+    pub fn cancel_timer(&mut self, id: u64) {
+        self.cancelled.insert(id);
+    }
+
+    /// End the loop after the current event.
+    pub fn stop(&mut self) {
+        self.stop = true;
+    }
+
+    /// Write out everything queued (used before stopping, so final replies leave).
+    pub fn drain_writes(&mut self, limit: Duration) {
+        let end = Instant::now() + limit;
+        loop {
+            let ids: Vec<ConnId> = self.conns.iter().filter(|(_, c)| !c.wbuf.is_empty()).map(|(i, _)| *i).collect();
+            if ids.is_empty() || Instant::now() >= end {
+                return;
+            }
+            for id in ids {
+                self.flush(id);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// The behaviour of one role (client, server, tool) on its progress thread.
+pub trait Role: Send + 'static {
+    fn on_accept(&mut self, _net: &mut Net, _id: ConnId) {}
+    fn on_frame(&mut self, net: &mut Net, id: ConnId, req: u32, tag: u16, body: &[u8]);
+    fn on_close(&mut self, net: &mut Net, id: ConnId);
+    fn on_timer(&mut self, _net: &mut Net, _timer: u64) {}
+    /// The loop is ending (stop or all handles gone): fail whatever is pending.
+    fn on_stop(&mut self, _net: &mut Net) {}
+}
+
+pub type Cmd<R> = Box<dyn FnOnce(&mut R, &mut Net) + Send>;
+
+/// A way into a running loop from any thread.
+pub struct Handle<R: Role> {
+    tx: mpsc::Sender<Cmd<R>>,
+    waker: Arc<Waker>,
+}
+
+impl<R: Role> Clone for Handle<R> {
+    fn clone(&self) -> Self {
+        Handle { tx: self.tx.clone(), waker: self.waker.clone() }
+    }
+}
+
+impl<R: Role> Handle<R> {
+    /// Run `f` on the progress thread; false when the loop has ended.
+    pub fn run(&self, f: impl FnOnce(&mut R, &mut Net) + Send + 'static) -> bool {
+        if self.tx.send(Box::new(f)).is_err() {
+            return false;
+        }
+        self.waker.wake().is_ok()
+    }
+
+    /// Run `f` on the progress thread and wait for its answer (never call from
+    /// the progress thread itself). None when the loop ended first.
+    pub fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut R, &mut Net) -> T + Send + 'static) -> Option<T> {
+        if on_progress_thread() {
+            return None;
+        }
+        let done = Oneshot::new();
+        let d = done.clone();
+        if !self.run(move |r, n| d.set(f(r, n))) {
+            return None;
+        }
+        done.wait()
+    }
+}
+
+pub struct Engine<R: Role> {
+    pub handle: Handle<R>,
+    pub thread: Option<JoinHandle<()>>,
+}
+
+/// Start a progress thread for `role`, optionally listening on `listener` and
+/// holding the already connected `streams` (their ids are 2, 3, ...).
+pub fn start<R: Role>(
+    role: R,
+    listener: Option<UnixListener>,
+    streams: Vec<UnixStream>,
+    name: &str,
+) -> std::io::Result<Engine<R>> {
+    let poll = Poll::new()?;
+    let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+    let (tx, rx) = mpsc::channel::<Cmd<R>>();
+    let mut net = Net {
+        poll,
+        conns: HashMap::new(),
+        next_id: 2,
+        timers: BinaryHeap::new(),
+        cancelled: HashSet::new(),
+        next_timer: 0,
+        stop: false,
+    };
+    let mut listener = listener;
+    if let Some(l) = listener.as_mut() {
+        net.poll.registry().register(l, LISTENER, Interest::READABLE)?;
+    }
+    for s in streams {
+        net.add_stream(s)?;
+    }
+    let thread = std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || run_loop(role, net, listener, rx))?;
+    Ok(Engine { handle: Handle { tx, waker }, thread: Some(thread) })
+}
+
+fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, rx: mpsc::Receiver<Cmd<R>>) {
+    ON_PROGRESS_THREAD.with(|c| c.set(true));
+    let mut events = Events::with_capacity(256);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loop {
+        let timeout = net.timers.peek().map(|std::cmp::Reverse((t, _))| t.saturating_duration_since(Instant::now()));
+        if let Err(e) = net.poll.poll(&mut events, timeout) {
+            if e.kind() != ErrorKind::Interrupted {
+                crate::pmix_debug!(1, "progress loop: poll failed: {e}");
+                break;
+            }
+        }
+        for ev in events.iter() {
+            match ev.token() {
+                WAKER => loop {
+                    match rx.try_recv() {
+                        Ok(cmd) => cmd(&mut role, &mut net),
+                        Err(mpsc::TryRecvError::Empty) => break,
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            net.stop = true;
+                            break;
+                        }
+                    }
+                },
+                LISTENER => {
+                    if let Some(l) = listener.as_ref() {
+                        loop {
+                            match l.accept() {
+                                Ok((s, _)) => match net.add_stream(s) {
+                                    Ok(id) => role.on_accept(&mut net, id),
+                                    Err(e) => crate::pmix_debug!(1, "accept: register failed: {e}"),
+                                },
+                                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                                Err(e) => {
+                                    crate::pmix_debug!(1, "accept failed: {e}");
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                Token(id) => {
+                    if ev.is_writable() {
+                        net.flush(id);
+                    }
+                    if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                        read_conn(&mut role, &mut net, id);
+                    }
+                }
+            }
+            if net.stop {
+                break;
+            }
+        }
+        // timers
+        let now = Instant::now();
+        while let Some(std::cmp::Reverse((t, id))) = net.timers.peek().copied() {
+            if t > now {
+                break;
+            }
+            net.timers.pop();
+            if !net.cancelled.remove(&id) {
+                role.on_timer(&mut net, id);
+            }
+        }
+        if net.stop {
+            break;
+        }
+    }));
+    if result.is_err() {
+        crate::pmix_debug!(1, "progress loop: internal panic; failing pending requests");
+    }
+    // Fail what is pending, and answer commands still queued so no caller waits forever.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| role.on_stop(&mut net)));
+    while let Ok(cmd) = rx.try_recv() {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cmd(&mut role, &mut net)));
+    }
+    net.drain_writes(Duration::from_millis(200));
+}
+
+fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
+    let mut closed = false;
+    let mut buf = [0u8; 65536];
+    loop {
+        let Some(c) = net.conns.get_mut(&id) else { return };
+        match c.stream.read(&mut buf) {
+            Ok(0) => {
+                closed = true;
+                break;
+            }
+            Ok(n) => {
+                c.rbuf.extend_from_slice(&buf[..n]);
+                if c.rbuf.len() > MAX_FRAME + HEADER {
+                    break; // parse what we have; an oversized frame is caught below
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => {
+                closed = true;
+                break;
+            }
+        }
+    }
+    // Deliver complete frames.
+    loop {
+        let Some(c) = net.conns.get_mut(&id) else { return };
+        if c.rbuf.len() < 4 {
+            break;
+        }
+        let len = u32::from_le_bytes(c.rbuf[..4].try_into().unwrap()) as usize;
+        if !(6..=MAX_FRAME).contains(&len) {
+            crate::pmix_debug!(1, "connection {id}: malformed frame length {len}; dropping the connection");
+            net.close(id);
+            role.on_close(net, id);
+            return;
+        }
+        if c.rbuf.len() < 4 + len {
+            break;
+        }
+        let frame: Vec<u8> = c.rbuf.drain(..4 + len).collect();
+        let req = u32::from_le_bytes(frame[4..8].try_into().unwrap());
+        let tag = u16::from_le_bytes(frame[8..10].try_into().unwrap());
+        role.on_frame(net, id, req, tag, &frame[HEADER..]);
+        if net.stop {
+            return;
+        }
+    }
+    if closed && net.conns.contains_key(&id) {
+        net.close(id);
+        role.on_close(net, id);
+    }
+}

@@ -1,0 +1,89 @@
+//! A value delivered once from one thread to a waiter on another.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct Oneshot<T> {
+    inner: Arc<(Mutex<Slot<T>>, Condvar)>,
+}
+
+struct Slot<T> {
+    value: Option<T>,
+    /// The sender side is gone without a value (the loop ended).
+    abandoned: bool,
+    senders: usize,
+}
+
+impl<T> Clone for Oneshot<T> {
+    fn clone(&self) -> Self {
+        self.inner.0.lock().unwrap_or_else(|e| e.into_inner()).senders += 1;
+        Oneshot { inner: self.inner.clone() }
+    }
+}
+
+impl<T> Drop for Oneshot<T> {
+    fn drop(&mut self) {
+        let (m, cv) = &*self.inner;
+        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        s.senders = s.senders.saturating_sub(1);
+        if s.senders == 0 && s.value.is_none() {
+            s.abandoned = true;
+            cv.notify_all();
+        }
+    }
+}
+
+impl<T> Default for Oneshot<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Oneshot<T> {
+    pub fn new() -> Self {
+        Oneshot { inner: Arc::new((Mutex::new(Slot { value: None, abandoned: false, senders: 0 }), Condvar::new())) }
+    }
+
+    /// Deliver the value (the first one wins).
+    pub fn set(&self, v: T) {
+        let (m, cv) = &*self.inner;
+        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        if s.value.is_none() {
+            s.value = Some(v);
+        }
+        cv.notify_all();
+    }
+
+    /// Wait for the value; None when every sender was dropped without one.
+    pub fn wait(self) -> Option<T> {
+        self.wait_until(None)
+    }
+
+    /// Wait at most `d`; None on timeout or abandonment.
+    pub fn wait_timeout(self, d: Duration) -> Option<T> {
+        self.wait_until(Some(Instant::now() + d))
+    }
+
+    fn wait_until(self, end: Option<Instant>) -> Option<T> {
+        let (m, cv) = &*self.inner;
+        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(v) = s.value.take() {
+                return Some(v);
+            }
+            if s.abandoned {
+                return None;
+            }
+            match end {
+                None => s = cv.wait(s).unwrap_or_else(|e| e.into_inner()),
+                Some(end) => {
+                    let now = Instant::now();
+                    if now >= end {
+                        return None;
+                    }
+                    s = cv.wait_timeout(s, end - now).unwrap_or_else(|e| e.into_inner()).0;
+                }
+            }
+        }
+    }
+}

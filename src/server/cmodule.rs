@@ -1,0 +1,406 @@
+//! The `Host` of a C resource manager: its `pmix_server_module_t` table.
+//!
+//! Arguments handed to an upcall (info arrays, procs, strings) stay alive
+//! until the host fires the callback, as the Standard promises. The callback
+//! context is reference counted so that a host answering inline, from another
+//! thread, or not at all (an error return) is handled without leaks or
+//! double frees.
+
+use core::ffi::{c_char, c_void};
+use std::ffi::CString;
+use std::sync::{Arc, Mutex};
+
+use super::host::*;
+use crate::abi::*;
+use crate::owned::{free_c_infos, infos_to_c, Info, Proc};
+
+/// C data kept alive for the duration of one upcall.
+#[derive(Default)]
+struct Keep {
+    infos: Vec<(*mut pmix_info_t, usize)>,
+    procs: Vec<Vec<pmix_proc_t>>,
+    strings: Vec<CString>,
+    ptrs: Vec<Vec<*mut c_char>>,
+    bytes: Vec<Vec<u8>>,
+}
+
+impl Keep {
+    fn infos(&mut self, v: &[Info]) -> (*mut pmix_info_t, usize) {
+        let a = infos_to_c(v);
+        self.infos.push(a);
+        a
+    }
+    fn procs(&mut self, v: &[Proc]) -> (*const pmix_proc_t, usize) {
+        let p: Vec<pmix_proc_t> = v.iter().map(|p| p.to_c()).collect();
+        let r = (if p.is_empty() { core::ptr::null() } else { p.as_ptr() }, p.len());
+        self.procs.push(p);
+        r
+    }
+    fn proc(&mut self, p: &Proc) -> *const pmix_proc_t {
+        self.procs(std::slice::from_ref(p)).0
+    }
+    fn string(&mut self, s: &str) -> *const c_char {
+        let c = crate::owned::c_string(s);
+        let p = c.as_ptr();
+        self.strings.push(c);
+        p
+    }
+    /// A NULL-terminated argv of `items`.
+    fn argv(&mut self, items: &[String]) -> *mut *mut c_char {
+        let mut v: Vec<*mut c_char> = items.iter().map(|s| self.string(s) as *mut c_char).collect();
+        v.push(core::ptr::null_mut());
+        let p = v.as_mut_ptr();
+        self.ptrs.push(v);
+        p
+    }
+}
+
+impl Drop for Keep {
+    fn drop(&mut self) {
+        for (p, n) in self.infos.drain(..) {
+            // SAFETY: made by infos_to_c.
+            unsafe { free_c_infos(p, n) };
+        }
+    }
+}
+
+// SAFETY: Keep owns all it points to.
+unsafe impl Send for Keep {}
+
+struct Ctx<F: ?Sized> {
+    done: Mutex<Option<Box<F>>>,
+    _keep: Keep,
+}
+
+/// Start an upcall: the raw pointer is the callback's cbdata.
+fn ctx<F: ?Sized>(done: Box<F>, keep: Keep) -> (Arc<Ctx<F>>, *mut c_void) {
+    let a = Arc::new(Ctx { done: Mutex::new(Some(done)), _keep: keep });
+    let raw = Arc::into_raw(a.clone()) as *mut c_void;
+    (a, raw)
+}
+
+/// After the upcall returned `rc`: SUCCESS means the callback will fire.
+fn settle<F: ?Sized>(rc: pmix_status_t, ours: Arc<Ctx<F>>, raw: *mut c_void) -> Upcall {
+    if rc == PMIX_SUCCESS {
+        return Upcall::Pending;
+    }
+    let unfired = ours.done.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
+    if unfired {
+        // SAFETY: the callback will not fire: reclaim the reference it would have taken.
+        drop(unsafe { Arc::from_raw(raw as *const Ctx<F>) });
+        Upcall::Now(rc)
+    } else {
+        Upcall::Pending // it fired inline despite the error return
+    }
+}
+
+/// Take the completion in a callback (None if it already fired).
+///
+/// # Safety
+/// `cbdata` came from `ctx::<F>` and this callback runs once.
+unsafe fn take<F: ?Sized>(cbdata: *mut c_void) -> Option<Box<F>> {
+    if cbdata.is_null() {
+        return None;
+    }
+    let a = Arc::from_raw(cbdata as *const Ctx<F>);
+    let d = a.done.lock().unwrap_or_else(|e| e.into_inner()).take();
+    d
+}
+
+type OpF = dyn FnOnce(pmix_status_t) + Send;
+type DataF = dyn FnOnce(pmix_status_t, Vec<u8>) + Send;
+type InfosF = dyn FnOnce(pmix_status_t, Vec<Info>) + Send;
+type LookupF = dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send;
+type SpawnF = dyn FnOnce(pmix_status_t, String) + Send;
+type CredF = dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send;
+
+unsafe extern "C" fn op_cb(status: pmix_status_t, cbdata: *mut c_void) {
+    if let Some(f) = take::<OpF>(cbdata) {
+        f(status);
+    }
+}
+
+unsafe extern "C" fn modex_cb(
+    status: pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    let bytes = if data.is_null() || ndata == 0 || ndata > isize::MAX as usize {
+        Vec::new()
+    } else {
+        core::slice::from_raw_parts(data as *const u8, ndata).to_vec()
+    };
+    if let Some(r) = release_fn {
+        r(release_cbdata);
+    }
+    if let Some(f) = take::<DataF>(cbdata) {
+        f(status, bytes);
+    }
+}
+
+unsafe extern "C" fn info_cb(
+    status: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+    if let Some(r) = release_fn {
+        r(release_cbdata);
+    }
+    if let Some(f) = take::<InfosF>(cbdata) {
+        f(status, infos);
+    }
+}
+
+unsafe extern "C" fn lookup_cb(status: pmix_status_t, data: *mut pmix_pdata_t, ndata: usize, cbdata: *mut c_void) {
+    let mut out = Vec::new();
+    if !data.is_null() {
+        for i in 0..ndata {
+            let pd = &*data.add(i);
+            let mut info: pmix_info_t = core::mem::zeroed();
+            info.key = pd.key;
+            if crate::data::value::xfer(&mut info.value, &pd.value, 0).is_ok() {
+                out.push((Proc::from_c(&pd.proc), Info(info)));
+            }
+        }
+    }
+    if let Some(f) = take::<LookupF>(cbdata) {
+        f(status, out);
+    }
+}
+
+unsafe extern "C" fn spawn_cb(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+    let ns = crate::cmem::bounded_cstr(nspace, PMIX_MAX_NSLEN + 1).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+    if let Some(f) = take::<SpawnF>(cbdata) {
+        f(status, ns);
+    }
+}
+
+unsafe extern "C" fn cred_cb(status: pmix_status_t, cred: *mut pmix_byte_object_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
+    let bytes = cred.as_ref().and_then(|bo| crate::data::value::bo_slice(bo).ok()).map(|b| b.to_vec()).unwrap_or_default();
+    let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+    if let Some(f) = take::<CredF>(cbdata) {
+        f(status, bytes, infos);
+    }
+}
+
+unsafe extern "C" fn validation_cb(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
+    let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+    if let Some(f) = take::<InfosF>(cbdata) {
+        f(status, infos);
+    }
+}
+
+/// The C module table, copied at PMIx_server_init.
+pub struct CModule(pub pmix_server_module_t);
+
+// SAFETY: function pointers of the host; the Standard allows upcalls from the library's thread.
+unsafe impl Send for CModule {}
+
+macro_rules! op_upcall {
+    ($self:ident, $field:ident, $done:ident, $keep:ident, |$f:ident, $cb:ident, $cbd:ident| $call:expr) => {{
+        let Some($f) = $self.0.$field else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let (ours, raw) = ctx::<OpF>($done, $keep);
+        let $cb: pmix_op_cbfunc_t = Some(op_cb);
+        let $cbd = raw;
+        // SAFETY: host function with arguments that live until the callback.
+        let rc = unsafe { $call };
+        settle(rc, ours, raw)
+    }};
+}
+
+impl Host for CModule {
+    fn client_connected(&mut self, proc: &Proc, server_object: usize) -> pmix_status_t {
+        let p = proc.to_c();
+        if let Some(f) = self.0.client_connected {
+            // SAFETY: OpenPMIx 4.2.2 passes no callback here; the answer is the return value.
+            return unsafe { f(&p, server_object as *mut c_void, None, core::ptr::null_mut()) };
+        }
+        if let Some(f) = self.0.client_connected2 {
+            // SAFETY: as above.
+            return unsafe { f(&p, server_object as *mut c_void, core::ptr::null_mut(), 0, None, core::ptr::null_mut()) };
+        }
+        PMIX_SUCCESS
+    }
+
+    fn client_finalized(&mut self, proc: &Proc, server_object: usize, done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        op_upcall!(self, client_finalized, done, keep, |f, cb, cbd| f(
+            p,
+            server_object as *mut c_void,
+            cb,
+            cbd
+        ))
+    }
+
+    fn abort(&mut self, proc: &Proc, server_object: usize, status: i32, msg: &str, procs: &[Proc], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let m = keep.string(msg);
+        let (pp, np) = keep.procs(procs);
+        op_upcall!(self, abort, done, keep, |f, cb, cbd| f(
+            p,
+            server_object as *mut c_void,
+            status,
+            m,
+            pp as *mut pmix_proc_t,
+            np,
+            cb,
+            cbd
+        ))
+    }
+
+    fn fence_nb(&mut self, procs: &[Proc], info: &[Info], data: Vec<u8>, done: DoneData) -> Upcall {
+        let Some(f) = self.0.fence_nb else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let (pp, np) = keep.procs(procs);
+        let (ip, ni) = keep.infos(info);
+        keep.bytes.push(data);
+        let (dp, dn) = (keep.bytes[0].as_mut_ptr() as *mut c_char, keep.bytes[0].len());
+        let (ours, raw) = ctx::<DataF>(done, keep);
+        // SAFETY: arguments live in the context until the callback.
+        let rc = unsafe { f(pp, np, ip, ni, dp, dn, Some(modex_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn direct_modex(&mut self, proc: &Proc, info: &[Info], done: DoneData) -> Upcall {
+        let Some(f) = self.0.direct_modex else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(info);
+        let (ours, raw) = ctx::<DataF>(done, keep);
+        // SAFETY: as above.
+        let rc = unsafe { f(p, ip, ni, Some(modex_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn publish(&mut self, proc: &Proc, info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(info);
+        op_upcall!(self, publish, done, keep, |f, cb, cbd| f(p, ip, ni, cb, cbd))
+    }
+
+    fn lookup(&mut self, proc: &Proc, keys: &[String], info: &[Info], done: DoneLookup) -> Upcall {
+        let Some(f) = self.0.lookup else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let k = keep.argv(keys);
+        let (ip, ni) = keep.infos(info);
+        let (ours, raw) = ctx::<LookupF>(done, keep);
+        // SAFETY: as above.
+        let rc = unsafe { f(p, k, ip, ni, Some(lookup_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn unpublish(&mut self, proc: &Proc, keys: &[String], info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let k = keep.argv(keys);
+        let (ip, ni) = keep.infos(info);
+        op_upcall!(self, unpublish, done, keep, |f, cb, cbd| f(p, k, ip, ni, cb, cbd))
+    }
+
+    fn spawn(&mut self, proc: &Proc, job_info: &[Info], apps: &CArray, done: DoneSpawn) -> Upcall {
+        let Some(f) = self.0.spawn else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(job_info);
+        let a = apps.apps();
+        let (ours, raw) = ctx::<SpawnF>(done, keep);
+        // SAFETY: `apps` outlives this call; hosts copy what they keep (the Standard's rule).
+        let rc = unsafe { f(p, ip, ni, a.as_ptr(), a.len(), Some(spawn_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn connect(&mut self, procs: &[Proc], info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let (pp, np) = keep.procs(procs);
+        let (ip, ni) = keep.infos(info);
+        op_upcall!(self, connect, done, keep, |f, cb, cbd| f(pp, np, ip, ni, cb, cbd))
+    }
+
+    fn disconnect(&mut self, procs: &[Proc], info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let (pp, np) = keep.procs(procs);
+        let (ip, ni) = keep.infos(info);
+        op_upcall!(self, disconnect, done, keep, |f, cb, cbd| f(pp, np, ip, ni, cb, cbd))
+    }
+
+    fn register_events(&mut self, codes: &[pmix_status_t], info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let (ip, ni) = keep.infos(info);
+        let mut c = codes.to_vec();
+        let cp = if c.is_empty() { core::ptr::null_mut() } else { c.as_mut_ptr() };
+        let n = c.len();
+        let r = op_upcall!(self, register_events, done, keep, |f, cb, cbd| f(cp, n, ip, ni, cb, cbd));
+        drop(c);
+        r
+    }
+
+    fn notify_event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info], done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let s = keep.proc(source);
+        let (ip, ni) = keep.infos(info);
+        op_upcall!(self, notify_event, done, keep, |f, cb, cbd| f(
+            code, s, range, ip, ni, cb, cbd
+        ))
+    }
+
+    fn query(&mut self, proc: &Proc, queries: &CArray, done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.query else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc) as *mut pmix_proc_t;
+        let q = queries.queries();
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: as for spawn.
+        let rc = unsafe { f(p, q.as_ptr() as *mut pmix_query_t, q.len(), Some(info_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn log(&mut self, proc: &Proc, data: &[Info], directives: &[Info], done: Done) -> Upcall {
+        let Some(f) = self.0.log else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (dp, dn) = keep.infos(data);
+        let (ip, ni) = keep.infos(directives);
+        let (_ours, raw) = ctx::<OpF>(done, keep);
+        // SAFETY: the log upcall returns nothing: it always calls back.
+        unsafe { f(p, dp, dn, ip, ni, Some(op_cb), raw) };
+        Upcall::Pending
+    }
+
+    fn get_credential(&mut self, proc: &Proc, directives: &[Info], done: Box<CredF>) -> Upcall {
+        let Some(f) = self.0.get_credential else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(directives);
+        let (ours, raw) = ctx::<CredF>(done, keep);
+        // SAFETY: as above.
+        let rc = unsafe { f(p, ip, ni, Some(cred_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn validate_credential(&mut self, proc: &Proc, cred: &[u8], directives: &[Info], done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.validate_credential else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(directives);
+        keep.bytes.push(cred.to_vec());
+        let bo = pmix_byte_object_t { bytes: keep.bytes[0].as_mut_ptr() as *mut c_char, size: keep.bytes[0].len() };
+        let bo = Box::new(bo);
+        let bop: *const pmix_byte_object_t = &*bo;
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: bo lives until after the call; hosts copy the credential if they keep it.
+        let rc = unsafe { f(p, bop, ip, ni, Some(validation_cb), raw) };
+        drop(bo);
+        settle(rc, ours, raw)
+    }
+}

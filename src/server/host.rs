@@ -1,0 +1,130 @@
+//! The server's upcalls to its host, behind one trait with two
+//! implementations: the C `pmix_server_module_t` table (`cmodule.rs`) and
+//! pmixrun's Rust host. The core never calls a C function pointer itself.
+//!
+//! Every upcall returns `Upcall::Pending` (the host will call `done` exactly
+//! once, from any thread) or `Upcall::Now(status)` (finished; `done` was
+//! dropped unused). A host that does not provide an upcall answers
+//! `Now(PMIX_ERR_NOT_SUPPORTED)`: the default of every method.
+
+use crate::abi::*;
+use crate::data::kind::Kind;
+use crate::owned::{Info, Proc};
+
+pub enum Upcall {
+    Pending,
+    Now(pmix_status_t),
+}
+
+pub type Done = Box<dyn FnOnce(pmix_status_t) + Send>;
+pub type DoneData = Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>;
+pub type DoneInfos = Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>;
+pub type DoneLookup = Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>;
+pub type DoneSpawn = Box<dyn FnOnce(pmix_status_t, String) + Send>;
+
+/// An owned C array of PMIx structs (apps, queries), freed on drop.
+pub struct CArray {
+    pub kind: Kind,
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+// SAFETY: the array exclusively owns its libc memory.
+unsafe impl Send for CArray {}
+
+impl CArray {
+    /// A deep copy of `n` elements at `p`.
+    ///
+    /// # Safety
+    /// `p` is NULL or points to `n` valid elements of `kind`.
+    pub unsafe fn copy(kind: Kind, p: *const u8, n: usize) -> Result<CArray, pmix_status_t> {
+        let (ptr, len) = crate::data::elem::copy_array(kind, p, n, 0)?;
+        Ok(CArray { kind, ptr, len })
+    }
+    pub fn empty(kind: Kind) -> CArray {
+        CArray { kind, ptr: core::ptr::null_mut(), len: 0 }
+    }
+    pub fn apps(&self) -> &[pmix_app_t] {
+        assert_eq!(self.kind, Kind::App);
+        if self.ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: ptr holds len apps.
+        unsafe { core::slice::from_raw_parts(self.ptr as *const pmix_app_t, self.len) }
+    }
+    pub fn queries(&self) -> &[pmix_query_t] {
+        assert_eq!(self.kind, Kind::Query);
+        if self.ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: ptr holds len queries.
+        unsafe { core::slice::from_raw_parts(self.ptr as *const pmix_query_t, self.len) }
+    }
+}
+
+impl Drop for CArray {
+    fn drop(&mut self) {
+        // SAFETY: we own the array.
+        unsafe { crate::data::elem::free_array(self.kind, self.ptr, self.len) }
+    }
+}
+
+/// What the server may ask of its host. Defaults: not supported.
+#[allow(unused_variables)]
+pub trait Host: Send {
+    /// A client finished its first PMIx_Init. The answer is final (no callback).
+    fn client_connected(&mut self, proc: &Proc, server_object: usize) -> pmix_status_t {
+        PMIX_SUCCESS
+    }
+    /// A client's last PMIx_Finalize: its finalize is acknowledged only after this completes.
+    fn client_finalized(&mut self, proc: &Proc, server_object: usize, done: Done) -> Upcall {
+        Upcall::Now(PMIX_SUCCESS)
+    }
+    fn abort(&mut self, proc: &Proc, server_object: usize, status: i32, msg: &str, procs: &[Proc], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    /// A fence with participants outside this server; `data` is this server's
+    /// self-delimiting blob; the answer is the concatenation of all servers' blobs.
+    fn fence_nb(&mut self, procs: &[Proc], info: &[Info], data: Vec<u8>, done: DoneData) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn direct_modex(&mut self, proc: &Proc, info: &[Info], done: DoneData) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn publish(&mut self, proc: &Proc, info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn lookup(&mut self, proc: &Proc, keys: &[String], info: &[Info], done: DoneLookup) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn unpublish(&mut self, proc: &Proc, keys: &[String], info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn spawn(&mut self, proc: &Proc, job_info: &[Info], apps: &CArray, done: DoneSpawn) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn connect(&mut self, procs: &[Proc], info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn disconnect(&mut self, procs: &[Proc], info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn register_events(&mut self, codes: &[pmix_status_t], info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn notify_event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn query(&mut self, proc: &Proc, queries: &CArray, done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn log(&mut self, proc: &Proc, data: &[Info], directives: &[Info], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn get_credential(&mut self, proc: &Proc, directives: &[Info], done: Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn validate_credential(&mut self, proc: &Proc, cred: &[u8], directives: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+}

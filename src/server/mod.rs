@@ -1,0 +1,947 @@
+//! The server role: namespaces and clients registered by the host, client
+//! connections (identity from SO_PEERCRED), fences, Gets, and the requests it
+//! relays to the host through the `Host` trait.
+
+pub mod cmodule;
+pub mod host;
+pub mod nspace;
+pub mod regex;
+pub mod session;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::kind::Kind;
+use crate::data::pack::{Decoder, Encoder};
+use crate::events;
+use crate::owned::{self, decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
+use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
+use crate::wire;
+use host::{CArray, Host, Upcall};
+use nspace::{ClientReg, Nspace};
+
+/// A connection that completed its hello.
+struct Peer {
+    proc: Proc,
+    cred: PeerCred,
+}
+
+/// A fence (or connect/disconnect barrier) in progress.
+struct Barrier {
+    kind: u16,
+    /// Participants as the callers named them (passed to the host).
+    procs: Vec<Proc>,
+    /// Expanded, sorted participants: the barrier's identity.
+    members: Vec<Proc>,
+    collect: bool,
+    info: Vec<Info>,
+    local_needed: BTreeSet<Proc>,
+    arrived: Vec<(ConnId, u32, Proc)>,
+    timer: Option<u64>,
+    at_host: bool,
+    id: u64,
+}
+
+/// A Get waiting for data a local client has not committed yet.
+struct ParkedGet {
+    conn: ConnId,
+    req: u32,
+    target: Proc,
+    key: String,
+    timer: Option<u64>,
+}
+
+pub struct ServerRole {
+    host: Box<dyn Host>,
+    pub me: Proc,
+    hostname: String,
+    pub nspaces: HashMap<String, Nspace>,
+    peers: HashMap<ConnId, Peer>,
+    barriers: Vec<Barrier>,
+    parked: Vec<ParkedGet>,
+    next_barrier: u64,
+    /// PMIx_Store_internal in server role.
+    internal: HashMap<Proc, Vec<Info>>,
+    pub events: events::Registry,
+    psets: HashMap<String, Vec<Proc>>,
+    handle: Option<Handle<ServerRole>>,
+}
+
+fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
+    let mut b = Vec::with_capacity(4 + body.len());
+    b.extend_from_slice(&status.to_le_bytes());
+    b.extend_from_slice(body);
+    net.send(conn, req, wire::REPLY, &b);
+}
+
+/// The reply status the client sees for a host's answer: "done at once" is success.
+fn settled(st: pmix_status_t) -> pmix_status_t {
+    if st == PMIX_OPERATION_SUCCEEDED {
+        PMIX_SUCCESS
+    } else {
+        st
+    }
+}
+
+impl ServerRole {
+    pub fn new(host: Box<dyn Host>, me: Proc, hostname: String) -> ServerRole {
+        ServerRole {
+            host,
+            me,
+            hostname,
+            nspaces: HashMap::new(),
+            peers: HashMap::new(),
+            barriers: Vec::new(),
+            parked: Vec::new(),
+            next_barrier: 1,
+            internal: HashMap::new(),
+            events: events::Registry::default(),
+            psets: HashMap::new(),
+            handle: None,
+        }
+    }
+
+    pub fn set_handle(&mut self, h: Handle<ServerRole>) {
+        self.handle = Some(h);
+    }
+
+    fn handle(&self) -> Handle<ServerRole> {
+        self.handle.clone().expect("server handle set at start")
+    }
+
+    /// A poster for event chains of this role.
+    pub fn poster(&self) -> events::Poster {
+        let h = self.handle();
+        Arc::new(move |f| {
+            h.run(move |_, _| f());
+        })
+    }
+
+    /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
+    fn upcall_reply(&mut self, net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
+        if let Upcall::Now(st) = u {
+            reply(net, conn, req, settled(st), &[]);
+        }
+    }
+
+    /// A completion that replies `(status)` to `conn/req` on the progress thread.
+    fn done_reply(&self, conn: ConnId, req: u32) -> host::Done {
+        let h = self.handle();
+        Box::new(move |st| {
+            h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+        })
+    }
+
+    // ---- registration (host API, on the progress thread) ----
+
+    pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
+        let host = self.hostname.clone();
+        self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name)).register(nlocal, info, &host);
+    }
+
+    pub fn register_client(&mut self, proc: &Proc, uid: u32, gid: u32, obj: usize) {
+        let ns = self.nspaces.entry(proc.nspace.clone()).or_insert_with(|| Nspace::new(&proc.nspace));
+        ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false });
+    }
+
+    pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
+        let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);
+        if let Some(c) = conn {
+            // Deliberate: the host says the process is gone. No lost-connection handling.
+            self.peers.remove(&c);
+            net.close(c);
+        }
+        self.fail_barriers_of(net, proc, PMIX_ERR_LOST_CONNECTION);
+        self.release_parked(net, proc);
+    }
+
+    pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
+        if let Some(ns) = self.nspaces.remove(name) {
+            for (rank, reg) in ns.clients {
+                if let Some(c) = reg.conn {
+                    self.peers.remove(&c);
+                    net.close(c);
+                }
+                let p = Proc::new(name, rank);
+                self.fail_barriers_of(net, &p, PMIX_ERR_LOST_CONNECTION);
+                self.release_parked(net, &p);
+            }
+        }
+    }
+
+    pub fn store_internal(&mut self, proc: &Proc, info: Info) {
+        let v = self.internal.entry(proc.clone()).or_default();
+        v.retain(|i| i.key() != info.key());
+        v.push(info);
+    }
+
+    /// PMIx_server_define_process_set: remember it and tell the local clients.
+    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
+        let mut arr: Vec<pmix_proc_t> = members.iter().map(|p| p.to_c()).collect();
+        let da = pmix_data_array_t { r#type: PMIX_PROC, size: arr.len(), array: arr.as_mut_ptr() as *mut core::ffi::c_void };
+        // SAFETY: da describes `arr`, copied by load.
+        let Ok(v) = (unsafe { Value::load(&da as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) }) else {
+            return PMIX_ERR_NOMEM;
+        };
+        let info = vec![Info::new("pmix.pset.nm", Value::string(name)), Info::new("pmix.pset.mems", v)];
+        self.psets.insert(name.to_string(), members);
+        let me = self.me.clone();
+        self.deliver_event(net, PMIX_PROCESS_SET_DEFINE, &me, PMIX_RANGE_LOCAL, &info);
+        PMIX_SUCCESS
+    }
+
+    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
+        if self.psets.remove(name).is_none() {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        let info = vec![Info::new("pmix.pset.nm", Value::string(name))];
+        let me = self.me.clone();
+        self.deliver_event(net, PMIX_PROCESS_SET_DELETE, &me, PMIX_RANGE_LOCAL, &info);
+        PMIX_SUCCESS
+    }
+
+    /// PMIx_Get in server role: what this server holds, never waiting.
+    pub fn get_local(&self, proc: &Proc, key: &str) -> Option<Value> {
+        if let Some(v) = self.internal.get(proc).and_then(|l| l.iter().find(|i| i.key() == key)) {
+            return Some(v.value());
+        }
+        let ns = self.nspaces.get(&proc.nspace)?;
+        if proc.rank != PMIX_RANK_WILDCARD {
+            if let Some(i) = ns.data_for(proc.rank, true).into_iter().find(|i| i.key() == key) {
+                return Some(i.value());
+            }
+        }
+        ns.job.iter().find(|i| i.key() == key).map(|i| i.value())
+    }
+
+    /// Committed REMOTE/GLOBAL data of a local proc, as a blob for PMIx_server_dmodex_request.
+    pub fn dmodex_blob(&self, proc: &Proc) -> Res<Vec<u8>> {
+        let ns = self.nspaces.get(&proc.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
+        if !ns.is_local(proc.rank) {
+            return Err(PMIX_ERR_NOT_FOUND);
+        }
+        let mut e = Encoder::default();
+        blob_record(&mut e, proc, &ns.data_for(proc.rank, false))?;
+        Ok(e.into_bytes())
+    }
+
+    /// Deliver an event to local clients in `range` (and to this process's handlers).
+    pub fn deliver_event(&mut self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
+        let mut body = Encoder::default();
+        body.u32(status as u32);
+        source.encode(&mut body);
+        if encode_infos(&mut body, info).is_err() {
+            return;
+        }
+        let targets: Vec<ConnId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| match range {
+                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
+                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
+                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| {
+                    c.iter().any(|x| x.nspace == p.proc.nspace && (x.rank == p.proc.rank || x.rank == PMIX_RANK_WILDCARD))
+                }),
+                _ => true,
+            })
+            .map(|(c, _)| *c)
+            .collect();
+        for c in targets {
+            net.send(c, 0, wire::EVENT, body.bytes());
+        }
+        if matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM | PMIX_RANGE_LOCAL | PMIX_RANGE_UNDEF) {
+            let chain = self.events.chain_for(status, info);
+            events::notify(chain, status, source, info, self.poster());
+        }
+    }
+
+    // ---- client requests ----
+
+    fn on_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) {
+        let parsed = (|| -> Res<(u32, String, u32)> { Ok((d.u32()?, decode_str(d)?, d.u32()?)) })();
+        let Ok((proto, ns, rank)) = parsed else {
+            crate::pmix_debug!(1, "connection {conn}: malformed hello; dropping it");
+            net.close(conn);
+            return;
+        };
+        let proc = Proc::new(&ns, rank);
+        let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
+            crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
+            reply(net, conn, req, st, &[]);
+            net.drain_writes(Duration::from_millis(50));
+            net.close(conn);
+        };
+        if proto != wire::PROTOCOL {
+            return refuse(net, "protocol version differs", PMIX_ERR_NOT_SUPPORTED);
+        }
+        let Some(cred) = net.cred(conn) else {
+            return refuse(net, "no peer credentials", PMIX_ERR_INVALID_CRED);
+        };
+        let Some(ns_entry) = self.nspaces.get_mut(&ns) else {
+            return refuse(net, "namespace not registered", PMIX_ERR_NOT_FOUND);
+        };
+        let Some(reg) = ns_entry.clients.get_mut(&rank) else {
+            return refuse(net, "rank not registered", PMIX_ERR_NOT_FOUND);
+        };
+        if reg.uid != cred.uid || reg.gid != cred.gid {
+            return refuse(net, &format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid), PMIX_ERR_INVALID_CRED);
+        }
+        if reg.conn.is_some_and(|c| net.is_open(c)) {
+            return refuse(net, "rank already connected", PMIX_ERR_EXISTS);
+        }
+        reg.conn = Some(conn);
+        reg.finalized = false;
+        let first = !reg.connected;
+        reg.connected = true;
+        let obj = reg.server_object;
+        self.peers.insert(conn, Peer { proc: proc.clone(), cred });
+        // The whole namespace's data: the client answers most Gets from it.
+        let mut body = Encoder::default();
+        owned::encode_str(&mut body, &self.me.nspace);
+        body.u32(self.me.rank);
+        let snap = ns_entry.snapshot();
+        body.u32(snap.len() as u32);
+        for (r, infos) in &snap {
+            body.u32(*r);
+            if encode_infos(&mut body, infos).is_err() {
+                return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
+            }
+        }
+        if first {
+            let st = self.host.client_connected(&proc, obj);
+            if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED && st != PMIX_ERR_NOT_SUPPORTED {
+                return refuse(net, "the host refused it", st);
+            }
+        }
+        reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+    }
+
+    fn on_commit(&mut self, net: &mut Net, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let n = d.u32()? as usize;
+        let mut items = Vec::new();
+        for _ in 0..n.min(d.remaining()) {
+            let scope = d.u32()? as u8;
+            let mut one = decode_infos(d)?;
+            if let Some(i) = one.pop() {
+                items.push((scope, i));
+            }
+        }
+        let ns = self.nspaces.get_mut(&who.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
+        let c = ns.committed.entry(who.rank).or_default();
+        for (scope, i) in items {
+            c.retain(|(_, x)| x.key() != i.key());
+            c.push((scope, i));
+        }
+        ns.has_committed.insert(who.rank);
+        self.release_parked(net, who);
+        Ok(())
+    }
+
+    fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) -> Res {
+        let target = Proc::decode(d)?;
+        let key = decode_str(d)?;
+        let info = decode_infos(d)?;
+        let immediate = find(&info, PMIX_IMMEDIATE).is_some_and(|i| i.truthy());
+        let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32());
+        if self.answer_get(net, conn, req, &target, &key) {
+            return Ok(());
+        }
+        let waitable = !immediate
+            && target.rank != PMIX_RANK_WILDCARD
+            && self.nspaces.get(&target.nspace).is_some_and(|ns| {
+                ns.clients.get(&target.rank).is_some_and(|r| !r.finalized) && !ns.has_committed.contains(&target.rank)
+            });
+        if waitable {
+            let timer = timeout.filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
+            self.parked.push(ParkedGet { conn, req, target, key, timer });
+        } else {
+            reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+        }
+        Ok(())
+    }
+
+    /// Answer a Get if the data is here: all data of the target rank (the client caches it).
+    fn answer_get(&self, net: &mut Net, conn: ConnId, req: u32, target: &Proc, key: &str) -> bool {
+        let Some(ns) = self.nspaces.get(&target.nspace) else { return false };
+        let data = if target.rank == PMIX_RANK_WILDCARD { ns.job.clone() } else { ns.data_for(target.rank, true) };
+        let found = key.is_empty() || data.iter().any(|i| i.key() == key) || ns.job.iter().any(|i| i.key() == key);
+        if !found {
+            return false;
+        }
+        let mut e = Encoder::default();
+        if encode_infos(&mut e, &data).is_err() {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return true;
+        }
+        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        true
+    }
+
+    fn release_parked(&mut self, net: &mut Net, target: &Proc) {
+        let (now, keep): (Vec<ParkedGet>, Vec<ParkedGet>) = std::mem::take(&mut self.parked).into_iter().partition(|p| p.target == *target);
+        self.parked = keep;
+        for p in now {
+            if let Some(t) = p.timer {
+                net.cancel_timer(t);
+            }
+            if !self.answer_get(net, p.conn, p.req, &p.target, &p.key) {
+                reply(net, p.conn, p.req, PMIX_ERR_NOT_FOUND, &[]);
+            }
+        }
+    }
+
+    fn on_barrier(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let mut procs = decode_procs(d)?;
+        let collect = d.u32()? != 0;
+        let timeout = d.u32()?;
+        let info = decode_infos(d)?;
+        if procs.is_empty() {
+            procs.push(Proc::wildcard(&who.nspace));
+        }
+        let members = nspace::expand(&procs, &self.nspaces);
+        if !members.contains(who) {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        let idx = match self.barriers.iter().position(|b| b.kind == tag && b.members == members && !b.at_host) {
+            Some(i) => i,
+            None => {
+                let local_needed: BTreeSet<Proc> = members
+                    .iter()
+                    .filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)))
+                    .cloned()
+                    .collect();
+                let id = self.next_barrier;
+                self.next_barrier += 1;
+                self.barriers.push(Barrier {
+                    kind: tag,
+                    procs,
+                    members,
+                    collect,
+                    info,
+                    local_needed,
+                    arrived: Vec::new(),
+                    timer: None,
+                    at_host: false,
+                    id,
+                });
+                self.barriers.len() - 1
+            }
+        };
+        let b = &mut self.barriers[idx];
+        b.collect |= collect;
+        if timeout > 0 && b.timer.is_none() {
+            b.timer = Some(net.timer(Duration::from_secs(timeout as u64)));
+        }
+        b.arrived.push((conn, req, who.clone()));
+        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+        if b.local_needed.is_subset(&arrived) {
+            self.local_part_done(net, idx);
+        }
+        Ok(())
+    }
+
+    /// Every local participant arrived: finish here, or ask the host when others take part.
+    fn local_part_done(&mut self, net: &mut Net, idx: usize) {
+        let all_local = self.barriers[idx].members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+        if all_local {
+            let b = self.barriers.remove(idx);
+            self.finish_barrier(net, b, PMIX_SUCCESS);
+            return;
+        }
+        let h = self.handle();
+        let b = &mut self.barriers[idx];
+        b.at_host = true;
+        let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
+        let u = if kind == wire::FENCE {
+            let mut blob = Encoder::default();
+            for p in local {
+                let data = self.nspaces.get(&p.nspace).map(|ns| ns.data_for(p.rank, false)).unwrap_or_default();
+                if blob_record(&mut blob, &p, &data).is_err() {
+                    continue;
+                }
+            }
+            if self.barriers[idx].collect {
+                info.push(Info::new("pmix.collect", Value::boolean(true)));
+            }
+            self.host.fence_nb(
+                &procs,
+                &info,
+                blob.into_bytes(),
+                Box::new(move |st, data| {
+                    h.run(move |s, net| s.host_barrier_done(net, id, st, &data));
+                }),
+            )
+        } else if kind == wire::CONNECT {
+            self.host.connect(&procs, &info, Box::new(move |st| {
+                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
+            }))
+        } else {
+            self.host.disconnect(&procs, &info, Box::new(move |st| {
+                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
+            }))
+        };
+        if let Upcall::Now(st) = u {
+            self.host_barrier_done(net, id, settled(st), &[]);
+        }
+    }
+
+    fn host_barrier_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+        let Some(idx) = self.barriers.iter().position(|b| b.id == id) else { return };
+        let b = self.barriers.remove(idx);
+        if st == PMIX_SUCCESS {
+            // Ingest the other servers' data (records of procs not local here).
+            let mut d = Decoder::new(data);
+            while d.remaining() > 0 {
+                match read_blob_record(&mut d) {
+                    Ok((p, infos)) => {
+                        let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
+                        if !ns.is_local(p.rank) {
+                            let c = ns.committed.entry(p.rank).or_default();
+                            for i in infos {
+                                c.retain(|(_, x)| x.key() != i.key());
+                                c.push((PMIX_GLOBAL, i));
+                            }
+                            ns.has_committed.insert(p.rank);
+                        }
+                    }
+                    Err(_) => {
+                        crate::pmix_debug!(1, "fence: host returned data that does not decode; ignoring the rest");
+                        break;
+                    }
+                }
+            }
+        }
+        self.finish_barrier(net, b, settled(st));
+    }
+
+    fn finish_barrier(&mut self, net: &mut Net, b: Barrier, st: pmix_status_t) {
+        if let Some(t) = b.timer {
+            net.cancel_timer(t);
+        }
+        let mut body = Encoder::default();
+        if st == PMIX_SUCCESS && (b.collect || b.kind == wire::CONNECT) {
+            // Data of every participant, plus job data of their namespaces for connect.
+            let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
+            for p in &b.members {
+                if let Some(ns) = self.nspaces.get(&p.nspace) {
+                    records.push((p.clone(), ns.data_for(p.rank, true)));
+                }
+            }
+            if b.kind == wire::CONNECT {
+                let names: BTreeSet<&String> = b.members.iter().map(|p| &p.nspace).collect();
+                for n in names {
+                    if let Some(ns) = self.nspaces.get(n) {
+                        records.push((Proc::wildcard(n), ns.job.clone()));
+                    }
+                }
+            }
+            body.u32(records.len() as u32);
+            for (p, infos) in &records {
+                p.encode(&mut body);
+                let _ = encode_infos(&mut body, infos);
+            }
+        } else {
+            body.u32(0);
+        }
+        for (conn, req, _) in &b.arrived {
+            reply(net, *conn, *req, st, body.bytes());
+        }
+    }
+
+    fn fail_barriers_of(&mut self, net: &mut Net, proc: &Proc, st: pmix_status_t) {
+        let (hit, keep): (Vec<Barrier>, Vec<Barrier>) =
+            std::mem::take(&mut self.barriers).into_iter().partition(|b| b.members.contains(proc));
+        self.barriers = keep;
+        for b in hit {
+            let arrived: Vec<(ConnId, u32, Proc)> = b.arrived.iter().filter(|(_, _, p)| p != proc).cloned().collect();
+            let b = Barrier { arrived, ..b };
+            self.finish_barrier(net, b, st);
+        }
+    }
+
+    fn dispatch(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) -> Res {
+        let mut d = Decoder::new(body);
+        let who = match self.peers.get(&conn) {
+            Some(p) => p.proc.clone(),
+            None => {
+                if tag == wire::HELLO {
+                    self.on_hello(net, conn, req, &mut d);
+                } else {
+                    crate::pmix_debug!(1, "connection {conn}: request before hello; dropping it");
+                    net.close(conn);
+                }
+                return Ok(());
+            }
+        };
+        let obj = self.nspaces.get(&who.nspace).and_then(|n| n.clients.get(&who.rank)).map(|r| r.server_object).unwrap_or(0);
+        match tag {
+            wire::COMMIT => self.on_commit(net, &who, &mut d)?,
+            wire::FENCE | wire::CONNECT | wire::DISCONNECT => self.on_barrier(net, conn, req, tag, &who, &mut d)?,
+            wire::GET => self.on_get(net, conn, req, &mut d)?,
+            wire::FINALIZE => {
+                if let Some(r) = self.nspaces.get_mut(&who.nspace).and_then(|n| n.clients.get_mut(&who.rank)) {
+                    r.finalized = true;
+                }
+                let done = self.done_reply(conn, req);
+                let u = self.host.client_finalized(&who, obj, done);
+                self.upcall_reply(net, conn, req, u);
+            }
+            wire::ABORT => {
+                let status = d.u32()? as i32;
+                let msg = decode_str(&mut d)?;
+                let procs = decode_procs(&mut d)?;
+                let done = self.done_reply(conn, req);
+                let u = self.host.abort(&who, obj, status, &msg, &procs, done);
+                self.upcall_reply(net, conn, req, u);
+            }
+            wire::PUBLISH => {
+                let mut info = decode_infos(&mut d)?;
+                self.add_uid(conn, &mut info);
+                let done = self.done_reply(conn, req);
+                let u = self.host.publish(&who, &info, done);
+                self.upcall_reply(net, conn, req, u);
+            }
+            wire::LOOKUP | wire::UNPUBLISH => {
+                let n = d.u32()? as usize;
+                let keys: Vec<String> = (0..n.min(d.remaining())).map(|_| decode_str(&mut d)).collect::<Res<_>>()?;
+                let mut info = decode_infos(&mut d)?;
+                self.add_uid(conn, &mut info);
+                let h = self.handle();
+                let u = if tag == wire::LOOKUP {
+                    self.host.lookup(&who, &keys, &info, Box::new(move |st, pdata| {
+                        h.run(move |_, net| {
+                            let mut e = Encoder::default();
+                            e.u32(pdata.len() as u32);
+                            for (p, i) in &pdata {
+                                p.encode(&mut e);
+                                let _ = encode_infos(&mut e, std::slice::from_ref(i));
+                            }
+                            reply(net, conn, req, settled(st), e.bytes());
+                        });
+                    }))
+                } else {
+                    self.host.unpublish(&who, &keys, &info, self.done_reply(conn, req))
+                };
+                if let Upcall::Now(st) = u {
+                    let mut e = Encoder::default();
+                    e.u32(0);
+                    reply(net, conn, req, settled(st), e.bytes());
+                }
+            }
+            wire::NOTIFY => {
+                let status = d.u32()? as i32;
+                let source = Proc::decode(&mut d)?;
+                let range = d.u32()? as u8;
+                let info = decode_infos(&mut d)?;
+                self.deliver_event(net, status, &source, range, &info);
+                if matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
+                    let _ = self.host.notify_event(status, &source, range, &info, Box::new(|_| {}));
+                }
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            }
+            wire::LOG => {
+                let data = decode_infos(&mut d)?;
+                let mut dirs = decode_infos(&mut d)?;
+                if find(&dirs, PMIX_LOG_SOURCE).is_none() {
+                    dirs.push(Info::new("pmix.log.source", Value::proc(&who)));
+                }
+                let done = self.done_reply(conn, req);
+                let u = self.host.log(&who, &data, &dirs, done);
+                self.upcall_reply(net, conn, req, u);
+            }
+            wire::SPAWN => {
+                let info = decode_infos(&mut d)?;
+                let n = d.u32()? as usize;
+                if n > d.remaining() {
+                    return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+                }
+                let apps = elem_array(&mut d, Kind::App, n)?;
+                let h = self.handle();
+                let u = self.host.spawn(&who, &info, &apps, Box::new(move |st, ns| {
+                    h.run(move |_, net| {
+                        let mut e = Encoder::default();
+                        owned::encode_str(&mut e, &ns);
+                        reply(net, conn, req, settled(st), e.bytes());
+                    });
+                }));
+                if let Upcall::Now(st) = u {
+                    let mut e = Encoder::default();
+                    owned::encode_str(&mut e, "");
+                    reply(net, conn, req, settled(st), e.bytes());
+                }
+            }
+            wire::QUERY => {
+                let n = d.u32()? as usize;
+                if n > d.remaining() {
+                    return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+                }
+                let queries = elem_array(&mut d, Kind::Query, n)?;
+                self.on_query(net, conn, req, &who, queries);
+            }
+            wire::REGISTER_EVENTS => {
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            }
+            _ => {
+                crate::pmix_debug!(5, "{who}: request tag {tag} not supported");
+                reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            }
+        }
+        Ok(())
+    }
+
+    fn add_uid(&self, conn: ConnId, info: &mut Vec<Info>) {
+        if let Some(p) = self.peers.get(&conn) {
+            info.retain(|i| !i.is(PMIX_USERID) && !i.is(PMIX_GRPID));
+            info.push(Info::new("pmix.euid", Value::u32(p.cred.uid)));
+            info.push(Info::new("pmix.egid", Value::u32(p.cred.gid)));
+        }
+    }
+
+    /// Queries the library can answer itself; the rest go to the host.
+    fn on_query(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, queries: CArray) {
+        let mut answers = Vec::new();
+        let mut all_local = true;
+        for q in queries.queries() {
+            // SAFETY: keys is NULL or a NULL-terminated argv (decoded by us).
+            let n = unsafe { crate::cmem::argv_len(q.keys) };
+            for k in 0..n {
+                // SAFETY: index within argv.
+                let key = unsafe { crate::cmem::cstr_bytes(*q.keys.add(k)) }.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+                // SAFETY: qualifiers decoded by us.
+                let quals = unsafe { Info::copy_array(q.qualifiers, q.nqual) }.unwrap_or_default();
+                let qns = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| who.nspace.clone());
+                match key.as_str() {
+                    "pmix.qry.ns" => {
+                        let mut names: Vec<&String> = self.nspaces.iter().filter(|(_, n)| n.registered).map(|(k, _)| k).collect();
+                        names.sort();
+                        let s: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+                        answers.push(Info::new("pmix.qry.ns", Value::string(&s.join(","))));
+                    }
+                    "pmix.job.size" | "pmix.local.size" | "pmix.num.nodes" | "pmix.univ.size" | "pmix.max.size" => {
+                        match self.nspaces.get(&qns).and_then(|n| n.job.iter().find(|i| i.key() == key)) {
+                            Some(i) => answers.push(i.clone()),
+                            None => all_local = false,
+                        }
+                    }
+                    _ => all_local = false,
+                }
+            }
+        }
+        if all_local && !answers.is_empty() {
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &answers);
+            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            return;
+        }
+        let h = self.handle();
+        let u = self.host.query(who, &queries, Box::new(move |st, infos| {
+            h.run(move |_, net| {
+                let mut e = Encoder::default();
+                let _ = encode_infos(&mut e, &infos);
+                reply(net, conn, req, settled(st), e.bytes());
+            });
+        }));
+        if let Upcall::Now(st) = u {
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &answers);
+            let st = if !answers.is_empty() && st == PMIX_ERR_NOT_SUPPORTED { PMIX_QUERY_PARTIAL_SUCCESS } else { settled(st) };
+            reply(net, conn, req, st, e.bytes());
+        }
+    }
+}
+
+/// `n` elements of `kind` decoded into an owned C array.
+fn elem_array(d: &mut Decoder<'_>, kind: Kind, n: usize) -> Res<CArray> {
+    if n == 0 {
+        return Ok(CArray::empty(kind));
+    }
+    let p = crate::data::elem::alloc_array(kind, n)?;
+    for i in 0..n {
+        // SAFETY: p has n zeroed elements.
+        if let Err(e) = unsafe { d.elem(kind, p.add(i * kind.size()), 0) } {
+            // SAFETY: elements before i are valid, the rest zeroed.
+            unsafe { crate::data::elem::free_array(kind, p, n) };
+            return Err(e);
+        }
+    }
+    Ok(CArray { kind, ptr: p, len: n })
+}
+
+/// Procs in a value holding a proc or a data array of procs.
+fn procs_of_value(v: &pmix_value_t) -> Vec<Proc> {
+    // SAFETY: union fields read per the type tag.
+    unsafe {
+        match v.r#type {
+            PMIX_PROC if !v.data.proc.is_null() => vec![Proc::from_c(&*v.data.proc)],
+            PMIX_DATA_ARRAY if !v.data.darray.is_null() && (*v.data.darray).r#type == PMIX_PROC => {
+                owned::procs_of((*v.data.darray).array as *const pmix_proc_t, (*v.data.darray).size)
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// One self-delimiting record of a fence/dmodex blob: `u32 len` + proc + infos.
+/// Blobs of several servers concatenated stay a valid sequence of records.
+fn blob_record(e: &mut Encoder, p: &Proc, infos: &[Info]) -> Res {
+    let mut inner = Encoder::default();
+    p.encode(&mut inner);
+    encode_infos(&mut inner, infos)?;
+    e.u32(inner.bytes().len() as u32);
+    e.raw(inner.bytes());
+    Ok(())
+}
+
+fn read_blob_record(d: &mut Decoder<'_>) -> Res<(Proc, Vec<Info>)> {
+    let n = d.u32()? as usize;
+    let bytes = d.take(n)?;
+    let mut inner = Decoder::new(bytes);
+    Ok((Proc::decode(&mut inner)?, decode_infos(&mut inner)?))
+}
+
+/// Parse a dmodex blob (as produced by `dmodex_blob`) into (proc, infos) records.
+pub fn parse_blob(data: &[u8]) -> Res<Vec<(Proc, Vec<Info>)>> {
+    let mut d = Decoder::new(data);
+    let mut out = Vec::new();
+    while d.remaining() > 0 {
+        out.push(read_blob_record(&mut d)?);
+    }
+    Ok(out)
+}
+
+impl Role for ServerRole {
+    fn on_frame(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) {
+        if let Err(e) = self.dispatch(net, conn, req, tag, body) {
+            crate::pmix_debug!(1, "connection {conn}: request tag {tag} does not decode ({e}); answering with an error");
+            reply(net, conn, req, e, &[]);
+        }
+    }
+
+    fn on_close(&mut self, net: &mut Net, conn: ConnId) {
+        let Some(peer) = self.peers.remove(&conn) else { return };
+        let clean = self
+            .nspaces
+            .get_mut(&peer.proc.nspace)
+            .and_then(|n| n.clients.get_mut(&peer.proc.rank))
+            .map(|r| {
+                r.conn = None;
+                r.finalized
+            })
+            .unwrap_or(true);
+        if !clean {
+            // Lost without finalize: never reported to the host as a clean finalize.
+            crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
+        }
+        self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
+        self.release_parked(net, &peer.proc);
+        self.parked.retain(|p| p.conn != conn);
+    }
+
+    fn on_timer(&mut self, net: &mut Net, timer: u64) {
+        if let Some(i) = self.barriers.iter().position(|b| b.timer == Some(timer)) {
+            let mut b = self.barriers.remove(i);
+            b.timer = None;
+            self.finish_barrier(net, b, PMIX_ERR_TIMEOUT);
+        }
+        if let Some(i) = self.parked.iter().position(|p| p.timer == Some(timer)) {
+            let p = self.parked.remove(i);
+            reply(net, p.conn, p.req, PMIX_ERR_TIMEOUT, &[]);
+        }
+    }
+
+    fn on_stop(&mut self, net: &mut Net) {
+        for b in std::mem::take(&mut self.barriers) {
+            self.finish_barrier(net, b, PMIX_ERR_LOST_CONNECTION);
+        }
+        for p in std::mem::take(&mut self.parked) {
+            reply(net, p.conn, p.req, PMIX_ERR_LOST_CONNECTION, &[]);
+        }
+    }
+}
+
+/// The running server of this process (at most one).
+pub struct ServerGlobal {
+    pub handle: Handle<ServerRole>,
+    pub engine: runtime::Engine<ServerRole>,
+    pub session: session::SessionDir,
+    pub me: Proc,
+    pub contact: String,
+    pub tmpdir: String,
+    pub system_tmpdir: String,
+    pub hostname: String,
+}
+
+pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
+
+/// The running server's handle (None when not initialised).
+pub fn handle() -> Option<Handle<ServerRole>> {
+    SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.handle.clone())
+}
+
+/// Start the server: session directory, listening socket, progress thread.
+pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
+    let mut g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    if g.is_some() {
+        return Err(PMIX_ERR_INIT);
+    }
+    let hostname = session::hostname();
+    let tmpdir = session::server_tmpdir(info);
+    let system_tmpdir = session::system_tmpdir(info);
+    let pid = std::process::id();
+    let me = Proc::new(
+        &find(info, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| format!("rpmix.{hostname}.{pid}")),
+        find(info, PMIX_SERVER_RANK).and_then(|i| i.as_u32()).unwrap_or(0),
+    );
+    let session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
+    let sock_path = session.path.join("server.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock_path).map_err(|e| {
+        crate::pmix_debug!(1, "PMIx_server_init: cannot listen on {}: {e}", sock_path.display());
+        PMIX_ERR_INIT
+    })?;
+    listener.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+    let listener = mio::net::UnixListener::from_std(listener);
+    let role = ServerRole::new(host, me.clone(), hostname.clone());
+    let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
+    let handle = engine.handle.clone();
+    let h2 = handle.clone();
+    handle.run(move |s, _| s.set_handle(h2));
+    let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
+    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), contact, tmpdir, system_tmpdir, hostname });
+    Ok(me)
+}
+
+/// Stop the server, also with clients and namespaces still registered.
+pub fn finalize() -> Res {
+    let taken = SERVER.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let Some(mut g) = taken else { return Err(PMIX_ERR_INIT) };
+    g.handle.run(|_, net| net.stop());
+    if let Some(t) = g.engine.thread.take() {
+        let _ = t.join();
+    }
+    g.session.remove();
+    Ok(())
+}
+
+/// The environment a client of `proc` needs (PMIx_server_setup_fork).
+pub fn fork_env(proc: &Proc) -> Res<Vec<(String, String)>> {
+    let g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let g = g.as_ref().ok_or(PMIX_ERR_INIT)?;
+    let mut env = vec![
+        ("PMIX_NAMESPACE".to_string(), proc.nspace.clone()),
+        ("PMIX_RANK".to_string(), proc.rank.to_string()),
+    ];
+    for v in wire::URI_VARS {
+        env.push((v.to_string(), g.contact.clone()));
+    }
+    env.push(("PMIX_VERSION".into(), env!("CARGO_PKG_VERSION").into()));
+    env.push(("PMIX_SERVER_TMPDIR".into(), g.tmpdir.clone()));
+    env.push(("PMIX_SYSTEM_TMPDIR".into(), g.system_tmpdir.clone()));
+    env.push(("PMIX_HOSTNAME".into(), g.hostname.clone()));
+    env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+    Ok(env)
+}

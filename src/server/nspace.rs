@@ -1,0 +1,255 @@
+//! Namespaces the server knows: registered job data, its local clients, and
+//! the data they committed. Registration derives what the host did not give
+//! (sizes, local peers and ranks, node ids, hostnames) from the node and
+//! process maps, keeping the types of everything the host did give.
+
+use std::collections::BTreeMap;
+
+use crate::abi::*;
+use crate::owned::{Info, Proc, Value};
+
+/// A client the host registered (PMIx_server_register_client).
+pub struct ClientReg {
+    pub uid: u32,
+    pub gid: u32,
+    pub server_object: usize,
+    /// The connection of a connected client.
+    pub conn: Option<crate::runtime::ConnId>,
+    /// Ever connected (a second connection for the rank is refused while one is live).
+    pub connected: bool,
+    pub finalized: bool,
+}
+
+/// Data a client committed: (scope, info).
+pub type Committed = Vec<(pmix_scope_t, Info)>;
+
+#[derive(Default)]
+pub struct Nspace {
+    pub name: String,
+    /// PMIx_server_register_nspace was called (clients may register earlier).
+    pub registered: bool,
+    pub nlocalprocs: i32,
+    /// Job-level data (rank WILDCARD), including node-level keys of this node.
+    pub job: Vec<Info>,
+    /// Proc-level data by rank.
+    pub procs: BTreeMap<pmix_rank_t, Vec<Info>>,
+    pub clients: BTreeMap<pmix_rank_t, ClientReg>,
+    /// Committed (Put + Commit) data by rank, for local clients and for remote
+    /// procs learnt from fences and direct modex.
+    pub committed: BTreeMap<pmix_rank_t, Committed>,
+    /// Ranks that committed at least once (a Get for a local rank that has not
+    /// committed yet may wait for it).
+    pub has_committed: std::collections::BTreeSet<pmix_rank_t>,
+}
+
+impl Nspace {
+    pub fn new(name: &str) -> Nspace {
+        Nspace { name: name.to_string(), ..Default::default() }
+    }
+
+    pub fn job_size(&self) -> Option<u32> {
+        crate::owned::find(&self.job, PMIX_JOB_SIZE).and_then(|i| i.as_u32())
+    }
+
+    /// All ranks of the namespace when its size is known.
+    pub fn all_ranks(&self) -> Vec<pmix_rank_t> {
+        match self.job_size() {
+            Some(n) => (0..n).collect(),
+            None => self.clients.keys().copied().collect(),
+        }
+    }
+
+    /// Is `rank` served by this server?
+    pub fn is_local(&self, rank: pmix_rank_t) -> bool {
+        self.clients.contains_key(&rank)
+    }
+
+    /// Store the host's registration and derive the missing keys.
+    pub fn register(&mut self, nlocalprocs: i32, info: Vec<Info>, hostname: &str) {
+        self.registered = true;
+        self.nlocalprocs = nlocalprocs;
+        if crate::owned::find(&info, PMIX_REGISTER_NODATA).is_some_and(|i| i.truthy()) {
+            return;
+        }
+        let mut job = Vec::new();
+        for i in info {
+            if i.is(PMIX_PROC_INFO_ARRAY) || i.is(PMIX_PROC_DATA) {
+                self.add_proc_array(&i);
+            } else if i.is(PMIX_JOB_INFO_ARRAY) || i.is(PMIX_NODE_INFO_ARRAY) || i.is(PMIX_APP_INFO_ARRAY) || i.is(PMIX_SESSION_INFO_ARRAY) {
+                // Flatten job/node/app/session arrays into job-level data (one node, one view).
+                for inner in infos_of_array(&i) {
+                    if inner.is(PMIX_PROC_INFO_ARRAY) {
+                        self.add_proc_array(&inner);
+                    } else if !inner.is(PMIX_RANK) {
+                        job.push(inner);
+                    }
+                }
+            } else {
+                job.push(i);
+            }
+        }
+        self.job = job;
+        self.derive(hostname);
+    }
+
+    fn add_proc_array(&mut self, i: &Info) {
+        let items = infos_of_array(i);
+        let Some(rank) = items.iter().find(|x| x.is(PMIX_RANK)).and_then(|x| x.as_u32()) else {
+            crate::pmix_debug!(1, "register_nspace: proc data array without PMIX_RANK ignored");
+            return;
+        };
+        let entry = self.procs.entry(rank).or_default();
+        for it in items {
+            if !it.is(PMIX_RANK) {
+                entry.retain(|e| e.key() != it.key());
+                entry.push(it);
+            }
+        }
+    }
+
+    fn has(&self, key: &core::ffi::CStr) -> bool {
+        crate::owned::find(&self.job, key).is_some()
+    }
+
+    fn set_if_missing(&mut self, key: &core::ffi::CStr, v: Value) {
+        if !self.has(key) {
+            self.job.push(Info::new(key.to_str().unwrap(), v));
+        }
+    }
+
+    fn set_proc_if_missing(&mut self, rank: pmix_rank_t, key: &core::ffi::CStr, v: Value) {
+        let e = self.procs.entry(rank).or_default();
+        if !e.iter().any(|x| x.is(key)) {
+            e.push(Info::new(key.to_str().unwrap(), v));
+        }
+    }
+
+    /// Fill in the keys a client expects right after PMIx_Init.
+    fn derive(&mut self, hostname: &str) {
+        let nodes: Vec<String> = crate::owned::find(&self.job, PMIX_NODE_MAP)
+            .and_then(|i| i.as_str())
+            .map(|s| super::regex::parse_nodes(&s))
+            .unwrap_or_default();
+        let ppn: Vec<Vec<pmix_rank_t>> = crate::owned::find(&self.job, PMIX_PROC_MAP)
+            .and_then(|i| i.as_str())
+            .map(|s| super::regex::parse_ppn(&s))
+            .unwrap_or_default();
+        let nprocs_map: usize = ppn.iter().map(|v| v.len()).sum();
+        if !self.has(PMIX_JOB_SIZE) {
+            let n = if nprocs_map > 0 {
+                nprocs_map as u32
+            } else {
+                self.procs.keys().max().map(|m| m + 1).unwrap_or(self.nlocalprocs.max(0) as u32)
+            };
+            self.job.push(Info::new("pmix.job.size", Value::u32(n)));
+        }
+        let size = self.job_size().unwrap_or(0);
+        self.set_if_missing(PMIX_MAX_PROCS, Value::u32(size));
+        if !nodes.is_empty() {
+            self.set_if_missing(PMIX_NUM_NODES, Value::u32(nodes.len() as u32));
+            self.set_if_missing(PMIX_NODE_LIST, Value::string(&nodes.join(",")));
+        }
+        // This node: the one named like us, else the only node.
+        let here = nodes.iter().position(|n| n == hostname).or(if nodes.len() == 1 { Some(0) } else { None });
+        let local: Vec<pmix_rank_t> = match here.and_then(|h| ppn.get(h)) {
+            Some(r) => r.clone(),
+            None if ppn.is_empty() && nodes.len() <= 1 => (0..size).collect(),
+            None => Vec::new(),
+        };
+        if !local.is_empty() {
+            self.set_if_missing(PMIX_LOCAL_SIZE, Value::u32(local.len() as u32));
+            let peers: Vec<String> = local.iter().map(|r| r.to_string()).collect();
+            self.set_if_missing(PMIX_LOCAL_PEERS, Value::string(&peers.join(",")));
+            self.set_if_missing(PMIX_LOCALLDR, Value::rank(local[0]));
+            self.set_if_missing(PMIX_NODE_SIZE, Value::u32(local.len() as u32));
+        }
+        // Per proc: hostname, node id, local and node rank.
+        for (nodeid, ranks) in ppn.iter().enumerate() {
+            for (lr, &r) in ranks.iter().enumerate() {
+                if let Some(n) = nodes.get(nodeid) {
+                    self.set_proc_if_missing(r, PMIX_HOSTNAME, Value::string(n));
+                }
+                self.set_proc_if_missing(r, PMIX_NODEID, Value::u32(nodeid as u32));
+                self.set_proc_if_missing(r, PMIX_LOCAL_RANK, Value::u16(lr as u16));
+                self.set_proc_if_missing(r, PMIX_NODE_RANK, Value::u16(lr as u16));
+            }
+        }
+        if ppn.is_empty() {
+            for (lr, &r) in local.iter().enumerate() {
+                self.set_proc_if_missing(r, PMIX_LOCAL_RANK, Value::u16(lr as u16));
+                self.set_proc_if_missing(r, PMIX_NODE_RANK, Value::u16(lr as u16));
+                self.set_proc_if_missing(r, PMIX_HOSTNAME, Value::string(hostname));
+            }
+        }
+        if !self.has(PMIX_HOSTNAME) {
+            self.job.push(Info::new("pmix.hname", Value::string(hostname)));
+        }
+    }
+
+    /// Everything a client of this namespace caches at PMIx_Init:
+    /// (rank, infos), rank WILDCARD for the job level.
+    pub fn snapshot(&self) -> Vec<(pmix_rank_t, Vec<Info>)> {
+        let mut out = vec![(PMIX_RANK_WILDCARD, self.job.clone())];
+        for (r, v) in &self.procs {
+            out.push((*r, v.clone()));
+        }
+        out
+    }
+
+    /// Data of `rank` visible to a requester: committed (LOCAL/GLOBAL when the
+    /// requester is on this node, REMOTE/GLOBAL otherwise) plus registered proc data.
+    pub fn data_for(&self, rank: pmix_rank_t, requester_local: bool) -> Vec<Info> {
+        let mut out = Vec::new();
+        if let Some(c) = self.committed.get(&rank) {
+            for (scope, i) in c {
+                let visible = match *scope {
+                    PMIX_LOCAL => requester_local,
+                    PMIX_REMOTE => !requester_local,
+                    PMIX_INTERNAL => false,
+                    _ => true,
+                };
+                if visible {
+                    out.push(i.clone());
+                }
+            }
+        }
+        if let Some(p) = self.procs.get(&rank) {
+            out.extend(p.iter().cloned());
+        }
+        out
+    }
+}
+
+/// The infos inside a PMIX_DATA_ARRAY of PMIX_INFO (empty for anything else).
+pub fn infos_of_array(i: &Info) -> Vec<Info> {
+    let v = i.value_ref();
+    if v.r#type != PMIX_DATA_ARRAY {
+        return Vec::new();
+    }
+    // SAFETY: a PMIX_DATA_ARRAY value holds NULL or a data array pointer.
+    unsafe {
+        let d = v.data.darray;
+        if d.is_null() || (*d).r#type != PMIX_INFO || (*d).array.is_null() {
+            return Vec::new();
+        }
+        Info::copy_array((*d).array as *const pmix_info_t, (*d).size).unwrap_or_default()
+    }
+}
+
+/// A proc-list helper: expand WILDCARD ranks with the namespace sizes known here.
+pub fn expand(procs: &[Proc], nspaces: &std::collections::HashMap<String, Nspace>) -> Vec<Proc> {
+    let mut out = Vec::new();
+    for p in procs {
+        if p.rank == PMIX_RANK_WILDCARD {
+            match nspaces.get(&p.nspace) {
+                Some(ns) => out.extend(ns.all_ranks().into_iter().map(|r| Proc::new(&p.nspace, r))),
+                None => out.push(p.clone()),
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}

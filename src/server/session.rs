@@ -1,0 +1,71 @@
+//! The server's session directory: created 0700 with O_EXCL semantics
+//! (mkdir fails on anything that exists), removed at finalize only if this
+//! process created it, never following symlinks.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::PathBuf;
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::owned::{find, Info};
+
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let n = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+fn env_dir(names: &[&str]) -> Option<String> {
+    names.iter().filter_map(|n| std::env::var(n).ok()).find(|v| !v.is_empty())
+}
+
+/// PMIX_SERVER_TMPDIR info -> env PMIX_SERVER_TMPDIR -> TMPDIR -> TEMP -> TMP -> /tmp.
+pub fn server_tmpdir(info: &[Info]) -> String {
+    find(info, PMIX_SERVER_TMPDIR)
+        .and_then(|i| i.as_str())
+        .or_else(|| env_dir(&["PMIX_SERVER_TMPDIR", "TMPDIR", "TEMP", "TMP"]))
+        .unwrap_or_else(|| "/tmp".into())
+}
+
+/// PMIX_SYSTEM_TMPDIR info -> env PMIX_SYSTEM_TMPDIR -> TMPDIR -> TEMP -> TMP -> /tmp.
+pub fn system_tmpdir(info: &[Info]) -> String {
+    find(info, PMIX_SYSTEM_TMPDIR)
+        .and_then(|i| i.as_str())
+        .or_else(|| env_dir(&["PMIX_SYSTEM_TMPDIR", "TMPDIR", "TEMP", "TMP"]))
+        .unwrap_or_else(|| "/tmp".into())
+}
+
+pub struct SessionDir {
+    pub path: PathBuf,
+}
+
+impl SessionDir {
+    /// Create `<base>/<name>[.N]` with mode 0700 (the base is created too when missing).
+    pub fn create(base: &str, name: &str) -> Res<SessionDir> {
+        let _ = std::fs::DirBuilder::new().recursive(true).mode(0o755).create(base);
+        for n in 0..1000 {
+            let path = if n == 0 { PathBuf::from(base).join(name) } else { PathBuf::from(base).join(format!("{name}.{n}")) };
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(SessionDir { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    crate::pmix_debug!(1, "cannot create session directory {}: {e}", path.display());
+                    return Err(PMIX_ERR_NO_PERMISSIONS);
+                }
+            }
+        }
+        Err(PMIX_ERR_EXISTS)
+    }
+
+    /// Remove what we created: our socket and the (then empty) directory.
+    /// Anything else found there is left alone.
+    pub fn remove(&self) {
+        let _ = std::fs::remove_file(self.path.join("server.sock"));
+        let _ = std::fs::remove_dir(&self.path);
+    }
+}

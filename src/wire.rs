@@ -1,0 +1,68 @@
+//! The client <-> server protocol: message tags and the contact string.
+//!
+//! Every frame is `(request id, tag, body)` (see `runtime`). Requests from a
+//! client carry a fresh id; the server answers with `REPLY` and the same id;
+//! server-initiated messages (events) use id 0. Bodies are encoded with
+//! `data::pack` primitives; each handler decodes with bounds checks, and a
+//! body that does not decode is answered with an error (or, for the hello,
+//! closes the connection).
+
+/// Client -> server.
+pub const HELLO: u16 = 1;
+pub const FINALIZE: u16 = 2;
+pub const ABORT: u16 = 3;
+pub const COMMIT: u16 = 4;
+pub const FENCE: u16 = 5;
+pub const GET: u16 = 6;
+pub const PUBLISH: u16 = 7;
+pub const LOOKUP: u16 = 8;
+pub const UNPUBLISH: u16 = 9;
+pub const NOTIFY: u16 = 10;
+pub const LOG: u16 = 11;
+pub const SPAWN: u16 = 12;
+pub const CONNECT: u16 = 13;
+pub const DISCONNECT: u16 = 14;
+pub const QUERY: u16 = 15;
+pub const GET_CRED: u16 = 16;
+pub const VALIDATE_CRED: u16 = 17;
+pub const REGISTER_EVENTS: u16 = 18;
+pub const JOB_CONTROL: u16 = 19;
+pub const MONITOR: u16 = 20;
+
+/// Server -> client.
+pub const REPLY: u16 = 100;
+pub const EVENT: u16 = 101;
+
+/// Protocol version carried in the hello; a mismatch is refused.
+pub const PROTOCOL: u32 = 1;
+
+/// Environment variables that carry the server contact to clients (the names
+/// OpenPMIx uses, so tools that look for them find a server).
+pub const URI_VARS: [&str; 5] =
+    ["PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI2", "PMIX_SERVER_URI21"];
+
+/// `<server nspace>.<server rank>;unix:<socket path>`. No '*' or '[' is added
+/// (Open MPI's singleton path splits on them).
+pub fn contact(nspace: &str, rank: u32, socket: &str) -> String {
+    format!("{nspace}.{rank};unix:{socket}")
+}
+
+/// The socket path of a contact string (None when it is not ours).
+pub fn parse_contact(uri: &str) -> Option<(String, u32, String)> {
+    let (who, addr) = uri.split_once(';')?;
+    let path = addr.strip_prefix("unix:")?;
+    let (ns, rank) = who.rsplit_once('.')?;
+    Some((ns.to_string(), rank.parse().ok()?, path.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contact_round_trip() {
+        let c = contact("job.1.x", 0, "/tmp/a b/srv");
+        assert_eq!(parse_contact(&c), Some(("job.1.x".into(), 0, "/tmp/a b/srv".into())));
+        assert_eq!(parse_contact("ns.0;tcp4://127.0.0.1:5"), None);
+    }
+}
