@@ -12,8 +12,8 @@ CARGO    ?= cargo
 LIBDIR   := target/release
 LIB      := $(LIBDIR)/libpmix.so.2
 BUILD    := c-tests/build
-# Binaries the project installs under $(PREFIX)/bin (none yet: pmixrun comes with the core issue).
-BINARIES :=
+# Binaries the project installs under $(PREFIX)/bin.
+BINARIES := pmixrun
 
 .PHONY: all build deps headers check-headers test unit demo bench install clean
 

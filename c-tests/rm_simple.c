@@ -130,13 +130,12 @@ static char *xstrdup(const char *s)
 static void fmt_proc(char *out, size_t len, const pmix_proc_t *p)
 {
     if (p == NULL) { snprintf(out, len, "(null)"); return; }
-    if (p->rank == PMIX_RANK_WILDCARD) snprintf(out, len, "%s:*", p->nspace);
-    else snprintf(out, len, "%s:%u", p->nspace, (unsigned)p->rank);
+    if (p->rank == PMIX_RANK_WILDCARD) snprintf(out, len, "%.200s:*", p->nspace);
+    else snprintf(out, len, "%.200s:%u", p->nspace, (unsigned)p->rank);
 }
 
 static void fmt_value(char *out, size_t len, const pmix_value_t *v)
 {
-    char tmp[PMIX_MAX_NSLEN + 16];
     switch (v->type) {
     case PMIX_BOOL: snprintf(out, len, "%s", v->data.flag ? "true" : "false"); break;
     case PMIX_INT: snprintf(out, len, "%d", v->data.integer); break;
@@ -151,8 +150,10 @@ static void fmt_value(char *out, size_t len, const pmix_value_t *v)
     case PMIX_STATUS: snprintf(out, len, "%s", PMIx_Error_string(v->data.status)); break;
     case PMIX_STRING: snprintf(out, len, "\"%s\"", v->data.string ? v->data.string : "(null)"); break;
     case PMIX_PROC:
-        fmt_proc(tmp, sizeof(tmp), v->data.proc);
-        snprintf(out, len, "proc %s", tmp);
+        if (len > 5) {
+            memcpy(out, "proc ", 5);
+            fmt_proc(out + 5, len - 5, v->data.proc);
+        }
         break;
     case PMIX_BYTE_OBJECT: snprintf(out, len, "bytes[%lu]", (unsigned long)v->data.bo.size); break;
     case PMIX_DATA_ARRAY:

@@ -147,6 +147,11 @@ impl ServerRole {
         ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false });
     }
 
+    /// (ever connected, finalized) of a registered client.
+    pub fn client_state(&self, proc: &Proc) -> Option<(bool, bool)> {
+        self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).map(|r| (r.connected, r.finalized))
+    }
+
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
         let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);
         if let Some(c) = conn {

@@ -1,0 +1,208 @@
+//! pmixrun's `Host`: the upcalls of its PMIx server.
+
+use std::collections::HashMap;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pmix::abi::*;
+use pmix::owned::{find, Info, Proc};
+use pmix::server::host::{CArray, Done, DoneLookup, DoneSpawn, Host, Upcall};
+
+use crate::Event;
+
+/// One app context of a spawn request, in Rust terms.
+#[derive(Clone, Debug)]
+pub struct AppSpec {
+    pub cmd: String,
+    pub argv: Vec<String>,
+    pub env: Vec<String>,
+    pub cwd: Option<String>,
+    pub maxprocs: u32,
+}
+
+pub struct SpawnReq {
+    pub parent: Proc,
+    pub apps: Vec<AppSpec>,
+    pub done: DoneSpawn,
+}
+
+struct Published {
+    publisher: Proc,
+    uid: u32,
+    info: Info,
+}
+
+struct ParkedLookup {
+    id: u64,
+    uid: u32,
+    keys: Vec<String>,
+    done: DoneLookup,
+}
+
+#[derive(Default)]
+struct Store {
+    data: HashMap<String, Published>,
+    parked: Vec<ParkedLookup>,
+    next_id: u64,
+}
+
+impl Store {
+    /// (proc, info) for every key when all are present for `uid`.
+    fn find_all(&self, keys: &[String], uid: u32) -> Option<Vec<(Proc, Info)>> {
+        keys.iter()
+            .map(|k| self.data.get(k).filter(|p| p.uid == uid).map(|p| (p.publisher.clone(), p.info.clone())))
+            .collect()
+    }
+
+    fn wake(&mut self) {
+        let parked = std::mem::take(&mut self.parked);
+        for l in parked {
+            match self.find_all(&l.keys, l.uid) {
+                Some(found) => (l.done)(PMIX_SUCCESS, found),
+                None => self.parked.push(l),
+            }
+        }
+    }
+}
+
+pub struct LauncherHost {
+    tx: Mutex<Sender<Event>>,
+    store: Arc<Mutex<Store>>,
+    verbose: bool,
+}
+
+impl LauncherHost {
+    pub fn new(tx: Sender<Event>, verbose: bool) -> LauncherHost {
+        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), verbose }
+    }
+    fn send(&self, e: Event) {
+        let _ = self.tx.lock().unwrap_or_else(|e| e.into_inner()).send(e);
+    }
+}
+
+fn uid_of(info: &[Info]) -> u32 {
+    find(info, PMIX_USERID).and_then(|i| i.as_u32()).unwrap_or(u32::MAX)
+}
+
+/// The text of a log entry (strings, or bytes that look like text).
+fn log_text(i: &Info) -> Option<String> {
+    if let Some(s) = i.as_str() {
+        return Some(s);
+    }
+    let v = i.value_ref();
+    if v.r#type == PMIX_BYTE_OBJECT {
+        // SAFETY: a byte object value.
+        let b = unsafe { pmix::data::value::bo_slice(&v.data.bo) }.ok()?;
+        return Some(String::from_utf8_lossy(b).trim_end_matches('\0').to_string());
+    }
+    None
+}
+
+impl Host for LauncherHost {
+    fn abort(&mut self, proc: &Proc, _obj: usize, status: i32, msg: &str, _procs: &[Proc], _done: Done) -> Upcall {
+        if !msg.is_empty() && msg != "N/A" {
+            eprintln!("pmixrun: {proc} aborted: {msg}");
+        }
+        self.send(Event::Abort { status, from: proc.to_string() });
+        Upcall::Now(PMIX_SUCCESS)
+    }
+
+    fn publish(&mut self, proc: &Proc, info: &[Info], _done: Done) -> Upcall {
+        let uid = uid_of(info);
+        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        for i in info {
+            let k = i.key();
+            if k.starts_with("pmix.") {
+                continue; // directives (range, persistence, uid), not data
+            }
+            if s.data.get(k).is_some_and(|p| p.uid == uid && p.publisher != *proc) {
+                return Upcall::Now(PMIX_ERR_DUPLICATE_KEY);
+            }
+            s.data.insert(k.to_string(), Published { publisher: proc.clone(), uid, info: i.clone() });
+        }
+        s.wake();
+        Upcall::Now(PMIX_SUCCESS)
+    }
+
+    fn lookup(&mut self, _proc: &Proc, keys: &[String], info: &[Info], done: DoneLookup) -> Upcall {
+        let uid = uid_of(info);
+        // PMIX_WAIT is an int in the Standard (how many values to wait for, 0 = all);
+        // Open MPI passes a bool. Either way, present means wait (unless bool false).
+        let wait = find(info, PMIX_WAIT).is_some_and(|i| i.value_ref().r#type != PMIX_BOOL || i.truthy());
+        let timeout = find(info, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0);
+        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = s.find_all(keys, uid) {
+            done(PMIX_SUCCESS, found);
+            return Upcall::Pending;
+        }
+        if !wait {
+            return Upcall::Now(PMIX_ERR_NOT_FOUND);
+        }
+        s.next_id += 1;
+        let id = s.next_id;
+        s.parked.push(ParkedLookup { id, uid, keys: keys.to_vec(), done });
+        if let Some(t) = timeout {
+            let store = self.store.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(t as u64));
+                let mut s = store.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(i) = s.parked.iter().position(|l| l.id == id) {
+                    let l = s.parked.remove(i);
+                    (l.done)(PMIX_ERR_TIMEOUT, Vec::new());
+                }
+            });
+        }
+        Upcall::Pending
+    }
+
+    fn unpublish(&mut self, proc: &Proc, keys: &[String], info: &[Info], _done: Done) -> Upcall {
+        let uid = uid_of(info);
+        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        let before = s.data.len();
+        s.data.retain(|k, p| !(p.uid == uid && p.publisher == *proc && (keys.is_empty() || keys.contains(k))));
+        Upcall::Now(if s.data.len() < before || keys.is_empty() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND })
+    }
+
+    fn spawn(&mut self, proc: &Proc, _job_info: &[Info], apps: &CArray, done: DoneSpawn) -> Upcall {
+        let mut specs = Vec::new();
+        for a in apps.apps() {
+            // SAFETY: the app array is our own decoded copy.
+            let spec = unsafe {
+                let s = |p: *const core::ffi::c_char| pmix::cmem::cstr_bytes(p).map(|b| String::from_utf8_lossy(b).into_owned());
+                let list = |v: *mut *mut core::ffi::c_char| (0..pmix::cmem::argv_len(v)).filter_map(|k| s(*v.add(k))).collect::<Vec<_>>();
+                AppSpec {
+                    cmd: s(a.cmd).unwrap_or_default(),
+                    argv: list(a.argv),
+                    env: list(a.env),
+                    cwd: s(a.cwd),
+                    maxprocs: a.maxprocs.max(1) as u32,
+                }
+            };
+            if spec.cmd.is_empty() {
+                return Upcall::Now(PMIX_ERR_BAD_PARAM);
+            }
+            specs.push(spec);
+        }
+        if specs.is_empty() {
+            return Upcall::Now(PMIX_ERR_BAD_PARAM);
+        }
+        self.send(Event::Spawn(SpawnReq { parent: proc.clone(), apps: specs, done }));
+        Upcall::Pending
+    }
+
+    fn log(&mut self, proc: &Proc, data: &[Info], _directives: &[Info], _done: Done) -> Upcall {
+        for i in data {
+            let Some(text) = log_text(i) else { continue };
+            if i.is(PMIX_LOG_STDOUT) {
+                println!("{text}");
+            } else {
+                eprintln!("pmixrun: [{proc}] {text}");
+            }
+        }
+        if self.verbose {
+            eprintln!("pmixrun: log from {proc}: {} entries", data.len());
+        }
+        Upcall::Now(PMIX_SUCCESS)
+    }
+}

@@ -1,0 +1,370 @@
+//! Command line, job registration, process launch and reaping, signals.
+
+use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use pmix::abi::*;
+use pmix::owned::{Info, Proc, Value};
+
+use crate::host::{AppSpec, SpawnReq};
+use crate::Event;
+
+pub struct Options {
+    pub apps: Vec<AppSpec>,
+    pub timeout: Option<u64>,
+    pub grace: u64,
+    pub verbose: bool,
+}
+
+/// Parse the command line; Ok(None) for --help.
+pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut opts = Options { apps: Vec::new(), timeout: None, grace: 2, verbose: false };
+    let mut i = 0;
+    while i < args.len() {
+        let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
+        // options of this app context (and global ones)
+        while i < args.len() && args[i].starts_with('-') {
+            let a = args[i].as_str();
+            let val = |i: &mut usize| -> Result<String, String> {
+                *i += 1;
+                args.get(*i).cloned().ok_or_else(|| format!("{a} needs a value"))
+            };
+            match a {
+                "-h" | "--help" => return Ok(None),
+                "-v" | "--verbose" => opts.verbose = true,
+                "-n" | "-np" | "--np" => {
+                    let v = val(&mut i)?;
+                    app.maxprocs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("bad process count '{v}'"))?;
+                }
+                "-x" | "--env" => {
+                    let v = val(&mut i)?;
+                    let entry = if v.contains('=') {
+                        v
+                    } else {
+                        match std::env::var(&v) {
+                            Ok(cur) => format!("{v}={cur}"),
+                            Err(_) => return Err(format!("-x {v}: not set in this environment")),
+                        }
+                    };
+                    app.env.push(entry);
+                }
+                "--wdir" => app.cwd = Some(val(&mut i)?),
+                "--timeout" => {
+                    let v = val(&mut i)?;
+                    opts.timeout = Some(v.parse().map_err(|_| format!("bad timeout '{v}'"))?);
+                }
+                "--grace" => {
+                    let v = val(&mut i)?;
+                    opts.grace = v.parse().map_err(|_| format!("bad grace period '{v}'"))?;
+                }
+                "--" => {
+                    i += 1;
+                    break;
+                }
+                _ => return Err(format!("unknown option '{a}'")),
+            }
+            i += 1;
+        }
+        let Some(cmd) = args.get(i) else { return Err("no program to run".into()) };
+        app.cmd = cmd.clone();
+        app.argv.push(cmd.clone());
+        i += 1;
+        while i < args.len() && args[i] != ":" {
+            app.argv.push(args[i].clone());
+            i += 1;
+        }
+        opts.apps.push(app);
+        if i < args.len() {
+            i += 1; // ':'
+            if i >= args.len() {
+                return Err("':' must be followed by another app context".into());
+            }
+        }
+    }
+    if opts.apps.is_empty() {
+        return Err("no program to run".into());
+    }
+    Ok(Some(opts))
+}
+
+struct Rank {
+    proc: Proc,
+    exited: bool,
+}
+
+pub struct Launcher {
+    ranks: HashMap<i32, Rank>,
+    jobs: u32,
+    exit: Option<u8>,
+    kill_at: Option<Instant>,
+    verbose: bool,
+    _tx: Sender<Event>,
+}
+
+fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, &mut pmix::runtime::Net) -> T + Send + 'static) -> Result<T, String> {
+    pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
+}
+
+impl Launcher {
+    pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
+        Launcher { ranks: HashMap::new(), jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+    }
+
+    pub fn alive(&self) -> usize {
+        self.ranks.values().filter(|r| !r.exited).count()
+    }
+
+    /// Register a namespace for `apps` and start its ranks; returns the namespace.
+    pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, String> {
+        self.jobs += 1;
+        let nspace = format!("pmixrun.{}.{}", std::process::id(), self.jobs);
+        let host = pmix::server::session::hostname();
+        let size: u32 = apps.iter().map(|a| a.maxprocs).sum();
+        let ranks: Vec<String> = (0..size).map(|r| r.to_string()).collect();
+        let mut info = vec![
+            Info::new("pmix.nspace", Value::string(&nspace)),
+            Info::new("pmix.jobid", Value::string(&nspace)),
+            Info::new("pmix.job.size", Value::u32(size)),
+            Info::new("pmix.univ.size", Value::u32(size)),
+            Info::new("pmix.max.size", Value::u32(size)),
+            Info::new("pmix.job.napps", Value::u32(apps.len() as u32)),
+            Info::new("pmix.nmap", Value::string(&pmix::server::regex::generate(&host))),
+            Info::new("pmix.pmap", Value::string(&pmix::server::regex::generate(&ranks.join(",")))),
+            Info::new("pmix.num.nodes", Value::u32(1)),
+            Info::new("pmix.nodeid", Value::u32(0)),
+            Info::new("pmix.mapby", Value::string("BYSLOT:OVERSUBSCRIBE")),
+            Info::new("pmix.rankby", Value::string("SLOT")),
+            Info::new("pmix.bindto", Value::string("NONE")),
+        ];
+        if let Some(p) = parent {
+            info.push(Info::new("pmix.parent", Value::proc(p)));
+            info.push(Info::new("pmix.spawned", Value::boolean(true)));
+        }
+        // Per proc: rank, app number and ranks within the app.
+        let mut r = 0u32;
+        let mut placement = Vec::new();
+        for (appnum, app) in apps.iter().enumerate() {
+            for app_rank in 0..app.maxprocs {
+                let items = vec![
+                    Info::new("pmix.rank", Value::rank(r)),
+                    Info::new("pmix.appnum", Value::u32(appnum as u32)),
+                    Info::new("pmix.apprank", Value::rank(app_rank)),
+                    Info::new("pmix.grank", Value::rank(r)),
+                    Info::new("pmix.app.size", Value::u32(app.maxprocs)),
+                ];
+                info.push(proc_array(items));
+                placement.push((r, appnum));
+                r += 1;
+            }
+        }
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let ns2 = nspace.clone();
+        server_call(move |s, _| {
+            for r in 0..size {
+                s.register_client(&Proc::new(&ns2, r), uid, gid, r as usize);
+            }
+            s.register_nspace(&ns2, size as i32, info);
+        })?;
+        for (rank, appnum) in placement {
+            let app = &apps[appnum];
+            let proc = Proc::new(&nspace, rank);
+            let env = pmix::server::fork_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
+            let mut cmd = Command::new(&app.cmd);
+            cmd.args(&app.argv[1..]);
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            for e in &app.env {
+                if let Some((k, v)) = e.split_once('=') {
+                    cmd.env(k, v);
+                }
+            }
+            if let Some(d) = &app.cwd {
+                cmd.current_dir(d);
+            }
+            cmd.process_group(0);
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    let mut set: libc::sigset_t = core::mem::zeroed();
+                    libc::sigfillset(&mut set);
+                    libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, core::ptr::null_mut());
+                    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            match cmd.spawn() {
+                Ok(child) => {
+                    let pid = child.id() as i32;
+                    if self.verbose {
+                        eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
+                    }
+                    self.ranks.insert(pid, Rank { proc, exited: false });
+                }
+                Err(e) => {
+                    let msg = format!("cannot start '{}': {e}", app.cmd);
+                    self.record(127);
+                    self.stop_job(0, 127);
+                    return Err(msg);
+                }
+            }
+        }
+        Ok(nspace)
+    }
+
+    pub fn spawn(&mut self, req: SpawnReq) {
+        match self.launch(&req.apps, Some(&req.parent)) {
+            Ok(ns) => (req.done)(PMIX_SUCCESS, ns),
+            Err(e) => {
+                eprintln!("pmixrun: spawn for {}: {e}", req.parent);
+                (req.done)(PMIX_ERR_JOB_FAILED_TO_LAUNCH, String::new())
+            }
+        }
+    }
+
+    fn record(&mut self, code: u8) {
+        if self.exit.is_none() && code != 0 {
+            self.exit = Some(code);
+        }
+    }
+
+    pub fn exited(&mut self, pid: i32, code: i32) {
+        let Some(r) = self.ranks.get_mut(&pid) else { return };
+        r.exited = true;
+        let proc = r.proc.clone();
+        // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
+        let p2 = proc.clone();
+        let state = server_call(move |s, net| {
+            let st = s.client_state(&p2);
+            s.deregister_client(net, &p2);
+            st
+        })
+        .ok()
+        .flatten();
+        let unfinalized = code == 0 && matches!(state, Some((true, false)));
+        if self.verbose || (code != 0 && self.kill_at.is_none()) || unfinalized {
+            if unfinalized {
+                eprintln!("pmixrun: {proc} exited without calling PMIx_Finalize");
+            } else if code >= 128 {
+                eprintln!("pmixrun: {proc} was killed by signal {}", code - 128);
+            } else if code != 0 || self.verbose {
+                eprintln!("pmixrun: {proc} exited with status {code}");
+            }
+        }
+        let code = if unfinalized { 1 } else { code };
+        if code != 0 && self.kill_at.is_none() {
+            self.record(code.clamp(0, 255) as u8);
+            self.stop_job(2, code);
+        }
+        if self.ranks.values().filter(|r| r.proc.nspace == proc.nspace).all(|r| r.exited) {
+            let ns = proc.nspace.clone();
+            let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
+        }
+    }
+
+    /// SIGTERM every rank's process group now, SIGKILL after `grace` seconds.
+    pub fn stop_job(&mut self, grace: u64, code: i32) {
+        self.record(code.clamp(0, 255) as u8);
+        for (pid, r) in &self.ranks {
+            if !r.exited {
+                // SAFETY: signalling the process group we created for the rank.
+                unsafe { libc::kill(-pid, libc::SIGTERM) };
+            }
+        }
+        if self.kill_at.is_none() {
+            let at = Instant::now() + Duration::from_secs(grace);
+            self.kill_at = Some(at);
+            let ranks: Vec<i32> = self.ranks.keys().copied().collect();
+            std::thread::spawn(move || {
+                std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                for pid in ranks {
+                    // SAFETY: as above; a group already gone just fails.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+            });
+        }
+    }
+
+    /// At exit: nothing of the job may outlive pmixrun.
+    pub fn kill_all(&mut self) {
+        for (pid, r) in &self.ranks {
+            if !r.exited {
+                // SAFETY: as above.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+        }
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        self.exit.unwrap_or(0)
+    }
+}
+
+fn proc_array(items: Vec<Info>) -> Info {
+    let (p, n) = pmix::owned::infos_to_c(&items);
+    let d = pmix_data_array_t { r#type: PMIX_INFO, size: n, array: p as *mut core::ffi::c_void };
+    // SAFETY: d describes the array made above, copied by load, then freed.
+    let v = unsafe { Value::load(&d as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) };
+    // SAFETY: made by infos_to_c.
+    unsafe { pmix::owned::free_c_infos(p, n) };
+    Info::new("pmix.pdata", v.expect("out of memory building job data"))
+}
+
+pub fn block_signals() {
+    // SAFETY: building a signal set and blocking it for this (main) thread,
+    // before any other thread exists; threads inherit the mask.
+    unsafe {
+        let mut set: libc::sigset_t = core::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, core::ptr::null_mut());
+    }
+}
+
+pub fn start_signal_thread(tx: Sender<Event>) {
+    std::thread::spawn(move || loop {
+        // SAFETY: waiting on the signals blocked in every thread.
+        let sig = unsafe {
+            let mut set: libc::sigset_t = core::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaddset(&mut set, s);
+            }
+            let mut sig = 0;
+            if libc::sigwait(&set, &mut sig) != 0 {
+                continue;
+            }
+            sig
+        };
+        if tx.send(Event::Signal(sig)).is_err() {
+            return;
+        }
+    });
+}
+
+pub fn start_reaper(tx: Sender<Event>) {
+    std::thread::spawn(move || loop {
+        let mut status = 0;
+        // SAFETY: reaping any child of this process.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if pid > 0 {
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else if libc::WIFSIGNALED(status) {
+                128 + libc::WTERMSIG(status)
+            } else {
+                continue;
+            };
+            if tx.send(Event::Exited { pid, code }).is_err() {
+                return;
+            }
+        } else {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+}

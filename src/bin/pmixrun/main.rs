@@ -1,0 +1,125 @@
+//! pmixrun: run a job on this machine under rpmix's PMIx server.
+//!
+//! A real host on the same server core as every other rpmix server: it
+//! registers the job, forks every rank in its own process group with the
+//! environment of PMIx_server_setup_fork, serves publish/lookup (with wait),
+//! spawn (a new namespace in the same pmixrun), abort (kills the job, exit
+//! code = the abort status) and log (to stderr), forwards SIGINT/SIGTERM to
+//! the job and escalates to SIGKILL after a grace period, and leaves no
+//! process or session file behind.
+
+mod host;
+mod job;
+
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use pmix::owned::Info;
+
+const HELP: &str = "\
+usage: pmixrun [options] prog [args...] [: [options] prog2 [args...]] ...
+
+Runs a job of one or more app contexts on this machine; every rank is a
+PMIx client of pmixrun's PMIx server (rpmix).
+
+Per app context:
+  -n, -np N          number of processes of this app (default 1)
+  -x VAR[=VALUE]     export VAR (its current value, or VALUE) to the ranks
+      --env VAR=VALUE  same as -x VAR=VALUE
+      --wdir DIR     working directory of the ranks
+
+Global (before the first program):
+      --timeout S    kill the job after S seconds (exit code 124)
+      --grace S      seconds between SIGTERM and SIGKILL (default 2)
+  -v, --verbose      report the job's progress on stderr
+  -h, --help         this text
+
+The exit code is the first failing rank's exit code (128+N for a rank killed
+by signal N), the status of PMIx_Abort if a rank aborted, 124 on timeout,
+and 0 when every rank exited 0. SIGINT/SIGTERM are forwarded to every rank's
+process group, then escalated to SIGKILL after the grace period.
+
+PMIx services: job data right after PMIx_Init (sizes, local peers and
+ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
+(PMIX_WAIT, PMIX_TIMEOUT), spawn (a new namespace in this pmixrun),
+connect/disconnect, abort, log (printed to stderr), query.";
+
+pub enum Event {
+    Exited { pid: i32, code: i32 },
+    Signal(i32),
+    Spawn(host::SpawnReq),
+    Abort { status: i32, from: String },
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match job::parse(&args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            println!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("pmixrun: {e}\n(pmixrun --help for usage)");
+            return ExitCode::from(2);
+        }
+    };
+    match run(opts) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("pmixrun: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(opts: job::Options) -> Result<u8, String> {
+    let verbose = opts.verbose;
+    // Signals are taken by one thread (sigwait); every other thread blocks them.
+    job::block_signals();
+    let (tx, rx) = mpsc::channel::<Event>();
+    job::start_signal_thread(tx.clone());
+    let host = host::LauncherHost::new(tx.clone(), verbose);
+    let info = vec![Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id())))];
+    pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
+    let mut launcher = job::Launcher::new(tx.clone(), verbose);
+    job::start_reaper(tx.clone());
+    let result = (|| -> Result<u8, String> {
+        launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;
+        let mut deadline = opts.timeout.map(|s| Instant::now() + Duration::from_secs(s));
+        loop {
+            if launcher.alive() == 0 {
+                return Ok(launcher.exit_code());
+            }
+            let wait = deadline.map(|d| d.saturating_duration_since(Instant::now())).unwrap_or(Duration::from_secs(3600));
+            match rx.recv_timeout(wait) {
+                Ok(Event::Exited { pid, code }) => launcher.exited(pid, code),
+                Ok(Event::Signal(sig)) => {
+                    if verbose {
+                        eprintln!("pmixrun: signal {sig}: stopping the job");
+                    }
+                    launcher.stop_job(opts.grace, 128 + sig);
+                }
+                Ok(Event::Spawn(req)) => launcher.spawn(req),
+                Ok(Event::Abort { status, from }) => {
+                    if verbose {
+                        eprintln!("pmixrun: {from} called PMIx_Abort({status}): stopping the job");
+                    }
+                    launcher.stop_job(opts.grace, status);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        deadline = None;
+                        eprintln!("pmixrun: timeout after {} s: stopping the job", opts.timeout.unwrap_or(0));
+                        launcher.stop_job(opts.grace, 124);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(launcher.exit_code()),
+            }
+        }
+    })();
+    launcher.kill_all();
+    let _ = pmix::server::finalize();
+    result
+}
