@@ -42,8 +42,8 @@ test: deps build
 
 demo: deps build
 	@mkdir -p $(BUILD)
-	cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/demo_data.c -o $(BUILD)/demo_data -L$(LIBDIR) -l:libpmix.so.2
-	LD_LIBRARY_PATH=$(LIBDIR) $(BUILD)/demo_data
+	cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/demo_job.c -o $(BUILD)/demo_job -L$(LIBDIR) -l:libpmix.so.2
+	LD_LIBRARY_PATH=$(LIBDIR) $(LIBDIR)/pmixrun -n 4 $(BUILD)/demo_job
 
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)

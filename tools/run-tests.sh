@@ -102,6 +102,73 @@ t_install() {
     LD_LIBRARY_PATH="$p/lib" "$B/pc_demo" | head -1 | grep -q '^library: rpmix'
 }
 
+# ---- multi-process: the C resource manager and pmixrun ----
+PMIXRUN=$LIBDIR/pmixrun
+build_mp() {  # the C host and clients, against both header sets
+    for p in rm_simple client_basic client_abort client_missing demo_job; do
+        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || return 1
+        cc -std=gnu99 -Wall -Wextra -I"$REF_INC" "c-tests/$p.c" -o "$B/${p}_refh" -l:libpmix.so.2 -lpthread 2>/dev/null || return 1
+    done
+}
+t_rm_openpmix() {
+    # The C resource manager, built against OpenPMIx's headers, on OpenPMIx's library.
+    build_mp && timeout 60 "$B/rm_simple_refh" -n 4 "$B/client_basic_refh" 4
+}
+t_rm_rpmix() {
+    # The same C resource manager on rpmix, in every answering style, 8 ranks.
+    build_mp || return 1
+    for mode in "-m direct" "-m imm" "-m defer" "-m direct -s"; do
+        with_ours timeout 60 "$B/rm_simple" $mode -n 8 "$B/client_basic" 8 || { echo "mode $mode failed"; return 1; }
+        with_ours timeout 60 "$B/rm_simple_refh" $mode -n 8 "$B/client_basic_refh" 8 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
+    done
+}
+t_rm_abort() {
+    build_mp || return 1
+    with_ours timeout 60 "$B/rm_simple" -n 4 "$B/client_abort"; rc=$?
+    [ $rc = 7 ] || { echo "exit code $rc, expected 7"; return 1; }
+}
+t_rm_missing() {
+    build_mp && with_ours timeout 60 "$B/rm_simple" -n 2 "$B/client_missing" | tee "$B/missing_rpmix.txt" &&
+    ! grep -q 'TIMEOUT (after ~2' "$B/missing_rpmix.txt"
+}
+t_pmixrun_basic() {
+    build_mp || return 1
+    for i in 1 2 3 4 5; do
+        with_ours timeout 60 "$PMIXRUN" -n 8 "$B/client_basic" 8 || { echo "run $i failed"; return 1; }
+    done
+    # binary drop-in: clients built against OpenPMIx's headers
+    with_ours timeout 60 "$PMIXRUN" -n 8 "$B/client_basic_refh" 8
+}
+t_pmixrun_exits() {
+    build_mp || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 4 "$B/client_abort"; rc=$?; [ $rc = 7 ] || { echo "abort: $rc, expected 7"; return 1; }
+    timeout 30 "$PMIXRUN" -n 2 sh -c 'exit 5'; rc=$?; [ $rc = 5 ] || { echo "exit 5: got $rc"; return 1; }
+    timeout 30 "$PMIXRUN" -n 1 sh -c 'kill -9 $$'; rc=$?; [ $rc = 137 ] || { echo "SIGKILL: got $rc"; return 1; }
+    timeout 30 "$PMIXRUN" --timeout 1 -n 2 sleep 30; rc=$?; [ $rc = 124 ] || { echo "timeout: got $rc"; return 1; }
+    out=$(FOO=bar timeout 30 "$PMIXRUN" -x FOO -x BAZ=qux -n 1 sh -c 'echo $FOO$BAZ$PMIX_RANK') && [ "$out" = "barqux0" ] ||
+        { echo "-x: got '$out'"; return 1; }
+    out=$(timeout 30 "$PMIXRUN" -n 1 sh -c 'echo a$PMIX_RANK' : -n 2 sh -c 'echo b$PMIX_RANK' | sort | tr '\n' ' ') &&
+        [ "$out" = "a0 b1 b2 " ] || { echo "app contexts: got '$out'"; return 1; }
+    timeout 30 "$PMIXRUN" -n 1 /nonexistent/prog 2>/dev/null; rc=$?; [ $rc != 0 ] || { echo "missing program: exit 0"; return 1; }
+}
+t_pmixrun_signal() {
+    # SIGTERM to pmixrun reaches the ranks; nothing is left behind.
+    marker="rpmix-sig-$$"
+    timeout 30 "$PMIXRUN" -n 3 sh -c "exec sleep 60 # $marker" & pid=$!
+    sleep 1
+    kill -TERM $pid; wait $pid; rc=$?
+    sleep 0.3
+    if pgrep -f "$marker" >/dev/null; then echo "ranks left running"; pkill -9 -f "$marker"; return 1; fi
+    [ $rc = 143 ] || { echo "exit $rc, expected 143"; return 1; }
+}
+t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$B/demo_job" | grep -q 'event received'; }
+t_no_leftovers() {
+    # every server above removed its session directory
+    left=$(find /tmp -maxdepth 1 -name "rpmix.$(hostname).*" -newer "$B/.start" 2>/dev/null)
+    [ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+touch "$B/.start"
 step headers-drift t_headers_drift
 step unit-tests t_unit
 step soname t_soname
@@ -118,6 +185,15 @@ step bad-input-valgrind t_badinput
 step stubs-not-supported t_stubs
 step status-table t_status_table
 step install-pkgconfig t_install
+step rm-simple-on-openpmix t_rm_openpmix
+step rm-simple-on-rpmix t_rm_rpmix
+step rm-simple-abort t_rm_abort
+step rm-simple-missing-keys t_rm_missing
+step pmixrun-8-ranks t_pmixrun_basic
+step pmixrun-exit-codes t_pmixrun_exits
+step pmixrun-signals t_pmixrun_signal
+step demo-job t_demo
+step no-session-leftovers t_no_leftovers
 
 echo
 [ -z "$failures" ] || echo "failed:$failures"
