@@ -363,10 +363,52 @@ impl ServerRole {
         if waitable {
             let timer = timeout.filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
             self.parked.push(ParkedGet { conn, req, target, key, timer });
-        } else {
-            reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+            return Ok(());
         }
+        // A proc this server does not serve: ask the host (direct modex).
+        let remote = target.rank != PMIX_RANK_WILDCARD && !self.nspaces.get(&target.nspace).is_some_and(|ns| ns.is_local(target.rank));
+        if remote && !immediate {
+            let mut dinfo = info;
+            if !key.is_empty() {
+                dinfo.push(Info::new("pmix.req.key", Value::string(&key)));
+            }
+            let h = self.handle();
+            let t2 = target.clone();
+            let u = self.host.direct_modex(&target, &dinfo, Box::new(move |st, data| {
+                h.run(move |s, net| s.dmodex_done(net, conn, req, &t2, &key, st, &data));
+            }));
+            if let Upcall::Now(st) = u {
+                let st = if st == PMIX_SUCCESS || st == PMIX_ERR_NOT_SUPPORTED || st == PMIX_OPERATION_SUCCEEDED { PMIX_ERR_NOT_FOUND } else { st };
+                reply(net, conn, req, st, &[]);
+            }
+            return Ok(());
+        }
+        reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
         Ok(())
+    }
+
+    /// The host's direct-modex answer: a blob from the owning server's
+    /// PMIx_server_dmodex_request. Store it, then answer the Get.
+    fn dmodex_done(&mut self, net: &mut Net, conn: ConnId, req: u32, target: &Proc, key: &str, st: pmix_status_t, data: &[u8]) {
+        if st == PMIX_SUCCESS {
+            match parse_blob(data) {
+                Ok(records) => {
+                    for (p, infos) in records {
+                        let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
+                        let c = ns.committed.entry(p.rank).or_default();
+                        for i in infos {
+                            c.retain(|(_, x)| x.key() != i.key());
+                            c.push((PMIX_GLOBAL, i));
+                        }
+                        ns.has_committed.insert(p.rank);
+                    }
+                }
+                Err(_) => crate::pmix_debug!(1, "direct modex for {target}: the host's data does not decode"),
+            }
+        }
+        if !self.answer_get(net, conn, req, target, key) {
+            reply(net, conn, req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
+        }
     }
 
     /// Answer a Get if the data is here: all data of the target rank (the client caches it).
