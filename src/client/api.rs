@@ -342,3 +342,20 @@ pub fn query(queries: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_st
         done(st, infos)
     }));
 }
+
+// ---- job control ----
+
+pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    if handle().is_none() {
+        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+    }
+    let mut e = Encoder::default();
+    encode_procs(&mut e, &targets);
+    if let Err(st) = encode_infos(&mut e, &directives) {
+        return done(st, Vec::new());
+    }
+    request(wire::JOB_CONTROL, e.into_bytes(), Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, infos)
+    }));
+}

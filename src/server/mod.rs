@@ -2,6 +2,7 @@
 //! connections (identity from SO_PEERCRED), fences, Gets, and the requests it
 //! relays to the host through the `Host` trait.
 
+pub mod cleanup;
 pub mod cmodule;
 pub mod host;
 pub mod nspace;
@@ -67,6 +68,8 @@ pub struct ServerRole {
     internal: HashMap<Proc, Vec<Info>>,
     pub events: events::Registry,
     psets: HashMap<String, Vec<Proc>>,
+    /// Cleanup registered by a process for itself (runs when it terminates).
+    proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     handle: Option<Handle<ServerRole>>,
 }
 
@@ -100,6 +103,7 @@ impl ServerRole {
             internal: HashMap::new(),
             events: events::Registry::default(),
             psets: HashMap::new(),
+            proc_epilogs: HashMap::new(),
             handle: None,
         }
     }
@@ -144,7 +148,78 @@ impl ServerRole {
 
     pub fn register_client(&mut self, proc: &Proc, uid: u32, gid: u32, obj: usize) {
         let ns = self.nspaces.entry(proc.nspace.clone()).or_insert_with(|| Nspace::new(&proc.nspace));
-        ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false });
+        ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false, terminated: false });
+    }
+
+    /// A local process ended (finalize, exit, lost connection, deregistration):
+    /// run its cleanup, and its namespace's once every local client has ended.
+    fn terminated(&mut self, proc: &Proc) {
+        if let Some(mut e) = self.proc_epilogs.remove(proc) {
+            e.execute();
+        }
+        if let Some(ns) = self.nspaces.get_mut(&proc.nspace) {
+            if let Some(r) = ns.clients.get_mut(&proc.rank) {
+                r.terminated = true;
+            }
+            let all_done = ns.registered
+                && ns.clients.len() as i64 >= ns.nlocalprocs as i64
+                && ns.clients.values().all(|r| r.terminated);
+            if all_done {
+                if let Some(mut e) = ns.epilog.take() {
+                    e.execute();
+                }
+            }
+        }
+    }
+
+    /// PMIx_Job_control from a client: cleanup registration is handled here;
+    /// other directives need the host (not wired yet: PMIX_ERR_NOT_SUPPORTED).
+    fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let targets = decode_procs(d)?;
+        let directives = decode_infos(d)?;
+        let cred = self.peers.get(&conn).map(|p| p.cred).ok_or(PMIX_ERR_UNREACH)?;
+        let other = directives.iter().any(|i| !cleanup::is_cleanup_key(i));
+        let request = match cleanup::parse(&directives) {
+            Ok(r) => r,
+            Err(e) => {
+                reply(net, conn, req, e, &[]);
+                return Ok(());
+            }
+        };
+        if other {
+            crate::pmix_debug!(5, "{who}: job control directives other than cleanup are not supported yet");
+            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            return Ok(());
+        }
+        let targets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets };
+        // A process may register cleanup only for itself or its own namespace.
+        if targets.iter().any(|t| !(t == who || (t.nspace == who.nspace && t.rank == PMIX_RANK_WILDCARD))) {
+            reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
+            return Ok(());
+        }
+        // All or nothing across the targets.
+        let mut proc_e = self.proc_epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+        let ns = self.nspaces.get(&who.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
+        let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+        for t in &targets {
+            let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
+            if let Err(e) = r {
+                reply(net, conn, req, e, &[]);
+                return Ok(());
+            }
+        }
+        if targets.iter().any(|t| t == who) {
+            self.proc_epilogs.insert(who.clone(), proc_e);
+        }
+        if targets.iter().any(|t| t != who) {
+            if let Some(ns) = self.nspaces.get_mut(&who.nspace) {
+                ns.epilog = Some(ns_e);
+            }
+        }
+        let mut e = Encoder::default();
+        let _ = encode_infos(&mut e, &[]);
+        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        Ok(())
     }
 
     /// (ever connected, finalized) of a registered client.
@@ -153,6 +228,7 @@ impl ServerRole {
     }
 
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
+        self.terminated(proc);
         let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);
         if let Some(c) = conn {
             // Deliberate: the host says the process is gone. No lost-connection handling.
@@ -164,7 +240,15 @@ impl ServerRole {
     }
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
-        if let Some(ns) = self.nspaces.remove(name) {
+        if let Some(mut ns) = self.nspaces.remove(name) {
+            for rank in ns.clients.keys() {
+                if let Some(mut e) = self.proc_epilogs.remove(&Proc::new(name, *rank)) {
+                    e.execute();
+                }
+            }
+            if let Some(mut e) = ns.epilog.take() {
+                e.execute();
+            }
             for (rank, reg) in ns.clients {
                 if let Some(c) = reg.conn {
                     self.peers.remove(&c);
@@ -300,6 +384,7 @@ impl ServerRole {
         }
         reg.conn = Some(conn);
         reg.finalized = false;
+        reg.terminated = false;
         let first = !reg.connected;
         reg.connected = true;
         let obj = reg.server_object;
@@ -634,6 +719,8 @@ impl ServerRole {
                 if let Some(r) = self.nspaces.get_mut(&who.nspace).and_then(|n| n.clients.get_mut(&who.rank)) {
                     r.finalized = true;
                 }
+                // Its cleanup is done before its finalize is acknowledged.
+                self.terminated(&who);
                 let done = self.done_reply(conn, req);
                 let u = self.host.client_finalized(&who, obj, done);
                 self.upcall_reply(net, conn, req, u);
@@ -730,6 +817,7 @@ impl ServerRole {
                 let queries = elem_array(&mut d, Kind::Query, n)?;
                 self.on_query(net, conn, req, &who, queries);
             }
+            wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
             wire::REGISTER_EVENTS => {
                 reply(net, conn, req, PMIX_SUCCESS, &[]);
             }
@@ -883,6 +971,7 @@ impl Role for ServerRole {
         if !clean {
             // Lost without finalize: never reported to the host as a clean finalize.
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
+            self.terminated(&peer.proc);
         }
         self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, &peer.proc);
@@ -902,6 +991,15 @@ impl Role for ServerRole {
     }
 
     fn on_stop(&mut self, net: &mut Net) {
+        // Server finalize: every registered cleanup runs now at the latest.
+        for (_, mut e) in std::mem::take(&mut self.proc_epilogs) {
+            e.execute();
+        }
+        for ns in self.nspaces.values_mut() {
+            if let Some(mut e) = ns.epilog.take() {
+                e.execute();
+            }
+        }
         for b in std::mem::take(&mut self.barriers) {
             self.finish_barrier(net, b, PMIX_ERR_LOST_CONNECTION);
         }

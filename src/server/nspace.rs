@@ -18,6 +18,8 @@ pub struct ClientReg {
     /// Ever connected (a second connection for the rank is refused while one is live).
     pub connected: bool,
     pub finalized: bool,
+    /// Finalized, exited or deregistered: its namespace's cleanup waits for all.
+    pub terminated: bool,
 }
 
 /// Data a client committed: (scope, info).
@@ -40,6 +42,8 @@ pub struct Nspace {
     /// Ranks that committed at least once (a Get for a local rank that has not
     /// committed yet may wait for it).
     pub has_committed: std::collections::BTreeSet<pmix_rank_t>,
+    /// Cleanup registered for the namespace.
+    pub epilog: Option<super::cleanup::Epilog>,
 }
 
 impl Nspace {
