@@ -47,6 +47,7 @@ demo: deps build
 
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)
+	@tools/bench-core.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -109,8 +109,9 @@ for mn in "${measurements[@]}"; do
     run "${mn%%:*}" "${mn##*:}" rpmix
 done
 
-sed -n '1s/^library: /# OpenPMIx run: /p' "$tmp/${measurements[0]%%:*}.openpmix.out"
-sed -n '1s/^library: /# rpmix run:    /p' "$tmp/${measurements[0]%%:*}.rpmix.out"
+# the library lines of the first runs that printed one
+awk 'sub(/^library: /, "# OpenPMIx run: ") { print; exit }' "$tmp"/*.openpmix.out
+awk 'sub(/^library: /, "# rpmix run:    ") { print; exit }' "$tmp"/*.rpmix.out
 echo "# $(nproc) CPUs; get/fence/modex/init/rss: see c-tests/bench_core.c"
 
 awk '
