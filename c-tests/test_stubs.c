@@ -42,8 +42,7 @@ int main(void)
     memset(&module, 0, sizeof(module));
     (void) envp;
     (void) val;
-    expect("PMIx_Job_control_nb", PMIx_Job_control_nb(NULL, 0, NULL, 0, infocb, NULL));
-    expect("PMIx_Job_control", PMIx_Job_control(NULL, 0, NULL, 0, &res, &nres));
+    (void) res; (void) nres;
     expect("PMIx_Process_monitor_nb", PMIx_Process_monitor_nb(NULL, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, infocb, NULL));
     expect("PMIx_Allocation_request_nb", PMIx_Allocation_request_nb(PMIX_ALLOC_NEW, NULL, 0, infocb, NULL));
     expect("PMIx_Group_construct_nb", PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
