@@ -15,37 +15,45 @@ use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role};
 use crate::wire;
 
-/// Data the client knows, by proc (rank WILDCARD = job level).
+/// Data the client knows: namespace -> rank (WILDCARD = job level) -> key.
+/// Lookups borrow the caller's strings: a cached Get allocates only the
+/// value it returns.
 #[derive(Default)]
 pub struct Cache {
-    map: RwLock<HashMap<Proc, Vec<Info>>>,
+    map: RwLock<HashMap<String, HashMap<pmix_rank_t, HashMap<String, Info>>>>,
 }
 
 impl Cache {
     pub fn put(&self, p: &Proc, infos: Vec<Info>) {
         let mut m = self.map.write().unwrap_or_else(|e| e.into_inner());
-        let v = m.entry(p.clone()).or_default();
+        let v = m.entry(p.nspace.clone()).or_default().entry(p.rank).or_default();
         for i in infos {
-            v.retain(|x| x.key() != i.key());
-            v.push(i);
+            v.insert(i.key().to_string(), i);
         }
     }
 
-    /// The value of `key` for `p`: the proc's own data, then its job's.
-    pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
+    /// The value of `key` for (nspace, rank): the proc's own data, then its job's.
+    pub fn lookup(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
         let m = self.map.read().unwrap_or_else(|e| e.into_inner());
-        let own = m.get(p).and_then(|v| v.iter().find(|i| i.key() == key));
-        let found = own.or_else(|| {
-            (p.rank != PMIX_RANK_WILDCARD)
-                .then(|| m.get(&Proc::wildcard(&p.nspace)).and_then(|v| v.iter().find(|i| i.key() == key)))
-                .flatten()
-        });
-        found.map(|i| i.value())
+        let ns = m.get(nspace)?;
+        let own = ns.get(&rank).and_then(|v| v.get(key));
+        let found = own.or_else(|| (rank != PMIX_RANK_WILDCARD).then(|| ns.get(&PMIX_RANK_WILDCARD).and_then(|v| v.get(key))).flatten());
+        // SAFETY: a valid cached value; a failed copy (out of memory) is a miss.
+        found.and_then(|i| unsafe { Value::copy_of(&i.0.value) }.ok())
     }
 
-    pub fn knows(&self, p: &Proc) -> bool {
-        self.map.read().unwrap_or_else(|e| e.into_inner()).contains_key(p)
+    pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
+        self.lookup(&p.nspace, p.rank, key)
     }
+}
+
+/// The cache of the initialised client, reachable without the CLIENT lock.
+pub static CACHE: RwLock<Option<Arc<Cache>>> = RwLock::new(None);
+
+/// Get straight from the cache (the hot path of PMIx_Get): None = not cached.
+pub fn cached(nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
+    let c = CACHE.read().unwrap_or_else(|e| e.into_inner());
+    c.as_ref()?.lookup(nspace, rank, key)
 }
 
 type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
@@ -276,6 +284,7 @@ pub fn init() -> (Proc, pmix_status_t) {
     if status == PMIX_ERR_DATA_VALUE_NOT_FOUND {
         return (me, status);
     }
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new() });
     (me, status)
 }
@@ -300,6 +309,7 @@ pub fn finalize() -> pmix_status_t {
     }
     let mut c = g.take().unwrap();
     drop(g);
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
     let mut st = PMIX_SUCCESS;
     if let Some(mut engine) = c.engine.take() {
         let done = Oneshot::new();

@@ -114,6 +114,28 @@ pub unsafe extern "C" fn PMIx_Fence_nb(procs: *const pmix_proc_t, nprocs: usize,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, info: *const pmix_info_t, ninfo: usize, val: *mut *mut pmix_value_t) -> pmix_status_t {
+    // Hot path: a cached value of a named proc, without copying the key or
+    // the directives. Cannot panic (no indexing; allocation failure is reported).
+    if !val.is_null() && !proc.is_null() && !key.is_null() && (ninfo == 0 || info.is_null()) {
+        let p = &*proc;
+        let ns = &p.nspace[..crate::cmem::bounded_len(&p.nspace)];
+        // SAFETY: c_char and u8 have one layout.
+        let ns = core::slice::from_raw_parts(ns.as_ptr() as *const u8, ns.len());
+        if let (Ok(ns), Some(k)) = (core::str::from_utf8(ns), crate::cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1)) {
+            if let Ok(k) = core::str::from_utf8(k) {
+                if let Some(v) = crate::client::cached(ns, p.rank, k) {
+                    let out = crate::cmem::calloc_one::<pmix_value_t>();
+                    if out.is_null() {
+                        return PMIX_ERR_NOMEM;
+                    }
+                    *out = v.0;
+                    core::mem::forget(v);
+                    *val = out;
+                    return PMIX_SUCCESS;
+                }
+            }
+        }
+    }
     status_entry!("PMIx_Get", {
         require!("PMIx_Get", !val.is_null() && !key.is_null());
         let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
