@@ -132,7 +132,7 @@ fence_kill_case() {  # fence_kill_case <launcher name> <mode> <launcher cmd...>
     local why="" nret
     nret=$(grep -c 'fence returned' "$log")
     if [ $RC -eq 0 ]; then why="exit 0: the job did not fail"
-    elif [ $RC -eq 124 ]; then why="timed out"
+    elif [ $RC -eq 124 ]; then why="exit 124: time limit hit"
     fi
     [ "$MS" -le $((FENCE_KILL_MAX * 1000)) ] || why="${why:+$why, }took $MS ms (limit ${FENCE_KILL_MAX} s)"
     if grep -q 'fence returned SUCCESS' "$log"; then why="${why:+$why, }a fence succeeded although a participant died"; fi
@@ -147,9 +147,9 @@ fence_kill_case() {  # fence_kill_case <launcher name> <mode> <launcher cmd...>
 }
 fence_kill_case pmixrun now "$PMIXRUN" --timeout 25
 fence_kill_case pmixrun early "$PMIXRUN" --timeout 25
-fence_kill_case rm_simple now "$B/rm_simple" -t 20
-fence_kill_case rm_simple late "$B/rm_simple" -t 20
-fence_kill_case rm_simple early "$B/rm_simple" -t 20
+fence_kill_case rm_simple now "$B/rm_simple" -t 18
+fence_kill_case rm_simple late "$B/rm_simple" -t 18
+fence_kill_case rm_simple early "$B/rm_simple" -t 18
 
 # ---- fault_server_exit ----
 server_exit_case() {  # server_exit_case fence|get

@@ -162,6 +162,7 @@ t_pmixrun_signal() {
     [ $rc = 143 ] || { echo "exit $rc, expected 143"; return 1; }
 }
 t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$B/demo_job" | grep -q 'event received'; }
+t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
     # every server above removed its session directory
     left=$(find /tmp -maxdepth 1 -name "rpmix.$(hostname).*" -newer "$B/.start" 2>/dev/null)
@@ -193,6 +194,7 @@ step pmixrun-8-ranks t_pmixrun_basic
 step pmixrun-exit-codes t_pmixrun_exits
 step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
+step fault-injection t_faults
 step no-session-leftovers t_no_leftovers
 
 echo

@@ -443,7 +443,7 @@ impl ServerRole {
         let waitable = !immediate
             && target.rank != PMIX_RANK_WILDCARD
             && self.nspaces.get(&target.nspace).is_some_and(|ns| {
-                ns.clients.get(&target.rank).is_some_and(|r| !r.finalized) && !ns.has_committed.contains(&target.rank)
+                ns.clients.get(&target.rank).is_some_and(|r| !r.finalized && !r.terminated) && !ns.has_committed.contains(&target.rank)
             });
         if waitable {
             let timer = timeout.filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
@@ -537,6 +537,14 @@ impl ServerRole {
         let members = nspace::expand(&procs, &self.nspaces);
         if !members.contains(who) {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        // A participant that already ended (lost, finalized, deregistered) can never arrive.
+        let gone = members.iter().any(|p| {
+            self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated)
+        });
+        if gone {
+            reply(net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
             return Ok(());
         }
         let idx = match self.barriers.iter().position(|b| b.kind == tag && b.members == members && !b.at_host) {

@@ -97,6 +97,11 @@ struct Rank {
 
 pub struct Launcher {
     ranks: HashMap<i32, Rank>,
+    /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
+    failures: Vec<(Proc, i32, bool)>,
+    /// When to pick the job's exit code from `failures` (a short window, so the
+    /// rank that failed first is told from ranks that failed because of it).
+    pub decide_at: Option<Instant>,
     jobs: u32,
     exit: Option<u8>,
     kill_at: Option<Instant>,
@@ -110,7 +115,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ranks: HashMap::new(), jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -245,24 +250,41 @@ impl Launcher {
         .ok()
         .flatten();
         let unfinalized = code == 0 && matches!(state, Some((true, false)));
-        if self.verbose || (code != 0 && self.kill_at.is_none()) || unfinalized {
-            if unfinalized {
-                eprintln!("pmixrun: {proc} exited without calling PMIx_Finalize");
-            } else if code >= 128 {
-                eprintln!("pmixrun: {proc} was killed by signal {}", code - 128);
-            } else if code != 0 || self.verbose {
-                eprintln!("pmixrun: {proc} exited with status {code}");
-            }
+        if self.verbose {
+            eprintln!("pmixrun: {proc} exited with status {code}");
         }
-        let code = if unfinalized { 1 } else { code };
-        if code != 0 && self.kill_at.is_none() {
-            self.record(code.clamp(0, 255) as u8);
-            self.stop_job(2, code);
+        if (code != 0 || unfinalized) && self.kill_at.is_none() {
+            self.failures.push((proc.clone(), if unfinalized { 1 } else { code }, unfinalized));
+            if self.decide_at.is_none() {
+                self.decide_at = Some(Instant::now() + Duration::from_millis(200));
+            }
         }
         if self.ranks.values().filter(|r| r.proc.nspace == proc.nspace).all(|r| r.exited) {
             let ns = proc.nspace.clone();
             let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
         }
+    }
+
+    /// After the first failure's window: report every failure seen, pick the
+    /// exit code (a rank killed by a signal is the likelier cause, else the
+    /// first failure), and stop the job.
+    pub fn decide(&mut self) {
+        self.decide_at = None;
+        if self.failures.is_empty() {
+            return;
+        }
+        for (p, code, unfinalized) in &self.failures {
+            if *unfinalized {
+                eprintln!("pmixrun: {p} exited without calling PMIx_Finalize");
+            } else if *code >= 128 {
+                eprintln!("pmixrun: {p} was killed by signal {}", code - 128);
+            } else {
+                eprintln!("pmixrun: {p} exited with status {code}");
+            }
+        }
+        let code = self.failures.iter().find(|f| f.1 >= 128 && !f.2).or(self.failures.first()).map(|f| f.1).unwrap_or(1);
+        self.record(code.clamp(0, 255) as u8);
+        self.stop_job(2, code);
     }
 
     /// SIGTERM every rank's process group now, SIGKILL after `grace` seconds.

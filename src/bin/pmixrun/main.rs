@@ -90,9 +90,13 @@ fn run(opts: job::Options) -> Result<u8, String> {
         let mut deadline = opts.timeout.map(|s| Instant::now() + Duration::from_secs(s));
         loop {
             if launcher.alive() == 0 {
+                launcher.decide();
                 return Ok(launcher.exit_code());
             }
-            let wait = deadline.map(|d| d.saturating_duration_since(Instant::now())).unwrap_or(Duration::from_secs(3600));
+            let mut wait = deadline.map(|d| d.saturating_duration_since(Instant::now())).unwrap_or(Duration::from_secs(3600));
+            if let Some(d) = launcher.decide_at {
+                wait = wait.min(d.saturating_duration_since(Instant::now()));
+            }
             match rx.recv_timeout(wait) {
                 Ok(Event::Exited { pid, code }) => launcher.exited(pid, code),
                 Ok(Event::Signal(sig)) => {
@@ -109,6 +113,9 @@ fn run(opts: job::Options) -> Result<u8, String> {
                     launcher.stop_job(opts.grace, status);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if launcher.decide_at.is_some_and(|d| Instant::now() >= d) {
+                        launcher.decide();
+                    }
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         deadline = None;
                         eprintln!("pmixrun: timeout after {} s: stopping the job", opts.timeout.unwrap_or(0));
