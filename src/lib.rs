@@ -17,4 +17,5 @@ pub mod owned;
 pub mod runtime;
 pub mod server;
 pub mod client;
+pub mod tool;
 pub mod wire;

@@ -28,6 +28,8 @@ pub const VALIDATE_CRED: u16 = 17;
 pub const REGISTER_EVENTS: u16 = 18;
 pub const JOB_CONTROL: u16 = 19;
 pub const MONITOR: u16 = 20;
+/// A tool's hello: it is not a registered client; the server (or its host) names it.
+pub const TOOL_HELLO: u16 = 21;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -16,8 +16,8 @@
 # rpmix's (LD_LIBRARY_PATH=$RPMIX_LIBDIR, which mpirun, orted, ompi-server and
 # the ranks all inherit); then 20 consecutive (a) runs on rpmix; then every
 # program launched directly by rpmix's own launcher, `pmixrun -n 4 ./prog`
-# (Open MPI's ranks then run ess/pmi as under `srun --mpi=pmix`; see
-# OMPI_TESTS_DIRECT_ENV for why that needs a SLURM-looking environment).
+# (Open MPI's ranks then run ess/pmi as under `srun --mpi=pmix`; pmixrun
+# sets JSM_JSRUN_PORT so Open MPI recognises the direct launch).
 #
 # Each case prints "PASS: <name>" or "FAIL: <name>" plus the reason and the
 # last lines of its output; full logs are kept in <build-dir>/logs/.  The last
@@ -34,7 +34,7 @@
 #   OMPI_TESTS_ONLY     run only the cases whose name matches this extended regex
 #   OMPI_TESTS_DIRECT_ENV  variables put in pmixrun's environment (and so the
 #                       ranks' and spawned children's) for the direct launches;
-#                       default "SLURM_JOBID=1 SLURM_STEP_ID=0 SLURM_NODELIST=<host>".
+#                       default: none needed (pmixrun's own hint).
 #                       Open MPI 4.1.4 does NOT look at PMIX_NAMESPACE to decide
 #                       it was direct-launched: its schizo framework only knows
 #                       mpirun (OMPI_MCA_orte_hnp_uri...), SLURM (SLURM_JOBID +
@@ -53,7 +53,8 @@ pmixrun=${PMIXRUN:-$rlibdir/pmixrun}
 tmo=${OMPI_TESTS_TIMEOUT:-60}
 repeat=${OMPI_TESTS_REPEAT:-20}
 only=${OMPI_TESTS_ONLY:-}
-read -r -a direct_env <<<"${OMPI_TESTS_DIRECT_ENV:-SLURM_JOBID=1 SLURM_STEP_ID=0 SLURM_NODELIST=$(hostname)}"
+# pmixrun sets JSM_JSRUN_PORT itself (see pmixrun --help), so nothing is needed by default.
+read -r -a direct_env <<<"${OMPI_TESTS_DIRECT_ENV:-OMPI_TESTS_DIRECT=1}"
 read -r -a extra_mpirun_args <<<"${OMPI_TESTS_MPIRUN_ARGS:-}"
 mpirun_args=(--allow-run-as-root --oversubscribe "${extra_mpirun_args[@]}")
 
@@ -75,7 +76,6 @@ done
 
 passed=0
 failed=0
-failed_names=()
 mkdir -p "$logdir"
 
 pass() {
@@ -94,7 +94,6 @@ fail() {
         tail -n 15 "$f" | sed 's/^/  | /'
     done
     failed=$((failed + 1))
-    failed_names+=("$name")
 }
 
 selected() { [[ -z $only ]] || [[ $1 =~ $only ]]; }

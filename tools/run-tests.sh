@@ -162,6 +162,16 @@ t_pmixrun_signal() {
     [ $rc = 143 ] || { echo "exit $rc, expected 143"; return 1; }
 }
 t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$B/demo_job" | grep -q 'event received'; }
+t_tool() {
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/tool_query.c -o "$B/tool_query" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 3 & pid=$!
+    sleep 0.5
+    out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
+    wait $pid
+    echo "$out"
+    [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks'
+}
+t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
     # every server above removed its session directory
@@ -194,7 +204,9 @@ step pmixrun-8-ranks t_pmixrun_basic
 step pmixrun-exit-codes t_pmixrun_exits
 step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
+step tool-attach-by-pid t_tool
 step fault-injection t_faults
+step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers
 
 echo

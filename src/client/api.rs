@@ -359,3 +359,30 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOn
         done(st, infos)
     }));
 }
+
+// ---- credentials (through the host) ----
+
+pub fn get_credential(info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>) {
+    let mut e = Encoder::default();
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st, Vec::new(), Vec::new());
+    }
+    request(wire::GET_CRED, e.into_bytes(), Box::new(move |st, b| {
+        let mut d = Decoder::new(b);
+        let cred = d.blob().map(|c| c.to_vec()).unwrap_or_default();
+        let infos = decode_infos(&mut d).unwrap_or_default();
+        done(st, cred, infos)
+    }));
+}
+
+pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    let mut e = Encoder::default();
+    e.blob(&cred);
+    if let Err(st) = encode_infos(&mut e, &info) {
+        return done(st, Vec::new());
+    }
+    request(wire::VALIDATE_CRED, e.into_bytes(), Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, infos)
+    }));
+}

@@ -196,6 +196,72 @@ fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
     f
 }
 
+/// Send one frame and read the reply (blocking, before the progress thread exists).
+fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> Res<Vec<u8>> {
+    s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
+    s.write_all(&frame(1, tag, body)).map_err(|_| PMIX_ERR_UNREACH)?;
+    let mut hdr = [0u8; 10];
+    s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
+    let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+    if !(10..=runtime::MAX_FRAME).contains(&len) {
+        return Err(PMIX_ERR_UNREACH);
+    }
+    let mut rest = vec![0u8; len - 6];
+    s.read_exact(&mut rest).map_err(|_| PMIX_ERR_UNREACH)?;
+    let st = i32::from_le_bytes(rest[..4].try_into().unwrap());
+    if st != PMIX_SUCCESS {
+        crate::pmix_debug!(1, "the server refused us ({})", crate::strings::error_name(st));
+        return Err(st);
+    }
+    s.set_read_timeout(None).map_err(|_| PMIX_ERR_UNREACH)?;
+    Ok(rest[4..].to_vec())
+}
+
+/// A tool connects to the server at `path` and is given a name.
+pub fn init_tool(path: &str, uri: &str) -> Res<Proc> {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = g.as_mut() {
+        c.refcount += 1;
+        return Ok(c.me.clone());
+    }
+    let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
+        crate::pmix_debug!(1, "PMIx_tool_init: cannot connect to {path}: {e}");
+        PMIX_ERR_UNREACH
+    })?;
+    let mut body = Encoder::default();
+    body.u32(wire::PROTOCOL);
+    let rep = handshake(&mut s, wire::TOOL_HELLO, body.bytes())?;
+    let mut d = Decoder::new(&rep);
+    let srv = Proc::new(&decode_str(&mut d)?, d.u32()?);
+    let me = Proc::new(&decode_str(&mut d)?, d.u32()?);
+    let cache = Arc::new(Cache::default());
+    cache.put(
+        &me,
+        vec![
+            Info::new("pmix.srv.nspace", Value::string(&srv.nspace)),
+            Info::new("pmix.srv.rank", Value::rank(srv.rank)),
+            Info::new("pmix.srvr.uri", Value::string(uri)),
+        ],
+    );
+    let engine = start_engine(me.clone(), cache.clone(), s)?;
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new() });
+    Ok(me)
+}
+
+/// A tool that does not connect: initialised for local calls only.
+pub fn init_standalone(me: Proc) -> Proc {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = g.as_mut() {
+        c.refcount += 1;
+        return c.me.clone();
+    }
+    let cache = Arc::new(Cache::default());
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new() });
+    me
+}
+
 /// Connect and say hello (blocking, before the progress thread exists).
 fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     let uri = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).ok_or(PMIX_ERR_UNREACH)?;

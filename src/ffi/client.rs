@@ -535,22 +535,85 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, er
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential(info: *const pmix_info_t, ninfo: usize, credential: *mut pmix_byte_object_t) -> pmix_status_t {
-    not_yet!("PMIx_Get_credential")
+    status_entry!("PMIx_Get_credential", {
+        require!("PMIx_Get_credential", !credential.is_null());
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::get_credential(i, Box::new(move |st, c, _| d.set((st, c))));
+        let Some((st, c)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        let bo = &mut *credential;
+        bo.bytes = crate::cmem::dup_bytes(&c);
+        bo.size = if bo.bytes.is_null() { 0 } else { c.len() };
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_credential_nb(info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_credential_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Get_credential_nb")
+    status_entry!("PMIx_Get_credential_nb", {
+        require!("PMIx_Get_credential_nb", cbfunc.is_some());
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let cbd = SendPtr(cbdata);
+        crate::client::api::get_credential(i, Box::new(move |st, mut c, infos| {
+            let mut bo = pmix_byte_object_t { bytes: c.as_mut_ptr() as *mut c_char, size: c.len() };
+            let (p, n) = crate::owned::infos_to_c(&infos);
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the data lives through the call.
+                unsafe { f(st, &mut bo, p, n, cbd.get()) };
+            }
+            // SAFETY: made by infos_to_c.
+            unsafe { crate::owned::free_c_infos(p, n) };
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential(cred: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Validate_credential")
+    status_entry!("PMIx_Validate_credential", {
+        require!("PMIx_Validate_credential", !cred.is_null());
+        let Ok(c) = crate::data::value::bo_slice(&*cred) else { return PMIX_ERR_BAD_PARAM };
+        let c = c.to_vec();
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::validate_credential(c, i, Box::new(move |st, r| d.set((st, r))));
+        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        if !results.is_null() && !nresults.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresults = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Validate_credential_nb(cred: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_validation_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Validate_credential_nb")
+    status_entry!("PMIx_Validate_credential_nb", {
+        require!("PMIx_Validate_credential_nb", !cred.is_null() && cbfunc.is_some());
+        let Ok(c) = crate::data::value::bo_slice(&*cred) else { return PMIX_ERR_BAD_PARAM };
+        let c = c.to_vec();
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let cbd = SendPtr(cbdata);
+        crate::client::api::validate_credential(c, i, Box::new(move |st, r| {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; the array lives through the call.
+                unsafe { f(st, p, n, cbd.get()) };
+            }
+            // SAFETY: made by infos_to_c.
+            unsafe { crate::owned::free_c_infos(p, n) };
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]

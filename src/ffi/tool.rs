@@ -11,12 +11,22 @@ use crate::abi::*;
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_tool_init")
+    status_entry!("PMIx_tool_init", {
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let me = match crate::tool::init(&infos) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        if let Some(p) = proc.as_mut() {
+            *p = me.to_c();
+        }
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
-    not_yet!("PMIx_tool_finalize")
+    status_entry!("PMIx_tool_finalize", { crate::client::finalize() })
 }
 
 #[no_mangle]

@@ -262,8 +262,9 @@ impl Host for CModule {
         let mut keep = Keep::default();
         let (pp, np) = keep.procs(procs);
         let (ip, ni) = keep.infos(info);
-        keep.bytes.push(data);
-        let (dp, dn) = (keep.bytes[0].as_mut_ptr() as *mut c_char, keep.bytes[0].len());
+        // The host takes ownership of the blob (hosts free it, as they must with
+        // OpenPMIx): hand over a malloc'd copy and keep no reference to it.
+        let (dp, dn) = (crate::cmem::dup_bytes(&data), data.len());
         let (ours, raw) = ctx::<DataF>(done, keep);
         // SAFETY: arguments live in the context until the callback.
         let rc = unsafe { f(pp, np, ip, ni, dp, dn, Some(modex_cb), raw) };

@@ -28,6 +28,7 @@ use nspace::{ClientReg, Nspace};
 struct Peer {
     proc: Proc,
     cred: PeerCred,
+    tool: bool,
 }
 
 /// A fence (or connect/disconnect barrier) in progress.
@@ -68,6 +69,7 @@ pub struct ServerRole {
     internal: HashMap<Proc, Vec<Info>>,
     pub events: events::Registry,
     psets: HashMap<String, Vec<Proc>>,
+    next_tool: u32,
     /// Cleanup registered by a process for itself (runs when it terminates).
     proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     handle: Option<Handle<ServerRole>>,
@@ -103,6 +105,7 @@ impl ServerRole {
             internal: HashMap::new(),
             events: events::Registry::default(),
             psets: HashMap::new(),
+            next_tool: 0,
             proc_epilogs: HashMap::new(),
             handle: None,
         }
@@ -388,7 +391,7 @@ impl ServerRole {
         let first = !reg.connected;
         reg.connected = true;
         let obj = reg.server_object;
-        self.peers.insert(conn, Peer { proc: proc.clone(), cred });
+        self.peers.insert(conn, Peer { proc: proc.clone(), cred, tool: false });
         // The whole namespace's data: the client answers most Gets from it.
         let mut body = Encoder::default();
         owned::encode_str(&mut body, &self.me.nspace);
@@ -407,6 +410,32 @@ impl ServerRole {
                 return refuse(net, "the host refused it", st);
             }
         }
+        reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+    }
+
+    /// A tool connects: same user as this server (or root) only. The host's
+    /// tool_connected upcall would name it; without one the server does.
+    fn on_tool_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) {
+        let ok = d.u32().map(|p| p == wire::PROTOCOL).unwrap_or(false);
+        let cred = net.cred(conn);
+        // SAFETY: plain getter.
+        let my_uid = unsafe { libc::geteuid() };
+        let allowed = cred.is_some_and(|c| c.uid == my_uid || c.uid == 0);
+        if !ok || !allowed {
+            crate::pmix_debug!(1, "refusing tool connection {conn}: {}", if ok { "different user" } else { "bad hello" });
+            reply(net, conn, req, if ok { PMIX_ERR_NO_PERMISSIONS } else { PMIX_ERR_NOT_SUPPORTED }, &[]);
+            net.drain_writes(Duration::from_millis(50));
+            net.close(conn);
+            return;
+        }
+        self.next_tool += 1;
+        let proc = Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0);
+        let mut body = Encoder::default();
+        owned::encode_str(&mut body, &self.me.nspace);
+        body.u32(self.me.rank);
+        owned::encode_str(&mut body, &proc.nspace);
+        body.u32(proc.rank);
+        self.peers.insert(conn, Peer { proc, cred: cred.unwrap(), tool: true });
         reply(net, conn, req, PMIX_SUCCESS, body.bytes());
     }
 
@@ -711,6 +740,8 @@ impl ServerRole {
             None => {
                 if tag == wire::HELLO {
                     self.on_hello(net, conn, req, &mut d);
+                } else if tag == wire::TOOL_HELLO {
+                    self.on_tool_hello(net, conn, req, &mut d);
                 } else {
                     crate::pmix_debug!(1, "connection {conn}: request before hello; dropping it");
                     net.close(conn);
@@ -719,6 +750,15 @@ impl ServerRole {
             }
         };
         let obj = self.nspaces.get(&who.nspace).and_then(|n| n.clients.get(&who.rank)).map(|r| r.server_object).unwrap_or(0);
+        let is_tool = self.peers.get(&conn).is_some_and(|p| p.tool);
+        if is_tool && matches!(tag, wire::COMMIT | wire::FENCE | wire::CONNECT | wire::DISCONNECT | wire::JOB_CONTROL) {
+            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            return Ok(());
+        }
+        if is_tool && tag == wire::FINALIZE {
+            reply(net, conn, req, PMIX_SUCCESS, &[]);
+            return Ok(());
+        }
         match tag {
             wire::COMMIT => self.on_commit(net, &who, &mut d)?,
             wire::FENCE | wire::CONNECT | wire::DISCONNECT => self.on_barrier(net, conn, req, tag, &who, &mut d)?,
@@ -826,6 +866,36 @@ impl ServerRole {
                 self.on_query(net, conn, req, &who, queries);
             }
             wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
+            wire::GET_CRED => {
+                let info = decode_infos(&mut d)?;
+                let h = self.handle();
+                let u = self.host.get_credential(&who, &info, Box::new(move |st, cred, infos| {
+                    h.run(move |_, net| {
+                        let mut e = Encoder::default();
+                        e.blob(&cred);
+                        let _ = encode_infos(&mut e, &infos);
+                        reply(net, conn, req, settled(st), e.bytes());
+                    });
+                }));
+                if let Upcall::Now(st) = u {
+                    reply(net, conn, req, settled(st), &[]);
+                }
+            }
+            wire::VALIDATE_CRED => {
+                let cred = d.blob()?.to_vec();
+                let info = decode_infos(&mut d)?;
+                let h = self.handle();
+                let u = self.host.validate_credential(&who, &cred, &info, Box::new(move |st, infos| {
+                    h.run(move |_, net| {
+                        let mut e = Encoder::default();
+                        let _ = encode_infos(&mut e, &infos);
+                        reply(net, conn, req, settled(st), e.bytes());
+                    });
+                }));
+                if let Upcall::Now(st) = u {
+                    reply(net, conn, req, settled(st), &[]);
+                }
+            }
             wire::REGISTER_EVENTS => {
                 reply(net, conn, req, PMIX_SUCCESS, &[]);
             }

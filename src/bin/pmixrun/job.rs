@@ -14,6 +14,8 @@ use crate::Event;
 
 pub struct Options {
     pub apps: Vec<AppSpec>,
+    /// Tell Open MPI 4.1 it was direct-launched (see --help).
+    pub ompi_hint: bool,
     pub timeout: Option<u64>,
     pub grace: u64,
     pub verbose: bool,
@@ -21,7 +23,7 @@ pub struct Options {
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), timeout: None, grace: 2, verbose: false };
+    let mut opts = Options { apps: Vec::new(), ompi_hint: true, timeout: None, grace: 2, verbose: false };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -35,6 +37,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             match a {
                 "-h" | "--help" => return Ok(None),
                 "-v" | "--verbose" => opts.verbose = true,
+                "--no-ompi-hint" => opts.ompi_hint = false,
                 "-n" | "-np" | "--np" => {
                     let v = val(&mut i)?;
                     app.maxprocs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("bad process count '{v}'"))?;
@@ -96,6 +99,7 @@ struct Rank {
 }
 
 pub struct Launcher {
+    pub ompi_hint: bool,
     ranks: HashMap<i32, Rank>,
     /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
     failures: Vec<(Proc, i32, bool)>,
@@ -115,7 +119,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -179,6 +183,11 @@ impl Launcher {
             let env = pmix::server::fork_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
             let mut cmd = Command::new(&app.cmd);
             cmd.args(&app.argv[1..]);
+            if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
+                // Open MPI 4.1 takes its PMIx direct-launch path only under a
+                // launcher it knows; this is the least intrusive of its hints.
+                cmd.env("JSM_JSRUN_PORT", "0");
+            }
             for (k, v) in env {
                 cmd.env(k, v);
             }

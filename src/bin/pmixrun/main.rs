@@ -33,6 +33,11 @@ Global (before the first program):
       --timeout S    kill the job after S seconds (exit code 124)
       --grace S      seconds between SIGTERM and SIGKILL (default 2)
   -v, --verbose      report the job's progress on stderr
+      --no-ompi-hint don't set JSM_JSRUN_PORT in the ranks' environment.
+                     Open MPI 4.1 takes its PMIx direct-launch path only
+                     when it recognises a launcher (Slurm, Flux, JSM); pmixrun
+                     sets JSM_JSRUN_PORT=0 (unless already set) so that MPI
+                     programs run directly under it.
   -h, --help         this text
 
 The exit code is the first failing rank's exit code (128+N for a rank killed
@@ -84,6 +89,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let info = vec![Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id())))];
     pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
+    launcher.ompi_hint = opts.ompi_hint;
     job::start_reaper(tx.clone());
     let result = (|| -> Result<u8, String> {
         launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;

@@ -1,0 +1,61 @@
+//! The tool role: a process that is not a registered client connects to a
+//! server it finds by URI, by the server's pid, or through its environment.
+//! A connected tool uses the client machinery (Query, Get, Log, events).
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::owned::{find, Info, Proc};
+use crate::wire;
+
+/// The socket of the server of process `pid` (its session directory is
+/// `<tmpdir>/rpmix.<host>.<pid>`).
+fn socket_of_pid(pid: u32, infos: &[Info]) -> String {
+    let tmp = crate::server::session::server_tmpdir(infos);
+    format!("{tmp}/rpmix.{}.{pid}/server.sock", crate::server::session::hostname())
+}
+
+/// Read a contact from `file:<path>` (first line).
+fn contact_from(uri: &str) -> Option<String> {
+    match uri.strip_prefix("file:") {
+        Some(p) => std::fs::read_to_string(p).ok()?.lines().next().map(str::to_string),
+        None => Some(uri.to_string()),
+    }
+}
+
+pub fn init(infos: &[Info]) -> Res<Proc> {
+    let pid = std::process::id();
+    let host = crate::server::session::hostname();
+    let given = match (find(infos, PMIX_TOOL_NSPACE).and_then(|i| i.as_str()), find(infos, PMIX_TOOL_RANK).and_then(|i| i.as_u32())) {
+        (Some(ns), Some(r)) => Some(Proc::new(&ns, r)),
+        (None, None) => None,
+        _ => return Err(PMIX_ERR_BAD_PARAM),
+    };
+    if find(infos, PMIX_TOOL_DO_NOT_CONNECT).is_some_and(|i| i.truthy()) {
+        let me = given.unwrap_or_else(|| Proc::new(&format!("{host}.{pid}"), 0));
+        return Ok(crate::client::init_standalone(me));
+    }
+    let uri = find(infos, PMIX_SERVER_URI)
+        .or_else(|| find(infos, PMIX_TCP_URI))
+        .and_then(|i| i.as_str())
+        .and_then(|u| contact_from(&u));
+    let (path, uri) = if let Some(u) = uri {
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_BAD_PARAM)?;
+        (p, u)
+    } else if let Some(spid) = find(infos, PMIX_SERVER_PIDINFO).and_then(|i| i.as_u32()) {
+        let p = socket_of_pid(spid, infos);
+        (p.clone(), format!("pid:{spid}"))
+    } else if let Some(u) = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()) {
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+        (p, u)
+    } else {
+        return Err(PMIX_ERR_UNREACH);
+    };
+    match crate::client::init_tool(&path, &uri) {
+        Ok(p) => Ok(p),
+        Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
+            crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));
+            Ok(crate::client::init_standalone(given.unwrap_or_else(|| Proc::new(&format!("{host}:{pid}"), 0))))
+        }
+        Err(e) => Err(e),
+    }
+}
