@@ -48,6 +48,7 @@ demo: deps build
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)
 	@tools/bench-core.sh $(BUILD)
+	@tools/bench-ompi.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -13,6 +13,7 @@ command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
 command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+command -v bc >/dev/null 2>&1 || missing="$missing bc"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$missing (run as root, or: apt-get install$missing)" >&2
