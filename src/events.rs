@@ -19,7 +19,7 @@ pub struct Handler {
     pub id: usize,
     pub codes: Vec<pmix_status_t>,
     pub func: pmix_notification_fn_t,
-    pub first: bool,
+    pub name: Option<String>,
 }
 
 #[derive(Default)]
@@ -37,15 +37,23 @@ impl Registry {
     pub fn register(&mut self, codes: Vec<pmix_status_t>, info: &[Info], func: pmix_notification_fn_t) -> usize {
         let id = self.next_id;
         self.next_id += 1;
-        let first = find(info, PMIX_EVENT_HDLR_FIRST).is_some_and(|i| i.truthy())
-            || find(info, PMIX_EVENT_HDLR_PREPEND).is_some_and(|i| i.truthy())
-            || find(info, PMIX_EVENT_HDLR_FIRST_IN_CATEGORY).is_some_and(|i| i.truthy());
-        let h = Handler { id, codes, func, first };
-        if first {
-            self.handlers.insert(0, h);
+        let flag = |k| find(info, k).is_some_and(|i| i.truthy());
+        let first = flag(PMIX_EVENT_HDLR_FIRST) || flag(PMIX_EVENT_HDLR_PREPEND) || flag(PMIX_EVENT_HDLR_FIRST_IN_CATEGORY);
+        let name = find(info, PMIX_EVENT_HDLR_NAME).and_then(|i| i.as_str());
+        let before = find(info, PMIX_EVENT_HDLR_BEFORE).and_then(|i| i.as_str());
+        let after = find(info, PMIX_EVENT_HDLR_AFTER).and_then(|i| i.as_str());
+        let h = Handler { id, codes, func, name };
+        let pos_of = |n: &str| self.handlers.iter().position(|x| x.name.as_deref() == Some(n));
+        let at = if first {
+            0
+        } else if let Some(p) = before.as_deref().and_then(pos_of) {
+            p
+        } else if let Some(p) = after.as_deref().and_then(pos_of) {
+            p + 1
         } else {
-            self.handlers.push(h);
-        }
+            self.handlers.len() // PMIX_EVENT_HDLR_LAST / _APPEND / default: in registration order
+        };
+        self.handlers.insert(at, h);
         id
     }
 

@@ -30,6 +30,8 @@ pub const JOB_CONTROL: u16 = 19;
 pub const MONITOR: u16 = 20;
 /// A tool's hello: it is not a registered client; the server (or its host) names it.
 pub const TOOL_HELLO: u16 = 21;
+pub const ALLOCATE: u16 = 22;
+pub const DEREGISTER_EVENTS: u16 = 23;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -386,3 +386,41 @@ pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Box<dyn FnOnce(
         done(st, infos)
     }));
 }
+
+// ---- allocation, event interest ----
+
+pub fn allocate(directive: pmix_alloc_directive_t, data: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    let mut e = Encoder::default();
+    e.u32(directive as u32);
+    if let Err(st) = encode_infos(&mut e, &data) {
+        return done(st, Vec::new());
+    }
+    request(wire::ALLOCATE, e.into_bytes(), Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, infos)
+    }));
+}
+
+/// Tell the server which codes this process listens for (it tells its host).
+pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info]) {
+    if codes.is_empty() {
+        return;
+    }
+    let mut e = Encoder::default();
+    e.u32(codes.len() as u32);
+    for c in codes {
+        e.u32(*c as u32);
+    }
+    if register && encode_infos(&mut e, info).is_err() {
+        return;
+    }
+    let body = e.into_bytes();
+    let tag = if register { wire::REGISTER_EVENTS } else { wire::DEREGISTER_EVENTS };
+    if let Some(h) = handle() {
+        h.run(move |c, net| {
+            if let Some(conn) = c.conn {
+                net.send(conn, 0, tag, &body);
+            }
+        });
+    }
+}

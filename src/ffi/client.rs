@@ -471,12 +471,43 @@ pub unsafe extern "C" fn PMIx_Log_nb(data: *const pmix_info_t, ndata: usize, dir
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request(directive: pmix_alloc_directive_t, info: *mut pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Allocation_request")
+    status_entry!("PMIx_Allocation_request", {
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let done = Oneshot::new();
+        let d = done.clone();
+        crate::client::api::allocate(directive, i, Box::new(move |st, r| d.set((st, r))));
+        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        if !results.is_null() && !nresults.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresults = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Allocation_request_nb(directive: pmix_alloc_directive_t, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Allocation_request_nb")
+    status_entry!("PMIx_Allocation_request_nb", {
+        require!("PMIx_Allocation_request_nb", cbfunc.is_some());
+        let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        let cbd = SendPtr(cbdata);
+        crate::client::api::allocate(directive, i, Box::new(move |st, r| {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+            if let Some(f) = cbfunc {
+                // SAFETY: the caller's callback; it releases the results with release_infos.
+                unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) };
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
@@ -673,6 +704,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(codes: *mut pmix_status_t, 
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let cs: Vec<pmix_status_t> = if codes.is_null() { Vec::new() } else { core::slice::from_raw_parts(codes, ncodes).to_vec() };
         let cbd = SendPtr(cbdata);
+        crate::client::api::tell_event_interest(true, &cs, &i);
         let reg = move |r: &mut crate::events::Registry| {
             let id = r.register(cs, &i, evhdlr);
             if let Some(f) = cbfunc {

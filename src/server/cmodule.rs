@@ -190,6 +190,15 @@ unsafe extern "C" fn cred_cb(status: pmix_status_t, cred: *mut pmix_byte_object_
     }
 }
 
+type ToolF = dyn FnOnce(pmix_status_t, Option<Proc>) + Send;
+
+unsafe extern "C" fn tool_cb(status: pmix_status_t, proc: *mut pmix_proc_t, cbdata: *mut c_void) {
+    let p = proc.as_ref().map(Proc::from_c);
+    if let Some(f) = take::<ToolF>(cbdata) {
+        f(status, p);
+    }
+}
+
 unsafe extern "C" fn validation_cb(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
     let infos = Info::copy_array(info, ninfo).unwrap_or_default();
     if let Some(f) = take::<InfosF>(cbdata) {
@@ -344,6 +353,37 @@ impl Host for CModule {
         let r = op_upcall!(self, register_events, done, keep, |f, cb, cbd| f(cp, n, ip, ni, cb, cbd));
         drop(c);
         r
+    }
+
+    fn deregister_events(&mut self, codes: &[pmix_status_t], done: Done) -> Upcall {
+        let keep = Keep::default();
+        let mut c = codes.to_vec();
+        let cp = if c.is_empty() { core::ptr::null_mut() } else { c.as_mut_ptr() };
+        let n = c.len();
+        let r = op_upcall!(self, deregister_events, done, keep, |f, cb, cbd| f(cp, n, cb, cbd));
+        drop(c);
+        r
+    }
+
+    fn tool_connected(&mut self, info: &[Info], done: Box<ToolF>) -> Upcall {
+        let Some(f) = self.0.tool_connected else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let (ip, ni) = keep.infos(info);
+        let (_ours, raw) = ctx::<ToolF>(done, keep);
+        // SAFETY: the upcall returns nothing: it always calls back.
+        unsafe { f(ip, ni, Some(tool_cb), raw) };
+        Upcall::Pending
+    }
+
+    fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.allocate else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let p = keep.proc(proc);
+        let (ip, ni) = keep.infos(data);
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: as above.
+        let rc = unsafe { f(p, directive, ip, ni, Some(info_cb), raw) };
+        settle(rc, ours, raw)
     }
 
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info], done: Done) -> Upcall {

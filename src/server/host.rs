@@ -112,6 +112,16 @@ pub trait Host: Send {
     fn register_events(&mut self, codes: &[pmix_status_t], info: &[Info], done: Done) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
+    fn deregister_events(&mut self, codes: &[pmix_status_t], done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    /// A tool connects; the host may name it (done(status, Some(proc))).
+    fn tool_connected(&mut self, info: &[Info], done: Box<dyn FnOnce(pmix_status_t, Option<Proc>) + Send>) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info], done: Done) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }

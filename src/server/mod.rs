@@ -428,14 +428,37 @@ impl ServerRole {
             net.close(conn);
             return;
         }
+        let cred = cred.unwrap();
+        let info = vec![
+            Info::new("pmix.euid", Value::u32(cred.uid)),
+            Info::new("pmix.egid", Value::u32(cred.gid)),
+            Info::new("pmix.version", Value::string(env!("CARGO_PKG_VERSION"))),
+        ];
+        let h = self.handle();
+        let u = self.host.tool_connected(&info, Box::new(move |st, p| {
+            h.run(move |s, net| s.tool_named(net, conn, req, cred, settled(st), p));
+        }));
+        if let Upcall::Now(_) = u {
+            // No host decision: the server names the tool itself.
+            self.tool_named(net, conn, req, cred, PMIX_SUCCESS, None);
+        }
+    }
+
+    fn tool_named(&mut self, net: &mut Net, conn: ConnId, req: u32, cred: PeerCred, st: pmix_status_t, proc: Option<Proc>) {
+        if st != PMIX_SUCCESS {
+            reply(net, conn, req, st, &[]);
+            net.drain_writes(Duration::from_millis(50));
+            net.close(conn);
+            return;
+        }
         self.next_tool += 1;
-        let proc = Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0);
+        let proc = proc.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0));
         let mut body = Encoder::default();
         owned::encode_str(&mut body, &self.me.nspace);
         body.u32(self.me.rank);
         owned::encode_str(&mut body, &proc.nspace);
         body.u32(proc.rank);
-        self.peers.insert(conn, Peer { proc, cred: cred.unwrap(), tool: true });
+        self.peers.insert(conn, Peer { proc, cred, tool: true });
         reply(net, conn, req, PMIX_SUCCESS, body.bytes());
     }
 
@@ -896,8 +919,32 @@ impl ServerRole {
                     reply(net, conn, req, settled(st), &[]);
                 }
             }
-            wire::REGISTER_EVENTS => {
-                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            wire::REGISTER_EVENTS | wire::DEREGISTER_EVENTS => {
+                let n = d.u32()? as usize;
+                let codes: Vec<pmix_status_t> = (0..n.min(d.remaining())).map(|_| d.u32().map(|c| c as i32)).collect::<Res<_>>()?;
+                let u = if tag == wire::REGISTER_EVENTS {
+                    let info = decode_infos(&mut d)?;
+                    self.host.register_events(&codes, &info, Box::new(|_| {}))
+                } else {
+                    self.host.deregister_events(&codes, Box::new(|_| {}))
+                };
+                // The host's answer does not change the client's local registration.
+                let _ = u;
+            }
+            wire::ALLOCATE => {
+                let directive = d.u32()? as u8;
+                let data = decode_infos(&mut d)?;
+                let h = self.handle();
+                let u = self.host.allocate(&who, directive, &data, Box::new(move |st, infos| {
+                    h.run(move |_, net| {
+                        let mut e = Encoder::default();
+                        let _ = encode_infos(&mut e, &infos);
+                        reply(net, conn, req, settled(st), e.bytes());
+                    });
+                }));
+                if let Upcall::Now(st) = u {
+                    reply(net, conn, req, settled(st), &[]);
+                }
             }
             _ => {
                 crate::pmix_debug!(5, "{who}: request tag {tag} not supported");
