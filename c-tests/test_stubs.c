@@ -46,7 +46,6 @@ int main(void)
     expect("PMIx_Process_monitor_nb", PMIx_Process_monitor_nb(NULL, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, infocb, NULL));
     expect("PMIx_Group_construct_nb", PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
     expect("PMIx_IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, opcb, NULL));
-    expect("PMIx_server_setup_local_support", PMIx_server_setup_local_support("ns", NULL, 0, opcb, NULL));
     usleep(100000);
     printf("callbacks fired: %d\n", fired);
     if (fired != 0) failed++;

@@ -203,3 +203,75 @@ pub unsafe fn env_set(env: &mut *mut *mut c_char, key: &str, value: &str) -> Res
     *env = grown;
     Ok(())
 }
+
+/// The value of `key` in a NULL-terminated environment array.
+///
+/// # Safety
+/// As `env_set`.
+pub unsafe fn env_get(env: *mut *mut c_char, key: &str) -> Option<String> {
+    let prefix = format!("{key}=");
+    for i in 0..argv_len(env) {
+        if let Some(b) = cstr_bytes(*env.add(i)) {
+            if let Some(v) = b.strip_prefix(prefix.as_bytes()) {
+                return Some(String::from_utf8_lossy(v).into_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Remove `key` from a NULL-terminated environment array.
+///
+/// # Safety
+/// As `env_set`.
+pub unsafe fn env_unset(env: *mut *mut c_char, key: &str) {
+    if env.is_null() {
+        return;
+    }
+    let prefix = format!("{key}=");
+    let n = argv_len(env);
+    let mut w = 0;
+    for r in 0..n {
+        let cur = *env.add(r);
+        if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
+            libc::free(cur as *mut c_void);
+        } else {
+            *env.add(w) = cur;
+            w += 1;
+        }
+    }
+    *env.add(w) = ptr::null_mut();
+}
+
+/// Apply setup edits (set, add, unset, prepend, append) to a C environment array.
+///
+/// # Safety
+/// As `env_set`.
+pub unsafe fn env_apply(env: &mut *mut *mut c_char, ops: &[crate::server::setup::EnvOp]) -> Result<(), crate::abi::pmix_status_t> {
+    use crate::server::setup::EnvOp;
+    for op in ops {
+        match op {
+            EnvOp::Set(k, v) => env_set(env, k, v)?,
+            EnvOp::Add(k, v) => {
+                if env_get(*env, k).is_none() {
+                    env_set(env, k, v)?
+                }
+            }
+            EnvOp::Unset(k) => env_unset(*env, k),
+            EnvOp::Prepend(k, v, s) | EnvOp::Append(k, v, s) => {
+                let new = match env_get(*env, k) {
+                    Some(cur) if !cur.is_empty() => {
+                        if matches!(op, EnvOp::Prepend(..)) {
+                            format!("{v}{s}{cur}")
+                        } else {
+                            format!("{cur}{s}{v}")
+                        }
+                    }
+                    _ => v.clone(),
+                };
+                env_set(env, k, &new)?
+            }
+        }
+    }
+    Ok(())
+}

@@ -14,6 +14,16 @@ use crate::ffi::boundary::{fire_op, SendPtr};
 use crate::runtime::{Handle, Net};
 use crate::server::ServerRole;
 
+/// The release function handed with setup_application's results.
+unsafe extern "C" fn release_setup(_status: pmix_status_t, cbdata: *mut c_void) {
+    if cbdata.is_null() {
+        return;
+    }
+    // SAFETY: made by Box::into_raw in setup_application.
+    let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
+    crate::owned::free_c_infos(b.0.get(), b.1);
+}
+
 /// Run a server operation on the progress thread: with a callback, return at
 /// once and fire it there; without one, block and answer
 /// PMIX_OPERATION_SUCCEEDED (OpenPMIx 4.2.2's convention).
@@ -90,7 +100,14 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nloc
             Ok(v) => v,
             Err(e) => return e,
         };
+        // Environment directives are checked now (a malformed one fails the
+        // registration) and applied by setup_fork; the rest is job data.
+        let (ops, infos) = match crate::server::setup::take_env_directives(infos) {
+            Ok(x) => x,
+            Err(e) => return e,
+        };
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        crate::server::setup::set_env_ops(&ns, ops);
         server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.register_nspace(&ns, nlocalprocs, infos))
     })
 }
@@ -136,13 +153,16 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *
         require!("PMIx_server_setup_fork", !proc.is_null() && !env.is_null());
         let p = crate::owned::Proc::from_c(&*proc);
         match crate::server::fork_env(&p) {
-            Ok(vars) => {
+            Ok((vars, ops)) => {
                 for (k, v) in vars {
                     if let Err(e) = crate::cmem::env_set(&mut *env, &k, &v) {
                         return e;
                     }
                 }
-                PMIX_SUCCESS
+                match crate::cmem::env_apply(&mut *env, &ops) {
+                    Ok(()) => PMIX_SUCCESS,
+                    Err(e) => e,
+                }
             }
             Err(e) => e,
         }
@@ -172,12 +192,51 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cb
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_setup_application_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_setup_application")
+    status_entry!("PMIx_server_setup_application", {
+        let Some(ns) = crate::owned::key_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        let cbd = SendPtr(cbdata);
+        // Answer on the progress thread (never inside this call), as OpenPMIx does.
+        let ok = h.run(move |_, _| {
+            let (st, out) = match crate::server::setup::setup_application(&ns, &infos) {
+                Ok(v) => (PMIX_SUCCESS, v),
+                Err(e) => (e, Vec::new()),
+            };
+            let (p, n) = crate::owned::infos_to_c(&out);
+            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+            match cbfunc {
+                // SAFETY: the host's callback; it releases the array through release_setup.
+                Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_setup), rel) },
+                // SAFETY: nobody takes the results.
+                None => unsafe { release_setup(PMIX_SUCCESS, rel) },
+            }
+        });
+        if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_setup_local_support")
+    status_entry!("PMIx_server_setup_local_support", {
+        let Some(ns) = crate::owned::key_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        if cbfunc.is_some() {
+            let cbd = SendPtr(cbdata);
+            let ok = h.run(move |_, _| {
+                let st = crate::server::setup::setup_local(&ns, &infos).err().unwrap_or(PMIX_SUCCESS);
+                // SAFETY: the host's callback.
+                unsafe { fire_op(cbfunc, st, cbd) };
+            });
+            return if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT };
+        }
+        match h.call(move |_, _| crate::server::setup::setup_local(&ns, &infos)) {
+            Some(Ok(())) => PMIX_OPERATION_SUCCEEDED,
+            Some(Err(e)) => e,
+            None => PMIX_ERR_WOULD_BLOCK,
+        }
+    })
 }
 
 #[no_mangle]

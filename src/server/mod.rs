@@ -8,6 +8,7 @@ pub mod host;
 pub mod nspace;
 pub mod regex;
 pub mod session;
+pub mod setup;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -160,17 +161,23 @@ impl ServerRole {
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
+        let newly = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| !r.terminated);
+        if newly {
+            setup::child_finalized(proc);
+        }
         if let Some(ns) = self.nspaces.get_mut(&proc.nspace) {
             if let Some(r) = ns.clients.get_mut(&proc.rank) {
                 r.terminated = true;
             }
+            ns.ended.insert(proc.rank);
             let all_done = ns.registered
-                && ns.clients.len() as i64 >= ns.nlocalprocs as i64
+                && ns.ended.len() as i64 >= ns.nlocalprocs as i64
                 && ns.clients.values().all(|r| r.terminated);
-            if all_done {
+            if all_done && newly {
                 if let Some(mut e) = ns.epilog.take() {
                     e.execute();
                 }
+                setup::app_finalized(&proc.nspace);
             }
         }
     }
@@ -1167,6 +1174,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         &find(info, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| format!("rpmix.{hostname}.{pid}")),
         find(info, PMIX_SERVER_RANK).and_then(|i| i.as_u32()).unwrap_or(0),
     );
+    let backends = setup::select(std::env::var("PMIX_MCA_pnet").ok().as_deref())?;
     let session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
     let sock_path = session.path.join("server.sock");
     let listener = std::os::unix::net::UnixListener::bind(&sock_path).map_err(|e| {
@@ -1181,6 +1189,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let h2 = handle.clone();
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
+    setup::start(backends);
     *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), contact, tmpdir, system_tmpdir, hostname });
     Ok(me)
 }
@@ -1194,11 +1203,27 @@ pub fn finalize() -> Res {
         let _ = t.join();
     }
     g.session.remove();
+    setup::stop();
     Ok(())
 }
 
-/// The environment a client of `proc` needs (PMIx_server_setup_fork).
-pub fn fork_env(proc: &Proc) -> Res<Vec<(String, String)>> {
+/// The environment a client of `proc` needs (PMIx_server_setup_fork): the
+/// variables to set, then the edits (host directives and backends) to apply.
+pub fn fork_env(proc: &Proc) -> Res<(Vec<(String, String)>, Vec<setup::EnvOp>)> {
+    // A rank the host never registered gets no environment.
+    if !runtime::on_progress_thread() {
+        let h = handle().ok_or(PMIX_ERR_INIT)?;
+        let p = proc.clone();
+        if h.call(move |s, _| s.client_state(&p)).flatten().is_none() {
+            crate::pmix_debug!(1, "PMIx_server_setup_fork: {proc} is not a registered client");
+            return Err(PMIX_ERR_NOT_FOUND);
+        }
+    }
+    let vars = fork_vars(proc)?;
+    Ok((vars, setup::child_ops(proc)))
+}
+
+fn fork_vars(proc: &Proc) -> Res<Vec<(String, String)>> {
     let g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
     let g = g.as_ref().ok_or(PMIX_ERR_INIT)?;
     let mut env = vec![

@@ -44,6 +44,8 @@ pub struct Nspace {
     pub has_committed: std::collections::BTreeSet<pmix_rank_t>,
     /// Cleanup registered for the namespace.
     pub epilog: Option<super::cleanup::Epilog>,
+    /// Local ranks that have ended (finalized, exited, deregistered).
+    pub ended: std::collections::BTreeSet<pmix_rank_t>,
 }
 
 impl Nspace {

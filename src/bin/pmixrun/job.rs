@@ -169,6 +169,13 @@ impl Launcher {
                 r += 1;
             }
         }
+        // As a real resource manager: precondition the application, register
+        // the job with the result, prepare the node, then fork with setup_fork.
+        let pre = pmix::server::setup::setup_application(&nspace, &info).map_err(|e| format!("setup_application: {}", pmix::strings::error_name(e)))?;
+        info.extend(pre);
+        let (ops, info) = pmix::server::setup::take_env_directives(info).map_err(|e| format!("job environment: {}", pmix::strings::error_name(e)))?;
+        pmix::server::setup::set_env_ops(&nspace, ops);
+        // SAFETY: plain getters.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let ns2 = nspace.clone();
         server_call(move |s, _| {
@@ -177,20 +184,23 @@ impl Launcher {
             }
             s.register_nspace(&ns2, size as i32, info);
         })?;
+        pmix::server::setup::setup_local(&nspace, &[]).map_err(|e| format!("setup_local_support: {}", pmix::strings::error_name(e)))?;
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
-            let env = pmix::server::fork_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
+            let (vars, ops) = pmix::server::fork_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
+            let mut env: Vec<(String, String)> = std::env::vars().collect();
+            pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::server::setup::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
+            pmix::server::setup::apply(&mut env, &ops);
             let mut cmd = Command::new(&app.cmd);
             cmd.args(&app.argv[1..]);
+            cmd.env_clear();
             if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
                 // Open MPI 4.1 takes its PMIx direct-launch path only under a
                 // launcher it knows; this is the least intrusive of its hints.
                 cmd.env("JSM_JSRUN_PORT", "0");
             }
-            for (k, v) in env {
-                cmd.env(k, v);
-            }
+            cmd.envs(env);
             for e in &app.env {
                 if let Some((k, v)) = e.split_once('=') {
                     cmd.env(k, v);
