@@ -183,7 +183,6 @@ t_no_leftovers() {
     done
     [ -z "$left" ] || { echo "left behind:$left"; return 1; }
 }
-}
 
 touch "$B/.start"
 step headers-drift t_headers_drift
