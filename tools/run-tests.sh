@@ -171,6 +171,15 @@ t_tool() {
     echo "$out"
     [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks'
 }
+t_events_spawn() {
+    for p in client_events client_spawn; do
+        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    done
+    build_mp || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 3 "$B/client_events" || { echo "events under pmixrun failed"; return 1; }
+    with_ours timeout 60 "$B/rm_simple" -n 3 "$B/client_events" || { echo "events under rm_simple failed"; return 1; }
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_spawn" || { echo "spawn + connect failed"; return 1; }
+}
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
@@ -209,6 +218,7 @@ step pmixrun-8-ranks t_pmixrun_basic
 step pmixrun-exit-codes t_pmixrun_exits
 step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
+step events-and-spawn t_events_spawn
 step tool-attach-by-pid t_tool
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
