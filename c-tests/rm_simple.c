@@ -2,11 +2,14 @@
  * rm_simple: a minimal single-node resource manager built on the PMIx
  * server API only (pmix_server.h, plus pmix.h for the string helpers).
  *
- *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] [--] prog [args...]
+ *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] [-E] [--] prog [args...]
  *
- * It starts one PMIx server, registers one namespace "rm.<pid>" of N
- * processes on this host, forks/execs N copies of prog (each in its own
- * process group) and waits for them.
+ * It starts one PMIx server, prepares one namespace "rm.<pid>" of N
+ * processes on this host as a real RM does (PMIx_server_setup_application,
+ * whose returned infos join the job info; then PMIx_server_register_nspace
+ * and register_client; then PMIx_server_setup_local_support), forks/execs N
+ * copies of prog (each in its own process group, environment from
+ * PMIx_server_setup_fork) and waits for them.
  *
  *   -n N       number of ranks (default 1)
  *   -t secs    job time limit (default 60); on expiry everything is killed
@@ -26,6 +29,17 @@
  *              operations are not purely local and the library has to use
  *              the fence_nb and direct_modex upcalls (job-level values then
  *              say N+1 procs, so client_basic's checks do not apply)
+ *   -E         add test environment directives and a custom key to the job
+ *              info (checked by client_env):
+ *                PMIX_SET_ENVAR     RPMIX_T_SET=hello       (pmix_envar_t)
+ *                PMIX_UNSET_ENVAR   "RPMIX_T_UNSET"
+ *                PMIX_PREPEND_ENVAR RPMIX_T_LIST=front, ':' (pmix_envar_t)
+ *                PMIX_APPEND_ENVAR  RPMIX_T_LIST=back, ':'  (pmix_envar_t)
+ *                PMIX_SET_ENVAR     "RPMIX_T_STR=via-string" (string form)
+ *                "rpmix.t.custom" = "custom-value"          (plain job key)
+ *              rpmix applies the directives in setup_fork; OpenPMIx accepts
+ *              them and leaves them to the host (rm_simple does not apply
+ *              them itself).
  *
  * Exit status: the abort status if a client called PMIx_Abort; otherwise
  * the first non-zero child exit code (128+signal for a signalled child);
@@ -63,6 +77,7 @@ static int verbose;
 static enum mode mode = MODE_DIRECT;
 static bool sync_reg;
 static bool phantom;
+static bool env_directives; /* -E */
 static char job_nspace[PMIX_MAX_NSLEN + 1];
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -154,6 +169,12 @@ static void fmt_value(char *out, size_t len, const pmix_value_t *v)
             memcpy(out, "proc ", 5);
             fmt_proc(out + 5, len - 5, v->data.proc);
         }
+        break;
+    case PMIX_ENVAR:
+        snprintf(out, len, "envar %s=%s sep '%c'",
+                 v->data.envar.envar ? v->data.envar.envar : "(null)",
+                 v->data.envar.value ? v->data.envar.value : "(null)",
+                 v->data.envar.separator ? v->data.envar.separator : ' ');
         break;
     case PMIX_BYTE_OBJECT: snprintf(out, len, "bytes[%lu]", (unsigned long)v->data.bo.size); break;
     case PMIX_DATA_ARRAY:
@@ -704,6 +725,85 @@ static pmix_status_t wait_for(waiter_t *w, pmix_status_t rc, const char *what)
     return st;
 }
 
+/* ------------------------------------------------------------------ */
+/* application and local setup (the network-support calls)             */
+
+/* What PMIx_server_setup_application gave for the job: our own copy, added
+ * to the job info and handed to PMIx_server_setup_local_support. */
+static pmix_info_t *app_info;
+static size_t napp_info;
+
+typedef struct {
+    waiter_t w;          /* first: wait_for() takes it */
+    pmix_info_t *info;   /* copy of the results (success only) */
+    size_t ninfo;
+} setup_waiter_t;
+
+/* Runs on the library's thread: copy the results, give the library's array
+ * back through its release callback, then wake the main thread. */
+static void setup_app_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo,
+                         void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    setup_waiter_t *sw = provided_cbdata;
+    pmix_info_t *copy = NULL;
+    size_t i, n = 0;
+    if (status == PMIX_SUCCESS && info != NULL && ninfo > 0) {
+        PMIX_INFO_CREATE(copy, ninfo);
+        if (copy == NULL) die("out of memory");
+        for (i = 0; i < ninfo; i++) PMIX_INFO_XFER(&copy[i], &info[i]);
+        n = ninfo;
+    }
+    if (cbfunc != NULL) cbfunc(PMIX_SUCCESS, cbdata);
+    pthread_mutex_lock(&lock);
+    sw->info = copy;
+    sw->ninfo = n;
+    sw->w.status = status;
+    sw->w.done = true;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Head-node preparation of the application, before it is registered. */
+static void setup_application(uint32_t size, const char *regex, const char *ppn)
+{
+    pmix_info_t in[3];
+    setup_waiter_t sw;
+    pmix_status_t rc;
+    size_t i;
+
+    memset(&sw, 0, sizeof(sw));
+    for (i = 0; i < 3; i++) PMIX_INFO_CONSTRUCT(&in[i]);
+    PMIx_Info_load(&in[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIx_Info_load(&in[1], PMIX_NODE_MAP, regex, PMIX_STRING);
+    PMIx_Info_load(&in[2], PMIX_PROC_MAP, ppn, PMIX_STRING);
+    rc = PMIx_server_setup_application(job_nspace, in, 3, setup_app_cb, &sw);
+    logv("setup_application %s returned %s", job_nspace, PMIx_Error_string(rc));
+    rc = wait_for(&sw.w, rc, "setup_application");
+    for (i = 0; i < 3; i++) PMIX_INFO_DESTRUCT(&in[i]);
+    if (rc != PMIX_SUCCESS) die("PMIx_server_setup_application: %s", PMIx_Error_string(rc));
+    app_info = sw.info;
+    napp_info = sw.ninfo;
+    if (verbose) {
+        char inf[2048];
+        fmt_info(inf, sizeof(inf), app_info, napp_info);
+        logv("setup_application gave %lu infos [%s]", (unsigned long)napp_info, inf);
+    }
+}
+
+/* This node's preparation, after registration and before any fork. */
+static void setup_local_support(void)
+{
+    waiter_t w = {false, PMIX_SUCCESS};
+    pmix_status_t rc;
+    rc = PMIx_server_setup_local_support(job_nspace, app_info, napp_info, waiter_cb, &w);
+    logv("setup_local_support %s returned %s", job_nspace, PMIx_Error_string(rc));
+    rc = wait_for(&w, rc, "setup_local_support");
+    if (rc != PMIX_SUCCESS) die("PMIx_server_setup_local_support: %s", PMIx_Error_string(rc));
+    if (app_info != NULL) PMIX_INFO_FREE(app_info, napp_info);
+    app_info = NULL;
+    napp_info = 0;
+}
+
 static void deregister_all(void)
 {
     int i;
@@ -734,6 +834,33 @@ static void list_add(void *list, const char *key, const void *val, pmix_data_typ
 {
     pmix_status_t rc = PMIx_Info_list_add(list, key, val, t);
     if (rc != PMIX_SUCCESS) die("PMIx_Info_list_add(%s): %s", key, PMIx_Error_string(rc));
+}
+
+/* -E: environment directives for setup_fork, and one plain job-level key */
+static void add_env_directives(void *list)
+{
+    pmix_envar_t ev;
+
+    PMIX_ENVAR_CONSTRUCT(&ev);
+    PMIX_ENVAR_LOAD(&ev, "RPMIX_T_SET", "hello", ':');
+    list_add(list, PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+    PMIX_ENVAR_DESTRUCT(&ev);
+
+    list_add(list, PMIX_UNSET_ENVAR, "RPMIX_T_UNSET", PMIX_STRING);
+
+    PMIX_ENVAR_CONSTRUCT(&ev);
+    PMIX_ENVAR_LOAD(&ev, "RPMIX_T_LIST", "front", ':');
+    list_add(list, PMIX_PREPEND_ENVAR, &ev, PMIX_ENVAR);
+    PMIX_ENVAR_DESTRUCT(&ev);
+
+    PMIX_ENVAR_CONSTRUCT(&ev);
+    PMIX_ENVAR_LOAD(&ev, "RPMIX_T_LIST", "back", ':');
+    list_add(list, PMIX_APPEND_ENVAR, &ev, PMIX_ENVAR);
+    PMIX_ENVAR_DESTRUCT(&ev);
+
+    list_add(list, PMIX_SET_ENVAR, "RPMIX_T_STR=via-string", PMIX_STRING);
+    list_add(list, "rpmix.t.custom", "custom-value", PMIX_STRING);
+    logv("added -E environment directives and rpmix.t.custom");
 }
 
 static void register_job(const char *host)
@@ -767,6 +894,7 @@ static void register_job(const char *host)
     if (rc != PMIX_SUCCESS) die("PMIx_generate_regex/ppn: %s", PMIx_Error_string(rc));
 
     u32 = (uint32_t)nprocs + (phantom ? 1 : 0);
+    setup_application(u32, regex, ppn);
     list_add(list, PMIX_JOB_SIZE, &u32, PMIX_UINT32);
     list_add(list, PMIX_UNIV_SIZE, &u32, PMIX_UINT32);
     list_add(list, PMIX_MAX_PROCS, &u32, PMIX_UINT32);
@@ -798,6 +926,12 @@ static void register_job(const char *host)
         PMIx_Data_array_destruct(&parr);
         PMIx_Info_list_release(pl);
     }
+    /* the application setup's results belong to the job info */
+    for (i = 0; i < (int)napp_info; i++) {
+        rc = PMIx_Info_list_xfer(list, &app_info[i]);
+        if (rc != PMIX_SUCCESS) die("PMIx_Info_list_xfer(%s): %s", app_info[i].key, PMIx_Error_string(rc));
+    }
+    if (env_directives) add_env_directives(list);
     rc = PMIx_Info_list_convert(list, &darr);
     if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
     PMIx_Info_list_release(list);
@@ -835,6 +969,7 @@ static void register_job(const char *host)
         if (rc != PMIX_SUCCESS) die("PMIx_server_register_client(%d): %s", i, PMIx_Error_string(rc));
     }
     logv("registered %d clients", nprocs);
+    setup_local_support();
 }
 
 /* ------------------------------------------------------------------ */
@@ -936,7 +1071,7 @@ static void on_signal(int sig) { got_signal = sig; }
 static void usage(void)
 {
     fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] "
-                    "[--] prog [args...]\n");
+                    "[-E] [--] prog [args...]\n");
     exit(2);
 }
 
@@ -993,6 +1128,8 @@ int main(int argc, char **argv)
             sync_reg = true;
         } else if (strcmp(a, "-p") == 0) {
             phantom = true;
+        } else if (strcmp(a, "-E") == 0) {
+            env_directives = true;
         } else {
             usage();
         }

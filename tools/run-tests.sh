@@ -180,6 +180,7 @@ t_events_spawn() {
     with_ours timeout 60 "$B/rm_simple" -n 3 "$B/client_events" || { echo "events under rm_simple failed"; return 1; }
     with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_spawn" || { echo "spawn + connect failed"; return 1; }
 }
+t_setup() { tools/setup-tests.sh "$B/setup"; }
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
@@ -219,6 +220,7 @@ step pmixrun-exit-codes t_pmixrun_exits
 step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
 step events-and-spawn t_events_spawn
+step setup-apis t_setup
 step tool-attach-by-pid t_tool
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
