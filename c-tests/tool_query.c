@@ -1,5 +1,6 @@
 /*
- * A PMIx tool: attaches to a running server by its pid (argv[1]), lists the
+ * A PMIx tool: attaches to a running server by its pid (argv[1]) or through
+ * the rendezvous file it wrote (argv[1] an absolute path), lists the
  * namespaces it serves, reads the size of the first job, logs a line through
  * the server, and detaches. Exit 0 when all of it worked.
  */
@@ -24,8 +25,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: tool_query <server pid>\n");
         return 2;
     }
-    pid = (pid_t) atoi(argv[1]);
-    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    if (argv[1][0] == '/') {
+        /* a rendezvous file the server wrote */
+        PMIX_INFO_LOAD(&info, PMIX_TOOL_ATTACHMENT_FILE, argv[1], PMIX_STRING);
+    } else {
+        pid = (pid_t) atoi(argv[1]);
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    }
     rc = PMIx_tool_init(&me, &info, 1);
     if (rc != PMIX_SUCCESS) {
         printf("tool_init: %s\n", PMIx_Error_string(rc));

@@ -41,6 +41,15 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
     let (path, uri) = if let Some(u) = uri {
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_BAD_PARAM)?;
         (p, u)
+    } else if let Some(f) = find(infos, PMIX_TOOL_ATTACHMENT_FILE).and_then(|i| i.as_str()) {
+        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+        (p, u)
+    } else if find(infos, PMIX_CONNECT_TO_SYSTEM).is_some_and(|i| i.truthy()) || find(infos, PMIX_CONNECT_SYSTEM_FIRST).is_some_and(|i| i.truthy()) {
+        let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
+        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+        (p, u)
     } else if let Some(spid) = find(infos, PMIX_SERVER_PIDINFO).and_then(|i| i.as_u32()) {
         let p = socket_of_pid(spid, infos);
         (p.clone(), format!("pid:{spid}"))

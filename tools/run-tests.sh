@@ -167,9 +167,15 @@ t_tool() {
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 3 & pid=$!
     sleep 0.5
     out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
+    out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
     wait $pid
-    echo "$out"
-    [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks'
+    echo "$out"; echo "$out2"
+    [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks' && [ $rc2 = 0 ] && echo "$out2" | grep -q 'has 3 ranks' &&
+        [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]
+}
+t_scope() {
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_scope.c -o "$B/client_scope" -L"$LIBDIR" -l:libpmix.so.2 &&
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_scope"
 }
 t_events_spawn() {
     for p in client_events client_spawn; do
@@ -221,7 +227,8 @@ step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
 step events-and-spawn t_events_spawn
 step setup-apis t_setup
-step tool-attach-by-pid t_tool
+step get-data-scope t_scope
+step tool-attach-by-pid-and-file t_tool
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers

@@ -173,6 +173,11 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
         return done(PMIX_ERR_INIT, None);
     };
     let target = target.unwrap_or_else(|| me.clone());
+    // A Get restricted to one scope asks the server, which keeps the scopes.
+    let scoped = find(&info, PMIX_DATA_SCOPE).is_some();
+    if scoped && handle().is_some() {
+        return get_remote(target, key, info, done);
+    }
     if let Some(v) = get_local(&target, &key) {
         return done(PMIX_SUCCESS, Some(v));
     }
@@ -189,6 +194,11 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
     if handle().is_none() {
         return done(PMIX_ERR_NOT_FOUND, None);
     }
+    get_remote(target, key, info, done)
+}
+
+fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+    let scoped = find(&info, PMIX_DATA_SCOPE).is_some();
     let mut e = Encoder::default();
     target.encode(&mut e);
     crate::owned::encode_str(&mut e, &key);
@@ -203,6 +213,10 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
         }
         let mut d = Decoder::new(b);
         match decode_infos(&mut d) {
+            Ok(infos) if scoped => match infos.iter().find(|i| i.key() == key) {
+                Some(i) => done(PMIX_SUCCESS, Some(i.value())),
+                None => done(PMIX_ERR_NOT_FOUND, None),
+            },
             Ok(infos) => {
                 if let Some(c) = cache() {
                     c.put(&t2, infos);

@@ -496,6 +496,21 @@ impl ServerRole {
         let info = decode_infos(d)?;
         let immediate = find(&info, PMIX_IMMEDIATE).is_some_and(|i| i.truthy());
         let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32());
+        let scope = find(&info, PMIX_DATA_SCOPE).map(|i| i.value_ref()).filter(|v| v.r#type == PMIX_SCOPE || v.r#type == PMIX_UINT8);
+        // SAFETY: a one-byte scope value, per the type check.
+        if let Some(scope) = scope.map(|v| unsafe { v.data.scope }) {
+            // Only what the target committed in that scope.
+            let data: Vec<Info> = self
+                .nspaces
+                .get(&target.nspace)
+                .and_then(|ns| ns.committed.get(&target.rank))
+                .map(|c| c.iter().filter(|(s, i)| *s == scope && i.key() == key).map(|(_, i)| i.clone()).collect())
+                .unwrap_or_default();
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &data);
+            reply(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, e.bytes());
+            return Ok(());
+        }
         if self.answer_get(net, conn, req, &target, &key) {
             return Ok(());
         }
@@ -1151,6 +1166,8 @@ pub struct ServerGlobal {
     pub tmpdir: String,
     pub system_tmpdir: String,
     pub hostname: String,
+    /// Rendezvous files for tools (PMIX_SERVER_TOOL/SESSION/SYSTEM_SUPPORT).
+    pub rendezvous: Vec<session::Rendezvous>,
 }
 
 pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
@@ -1190,7 +1207,26 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
     setup::start(backends);
-    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), contact, tmpdir, system_tmpdir, hostname });
+    let flag = |k| find(info, k).is_some_and(|i| i.truthy());
+    let mut rendezvous = Vec::new();
+    let mut files = Vec::new();
+    if flag(PMIX_SERVER_TOOL_SUPPORT) {
+        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{pid}")));
+        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{}", me.nspace)));
+    }
+    if flag(PMIX_SERVER_SESSION_SUPPORT) {
+        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool")));
+    }
+    if flag(PMIX_SERVER_SYSTEM_SUPPORT) {
+        files.push(std::path::PathBuf::from(&system_tmpdir).join(format!("pmix.sys.{hostname}")));
+    }
+    if let Ok(f) = std::env::var("PMIX_LAUNCHER_RENDEZVOUS_FILE") {
+        files.push(std::path::PathBuf::from(f));
+    }
+    for f in files {
+        rendezvous.extend(session::Rendezvous::write(f, &contact));
+    }
+    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), contact, tmpdir, system_tmpdir, hostname, rendezvous });
     Ok(me)
 }
 

@@ -3,7 +3,7 @@
 //! process created it, never following symlinks.
 
 use std::os::unix::fs::DirBuilderExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::abi::*;
 use crate::data::elem::Res;
@@ -68,4 +68,68 @@ impl SessionDir {
         let _ = std::fs::remove_file(self.path.join("server.sock"));
         let _ = std::fs::remove_dir(&self.path);
     }
+}
+
+/// A rendezvous file this server wrote (removed at finalize).
+pub struct Rendezvous {
+    pub path: PathBuf,
+}
+
+impl Rendezvous {
+    /// Write `contact`, version, pid and uid:gid to `path`, created with
+    /// O_EXCL|O_NOFOLLOW and mode 0600 (never through a symlink, never over
+    /// someone else's file). A stale file of a dead server is replaced.
+    pub fn write(path: PathBuf, contact: &str) -> Option<Rendezvous> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::DirBuilder::new().recursive(true).mode(0o755).create(parent);
+        }
+        let body = format!(
+            "{contact}\n{}\n{}\n{}:{}\n",
+            env!("CARGO_PKG_VERSION"),
+            std::process::id(),
+            // SAFETY: plain getters.
+            unsafe { libc::geteuid() },
+            unsafe { libc::getegid() }
+        );
+        let open = || {
+            std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)
+        };
+        let mut f = match open() {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && stale(&path) => {
+                let _ = std::fs::remove_file(&path);
+                open().ok()?
+            }
+            Err(e) => {
+                crate::pmix_debug!(1, "rendezvous file {}: {e}", path.display());
+                return None;
+            }
+        };
+        f.write_all(body.as_bytes()).ok()?;
+        Some(Rendezvous { path })
+    }
+}
+
+/// A rendezvous file (not a symlink) naming a server pid that no longer runs.
+fn stale(path: &Path) -> bool {
+    let Ok(md) = std::fs::symlink_metadata(path) else { return false };
+    if !md.file_type().is_file() {
+        return false;
+    }
+    let pid = std::fs::read_to_string(path).ok().and_then(|s| s.lines().nth(2).and_then(|l| l.trim().parse::<i32>().ok()));
+    // SAFETY: signal 0 only probes for existence.
+    pid.is_some_and(|p| p > 0 && unsafe { libc::kill(p, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH))
+}
+
+impl Drop for Rendezvous {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The contact in a rendezvous file (its first line).
+pub fn read_rendezvous(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()?.lines().next().map(str::to_string).filter(|s| !s.is_empty())
 }

@@ -86,7 +86,11 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let (tx, rx) = mpsc::channel::<Event>();
     job::start_signal_thread(tx.clone());
     let host = host::LauncherHost::new(tx.clone(), verbose);
-    let info = vec![Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id())))];
+    // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
+    let info = vec![
+        Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id()))),
+        Info::new("pmix.srvr.tool", pmix::owned::Value::boolean(true)),
+    ];
     pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
     launcher.ompi_hint = opts.ompi_hint;
