@@ -43,7 +43,6 @@ int main(void)
     (void) envp;
     (void) val;
     (void) res; (void) nres;
-    expect("PMIx_Process_monitor_nb", PMIx_Process_monitor_nb(NULL, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, infocb, NULL));
     expect("PMIx_Group_construct_nb", PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
     expect("PMIx_IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, opcb, NULL));
     usleep(100000);

@@ -187,6 +187,27 @@ t_events_spawn() {
     with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_spawn" || { echo "spawn + connect failed"; return 1; }
 }
 t_setup() { tools/setup-tests.sh "$B/setup"; }
+t_rfc_examples() {
+    # The design documents' example programs, unchanged, under pmixrun.
+    local d="$B/rfc" root="$B/rfc/root"
+    mkdir -p "$d"
+    for f in rfc0015_jctrl_monitor rfc0027_cleanup; do
+        cc -Iinclude ../shared/examples/$f.c -o "$d/$f" -L"$LIBDIR" -l:libpmix.so.2 -lpthread 2>"$d/$f.warnings" || return 1
+    done
+    out=$(with_ours timeout 60 "$PMIXRUN" -n 2 "$d/rfc0015_jctrl_monitor" 2>&1) || { echo "$out"; return 1; }
+    [ "$(echo "$out" | grep -c 'PMIx_Finalize successfully completed')" = 2 ] || { echo "$out"; return 1; }
+    # rfc0027 uses absolute paths of its own: only run it where we may create them (root, as in CI).
+    [ "$(id -u)" = 0 ] || { echo "rfc0027: skipped (needs root for /mytmpdir)"; return 0; }
+    rm -rf /mytmpdir /myjobtmpdir /tmp/dev_shm
+    mkdir -p /mytmpdir/subdir/deep /myjobtmpdir/a/b /tmp/dev_shm
+    touch /mytmpdir/f1 /mytmpdir/output-124.txt /mytmpdir/subdir/contact.info /mytmpdir/subdir/x \
+          /mytmpdir/subdir/deep/y /myjobtmpdir/a/b/z /tmp/dev_shm/mybackfile /tmp/dev_shm/other
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$d/rfc0027_cleanup" || return 1
+    got=$(find /mytmpdir /myjobtmpdir /tmp/dev_shm 2>/dev/null | sort | tr '\n' ' ')
+    want="/mytmpdir /mytmpdir/output-124.txt /mytmpdir/subdir /mytmpdir/subdir/contact.info /tmp/dev_shm /tmp/dev_shm/other "
+    rm -rf /mytmpdir /myjobtmpdir /tmp/dev_shm
+    [ "$got" = "$want" ] || { echo "left on disk: $got"; echo "expected:     $want"; return 1; }
+}
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
@@ -227,6 +248,7 @@ step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
 step events-and-spawn t_events_spawn
 step setup-apis t_setup
+step rfc-example-programs t_rfc_examples
 step get-data-scope t_scope
 step tool-attach-by-pid-and-file t_tool
 step fault-injection t_faults

@@ -438,3 +438,23 @@ pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info
         });
     }
 }
+
+// ---- monitoring ----
+
+pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    if handle().is_none() {
+        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+    }
+    let mut e = Encoder::default();
+    if let Err(st) = encode_infos(&mut e, std::slice::from_ref(&monitor)) {
+        return done(st, Vec::new());
+    }
+    e.u32(error as u32);
+    if let Err(st) = encode_infos(&mut e, &directives) {
+        return done(st, Vec::new());
+    }
+    request(wire::MONITOR, e.into_bytes(), Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done(st, infos)
+    }));
+}

@@ -556,12 +556,48 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(targets: *const pmix_proc_t, ntarge
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Process_monitor")
+    status_entry!("PMIx_Process_monitor", {
+        require!("PMIx_Process_monitor", !monitor.is_null());
+        let Ok(m) = crate::owned::Info::copy_of(&*monitor) else { return PMIX_ERR_NOMEM };
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let done = Oneshot::new();
+        let dd = done.clone();
+        crate::client::api::monitor(m, error, d, Box::new(move |st, r| dd.set((st, r))));
+        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        if !results.is_null() && !nresults.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresults = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Process_monitor_nb")
+    status_entry!("PMIx_Process_monitor_nb", {
+        require!("PMIx_Process_monitor_nb", !monitor.is_null());
+        let Ok(m) = crate::owned::Info::copy_of(&*monitor) else { return PMIX_ERR_NOMEM };
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        let cbd = SendPtr(cbdata);
+        crate::client::api::monitor(m, error, d, Box::new(move |st, r| {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+            match cbfunc {
+                // SAFETY: the caller's callback; it releases the results with release_infos.
+                Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
+                // SAFETY: a heartbeat (PMIx_Heartbeat passes no callback).
+                None => unsafe { release_infos(rel) },
+            }
+        }));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]

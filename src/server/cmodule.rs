@@ -375,6 +375,30 @@ impl Host for CModule {
         Upcall::Pending
     }
 
+    fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.job_control else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let r = keep.proc(requestor);
+        let (tp, tn) = keep.procs(targets);
+        let (ip, ni) = keep.infos(directives);
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: arguments live in the context until the callback.
+        let rc = unsafe { f(r, tp, tn, ip, ni, Some(info_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
+    fn monitor(&mut self, requestor: &Proc, monitor: &Info, error: pmix_status_t, directives: &[Info], done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.monitor else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let r = keep.proc(requestor);
+        let (mp, _) = keep.infos(std::slice::from_ref(monitor));
+        let (ip, ni) = keep.infos(directives);
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: as above.
+        let rc = unsafe { f(r, mp, error, ip, ni, Some(info_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
     fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: DoneInfos) -> Upcall {
         let Some(f) = self.0.allocate else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
         let mut keep = Keep::default();

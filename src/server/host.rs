@@ -119,6 +119,17 @@ pub trait Host: Send {
     fn tool_connected(&mut self, info: &[Info], done: Box<dyn FnOnce(pmix_status_t, Option<Proc>) + Send>) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
+    /// Job-control requests (pause, resume, kill, signal, checkpoint, ...).
+    fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    /// Monitoring requests; without this upcall the server monitors itself.
+    fn monitor(&mut self, requestor: &Proc, monitor: &Info, error: pmix_status_t, directives: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    /// The server's own monitor raised an alert for `proc` (the application did
+    /// not ask to handle it itself): the host decides what to do.
+    fn monitor_alert(&mut self, proc: &Proc, error: pmix_status_t, id: Option<&str>) {}
     fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: DoneInfos) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }

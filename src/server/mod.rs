@@ -4,6 +4,8 @@
 
 pub mod cleanup;
 pub mod cmodule;
+pub mod jobctl;
+pub mod monitor;
 pub mod host;
 pub mod nspace;
 pub mod regex;
@@ -71,6 +73,9 @@ pub struct ServerRole {
     pub events: events::Registry,
     psets: HashMap<String, Vec<Proc>>,
     next_tool: u32,
+    monitors: Vec<monitor::Monitor>,
+    /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
+    pub enable_monitoring: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
     proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     handle: Option<Handle<ServerRole>>,
@@ -107,6 +112,8 @@ impl ServerRole {
             events: events::Registry::default(),
             psets: HashMap::new(),
             next_tool: 0,
+            monitors: Vec::new(),
+            enable_monitoring: false,
             proc_epilogs: HashMap::new(),
             handle: None,
         }
@@ -161,6 +168,9 @@ impl ServerRole {
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
+        // Monitors end with their process.
+        self.monitors.retain(|m| m.target != *proc);
+        jobctl::forget(proc);
         let newly = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| !r.terminated);
         if newly {
             setup::child_finalized(proc);
@@ -182,13 +192,13 @@ impl ServerRole {
         }
     }
 
-    /// PMIx_Job_control from a client: cleanup registration is handled here;
-    /// other directives need the host (not wired yet: PMIX_ERR_NOT_SUPPORTED).
+    /// PMIx_Job_control from a client or tool: cleanup registration and the
+    /// registration of checkpoint methods / preemptibility are handled here
+    /// (never relayed); requests that act on processes go to the host.
     fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
         let targets = decode_procs(d)?;
         let directives = decode_infos(d)?;
         let cred = self.peers.get(&conn).map(|p| p.cred).ok_or(PMIX_ERR_UNREACH)?;
-        let other = directives.iter().any(|i| !cleanup::is_cleanup_key(i));
         let request = match cleanup::parse(&directives) {
             Ok(r) => r,
             Err(e) => {
@@ -196,39 +206,134 @@ impl ServerRole {
                 return Ok(());
             }
         };
-        if other {
-            crate::pmix_debug!(5, "{who}: job control directives other than cleanup are not supported yet");
-            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
-            return Ok(());
-        }
-        let targets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets };
-        // A process may register cleanup only for itself or its own namespace.
-        if targets.iter().any(|t| !(t == who || (t.nspace == who.nspace && t.rank == PMIX_RANK_WILDCARD))) {
-            reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
-            return Ok(());
-        }
-        // All or nothing across the targets.
-        let mut proc_e = self.proc_epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
-        let ns = self.nspaces.get(&who.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
-        let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
-        for t in &targets {
-            let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
-            if let Err(e) = r {
-                reply(net, conn, req, e, &[]);
+        let registration = jobctl::registration(&directives);
+        let actions = directives.iter().any(|i| !cleanup::is_cleanup_key(i) && !jobctl::is_registration_key(i) && !i.is(PMIX_JOB_CTRL_ID));
+        // Cleanup: a process may register it only for itself or its own namespace.
+        if !request.is_empty() {
+            let ctargets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.clone() };
+            if ctargets.iter().any(|t| !(t == who || (t.nspace == who.nspace && t.rank == PMIX_RANK_WILDCARD))) {
+                reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
                 return Ok(());
             }
-        }
-        if targets.iter().any(|t| t == who) {
-            self.proc_epilogs.insert(who.clone(), proc_e);
-        }
-        if targets.iter().any(|t| t != who) {
-            if let Some(ns) = self.nspaces.get_mut(&who.nspace) {
-                ns.epilog = Some(ns_e);
+            // All or nothing across the targets.
+            let mut proc_e = self.proc_epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+            let Some(ns) = self.nspaces.get(&who.nspace) else {
+                reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+                return Ok(());
+            };
+            let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+            for t in &ctargets {
+                let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
+                if let Err(e) = r {
+                    reply(net, conn, req, e, &[]);
+                    return Ok(());
+                }
+            }
+            if ctargets.iter().any(|t| t == who) {
+                self.proc_epilogs.insert(who.clone(), proc_e);
+            }
+            if ctargets.iter().any(|t| t != who) {
+                if let Some(ns) = self.nspaces.get_mut(&who.nspace) {
+                    ns.epilog = Some(ns_e);
+                }
             }
         }
-        let mut e = Encoder::default();
-        let _ = encode_infos(&mut e, &[]);
-        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        // Registration is information about the requester (targets ignored, as the RFC says).
+        if let Some(r) = registration {
+            jobctl::register(who, r);
+        }
+        if !actions {
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &[]);
+            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            return Ok(());
+        }
+        let h = self.handle();
+        let u = self.host.job_control(who, &targets, &directives, Box::new(move |st, infos| {
+            h.run(move |_, net| {
+                let mut e = Encoder::default();
+                let _ = encode_infos(&mut e, &infos);
+                reply(net, conn, req, settled(st), e.bytes());
+            });
+        }));
+        if let Upcall::Now(st) = u {
+            if st == PMIX_ERR_NOT_SUPPORTED {
+                crate::pmix_debug!(5, "{who}: the host does not support job control");
+            }
+            reply(net, conn, req, settled(st), &[]);
+        }
+        Ok(())
+    }
+
+    /// PMIx_Process_monitor from a client: heartbeats, file monitors, cancel.
+    fn on_monitor(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let mut m = decode_infos(d)?;
+        let error = d.u32()? as i32;
+        let directives = decode_infos(d)?;
+        let Some(monitor) = m.pop() else {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        };
+        let answer = |net: &mut Net, st| {
+            if req != 0 {
+                let mut e = Encoder::default();
+                let _ = encode_infos(&mut e, &[]);
+                reply(net, conn, req, st, e.bytes());
+            }
+        };
+        // The host monitors when it can, unless the server was asked to.
+        if !self.enable_monitoring && !monitor.is(PMIX_SEND_HEARTBEAT) {
+            let h = self.handle();
+            let u = self.host.monitor(who, &monitor, error, &directives, Box::new(move |st, infos| {
+                h.run(move |_, net| {
+                    let mut e = Encoder::default();
+                    let _ = encode_infos(&mut e, &infos);
+                    reply(net, conn, req, settled(st), e.bytes());
+                });
+            }));
+            match u {
+                Upcall::Pending => return Ok(()),
+                Upcall::Now(st) if st != PMIX_ERR_NOT_SUPPORTED => {
+                    answer(net, settled(st));
+                    return Ok(());
+                }
+                Upcall::Now(_) => {} // not supported by the host: monitor here
+            }
+        }
+        match monitor::parse(&monitor, error, &directives, who) {
+            Err(e) => answer(net, e),
+            Ok(monitor::Request::Beat) => {
+                for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
+                    m.beats += 1;
+                }
+                answer(net, PMIX_SUCCESS);
+            }
+            Ok(monitor::Request::Cancel(id)) => {
+                let before = self.monitors.len();
+                let gone: Vec<u64> = self
+                    .monitors
+                    .iter()
+                    .filter(|m| m.target == *who && (id.is_none() || m.id == id))
+                    .map(|m| m.timer)
+                    .collect();
+                self.monitors.retain(|m| !(m.target == *who && (id.is_none() || m.id == id)));
+                for t in gone {
+                    net.cancel_timer(t);
+                }
+                answer(net, if self.monitors.len() < before { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
+            }
+            Ok(monitor::Request::Start(mut m)) => {
+                if let Some(id) = &m.id {
+                    if self.monitors.iter().any(|x| x.target == *who && x.id.as_ref() == Some(id)) {
+                        answer(net, PMIX_ERR_EXISTS);
+                        return Ok(());
+                    }
+                }
+                m.timer = net.timer(m.period);
+                self.monitors.push(m);
+                answer(net, PMIX_SUCCESS);
+            }
+        }
         Ok(())
     }
 
@@ -911,6 +1016,7 @@ impl ServerRole {
                 self.on_query(net, conn, req, &who, queries);
             }
             wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
+            wire::MONITOR => self.on_monitor(net, conn, req, &who, &mut d)?,
             wire::GET_CRED => {
                 let info = decode_infos(&mut d)?;
                 let h = self.handle();
@@ -1003,6 +1109,22 @@ impl ServerRole {
                         names.sort();
                         let s: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
                         answers.push(Info::new("pmix.qry.ns", Value::string(&s.join(","))));
+                    }
+                    "pmix.jctrl.preempt" | "pmix.jctrl.ckmethod" => {
+                        let p = find(&quals, PMIX_PROCID).map(|i| procs_of_value(i.value_ref())).and_then(|v| v.into_iter().next()).unwrap_or_else(|| who.clone());
+                        let r = jobctl::lookup(&p).unwrap_or_default();
+                        if key == "pmix.jctrl.preempt" {
+                            answers.push(Info::new("pmix.jctrl.preempt", Value::boolean(r.preemptible.unwrap_or(false))));
+                        } else {
+                            let mut m = Vec::new();
+                            if let Some(s) = r.signal {
+                                m.push(Info::new("pmix.jctrl.ckptsig", Value::u32(s as u32)));
+                            }
+                            if r.event.is_some() {
+                                m.push(Info::new("pmix.jctrl.ckptev", Value::boolean(true)));
+                            }
+                            answers.push(Info::new("pmix.jctrl.ckmethod", Value::string(&m.iter().map(|i| i.key().to_string()).collect::<Vec<_>>().join(","))));
+                        }
                     }
                     "pmix.job.size" | "pmix.local.size" | "pmix.num.nodes" | "pmix.univ.size" | "pmix.max.size" => {
                         match self.nspaces.get(&qns).and_then(|n| n.job.iter().find(|i| i.key() == key)) {
@@ -1126,6 +1248,23 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
+        if let Some(i) = self.monitors.iter().position(|m| m.timer == timer) {
+            let alert = self.monitors[i].check();
+            self.monitors[i].timer = net.timer(self.monitors[i].period);
+            if alert {
+                let m = self.monitors[i].clone();
+                crate::pmix_debug!(1, "monitor: {} stalled ({} periods without progress)", m.target, m.misses);
+                let mut info = vec![Info::new("pmix.evproc", Value::proc(&m.target))];
+                if let Some(id) = &m.id {
+                    info.push(Info::new("pmix.monitor.id", Value::string(id)));
+                }
+                self.deliver_event(net, m.error, &m.target, m.range, &info);
+                if !m.app_control {
+                    self.host.monitor_alert(&m.target, m.error, m.id.as_deref());
+                }
+            }
+            return;
+        }
         if let Some(i) = self.barriers.iter().position(|b| b.timer == Some(timer)) {
             let mut b = self.barriers.remove(i);
             b.timer = None;
@@ -1200,7 +1339,8 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     })?;
     listener.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
     let listener = mio::net::UnixListener::from_std(listener);
-    let role = ServerRole::new(host, me.clone(), hostname.clone());
+    let mut role = ServerRole::new(host, me.clone(), hostname.clone());
+    role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
     let h2 = handle.clone();

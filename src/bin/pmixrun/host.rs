@@ -66,15 +66,41 @@ impl Store {
     }
 }
 
+/// The pid (= process group) of every rank pmixrun started.
+pub type Pids = Arc<Mutex<HashMap<Proc, i32>>>;
+
+/// What pmixrun does when a monitored rank stalls (--on-stall).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnStall {
+    Terminate,
+    Kill,
+    Report,
+}
+
 pub struct LauncherHost {
     tx: Mutex<Sender<Event>>,
     store: Arc<Mutex<Store>>,
+    pids: Pids,
+    on_stall: OnStall,
     verbose: bool,
 }
 
 impl LauncherHost {
-    pub fn new(tx: Sender<Event>, verbose: bool) -> LauncherHost {
-        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), verbose }
+    pub fn new(tx: Sender<Event>, pids: Pids, on_stall: OnStall, verbose: bool) -> LauncherHost {
+        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, on_stall, verbose }
+    }
+
+    /// The ranks a job-control request names (none: the requester's namespace).
+    fn expand(&self, requestor: &Proc, targets: &[Proc]) -> Vec<(Proc, i32)> {
+        let pids = self.pids.lock().unwrap_or_else(|e| e.into_inner());
+        let want = if targets.is_empty() { vec![Proc::wildcard(&requestor.nspace)] } else { targets.to_vec() };
+        let mut out: Vec<(Proc, i32)> = pids
+            .iter()
+            .filter(|(p, _)| want.iter().any(|w| w.nspace == p.nspace && (w.rank == PMIX_RANK_WILDCARD || w.rank == p.rank)))
+            .map(|(p, pid)| (p.clone(), *pid))
+            .collect();
+        out.sort();
+        out
     }
     fn send(&self, e: Event) {
         let _ = self.tx.lock().unwrap_or_else(|e| e.into_inner()).send(e);
@@ -99,7 +125,94 @@ fn log_text(i: &Info) -> Option<String> {
     None
 }
 
+fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {
+    let mut st = PMIX_SUCCESS;
+    for (_, pid) in targets {
+        // SAFETY: signalling the process group pmixrun created for the rank.
+        if unsafe { libc::kill(-pid, sig) } != 0 {
+            st = PMIX_ERR_NOT_FOUND;
+        }
+    }
+    st
+}
+
 impl Host for LauncherHost {
+    fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
+        let _ = done;
+        let ts = self.expand(requestor, targets);
+        if ts.is_empty() {
+            return Upcall::Now(PMIX_ERR_NOT_FOUND);
+        }
+        let flag = |k| find(directives, k).is_some_and(|i| i.truthy());
+        if find(directives, PMIX_JOB_CTRL_RESTART).is_some() || find(directives, PMIX_JOB_CTRL_PROVISION).is_some() {
+            eprintln!("pmixrun: job control from {requestor}: restart and provisioning are not supported");
+            return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        if find(directives, PMIX_JOB_CTRL_CANCEL).is_some() {
+            return Upcall::Now(PMIX_SUCCESS); // pmixrun carries out requests at once: nothing is pending
+        }
+        let st = if flag(PMIX_JOB_CTRL_PAUSE) {
+            signal_all(&ts, libc::SIGSTOP)
+        } else if flag(PMIX_JOB_CTRL_RESUME) {
+            signal_all(&ts, libc::SIGCONT)
+        } else if flag(PMIX_JOB_CTRL_KILL) {
+            signal_all(&ts, libc::SIGKILL)
+        } else if flag(PMIX_JOB_CTRL_TERMINATE) {
+            signal_all(&ts, libc::SIGTERM)
+        } else if let Some(sig) = find(directives, PMIX_JOB_CTRL_SIGNAL).and_then(|i| i.as_u32()) {
+            signal_all(&ts, sig as i32)
+        } else if find(directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() {
+            // Each target by the method it registered: its signal, else its event.
+            let mut st = PMIX_SUCCESS;
+            for (p, pid) in &ts {
+                match pmix::server::jobctl::lookup(p) {
+                    Some(r) if r.signal.is_some() => {
+                        // SAFETY: as in signal_all.
+                        unsafe { libc::kill(-pid, r.signal.unwrap()) };
+                    }
+                    Some(r) if r.event.is_some() => {
+                        let (code, target, from) = (r.event.unwrap(), p.clone(), requestor.clone());
+                        if let Some(h) = pmix::server::handle() {
+                            h.run(move |s, net| {
+                                let mut arr = vec![target.to_c()];
+                                let d = pmix_data_array_t { r#type: PMIX_PROC, size: 1, array: arr.as_mut_ptr() as *mut core::ffi::c_void };
+                                // SAFETY: d describes arr, copied by load.
+                                if let Ok(v) = unsafe { pmix::owned::Value::load(&d as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) } {
+                                    let info = vec![Info::new("pmix.evrange", v)];
+                                    s.deliver_event(net, code, &from, PMIX_RANGE_CUSTOM, &info);
+                                }
+                            });
+                        }
+                    }
+                    _ => st = PMIX_ERR_NOT_SUPPORTED,
+                }
+            }
+            st
+        } else {
+            PMIX_ERR_NOT_SUPPORTED
+        };
+        if self.verbose {
+            eprintln!("pmixrun: job control from {requestor} on {} ranks: {}", ts.len(), pmix::strings::error_name(st));
+        }
+        Upcall::Now(st)
+    }
+
+    fn monitor_alert(&mut self, proc: &Proc, _error: pmix_status_t, id: Option<&str>) {
+        let what = id.map(|i| format!(" (monitor {i})")).unwrap_or_default();
+        match self.on_stall {
+            OnStall::Report => eprintln!("pmixrun: {proc} stalled{what}"),
+            OnStall::Kill => {
+                eprintln!("pmixrun: {proc} stalled{what}: killing it");
+                let ts = self.expand(proc, std::slice::from_ref(proc));
+                signal_all(&ts, libc::SIGKILL);
+            }
+            OnStall::Terminate => {
+                eprintln!("pmixrun: {proc} stalled{what}: terminating the job");
+                self.send(Event::Abort { status: 1, from: format!("the monitor of {proc}") });
+            }
+        }
+    }
+
     fn abort(&mut self, proc: &Proc, _obj: usize, status: i32, msg: &str, _procs: &[Proc], _done: Done) -> Upcall {
         if !msg.is_empty() && msg != "N/A" {
             eprintln!("pmixrun: {proc} aborted: {msg}");

@@ -14,6 +14,7 @@ use crate::Event;
 
 pub struct Options {
     pub apps: Vec<AppSpec>,
+    pub on_stall: crate::host::OnStall,
     /// Tell Open MPI 4.1 it was direct-launched (see --help).
     pub ompi_hint: bool,
     pub timeout: Option<u64>,
@@ -23,7 +24,7 @@ pub struct Options {
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), ompi_hint: true, timeout: None, grace: 2, verbose: false };
+    let mut opts = Options { apps: Vec::new(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -38,6 +39,14 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 "-h" | "--help" => return Ok(None),
                 "-v" | "--verbose" => opts.verbose = true,
                 "--no-ompi-hint" => opts.ompi_hint = false,
+                "--on-stall" => {
+                    opts.on_stall = match val(&mut i)?.as_str() {
+                        "terminate" => crate::host::OnStall::Terminate,
+                        "kill" => crate::host::OnStall::Kill,
+                        "report" => crate::host::OnStall::Report,
+                        other => return Err(format!("--on-stall: '{other}' is not terminate, kill or report")),
+                    }
+                }
                 "-n" | "-np" | "--np" => {
                     let v = val(&mut i)?;
                     app.maxprocs = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("bad process count '{v}'"))?;
@@ -100,6 +109,7 @@ struct Rank {
 
 pub struct Launcher {
     pub ompi_hint: bool,
+    pub pids: crate::host::Pids,
     ranks: HashMap<i32, Rank>,
     /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
     failures: Vec<(Proc, i32, bool)>,
@@ -119,7 +129,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, pids: Default::default(), ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -226,6 +236,7 @@ impl Launcher {
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
                     }
+                    self.pids.lock().unwrap_or_else(|e| e.into_inner()).insert(proc.clone(), pid);
                     self.ranks.insert(pid, Rank { proc, exited: false });
                 }
                 Err(e) => {
@@ -259,6 +270,7 @@ impl Launcher {
         let Some(r) = self.ranks.get_mut(&pid) else { return };
         r.exited = true;
         let proc = r.proc.clone();
+        self.pids.lock().unwrap_or_else(|e| e.into_inner()).remove(&proc);
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
         let p2 = proc.clone();
         let state = server_call(move |s, net| {

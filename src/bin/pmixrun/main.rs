@@ -33,6 +33,10 @@ Global (before the first program):
       --timeout S    kill the job after S seconds (exit code 124)
       --grace S      seconds between SIGTERM and SIGKILL (default 2)
   -v, --verbose      report the job's progress on stderr
+      --on-stall ACTION  when a monitored rank stalls (heartbeat or file
+                     monitor alert, unless the rank asked to handle it with
+                     PMIX_MONITOR_APP_CONTROL): terminate (default: stop the
+                     job, exit code 1), kill (that rank), or report
       --no-ompi-hint don't set JSM_JSRUN_PORT in the ranks' environment.
                      Open MPI 4.1 takes its PMIx direct-launch path only
                      when it recognises a launcher (Slurm, Flux, JSM); pmixrun
@@ -48,7 +52,11 @@ process group, then escalated to SIGKILL after the grace period.
 PMIx services: job data right after PMIx_Init (sizes, local peers and
 ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 (PMIX_WAIT, PMIX_TIMEOUT), spawn (a new namespace in this pmixrun),
-connect/disconnect, abort, log (printed to stderr), query.";
+connect/disconnect, abort, log (printed to stderr), query, job control
+(pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
+the target's registered signal or event; restart and provisioning are not
+supported), process monitoring (heartbeats, files), and cleanup of the files
+and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
     Exited { pid: i32, code: i32 },
@@ -85,7 +93,8 @@ fn run(opts: job::Options) -> Result<u8, String> {
     job::block_signals();
     let (tx, rx) = mpsc::channel::<Event>();
     job::start_signal_thread(tx.clone());
-    let host = host::LauncherHost::new(tx.clone(), verbose);
+    let pids: host::Pids = Default::default();
+    let host = host::LauncherHost::new(tx.clone(), pids.clone(), opts.on_stall, verbose);
     // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
     let info = vec![
         Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id()))),
@@ -94,6 +103,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
     pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
     launcher.ompi_hint = opts.ompi_hint;
+    launcher.pids = pids;
     job::start_reaper(tx.clone());
     let result = (|| -> Result<u8, String> {
         launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;
