@@ -49,6 +49,7 @@ bench: deps build
 	@tools/bench-compare.sh $(BUILD)
 	@tools/bench-core.sh $(BUILD)
 	@tools/bench-ompi.sh $(BUILD)
+	@tools/bench-jctl.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -32,6 +32,8 @@ pub const MONITOR: u16 = 20;
 pub const TOOL_HELLO: u16 = 21;
 pub const ALLOCATE: u16 = 22;
 pub const DEREGISTER_EVENTS: u16 = 23;
+/// A heartbeat: no body, no reply (PMIx_Heartbeat is cheap on both sides).
+pub const HEARTBEAT: u16 = 24;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -458,3 +458,18 @@ pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done:
         done(st, infos)
     }));
 }
+
+/// PMIx_Heartbeat: one small frame, no reply.
+pub fn heartbeat() -> pmix_status_t {
+    match handle() {
+        Some(h) => {
+            let sent = h.run(|c, net| {
+                if let Some(conn) = c.conn {
+                    net.send(conn, 0, wire::HEARTBEAT, &[]);
+                }
+            });
+            if sent { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+        }
+        None => PMIX_ERR_UNREACH,
+    }
+}

@@ -1017,6 +1017,11 @@ impl ServerRole {
             }
             wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
             wire::MONITOR => self.on_monitor(net, conn, req, &who, &mut d)?,
+            wire::HEARTBEAT => {
+                for m in self.monitors.iter_mut().filter(|m| m.target == who) {
+                    m.beats += 1;
+                }
+            }
             wire::GET_CRED => {
                 let info = decode_infos(&mut d)?;
                 let h = self.handle();

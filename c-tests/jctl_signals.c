@@ -1,0 +1,473 @@
+/*
+ * jctl_signals: PMIx_Job_control actions carried out by the host, as seen by
+ * the ranks of one job.
+ *
+ *   pmixrun -n 3 ./jctl_signals
+ *
+ * Needs exactly 3 ranks and a host that implements job control the way
+ * pmixrun does (pause = SIGSTOP, resume = SIGCONT, signal, kill, checkpoint
+ * by the target's registered signal or event). Prints "rank R: <check>: FAIL
+ * <detail>" for every failed check; rank 0 prints "jctl_signals: N passed,
+ * M failed" (the checks of every rank) just before the last step. alarm(40)
+ * bounds every rank.
+ *
+ * Setup: every rank counts SIGUSR1 and SIGUSR2 and registers a handler for
+ * PMIX_JCTRL_CHECKPOINT. Rank 1 registers (PMIx_Job_control without targets)
+ * PMIX_JOB_CTRL_PREEMPTIBLE = true and PMIX_JOB_CTRL_CHECKPOINT_METHOD =
+ * { PMIX_JOB_CTRL_CHECKPOINT_SIGNAL = SIGUSR2 }; rank 2 registers
+ * PMIX_JOB_CTRL_CHECKPOINT_METHOD = { PMIX_JOB_CTRL_CHECKPOINT_EVENT =
+ * (PMIX_STATUS) PMIX_JCTRL_CHECKPOINT }. Ranks 1 and 2 Put their pid; fence.
+ *
+ * Rank 0 then, while ranks 1 and 2 wait in the next fence:
+ *   pause {ns,2}: /proc/<pid2>/stat state becomes 'T' (within 2 s);
+ *   resume {ns,2}: the state leaves 'T' (within 2 s);
+ *   PMIX_JOB_CTRL_SIGNAL = SIGUSR1 on {ns,1};
+ *   PMIX_JOB_CTRL_CHECKPOINT on {ns,1} (by signal) and on {ns,2} (by event);
+ *   PMIX_JOB_CTRL_RESTART and PMIX_JOB_CTRL_PROVISION: PMIX_ERR_NOT_SUPPORTED;
+ *   PMIX_JOB_CTRL_CANCEL: PMIX_SUCCESS;
+ *   PMIx_Query_info(PMIX_JOB_CTRL_PREEMPTIBLE, qualifier PMIX_PROCID) is true
+ *   for rank 1 and false for rank 2 (which registered nothing about it).
+ * After the fence ranks 1 and 2 wait for what they must get (3 s bound) and
+ * 300 ms more for anything they must not, then Put their counts; fence.
+ * Rank 0 checks: rank 1 got SIGUSR1 once, SIGUSR2 once, no checkpoint event;
+ * rank 2 got no signal and the checkpoint event once (from our namespace);
+ * rank 0 got nothing.
+ * Last step: rank 1 finalizes; rank 0 ignores SIGTERM (pmixrun stops the
+ * job when a rank dies), prints the summary, asks PMIX_JOB_CTRL_KILL for
+ * {ns,2} and checks that rank 2 is gone (or a zombie) within 1.5 s (a line
+ * "jctl_signals: kill: ok" or "rank 0: kill: FAIL ..."). Rank 2 waits to be
+ * killed. pmixrun's exit code is then 137.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+static int npass, nfail;
+
+static volatile sig_atomic_t got_usr1, got_usr2;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ckpt_events;
+static pmix_proc_t ckpt_source;
+
+static void check(bool ok, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[1024];
+    if (ok) {
+        npass++;
+        return;
+    }
+    nfail++;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
+    fflush(stdout);
+}
+
+static void msleep(long ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_signal(int sig)
+{
+    if (sig == SIGUSR1) got_usr1++;
+    if (sig == SIGUSR2) got_usr2++;
+}
+
+static void ckpt_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id; (void)info; (void)ninfo; (void)results; (void)nresults;
+    pthread_mutex_lock(&lock);
+    if (status == PMIX_JCTRL_CHECKPOINT) {
+        ckpt_events++;
+        if (source) ckpt_source = *source;
+    }
+    pthread_mutex_unlock(&lock);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+struct regwait {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    bool done;
+    pmix_status_t st;
+};
+
+static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
+{
+    struct regwait *w = cbdata;
+    (void)ref;
+    pthread_mutex_lock(&w->m);
+    w->st = status;
+    w->done = true;
+    pthread_cond_signal(&w->c);
+    pthread_mutex_unlock(&w->m);
+}
+
+static pmix_status_t register_handler(pmix_status_t code, pmix_notification_fn_t fn)
+{
+    struct regwait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_SUCCESS};
+    long end = now_ms() + 5000;
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, fn, reg_cb, &w);
+    if (rc != PMIX_SUCCESS) return rc;
+    pthread_mutex_lock(&w.m);
+    while (!w.done && now_ms() < end) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&w.c, &w.m, &ts);
+    }
+    rc = w.done ? w.st : PMIX_ERR_TIMEOUT;
+    pthread_mutex_unlock(&w.m);
+    return rc;
+}
+
+/* PMIx_Job_control with one directive on one target (or none when target is PMIX_RANK_UNDEF) */
+static pmix_status_t jctl(pmix_rank_t target, const char *key, const void *val, pmix_data_type_t t)
+{
+    pmix_proc_t tp;
+    pmix_info_t info;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc;
+    PMIX_PROC_LOAD(&tp, me.nspace, target);
+    PMIX_INFO_LOAD(&info, key, val, t);
+    rc = PMIx_Job_control(target == PMIX_RANK_UNDEF ? NULL : &tp, target == PMIX_RANK_UNDEF ? 0 : 1,
+                          &info, 1, &res, &nres);
+    PMIX_INFO_DESTRUCT(&info);
+    if (res) PMIX_INFO_FREE(res, nres);
+    return rc;
+}
+
+/* state letter of /proc/<pid>/stat, 0 when gone */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (!f) return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')');
+    if (!p || p[1] != ' ') return '?';
+    return p[2];
+}
+
+static bool wait_state(pid_t pid, bool want_t, long ms, char *last)
+{
+    long end = now_ms() + ms;
+    for (;;) {
+        char s = proc_state(pid);
+        *last = s;
+        if (want_t ? s == 'T' : (s != 'T' && s != 't')) return true;
+        if (now_ms() >= end) return false;
+        msleep(20);
+    }
+}
+
+static void put_str(const char *key, const char *s)
+{
+    pmix_value_t v;
+    pmix_status_t rc;
+    v.type = PMIX_STRING;
+    v.data.string = (char *)s;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    check(rc == PMIX_SUCCESS, "put", "PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
+}
+
+static bool get_str(pmix_rank_t r, const char *key, char *out, size_t n)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc;
+    PMIX_PROC_LOAD(&p, me.nspace, r);
+    rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING || v->data.string == NULL) {
+        check(false, "get", "PMIx_Get(rank %u, %s): %s", (unsigned)r, key, PMIx_Error_string(rc));
+        if (v) PMIX_VALUE_RELEASE(v);
+        return false;
+    }
+    snprintf(out, n, "%s", v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    return true;
+}
+
+static void fence(const char *what)
+{
+    pmix_info_t info;
+    bool collect = true;
+    pmix_status_t rc;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    check(rc == PMIX_SUCCESS, what, "PMIx_Fence: %s", PMIx_Error_string(rc));
+}
+
+static int query_preemptible(pmix_rank_t r, const char *what)
+{
+    pmix_query_t *q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0, i;
+    pmix_proc_t p;
+    pmix_status_t rc;
+    int out = -1;
+    PMIX_PROC_LOAD(&p, me.nspace, r);
+    PMIX_QUERY_CREATE(q, 1);
+    PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_JOB_CTRL_PREEMPTIBLE);
+    PMIX_QUERY_QUALIFIERS_CREATE(&q[0], 1);
+    PMIX_INFO_LOAD(&q[0].qualifiers[0], PMIX_PROCID, &p, PMIX_PROC);
+    rc = PMIx_Query_info(q, 1, &res, &nres);
+    check(rc == PMIX_SUCCESS, what, "PMIx_Query_info: %s", PMIx_Error_string(rc));
+    for (i = 0; res && i < nres; i++) {
+        if (strcmp(res[i].key, PMIX_JOB_CTRL_PREEMPTIBLE) != 0) continue;
+        if (res[i].value.type == PMIX_BOOL) out = res[i].value.data.flag ? 1 : 0;
+        else check(false, what, "answer has type %s", PMIx_Data_type_string(res[i].value.type));
+    }
+    if (rc == PMIX_SUCCESS && out < 0) check(false, what, "no %s among %lu results", PMIX_JOB_CTRL_PREEMPTIBLE, (unsigned long)nres);
+    if (res) PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_FREE(q, 1);
+    return out;
+}
+
+/* wait up to ms for cond() to hold */
+static bool wait_for(bool (*cond)(void), long ms)
+{
+    long end = now_ms() + ms;
+    while (!cond()) {
+        if (now_ms() >= end) return false;
+        msleep(10);
+    }
+    return true;
+}
+
+static bool r1_done(void) { return got_usr1 >= 1 && got_usr2 >= 1; }
+static bool r2_done(void)
+{
+    int n;
+    pthread_mutex_lock(&lock);
+    n = ckpt_events;
+    pthread_mutex_unlock(&lock);
+    return n >= 1;
+}
+
+int main(void)
+{
+    pmix_status_t rc;
+    pmix_value_t *val = NULL;
+    pmix_proc_t wild;
+    uint32_t size = 0;
+    struct sigaction sa;
+    char buf[512];
+    int tot_pass, tot_fail;
+    pid_t pid2 = 0;
+    bool t = true;
+
+    alarm(40);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        printf("jctl_signals: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val) {
+        size = val->data.uint32;
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (size != 3) {
+        printf("jctl_signals: needs exactly 3 ranks (job size %u)\n", (unsigned)size);
+        PMIx_Finalize(NULL, 0);
+        return 1;
+    }
+
+    rc = register_handler(PMIX_JCTRL_CHECKPOINT, ckpt_handler);
+    check(rc == PMIX_SUCCESS, "register checkpoint handler", "%s", PMIx_Error_string(rc));
+
+    if (me.rank == 1) {
+        pmix_info_t dirs[2];
+        pmix_data_array_t *arr;
+        pmix_info_t *m;
+        int sig = SIGUSR2;
+        PMIX_DATA_ARRAY_CREATE(arr, 1, PMIX_INFO);
+        m = arr->array;
+        PMIX_INFO_LOAD(&m[0], PMIX_JOB_CTRL_CHECKPOINT_SIGNAL, &sig, PMIX_INT);
+        PMIX_INFO_LOAD(&dirs[0], PMIX_JOB_CTRL_PREEMPTIBLE, &t, PMIX_BOOL);
+        PMIX_INFO_LOAD(&dirs[1], PMIX_JOB_CTRL_CHECKPOINT_METHOD, arr, PMIX_DATA_ARRAY);
+        rc = PMIx_Job_control(NULL, 0, dirs, 2, NULL, NULL);
+        check(rc == PMIX_SUCCESS, "register preemptible + checkpoint signal", "%s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&dirs[0]);
+        PMIX_INFO_DESTRUCT(&dirs[1]);
+        PMIX_DATA_ARRAY_FREE(arr);
+    } else if (me.rank == 2) {
+        pmix_info_t dir;
+        pmix_data_array_t *arr;
+        pmix_info_t *m;
+        pmix_status_t ev = PMIX_JCTRL_CHECKPOINT;
+        PMIX_DATA_ARRAY_CREATE(arr, 1, PMIX_INFO);
+        m = arr->array;
+        PMIX_INFO_LOAD(&m[0], PMIX_JOB_CTRL_CHECKPOINT_EVENT, &ev, PMIX_STATUS);
+        PMIX_INFO_LOAD(&dir, PMIX_JOB_CTRL_CHECKPOINT_METHOD, arr, PMIX_DATA_ARRAY);
+        rc = PMIx_Job_control(NULL, 0, &dir, 1, NULL, NULL);
+        check(rc == PMIX_SUCCESS, "register checkpoint event", "%s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&dir);
+        PMIX_DATA_ARRAY_FREE(arr);
+    }
+    snprintf(buf, sizeof(buf), "%d", (int)getpid());
+    put_str("jctl.pid", buf);
+    rc = PMIx_Commit();
+    check(rc == PMIX_SUCCESS, "commit", "%s", PMIx_Error_string(rc));
+    fence("fence 1");
+
+    if (me.rank == 0) {
+        char st = 0;
+        int sig = SIGUSR1;
+        int pre;
+        if (get_str(2, "jctl.pid", buf, sizeof(buf))) pid2 = (pid_t)atoi(buf);
+        check(pid2 > 0, "pid of rank 2", "none");
+
+        /* pause / resume rank 2 */
+        rc = jctl(2, PMIX_JOB_CTRL_PAUSE, &t, PMIX_BOOL);
+        check(rc == PMIX_SUCCESS, "pause rank 2", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+        if (pid2 > 0)
+            check(wait_state(pid2, true, 2000, &st), "pause rank 2", "state of pid %d is '%c' after 2 s, expected 'T'", (int)pid2, st ? st : '-');
+        rc = jctl(2, PMIX_JOB_CTRL_RESUME, &t, PMIX_BOOL);
+        check(rc == PMIX_SUCCESS, "resume rank 2", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+        if (pid2 > 0) {
+            check(wait_state(pid2, false, 2000, &st), "resume rank 2", "state of pid %d still '%c' after 2 s", (int)pid2, st);
+            check(st != 0, "resume rank 2", "pid %d is gone", (int)pid2);
+        }
+
+        /* signal rank 1 only */
+        rc = jctl(1, PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
+        check(rc == PMIX_SUCCESS, "SIGUSR1 to rank 1", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+
+        /* checkpoints: rank 1 by signal, rank 2 by event */
+        rc = jctl(1, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r1", PMIX_STRING);
+        check(rc == PMIX_SUCCESS, "checkpoint rank 1 (signal)", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+        rc = jctl(2, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r2", PMIX_STRING);
+        check(rc == PMIX_SUCCESS, "checkpoint rank 2 (event)", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+
+        /* unsupported and no-op actions */
+        rc = jctl(1, PMIX_JOB_CTRL_RESTART, "ckpt-r1", PMIX_STRING);
+        check(rc == PMIX_ERR_NOT_SUPPORTED, "restart", "PMIx_Job_control: %s, expected PMIX_ERR_NOT_SUPPORTED", PMIx_Error_string(rc));
+        rc = jctl(1, PMIX_JOB_CTRL_PROVISION, "image", PMIX_STRING);
+        check(rc == PMIX_ERR_NOT_SUPPORTED, "provision", "PMIx_Job_control: %s, expected PMIX_ERR_NOT_SUPPORTED", PMIx_Error_string(rc));
+        rc = jctl(1, PMIX_JOB_CTRL_CANCEL, "ckpt-r1", PMIX_STRING);
+        check(rc == PMIX_SUCCESS, "cancel", "PMIx_Job_control: %s, expected PMIX_SUCCESS", PMIx_Error_string(rc));
+
+        /* preemptible */
+        pre = query_preemptible(1, "query preemptible rank 1");
+        check(pre == 1, "query preemptible rank 1", "answer %d, expected true", pre);
+        pre = query_preemptible(2, "query preemptible rank 2");
+        check(pre == 0, "query preemptible rank 2", "answer %d, expected false", pre);
+    }
+    fence("fence 2");
+
+    if (me.rank == 1) wait_for(r1_done, 3000);
+    if (me.rank == 2) wait_for(r2_done, 3000);
+    msleep(300);
+    pthread_mutex_lock(&lock);
+    snprintf(buf, sizeof(buf), "%d %d %d %u %s|%d %d", (int)got_usr1, (int)got_usr2, ckpt_events,
+             (unsigned)ckpt_source.rank, ckpt_events ? ckpt_source.nspace : "-", npass, nfail);
+    pthread_mutex_unlock(&lock);
+    if (me.rank != 0) {
+        put_str("jctl.result", buf);
+        rc = PMIx_Commit();
+        check(rc == PMIX_SUCCESS, "commit", "%s", PMIx_Error_string(rc));
+    }
+    fence("fence 3");
+
+    if (me.rank == 0) {
+        pmix_rank_t r;
+        tot_pass = 0;
+        tot_fail = 0;
+        check(got_usr1 == 0 && got_usr2 == 0, "rank 0 untouched", "rank 0 got SIGUSR1 x%d, SIGUSR2 x%d", (int)got_usr1, (int)got_usr2);
+        check(ckpt_events == 0, "rank 0 untouched", "rank 0 got %d checkpoint events", ckpt_events);
+        for (r = 1; r <= 2; r++) {
+            int u1 = -1, u2 = -1, ev = -1, p = 0, f = 0;
+            unsigned src = 0;
+            char srcns[PMIX_MAX_NSLEN + 1] = "";
+            if (!get_str(r, "jctl.result", buf, sizeof(buf))) continue;
+            if (sscanf(buf, "%d %d %d %u %255[^|]|%d %d", &u1, &u2, &ev, &src, srcns, &p, &f) != 7) {
+                check(false, "results", "rank %u: unparsable \"%s\"", (unsigned)r, buf);
+                continue;
+            }
+            tot_pass += p;
+            tot_fail += f;
+            if (r == 1) {
+                check(u1 == 1, "SIGUSR1 to rank 1", "rank 1 got SIGUSR1 %d times, expected once", u1);
+                check(u2 == 1, "checkpoint rank 1 (signal)", "rank 1 got SIGUSR2 %d times, expected once", u2);
+                check(ev == 0, "checkpoint rank 1 (signal)", "rank 1 got %d PMIX_JCTRL_CHECKPOINT events, expected none", ev);
+            } else {
+                check(u1 == 0, "SIGUSR1 to rank 1", "rank 2 got SIGUSR1 %d times, expected never", u1);
+                check(u2 == 0, "checkpoint rank 2 (event)", "rank 2 got SIGUSR2 %d times, expected never", u2);
+                check(ev == 1, "checkpoint rank 2 (event)", "rank 2 got %d PMIX_JCTRL_CHECKPOINT events, expected one", ev);
+                if (ev >= 1)
+                    check(strcmp(srcns, me.nspace) == 0, "checkpoint rank 2 (event)", "event source %s:%u, expected namespace %s", srcns, src, me.nspace);
+            }
+        }
+        /* the last step's check is reported on its own line (rank 2 dies) */
+        printf("jctl_signals: %d passed, %d failed\n", npass + tot_pass, nfail + tot_fail);
+        fflush(stdout);
+
+        /* kill rank 2: pmixrun then stops the job (SIGTERM to the others) */
+        signal(SIGTERM, SIG_IGN);
+        rc = jctl(2, PMIX_JOB_CTRL_KILL, &t, PMIX_BOOL);
+        if (rc != PMIX_SUCCESS) {
+            printf("rank 0: kill: FAIL PMIx_Job_control: %s\n", PMIx_Error_string(rc));
+        } else if (pid2 > 0) {
+            long end = now_ms() + 1500;
+            char s;
+            while ((s = proc_state(pid2)) != 0 && s != 'Z' && now_ms() < end) msleep(10);
+            if (s == 0 || s == 'Z') printf("jctl_signals: kill: ok\n");
+            else printf("rank 0: kill: FAIL pid %d still in state '%c' after 1.5 s\n", (int)pid2, s);
+        }
+        fflush(stdout);
+    } else if (me.rank == 2) {
+        /* wait to be killed (alarm bounds it) */
+        for (;;) pause();
+    } else {
+        signal(SIGTERM, SIG_IGN);
+    }
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
