@@ -367,12 +367,15 @@ int main(void)
         /* pause / resume rank 2 */
         rc = jctl(2, PMIX_JOB_CTRL_PAUSE, &t, PMIX_BOOL);
         check(rc == PMIX_SUCCESS, "pause rank 2", "PMIx_Job_control: %s", PMIx_Error_string(rc));
-        if (pid2 > 0)
-            check(wait_state(pid2, true, 2000, &st), "pause rank 2", "state of pid %d is '%c' after 2 s, expected 'T'", (int)pid2, st ? st : '-');
+        if (pid2 > 0) {
+            bool ok = wait_state(pid2, true, 2000, &st);
+            check(ok, "pause rank 2", "state of pid %d is '%c' after 2 s, expected 'T'", (int)pid2, st ? st : '-');
+        }
         rc = jctl(2, PMIX_JOB_CTRL_RESUME, &t, PMIX_BOOL);
         check(rc == PMIX_SUCCESS, "resume rank 2", "PMIx_Job_control: %s", PMIx_Error_string(rc));
         if (pid2 > 0) {
-            check(wait_state(pid2, false, 2000, &st), "resume rank 2", "state of pid %d still '%c' after 2 s", (int)pid2, st);
+            bool ok = wait_state(pid2, false, 2000, &st);
+            check(ok, "resume rank 2", "state of pid %d still '%c' after 2 s", (int)pid2, st);
             check(st != 0, "resume rank 2", "pid %d is gone", (int)pid2);
         }
 

@@ -44,7 +44,8 @@ int main(void)
     (void) val;
     (void) res; (void) nres;
     expect("PMIx_Group_construct_nb", PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
-    expect("PMIx_IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, opcb, NULL));
+    expect("PMIx_Group_leave_nb", PMIx_Group_leave_nb("grp", NULL, 0, opcb, NULL));
+    expect("PMIx_server_register_resources", PMIx_server_register_resources(NULL, 0, opcb, NULL));
     usleep(100000);
     printf("callbacks fired: %d\n", fired);
     if (fired != 0) failed++;

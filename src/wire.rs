@@ -34,10 +34,15 @@ pub const ALLOCATE: u16 = 22;
 pub const DEREGISTER_EVENTS: u16 = 23;
 /// A heartbeat: no body, no reply (PMIx_Heartbeat is cheap on both sides).
 pub const HEARTBEAT: u16 = 24;
+pub const IOF_PULL: u16 = 25;
+pub const IOF_DEREG: u16 = 26;
+pub const IOF_PUSH: u16 = 27;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;
 pub const EVENT: u16 = 101;
+/// Forwarded output: u32 handle, source proc, u32 channel, blob, u32 complete.
+pub const IOF: u16 = 102;
 
 /// Protocol version carried in the hello; a mismatch is refused.
 pub const PROTOCOL: u32 = 1;

@@ -473,3 +473,87 @@ pub fn heartbeat() -> pmix_status_t {
         None => PMIX_ERR_UNREACH,
     }
 }
+
+// ---- IO forwarding ----
+
+/// Register a pull; `done(status, local handle)`.
+pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_channel_t, cb: pmix_iof_cbfunc_t, done: Box<dyn FnOnce(pmix_status_t, u32) + Send>) {
+    if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
+        return done(PMIX_ERR_NOT_SUPPORTED, 0);
+    }
+    let Some(h) = handle() else {
+        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, 0);
+    };
+    let mut e = Encoder::default();
+    encode_procs(&mut e, &procs);
+    e.u32(channel as u32);
+    let body_head = e.into_bytes();
+    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let d2 = done.clone();
+    let ok = h.run(move |c, net| {
+        let local = c.next_iof;
+        c.next_iof += 1;
+        let mut e = Encoder::default();
+        e.raw(&body_head);
+        e.u32(local);
+        if let Err(st) = encode_infos(&mut e, &directives) {
+            if let Some(d) = done.lock().unwrap().take() {
+                d(st, 0);
+            }
+            return;
+        }
+        c.request(net, wire::IOF_PULL, e.bytes(), Box::new(move |c, _, st, b| {
+            let id = Decoder::new(b).u32().unwrap_or(0);
+            if st == PMIX_SUCCESS {
+                c.iof.insert(local, (id, cb));
+            }
+            if let Some(d) = done.lock().unwrap().take() {
+                d(st, local);
+            }
+        }));
+    });
+    if !ok {
+        if let Some(d) = d2.lock().unwrap().take() {
+            d(PMIX_ERR_UNREACH, 0);
+        }
+    }
+}
+
+pub fn iof_deregister(local: u32, done: Done) {
+    let Some(h) = handle() else {
+        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
+    };
+    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let d2 = done.clone();
+    let ok = h.run(move |c, net| {
+        let Some((id, _)) = c.iof.remove(&local) else {
+            if let Some(d) = done.lock().unwrap().take() {
+                d(PMIX_ERR_BAD_PARAM);
+            }
+            return;
+        };
+        let mut e = Encoder::default();
+        e.u32(id);
+        c.request(net, wire::IOF_DEREG, e.bytes(), Box::new(move |_, _, st, _| {
+            if let Some(d) = done.lock().unwrap().take() {
+                d(st);
+            }
+        }));
+    });
+    if !ok {
+        if let Some(d) = d2.lock().unwrap().take() {
+            d(PMIX_ERR_UNREACH);
+        }
+    }
+}
+
+pub fn iof_push(targets: Vec<Proc>, data: Option<Vec<u8>>, directives: Vec<Info>, done: Done) {
+    let mut e = Encoder::default();
+    encode_procs(&mut e, &targets);
+    e.u32(data.is_some() as u32);
+    e.blob(data.as_deref().unwrap_or(&[]));
+    if let Err(st) = encode_infos(&mut e, &directives) {
+        return done(st);
+    }
+    request(wire::IOF_PUSH, e.into_bytes(), Box::new(move |st, _| done(st)));
+}

@@ -66,6 +66,9 @@ pub struct ClientRole {
     pub cache: Arc<Cache>,
     handle: Option<Handle<ClientRole>>,
     pub me: Proc,
+    /// PMIx_IOF_pull handlers: local handle -> (server's id, callback).
+    pub iof: HashMap<u32, (u32, crate::abi::pmix_iof_cbfunc_t)>,
+    pub next_iof: u32,
 }
 
 impl ClientRole {
@@ -146,6 +149,26 @@ impl Role for ClientRole {
                     }
                     Err(_) => crate::pmix_debug!(1, "client: event from the server does not decode"),
                 }
+            }
+            wire::IOF => {
+                let mut d = Decoder::new(body);
+                let parsed = (|| -> Res<(u32, Proc, u32, Vec<u8>, bool)> {
+                    Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0))
+                })();
+                let Ok((handle, source, channel, mut data, complete)) = parsed else {
+                    crate::pmix_debug!(1, "client: forwarded output does not decode");
+                    return;
+                };
+                let Some(&(_, Some(cb))) = self.iof.get(&handle) else { return };
+                let src = source.to_c();
+                let mut bo = pmix_byte_object_t { bytes: data.as_mut_ptr() as *mut core::ffi::c_char, size: data.len() };
+                let info = if complete { vec![Info::new("pmix.iof.cmp", Value::boolean(true))] } else { Vec::new() };
+                let (ip, ni) = crate::owned::infos_to_c(&info);
+                let mut srcm = src;
+                // SAFETY: the caller's callback; every pointer lives through the call.
+                unsafe { cb(handle as usize, channel as pmix_iof_channel_t, &mut srcm, &mut bo, ip, ni) };
+                // SAFETY: made by infos_to_c.
+                unsafe { crate::owned::free_c_infos(ip, ni) };
             }
             _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
         }
@@ -357,7 +380,17 @@ pub fn init() -> (Proc, pmix_status_t) {
 
 fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream) -> Res<runtime::Engine<ClientRole>> {
     stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
-    let role = ClientRole { conn: Some(2), next_req: 1, pending: HashMap::new(), events: events::Registry::default(), cache, handle: None, me };
+    let role = ClientRole {
+        conn: Some(2),
+        next_req: 1,
+        pending: HashMap::new(),
+        events: events::Registry::default(),
+        cache,
+        handle: None,
+        me,
+        iof: HashMap::new(),
+        next_iof: 1,
+    };
     let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
     engine.handle.run(move |c, _| c.set_handle(h));

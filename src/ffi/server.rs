@@ -241,7 +241,21 @@ pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: pmix_iof_channel_t, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_IOF_deliver")
+    status_entry!("PMIx_server_IOF_deliver", {
+        require!("PMIx_server_IOF_deliver", !source.is_null() && !bo.is_null());
+        if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
+            return PMIX_ERR_BAD_PARAM; // stdin goes to processes, not to pullers
+        }
+        let src = crate::owned::Proc::from_c(&*source);
+        let data = match crate::data::value::bo_slice(&*bo) {
+            Ok(d) => d.to_vec(),
+            Err(e) => return e,
+        };
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let complete = crate::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy());
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        server_op(h, cbfunc, SendPtr(cbdata), move |s, net| s.iof_deliver(net, &src, channel, &data, complete))
+    })
 }
 
 #[no_mangle]

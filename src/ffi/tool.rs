@@ -8,6 +8,18 @@
 use core::ffi::{c_char, c_int, c_void};
 
 use crate::abi::*;
+use crate::ffi::boundary::{fire_op, SendPtr};
+use crate::runtime::Oneshot;
+
+fn wait_op(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
+    if crate::runtime::on_progress_thread() {
+        return PMIX_ERR_WOULD_BLOCK;
+    }
+    let done = Oneshot::new();
+    let d = done.clone();
+    start(Box::new(move |st| d.set(st)));
+    done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
+}
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
@@ -51,16 +63,113 @@ pub unsafe extern "C" fn PMIx_tool_set_server(server: *const pmix_proc_t, info: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize, directives: *const pmix_info_t, ndirs: usize, channel: pmix_iof_channel_t, cbfunc: pmix_iof_cbfunc_t, regcbfunc: pmix_hdlr_reg_cbfunc_t, regcbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_IOF_pull")
+    status_entry!("PMIx_IOF_pull", {
+        require!("PMIx_IOF_pull", !procs.is_null() && nprocs > 0);
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        let ps = crate::owned::procs_of(procs, nprocs);
+        match regcbfunc {
+            Some(f) => {
+                let cbd = SendPtr(regcbdata);
+                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| {
+                    // SAFETY: the caller's registration callback.
+                    unsafe { f(st, h as usize, cbd.get()) };
+                }));
+                PMIX_SUCCESS
+            }
+            None => {
+                // Blocking form: the handle comes back as a positive return value.
+                if crate::runtime::on_progress_thread() {
+                    return PMIX_ERR_WOULD_BLOCK;
+                }
+                let done = Oneshot::new();
+                let dd = done.clone();
+                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| dd.set((st, h))));
+                match done.wait() {
+                    Some((PMIX_SUCCESS, h)) => h as pmix_status_t,
+                    Some((st, _)) => st,
+                    None => PMIX_ERR_LOST_CONNECTION,
+                }
+            }
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_IOF_deregister")
+    status_entry!("PMIx_IOF_deregister", {
+        let h = match u32::try_from(iofhdlr) {
+            Ok(h) => h,
+            Err(_) => return PMIX_ERR_BAD_PARAM,
+        };
+        let _ = (directives, ndirs);
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        if cbfunc.is_some() {
+            let cbd = SendPtr(cbdata);
+            // SAFETY: the caller's callback.
+            crate::client::api::iof_deregister(h, Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
+            return PMIX_SUCCESS;
+        }
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let done = Oneshot::new();
+        let dd = done.clone();
+        crate::client::api::iof_deregister(h, Box::new(move |st| dd.set(st)));
+        done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: usize, bo: *mut pmix_byte_object_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_IOF_push")
+    status_entry!("PMIx_IOF_push", {
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        let ts = crate::owned::procs_of(targets, ntargets);
+        let data = match bo.as_ref() {
+            Some(b) => match crate::data::value::bo_slice(b) {
+                Ok(s) => Some(s.to_vec()),
+                Err(e) => return e,
+            },
+            None => None,
+        };
+        if data.is_none() && crate::owned::find(&d, PMIX_IOF_PUSH_STDIN).is_some_and(|i| i.truthy()) {
+            // Forward this process's own stdin to the targets until it ends.
+            let ts2 = ts.clone();
+            std::thread::spawn(move || {
+                use std::io::Read;
+                let mut buf = vec![0u8; 65536];
+                let mut input = std::io::stdin();
+                loop {
+                    let n = match input.read(&mut buf) {
+                        Ok(0) | Err(_) => 0,
+                        Ok(n) => n,
+                    };
+                    let (payload, fin) = if n == 0 {
+                        (None, vec![crate::owned::Info::new("pmix.iof.cmp", crate::owned::Value::boolean(true))])
+                    } else {
+                        (Some(buf[..n].to_vec()), Vec::new())
+                    };
+                    let w = Oneshot::new();
+                    let w2 = w.clone();
+                    crate::client::api::iof_push(ts2.clone(), payload, fin, Box::new(move |st| w2.set(st)));
+                    if w.wait() != Some(PMIX_SUCCESS) || n == 0 {
+                        break;
+                    }
+                }
+            });
+            let cbd = SendPtr(cbdata);
+            // SAFETY: the caller's callback.
+            unsafe { fire_op(cbfunc, PMIX_SUCCESS, cbd) };
+            return PMIX_SUCCESS;
+        }
+        if cbfunc.is_some() {
+            let cbd = SendPtr(cbdata);
+            // SAFETY: the caller's callback.
+            crate::client::api::iof_push(ts, data, d, Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
+            return PMIX_SUCCESS;
+        }
+        wait_op(move |done| crate::client::api::iof_push(ts, data, d, done))
+    })
 }
 

@@ -22,6 +22,7 @@ struct Keep {
     strings: Vec<CString>,
     ptrs: Vec<Vec<*mut c_char>>,
     bytes: Vec<Vec<u8>>,
+    boxes: Vec<Box<pmix_byte_object_t>>,
 }
 
 impl Keep {
@@ -373,6 +374,29 @@ impl Host for CModule {
         // SAFETY: the upcall returns nothing: it always calls back.
         unsafe { f(ip, ni, Some(tool_cb), raw) };
         Upcall::Pending
+    }
+
+    fn iof_pull(&mut self, procs: &[Proc], directives: &[Info], channels: pmix_iof_channel_t, done: Done) -> Upcall {
+        let mut keep = Keep::default();
+        let (pp, np) = keep.procs(procs);
+        let (ip, ni) = keep.infos(directives);
+        op_upcall!(self, iof_pull, done, keep, |f, cb, cbd| f(pp, np, ip, ni, channels, cb, cbd))
+    }
+
+    fn push_stdin(&mut self, source: &Proc, targets: &[Proc], directives: &[Info], data: Option<&[u8]>, done: Done) -> Upcall {
+        let Some(f) = self.0.push_stdin else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let s = keep.proc(source);
+        let (tp, tn) = keep.procs(targets);
+        let (ip, ni) = keep.infos(directives);
+        keep.bytes.push(data.map(|d| d.to_vec()).unwrap_or_default());
+        let bo = Box::new(pmix_byte_object_t { bytes: keep.bytes[0].as_mut_ptr() as *mut c_char, size: keep.bytes[0].len() });
+        let bop: *const pmix_byte_object_t = if data.is_some() { &*bo } else { core::ptr::null() };
+        keep.boxes.push(bo);
+        let (ours, raw) = ctx::<OpF>(done, keep);
+        // SAFETY: arguments live in the context until the callback.
+        let rc = unsafe { f(s, tp, tn, ip, ni, bop, Some(op_cb), raw) };
+        settle(rc, ours, raw)
     }
 
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {

@@ -119,6 +119,14 @@ pub trait Host: Send {
     fn tool_connected(&mut self, info: &[Info], done: Box<dyn FnOnce(pmix_status_t, Option<Proc>) + Send>) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
+    /// Someone pulls output of these procs/channels the server has not asked for yet.
+    fn iof_pull(&mut self, procs: &[Proc], directives: &[Info], channels: pmix_iof_channel_t, done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
+    /// Data for the stdin of `targets` (from PMIx_IOF_push); empty + complete closes it.
+    fn push_stdin(&mut self, source: &Proc, targets: &[Proc], directives: &[Info], data: Option<&[u8]>, done: Done) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
     /// Job-control requests (pause, resume, kill, signal, checkpoint, ...).
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)

@@ -4,6 +4,7 @@
 
 pub mod cleanup;
 pub mod cmodule;
+pub mod iof;
 pub mod jobctl;
 pub mod monitor;
 pub mod host;
@@ -74,6 +75,9 @@ pub struct ServerRole {
     psets: HashMap<String, Vec<Proc>>,
     next_tool: u32,
     monitors: Vec<monitor::Monitor>,
+    pub iof: iof::Iof,
+    /// (source, channel) combinations already asked of the host's iof_pull.
+    iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
@@ -113,6 +117,8 @@ impl ServerRole {
             psets: HashMap::new(),
             next_tool: 0,
             monitors: Vec::new(),
+            iof: iof::Iof::default(),
+            iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
             proc_epilogs: HashMap::new(),
             handle: None,
@@ -333,6 +339,54 @@ impl ServerRole {
                 self.monitors.push(m);
                 answer(net, PMIX_SUCCESS);
             }
+        }
+        Ok(())
+    }
+
+    /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
+    pub fn iof_deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+        let targets: Vec<(ConnId, u32)> = self.iof.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
+        if targets.is_empty() {
+            self.iof.cache(source, channel, (data.to_vec(), complete));
+            return;
+        }
+        for (conn, handle) in targets {
+            send_iof(net, conn, handle, source, channel, data, complete);
+        }
+    }
+
+    fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let procs = decode_procs(d)?;
+        let channels = d.u32()? as pmix_iof_channel_t;
+        let handle = d.u32()?;
+        let directives = decode_infos(d)?;
+        if channels & PMIX_FWD_STDIN_CHANNEL != 0 || channels == 0 || procs.is_empty() {
+            reply(net, conn, req, if channels & PMIX_FWD_STDIN_CHANNEL != 0 { PMIX_ERR_NOT_SUPPORTED } else { PMIX_ERR_BAD_PARAM }, &[]);
+            return Ok(());
+        }
+        // Ask the host only for combinations it was not asked for before.
+        let fresh: Vec<Proc> = procs
+            .iter()
+            .filter(|p| [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL].iter().any(|c| channels & c != 0 && !self.iof_asked.contains(&((*p).clone(), *c))))
+            .cloned()
+            .collect();
+        if !fresh.is_empty() {
+            for p in &fresh {
+                for c in [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL] {
+                    if channels & c != 0 {
+                        self.iof_asked.insert((p.clone(), c));
+                    }
+                }
+            }
+            let _ = self.host.iof_pull(&fresh, &directives, channels, Box::new(|_| {}));
+        }
+        let id = self.iof.add_pull(conn, handle, who.clone(), procs, channels);
+        let mut e = Encoder::default();
+        e.u32(id);
+        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        // Output written before anyone pulled it follows the reply.
+        for (src, ch, (data, complete)) in self.iof.take_cached(id) {
+            send_iof(net, conn, handle, &src, ch, &data, complete);
         }
         Ok(())
     }
@@ -1017,6 +1071,21 @@ impl ServerRole {
             }
             wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
             wire::MONITOR => self.on_monitor(net, conn, req, &who, &mut d)?,
+            wire::IOF_PULL => self.on_iof_pull(net, conn, req, &who, &mut d)?,
+            wire::IOF_DEREG => {
+                let id = d.u32()?;
+                let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
+                reply(net, conn, req, st, &[]);
+            }
+            wire::IOF_PUSH => {
+                let targets = decode_procs(&mut d)?;
+                let has = d.u32()? != 0;
+                let data = d.blob()?.to_vec();
+                let directives = decode_infos(&mut d)?;
+                let done = self.done_reply(conn, req);
+                let u = self.host.push_stdin(&who, &targets, &directives, has.then_some(&data[..]), done);
+                self.upcall_reply(net, conn, req, u);
+            }
             wire::HEARTBEAT => {
                 for m in self.monitors.iter_mut().filter(|m| m.target == who) {
                     m.beats += 1;
@@ -1164,6 +1233,16 @@ impl ServerRole {
     }
 }
 
+fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+    let mut e = Encoder::default();
+    e.u32(handle);
+    source.encode(&mut e);
+    e.u32(channel as u32);
+    e.blob(data);
+    e.u32(complete as u32);
+    net.send(conn, 0, wire::IOF, e.bytes());
+}
+
 /// `n` elements of `kind` decoded into an owned C array.
 fn elem_array(d: &mut Decoder<'_>, kind: Kind, n: usize) -> Res<CArray> {
     if n == 0 {
@@ -1232,6 +1311,7 @@ impl Role for ServerRole {
     }
 
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
+        self.iof.drop_conn(conn);
         let Some(peer) = self.peers.remove(&conn) else { return };
         let clean = self
             .nspaces
@@ -1346,6 +1426,10 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let listener = mio::net::UnixListener::from_std(listener);
     let mut role = ServerRole::new(host, me.clone(), hostname.clone());
     role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
+    if let Some(n) = find(info, PMIX_IOF_CACHE_SIZE).and_then(|i| i.as_u32()) {
+        role.iof.cache_size = n as usize;
+    }
+    role.iof.drop_newest = find(info, PMIX_IOF_DROP_NEWEST).is_some_and(|i| i.truthy());
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
     let h2 = handle.clone();

@@ -81,13 +81,14 @@ pub struct LauncherHost {
     tx: Mutex<Sender<Event>>,
     store: Arc<Mutex<Store>>,
     pids: Pids,
+    stdins: crate::io::Stdins,
     on_stall: OnStall,
     verbose: bool,
 }
 
 impl LauncherHost {
-    pub fn new(tx: Sender<Event>, pids: Pids, on_stall: OnStall, verbose: bool) -> LauncherHost {
-        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, on_stall, verbose }
+    pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, verbose: bool) -> LauncherHost {
+        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, verbose }
     }
 
     /// The ranks a job-control request names (none: the requester's namespace).
@@ -193,6 +194,35 @@ impl Host for LauncherHost {
         };
         if self.verbose {
             eprintln!("pmixrun: job control from {requestor} on {} ranks: {}", ts.len(), pmix::strings::error_name(st));
+        }
+        Upcall::Now(st)
+    }
+
+    fn push_stdin(&mut self, source: &Proc, targets: &[Proc], _directives: &[Info], data: Option<&[u8]>, _done: Done) -> Upcall {
+        use std::io::Write;
+        let ts: Vec<Proc> = self.expand(source, targets).into_iter().map(|(p, _)| p).collect();
+        if ts.is_empty() {
+            return Upcall::Now(PMIX_ERR_NOT_FOUND);
+        }
+        let mut m = self.stdins.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = PMIX_SUCCESS;
+        for t in ts {
+            match data {
+                // Data for a rank whose stdin pmixrun holds.
+                Some(d) => match m.get_mut(&t) {
+                    Some(pipe) => {
+                        if pipe.write_all(d).is_err() {
+                            m.remove(&t);
+                            st = PMIX_ERR_IOF_FAILURE;
+                        }
+                    }
+                    None => st = PMIX_ERR_NOT_FOUND,
+                },
+                // No data (PMIX_IOF_COMPLETE): close it.
+                None => {
+                    m.remove(&t);
+                }
+            }
         }
         Upcall::Now(st)
     }

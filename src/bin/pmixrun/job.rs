@@ -14,6 +14,7 @@ use crate::Event;
 
 pub struct Options {
     pub apps: Vec<AppSpec>,
+    pub io: crate::io::IoOptions,
     pub on_stall: crate::host::OnStall,
     /// Tell Open MPI 4.1 it was direct-launched (see --help).
     pub ompi_hint: bool,
@@ -24,7 +25,7 @@ pub struct Options {
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false };
+    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -39,6 +40,24 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 "-h" | "--help" => return Ok(None),
                 "-v" | "--verbose" => opts.verbose = true,
                 "--no-ompi-hint" => opts.ompi_hint = false,
+                "--tag-output" => opts.io.tag = true,
+                "--timestamp-output" => opts.io.timestamp = true,
+                "--output" => {
+                    opts.io.raw = match val(&mut i)?.as_str() {
+                        "raw" => true,
+                        "lines" => false,
+                        other => return Err(format!("--output: '{other}' is not raw or lines")),
+                    }
+                }
+                "--output-dir" => opts.io.dir = Some(std::path::PathBuf::from(val(&mut i)?)),
+                "--stdin" => {
+                    let v = val(&mut i)?;
+                    opts.io.stdin = match v.as_str() {
+                        "none" => crate::io::StdinTarget::None,
+                        "all" => crate::io::StdinTarget::All,
+                        r => crate::io::StdinTarget::Rank(r.parse().map_err(|_| format!("--stdin: '{r}' is not all, none or a rank"))?),
+                    }
+                }
                 "--on-stall" => {
                     opts.on_stall = match val(&mut i)?.as_str() {
                         "terminate" => crate::host::OnStall::Terminate,
@@ -109,6 +128,8 @@ struct Rank {
 
 pub struct Launcher {
     pub ompi_hint: bool,
+    pub io: std::sync::Arc<crate::io::IoOptions>,
+    pub stdins: crate::io::Stdins,
     pub pids: crate::host::Pids,
     ranks: HashMap<i32, Rank>,
     /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
@@ -129,7 +150,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, pids: Default::default(), ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -220,6 +241,14 @@ impl Launcher {
                 cmd.current_dir(d);
             }
             cmd.process_group(0);
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+            let wants_stdin = self.jobs == 1
+                && match self.io.stdin {
+                    crate::io::StdinTarget::All => true,
+                    crate::io::StdinTarget::Rank(r) => r == rank,
+                    crate::io::StdinTarget::None => false,
+                };
+            cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
             // SAFETY: only async-signal-safe calls between fork and exec.
             unsafe {
                 cmd.pre_exec(|| {
@@ -231,8 +260,14 @@ impl Launcher {
                 });
             }
             match cmd.spawn() {
-                Ok(child) => {
+                Ok(mut child) => {
                     let pid = child.id() as i32;
+                    if let (Some(o), Some(e)) = (child.stdout.take(), child.stderr.take()) {
+                        crate::io::start(&proc, o, e, &self.io);
+                    }
+                    if let Some(i) = child.stdin.take() {
+                        self.stdins.lock().unwrap_or_else(|e| e.into_inner()).insert(proc.clone(), i);
+                    }
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
                     }

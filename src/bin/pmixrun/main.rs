@@ -9,6 +9,7 @@
 //! process or session file behind.
 
 mod host;
+mod io;
 mod job;
 
 use std::process::ExitCode;
@@ -37,6 +38,13 @@ Global (before the first program):
                      monitor alert, unless the rank asked to handle it with
                      PMIX_MONITOR_APP_CONTROL): terminate (default: stop the
                      job, exit code 1), kill (that rank), or report
+      --tag-output   prefix each line with [namespace,rank]<stdout|stderr>:
+      --timestamp-output  prefix each line with the time it arrived
+      --output MODE  lines (default: each rank's output reaches the terminal
+                     in whole lines, never mixed with another rank's partial
+                     line) or raw (bytes as they come: '\r' progress bars)
+      --output-dir D write each rank's stdout/stderr to D/<ns>/rank.<r>/
+      --stdin WHO    where pmixrun's stdin goes: a rank (default 0), all, none
       --no-ompi-hint don't set JSM_JSRUN_PORT in the ranks' environment.
                      Open MPI 4.1 takes its PMIx direct-launch path only
                      when it recognises a launcher (Slurm, Flux, JSM); pmixrun
@@ -94,7 +102,8 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let (tx, rx) = mpsc::channel::<Event>();
     job::start_signal_thread(tx.clone());
     let pids: host::Pids = Default::default();
-    let host = host::LauncherHost::new(tx.clone(), pids.clone(), opts.on_stall, verbose);
+    let stdins: io::Stdins = Default::default();
+    let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, verbose);
     // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
     let info = vec![
         Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id()))),
@@ -104,9 +113,14 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
     launcher.ompi_hint = opts.ompi_hint;
     launcher.pids = pids;
+    launcher.io = std::sync::Arc::new(opts.io.clone());
+    launcher.stdins = stdins.clone();
     job::start_reaper(tx.clone());
     let result = (|| -> Result<u8, String> {
         launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;
+        if opts.io.stdin != io::StdinTarget::None {
+            io::forward_stdin(stdins.clone());
+        }
         let mut deadline = opts.timeout.map(|s| Instant::now() + Duration::from_secs(s));
         loop {
             if launcher.alive() == 0 {
@@ -147,6 +161,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
         }
     })();
     launcher.kill_all();
+    io::drain(Duration::from_secs(5));
     let _ = pmix::server::finalize();
     result
 }

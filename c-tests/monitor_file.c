@@ -1,0 +1,245 @@
+/*
+ * monitor_file: file monitoring (PMIx_Process_monitor with PMIX_MONITOR_FILE).
+ *
+ *   pmixrun --on-stall report -n 1 ./monitor_file SCRATCH_DIR
+ *
+ * One rank. A handler for PMIX_MONITOR_FILE_ALERT records every call (source,
+ * PMIX_MONITOR_ID, CLOCK_MONOTONIC arrival time). Two non-empty files in
+ * SCRATCH_DIR, "grow" and "still", each get a monitor (PMIX_MONITOR_FILE =
+ * the absolute path, PMIX_MONITOR_FILE_SIZE, PMIX_MONITOR_FILE_CHECK_TIME 1,
+ * PMIX_MONITOR_FILE_DROPS 0, PMIX_MONITOR_ID "grow" / "still", error
+ * PMIX_MONITOR_FILE_ALERT). The test appends to "grow" every 0.3 s for 3.2 s:
+ *   - "grow" raises no alert;
+ *   - "still" raises exactly one alert, 1..2.5 s after its monitor started,
+ *     code PMIX_MONITOR_FILE_ALERT, source = this process, id "still".
+ * Then PMIX_MONITOR_CANCEL = NULL (all): PMIX_SUCCESS, and the next 2.5 s
+ * (no appends) bring no further alert. Also: a relative PMIX_MONITOR_FILE
+ * path and a file monitor without CHECK_TIME are PMIX_ERR_BAD_PARAM.
+ * Prints failures as "rank 0: <check>: FAIL <detail>" and
+ * "monitor_file: N passed, M failed". alarm(30).
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+static int npass, nfail;
+
+struct alert {
+    pmix_status_t code;
+    bool src_me;
+    char id[32];
+    long t;
+};
+
+#define MAXALERTS 64
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct alert alerts[MAXALERTS];
+static int nalerts;
+
+static void check(bool ok, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[1024];
+    if (ok) {
+        npass++;
+        return;
+    }
+    nfail++;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
+    fflush(stdout);
+}
+
+static void msleep(long ms)
+{
+    struct timespec ts;
+    if (ms <= 0) return;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t i;
+    (void)hid; (void)results; (void)nresults;
+    pthread_mutex_lock(&lock);
+    if (nalerts < MAXALERTS) {
+        struct alert *a = &alerts[nalerts++];
+        memset(a, 0, sizeof(*a));
+        a->t = now_ms();
+        a->code = status;
+        a->src_me = source && PMIX_CHECK_PROCID(source, &me);
+        snprintf(a->id, sizeof(a->id), "-");
+        for (i = 0; info && i < ninfo; i++)
+            if (strcmp(info[i].key, PMIX_MONITOR_ID) == 0 && info[i].value.type == PMIX_STRING && info[i].value.data.string)
+                snprintf(a->id, sizeof(a->id), "%s", info[i].value.data.string);
+    }
+    pthread_mutex_unlock(&lock);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+struct regwait {
+    pthread_mutex_t m;
+    bool done;
+    pmix_status_t st;
+};
+
+static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
+{
+    struct regwait *w = cbdata;
+    (void)ref;
+    pthread_mutex_lock(&w->m);
+    w->st = status;
+    w->done = true;
+    pthread_mutex_unlock(&w->m);
+}
+
+static pmix_status_t register_handler(pmix_status_t code)
+{
+    struct regwait w = {PTHREAD_MUTEX_INITIALIZER, false, PMIX_SUCCESS};
+    long end = now_ms() + 5000;
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, reg_cb, &w);
+    bool done = false;
+    if (rc != PMIX_SUCCESS) return rc;
+    while (now_ms() < end) {
+        pthread_mutex_lock(&w.m);
+        done = w.done;
+        rc = w.st;
+        pthread_mutex_unlock(&w.m);
+        if (done) break;
+        msleep(10);
+    }
+    return done ? rc : PMIX_ERR_TIMEOUT;
+}
+
+/* check_time 0 = leave PMIX_MONITOR_FILE_CHECK_TIME out */
+static pmix_status_t start_file(const char *id, const char *path, uint32_t check_time)
+{
+    pmix_info_t mon, dirs[4];
+    size_t n = 0, i;
+    bool t = true;
+    uint32_t drops = 0;
+    pmix_status_t rc;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_FILE, path, PMIX_STRING);
+    PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_FILE_SIZE, &t, PMIX_BOOL);
+    if (check_time) PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_FILE_CHECK_TIME, &check_time, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_FILE_DROPS, &drops, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_ID, id, PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_FILE_ALERT, dirs, n, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&mon);
+    for (i = 0; i < n; i++) PMIX_INFO_DESTRUCT(&dirs[i]);
+    return rc;
+}
+
+static int count(const char *id, long after, struct alert *first)
+{
+    int i, n = 0;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < nalerts; i++) {
+        if ((id && strcmp(alerts[i].id, id) != 0) || alerts[i].t <= after) continue;
+        if (n == 0 && first) *first = alerts[i];
+        n++;
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+static bool append(const char *path)
+{
+    FILE *f = fopen(path, "a");
+    if (!f) return false;
+    fputs("tick\n", f);
+    return fclose(f) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_status_t rc;
+    char grow[4096], still[4096];
+    pmix_info_t mon;
+    long t0, end, t_cancel;
+    struct alert a;
+    int n;
+    bool appended = true;
+
+    alarm(30);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2 || argv[1][0] != '/') {
+        printf("usage: monitor_file ABSOLUTE_SCRATCH_DIR\n");
+        return 2;
+    }
+    snprintf(grow, sizeof(grow), "%s/grow", argv[1]);
+    snprintf(still, sizeof(still), "%s/still", argv[1]);
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        printf("monitor_file: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    check(append(grow) && append(still), "create files", "cannot write in %s", argv[1]);
+    rc = register_handler(PMIX_MONITOR_FILE_ALERT);
+    check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
+
+    rc = start_file("rel", "relative/file", 1);
+    check(rc == PMIX_ERR_BAD_PARAM, "relative path", "%s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
+    rc = start_file("notime", grow, 0);
+    check(rc == PMIX_ERR_BAD_PARAM, "no check time", "%s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
+
+    t0 = now_ms();
+    rc = start_file("grow", grow, 1);
+    check(rc == PMIX_SUCCESS, "start grow", "%s", PMIx_Error_string(rc));
+    rc = start_file("still", still, 1);
+    check(rc == PMIX_SUCCESS, "start still", "%s", PMIx_Error_string(rc));
+    end = t0 + 3200;
+    while (now_ms() < end) {
+        appended = append(grow) && appended;
+        msleep(300);
+    }
+    check(appended, "append", "appending to %s failed", grow);
+    n = count("grow", 0, &a);
+    check(n == 0, "grow: no alert", "%d alerts for the growing file (first %ld ms after start)", n, n ? a.t - t0 : 0);
+    n = count("still", 0, &a);
+    check(n == 1, "still: one alert", "%d alerts for the file that does not grow, expected 1", n);
+    if (n >= 1) {
+        check(a.t - t0 >= 1000 && a.t - t0 <= 2500, "still: alert time", "%ld ms after the monitor started, expected 1000..2500", a.t - t0);
+        check(a.code == PMIX_MONITOR_FILE_ALERT, "still: alert code", "%s", PMIx_Error_string(a.code));
+        check(a.src_me, "still: alert source", "the source is not this process");
+    }
+    n = count(NULL, 0, NULL);
+    check(n == count("grow", 0, NULL) + count("still", 0, NULL), "alert ids", "%d alerts without the id of a monitor", n - count("grow", 0, NULL) - count("still", 0, NULL));
+
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_CANCEL, NULL, PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&mon);
+    t_cancel = now_ms();
+    check(rc == PMIX_SUCCESS, "cancel all", "%s", PMIx_Error_string(rc));
+    msleep(2500);
+    n = count(NULL, t_cancel, NULL);
+    check(n == 0, "cancel all: silence", "%d alerts after the cancel", n);
+
+    printf("monitor_file: %d passed, %d failed\n", npass, nfail);
+    PMIx_Finalize(NULL, 0);
+    return nfail ? 1 : 0;
+}

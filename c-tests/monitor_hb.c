@@ -1,0 +1,390 @@
+/*
+ * monitor_hb: heartbeat monitoring (PMIx_Process_monitor, PMIx_Heartbeat).
+ *
+ *   pmixrun --on-stall report -n 2 ./monitor_hb          (checks)
+ *   pmixrun --on-stall terminate -n 2 ./monitor_hb stall (host reaction)
+ *
+ * Checks mode (exactly 2 ranks). Both ranks register one handler for
+ * PMIX_MONITOR_HEARTBEAT_ALERT and HB2 (a user code) and record every call
+ * (code, source, PMIX_MONITOR_ID, CLOCK_MONOTONIC arrival time).
+ *   0. rank 0: a heartbeat monitor without PMIX_MONITOR_HEARTBEAT_TIME is
+ *      PMIX_ERR_BAD_PARAM.
+ *   A. rank 1 requests monitor "hb1" (HEARTBEAT_TIME 1, HEARTBEAT_DROPS 1,
+ *      error PMIX_MONITOR_HEARTBEAT_ALERT), beats every 0.3 s for 3 s, then
+ *      stays silent 4 s. Each rank must see exactly one hb1 alert, with
+ *      source rank 1 and id "hb1", none while beating, arriving between
+ *      2 s and 4 s after the last beat.
+ *   B. rank 1 beats for 1.5 s (re-arming the monitor), cancels "hb1"
+ *      (PMIX_MONITOR_CANCEL = "hb1": PMIX_SUCCESS), then stays silent 3.5 s:
+ *      no further alert anywhere. Cancelling "hb1" again is not PMIX_SUCCESS.
+ *   C. rank 1 requests monitor "hb2" (TIME 1, DROPS 0, error HB2,
+ *      PMIX_MONITOR_APP_CONTROL): beats for 1.2 s, then silent 3 s: each rank
+ *      sees exactly one alert with code HB2, id "hb2", source rank 1, between
+ *      1 s and 3 s after the last beat. Then PMIX_MONITOR_CANCEL = NULL
+ *      (all of rank 1's monitors): PMIX_SUCCESS.
+ * (The driver checks pmixrun's stderr: hb1's alert reported once, hb2's --
+ * under the application's control -- never.)
+ * Failures print "rank R: <check>: FAIL <detail>"; rank 0 prints
+ * "monitor_hb: N passed, M failed" (both ranks' checks). alarm(40).
+ *
+ * Stall mode: rank 1 requests a heartbeat monitor "stall" (TIME 1, DROPS 0)
+ * and never beats; every rank then sleeps 20 s (alarm(30)). The host must
+ * act on the stall (pmixrun --on-stall terminate/kill ends the job).
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#define HB2 (PMIX_EXTERNAL_ERR_BASE - 21)
+
+static pmix_proc_t me;
+static int npass, nfail;
+
+struct alert {
+    pmix_status_t code;
+    pmix_rank_t src;
+    bool src_ns_ok;
+    char id[32];
+    long t;
+};
+
+#define MAXALERTS 64
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct alert alerts[MAXALERTS];
+static int nalerts;
+
+static void check(bool ok, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[1024];
+    if (ok) {
+        npass++;
+        return;
+    }
+    nfail++;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
+    fflush(stdout);
+}
+
+static void msleep(long ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t i;
+    (void)hid; (void)results; (void)nresults;
+    pthread_mutex_lock(&lock);
+    if (nalerts < MAXALERTS) {
+        struct alert *a = &alerts[nalerts++];
+        memset(a, 0, sizeof(*a));
+        a->t = now_ms();
+        a->code = status;
+        a->src = source ? source->rank : PMIX_RANK_UNDEF;
+        a->src_ns_ok = source && strncmp(source->nspace, me.nspace, PMIX_MAX_NSLEN) == 0;
+        snprintf(a->id, sizeof(a->id), "-");
+        for (i = 0; info && i < ninfo; i++)
+            if (strcmp(info[i].key, PMIX_MONITOR_ID) == 0 && info[i].value.type == PMIX_STRING && info[i].value.data.string)
+                snprintf(a->id, sizeof(a->id), "%s", info[i].value.data.string);
+    }
+    pthread_mutex_unlock(&lock);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+struct regwait {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    bool done;
+    pmix_status_t st;
+};
+
+static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
+{
+    struct regwait *w = cbdata;
+    (void)ref;
+    pthread_mutex_lock(&w->m);
+    w->st = status;
+    w->done = true;
+    pthread_cond_signal(&w->c);
+    pthread_mutex_unlock(&w->m);
+}
+
+static pmix_status_t register_handler(pmix_status_t *codes, size_t n)
+{
+    struct regwait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_SUCCESS};
+    long end = now_ms() + 5000;
+    pmix_status_t rc = PMIx_Register_event_handler(codes, n, NULL, 0, handler, reg_cb, &w);
+    if (rc != PMIX_SUCCESS) return rc;
+    pthread_mutex_lock(&w.m);
+    while (!w.done && now_ms() < end) {
+        pthread_mutex_unlock(&w.m);
+        msleep(10);
+        pthread_mutex_lock(&w.m);
+    }
+    rc = w.done ? w.st : PMIX_ERR_TIMEOUT;
+    pthread_mutex_unlock(&w.m);
+    return rc;
+}
+
+static void fence(const char *what)
+{
+    pmix_info_t info;
+    bool collect = true;
+    pmix_status_t rc;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    check(rc == PMIX_SUCCESS, what, "PMIx_Fence: %s", PMIx_Error_string(rc));
+}
+
+static void put_str(const char *key, const char *s)
+{
+    pmix_value_t v;
+    pmix_status_t rc;
+    v.type = PMIX_STRING;
+    v.data.string = (char *)s;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    check(rc == PMIX_SUCCESS, "put", "PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
+    rc = PMIx_Commit();
+    check(rc == PMIX_SUCCESS, "commit", "%s", PMIx_Error_string(rc));
+}
+
+static bool get_str(pmix_rank_t r, const char *key, char *out, size_t n)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc;
+    PMIX_PROC_LOAD(&p, me.nspace, r);
+    rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING || v->data.string == NULL) {
+        check(false, "get", "PMIx_Get(rank %u, %s): %s", (unsigned)r, key, PMIx_Error_string(rc));
+        if (v) PMIX_VALUE_RELEASE(v);
+        return false;
+    }
+    snprintf(out, n, "%s", v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    return true;
+}
+
+/* start a heartbeat monitor; time 0 = leave PMIX_MONITOR_HEARTBEAT_TIME out */
+static pmix_status_t start_hb(const char *id, uint32_t time, uint32_t drops, pmix_status_t code, bool app_control)
+{
+    pmix_info_t mon, dirs[4];
+    size_t n = 0, i;
+    bool t = true;
+    pmix_status_t rc;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, &t, PMIX_BOOL);
+    if (time) PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_HEARTBEAT_TIME, &time, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_HEARTBEAT_DROPS, &drops, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_ID, id, PMIX_STRING);
+    if (app_control) PMIX_INFO_LOAD(&dirs[n++], PMIX_MONITOR_APP_CONTROL, &t, PMIX_BOOL);
+    rc = PMIx_Process_monitor(&mon, code, dirs, n, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&mon);
+    for (i = 0; i < n; i++) PMIX_INFO_DESTRUCT(&dirs[i]);
+    return rc;
+}
+
+static pmix_status_t cancel(const char *id)
+{
+    pmix_info_t mon;
+    pmix_status_t rc;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_CANCEL, id, PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&mon);
+    return rc;
+}
+
+/* beat every 300 ms for `ms`; returns the time of the last beat */
+static long beat_for(long ms)
+{
+    long end = now_ms() + ms, last = now_ms();
+    while (now_ms() < end) {
+        PMIx_Heartbeat();
+        last = now_ms();
+        msleep(300);
+    }
+    return last;
+}
+
+/* alerts with this id: count, and the first one */
+static int find_alerts(const char *id, long after, struct alert *first)
+{
+    int i, n = 0;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < nalerts; i++) {
+        if (strcmp(alerts[i].id, id) != 0 || alerts[i].t <= after) continue;
+        if (n == 0 && first) *first = alerts[i];
+        n++;
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+static int total_alerts(void)
+{
+    int n;
+    pthread_mutex_lock(&lock);
+    n = nalerts;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+/* one alert for `id` in [last+lo, last+hi] with `code` from rank 1 */
+static void check_alert(const char *what, const char *id, pmix_status_t code, long start, long last, long lo, long hi)
+{
+    struct alert a;
+    int n = find_alerts(id, start, &a);
+    check(n == 1, what, "%d alerts for monitor %s, expected exactly 1", n, id);
+    if (n < 1) return;
+    check(a.code == code, what, "alert code %d (%s), expected %d", a.code, PMIx_Error_string(a.code), code);
+    check(a.src == 1 && a.src_ns_ok, what, "alert source rank %u (namespace %s), expected rank 1 of ours",
+          (unsigned)a.src, a.src_ns_ok ? "ok" : "differs");
+    check(a.t >= last + lo && a.t <= last + hi, what, "alert %ld ms after the last beat, expected %ld..%ld ms",
+          a.t - last, lo, hi);
+    check(find_alerts(id, start, NULL) - find_alerts(id, last, NULL) == 0, what,
+          "an alert arrived before the last beat (while beating)");
+}
+
+static int stall_mode(void)
+{
+    if (me.rank == 1) {
+        pmix_status_t rc = start_hb("stall", 1, 0, PMIX_MONITOR_HEARTBEAT_ALERT, false);
+        printf("monitor_hb: rank 1 stall monitor: %s\n", PMIx_Error_string(rc));
+        fflush(stdout);
+    }
+    msleep(20000);
+    printf("monitor_hb: rank %u still running after 20 s\n", (unsigned)me.rank);
+    PMIx_Finalize(NULL, 0);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_status_t rc, codes[2] = {PMIX_MONITOR_HEARTBEAT_ALERT, HB2};
+    pmix_value_t *val = NULL;
+    pmix_proc_t wild;
+    uint32_t size = 0;
+    bool stall = argc > 1 && strcmp(argv[1], "stall") == 0;
+    char buf[256];
+    long a_start = 0, a_last = 0, b_cancel = 0, c_start = 0, c_last = 0;
+
+    alarm(stall ? 30 : 40);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        printf("monitor_hb: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val) {
+        size = val->data.uint32;
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (size != 2) {
+        printf("monitor_hb: needs exactly 2 ranks (job size %u)\n", (unsigned)size);
+        PMIx_Finalize(NULL, 0);
+        return 1;
+    }
+    if (stall) return stall_mode();
+
+    rc = register_handler(codes, 2);
+    check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
+    if (me.rank == 0) {
+        rc = start_hb("bad", 0, 0, PMIX_MONITOR_HEARTBEAT_ALERT, false);
+        check(rc == PMIX_ERR_BAD_PARAM, "heartbeat without time", "%s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
+    }
+    fence("fence 0");
+
+    /* A: alert after the beats stop */
+    if (me.rank == 1) {
+        a_start = now_ms();
+        rc = start_hb("hb1", 1, 1, PMIX_MONITOR_HEARTBEAT_ALERT, false);
+        check(rc == PMIX_SUCCESS, "A: start hb1", "%s", PMIx_Error_string(rc));
+        a_last = beat_for(3000);
+        msleep(a_last + 4000 - now_ms());
+        snprintf(buf, sizeof(buf), "%ld %ld", a_start, a_last);
+        put_str("hb.a", buf);
+    }
+    fence("fence A");
+    if (me.rank == 0 && get_str(1, "hb.a", buf, sizeof(buf))) sscanf(buf, "%ld %ld", &a_start, &a_last);
+    check_alert("A: hb1 alert", "hb1", PMIX_MONITOR_HEARTBEAT_ALERT, a_start, a_last, 1990, 4000);
+
+    /* B: re-arm, cancel, silence */
+    if (me.rank == 1) {
+        beat_for(1500);
+        rc = cancel("hb1");
+        b_cancel = now_ms();
+        check(rc == PMIX_SUCCESS, "B: cancel hb1", "%s", PMIx_Error_string(rc));
+        msleep(3500);
+        rc = cancel("hb1");
+        check(rc != PMIX_SUCCESS, "B: cancel hb1 again", "PMIX_SUCCESS for a monitor already cancelled");
+        snprintf(buf, sizeof(buf), "%ld", b_cancel);
+        put_str("hb.b", buf);
+    }
+    fence("fence B");
+    if (me.rank == 0 && get_str(1, "hb.b", buf, sizeof(buf))) sscanf(buf, "%ld", &b_cancel);
+    {
+        int n = find_alerts("hb1", a_start, NULL);
+        check(n == 1, "B: no alert after cancel", "%d hb1 alerts in all (expected the one of A), %d after the cancel",
+              n, find_alerts("hb1", b_cancel, NULL));
+    }
+
+    /* C: a monitor under the application's control */
+    if (me.rank == 1) {
+        c_start = now_ms();
+        rc = start_hb("hb2", 1, 0, HB2, true);
+        check(rc == PMIX_SUCCESS, "C: start hb2", "%s", PMIx_Error_string(rc));
+        c_last = beat_for(1200);
+        msleep(c_last + 3000 - now_ms());
+        rc = cancel(NULL);
+        check(rc == PMIX_SUCCESS, "C: cancel all", "%s", PMIx_Error_string(rc));
+        snprintf(buf, sizeof(buf), "%ld %ld", c_start, c_last);
+        put_str("hb.c", buf);
+    }
+    fence("fence C");
+    if (me.rank == 0 && get_str(1, "hb.c", buf, sizeof(buf))) sscanf(buf, "%ld %ld", &c_start, &c_last);
+    check_alert("C: hb2 alert (app control)", "hb2", HB2, c_start, c_last, 990, 3000);
+    check(total_alerts() == 2, "all alerts", "%d alerts in all, expected 2 (hb1, hb2)", total_alerts());
+
+    /* results */
+    if (me.rank == 1) {
+        snprintf(buf, sizeof(buf), "%d %d", npass, nfail);
+        put_str("hb.result", buf);
+    }
+    fence("fence end");
+    if (me.rank == 0) {
+        int p = 0, f = 0;
+        if (get_str(1, "hb.result", buf, sizeof(buf)) && sscanf(buf, "%d %d", &p, &f) != 2)
+            check(false, "results", "unparsable \"%s\"", buf);
+        printf("monitor_hb: %d passed, %d failed\n", npass + p, nfail + f);
+    }
+    PMIx_Finalize(NULL, 0);
+    return nfail ? 1 : 0;
+}

@@ -1,0 +1,211 @@
+//! The ranks' standard streams: their stdout/stderr come through pipes and
+//! reach pmixrun's terminal whole-line-atomic per rank (or raw, or per-rank
+//! files), and every byte is also delivered to the PMIx server for tools that
+//! pulled it; pmixrun's stdin goes to the chosen ranks.
+//!
+//! Back-pressure instead of buffering: a reader blocks while its output is
+//! written, so a slow terminal makes the pipe fill and the rank wait; nothing
+//! is dropped and memory stays bounded. Each rank and stream has its own
+//! reader, so one rank closing (or stalling) its output never holds the others.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{ChildStderr, ChildStdin, ChildStdout};
+use std::sync::{Arc, Mutex};
+
+use pmix::abi::*;
+use pmix::owned::Proc;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StdinTarget {
+    None,
+    All,
+    Rank(u32),
+}
+
+#[derive(Clone, Debug)]
+pub struct IoOptions {
+    pub tag: bool,
+    pub timestamp: bool,
+    pub raw: bool,
+    pub dir: Option<PathBuf>,
+    pub stdin: StdinTarget,
+}
+
+impl Default for IoOptions {
+    fn default() -> Self {
+        IoOptions { tag: false, timestamp: false, raw: false, dir: None, stdin: StdinTarget::Rank(0) }
+    }
+}
+
+/// Longest partial line kept before it is written anyway (bounds memory).
+const MAX_PENDING: usize = 1 << 16;
+
+/// Serialises writes to pmixrun's own stdout/stderr.
+static TERMINAL: Mutex<()> = Mutex::new(());
+
+/// Stdin pipes of the ranks, for pmixrun's stdin and PMIx_IOF_push.
+pub type Stdins = Arc<Mutex<HashMap<Proc, ChildStdin>>>;
+
+fn prefix(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> String {
+    let mut p = String::new();
+    if opts.timestamp {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        p.push_str(&format!("[{}.{:06}]", t.as_secs(), t.subsec_micros()));
+    }
+    if opts.tag {
+        let name = if channel == PMIX_FWD_STDERR_CHANNEL { "stderr" } else { "stdout" };
+        p.push_str(&format!("[{},{}]<{name}>: ", proc.nspace, proc.rank));
+    }
+    p
+}
+
+/// Where one stream of one rank goes.
+enum Sink {
+    Terminal(pmix_iof_channel_t),
+    File(std::fs::File),
+}
+
+impl Sink {
+    fn write(&mut self, bytes: &[u8]) {
+        match self {
+            Sink::Terminal(ch) => {
+                let _g = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+                if *ch == PMIX_FWD_STDERR_CHANNEL {
+                    let mut e = std::io::stderr().lock();
+                    let _ = e.write_all(bytes);
+                    let _ = e.flush();
+                } else {
+                    let mut o = std::io::stdout().lock();
+                    let _ = o.write_all(bytes);
+                    let _ = o.flush();
+                }
+            }
+            Sink::File(f) => {
+                let _ = f.write_all(bytes);
+            }
+        }
+    }
+}
+
+fn sink_for(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> Sink {
+    if let Some(dir) = &opts.dir {
+        let d = dir.join(&proc.nspace).join(format!("rank.{}", proc.rank));
+        if std::fs::create_dir_all(&d).is_ok() {
+            let name = if channel == PMIX_FWD_STDERR_CHANNEL { "stderr" } else { "stdout" };
+            if let Ok(f) = std::fs::File::create(d.join(name)) {
+                return Sink::File(f);
+            }
+        }
+        eprintln!("pmixrun: cannot write {}'s output under {}", proc, dir.display());
+    }
+    Sink::Terminal(channel)
+}
+
+/// Read one stream of one rank until it closes.
+fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<IoOptions>) {
+    let mut sink = sink_for(&opts, &proc, channel);
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => 0,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let chunk = &buf[..n];
+        // Tools that pulled this rank get the exact bytes.
+        if let Some(h) = pmix::server::handle() {
+            let (p, data, fin) = (proc.clone(), chunk.to_vec(), n == 0);
+            h.run(move |s, net| s.iof_deliver(net, &p, channel, &data, fin));
+        }
+        if n == 0 {
+            if !pending.is_empty() {
+                // The unterminated last line: written whole, and ended so the
+                // next rank's line starts on a line of its own.
+                let mut out = prefix(&opts, &proc, channel).into_bytes();
+                out.extend_from_slice(&pending);
+                if matches!(sink, Sink::Terminal(_)) {
+                    out.push(b'\n');
+                }
+                sink.write(&out);
+            }
+            return;
+        }
+        if opts.raw {
+            sink.write(chunk);
+            continue;
+        }
+        pending.extend_from_slice(chunk);
+        let cut = match pending.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if pending.len() >= MAX_PENDING => pending.len(),
+            None => continue,
+        };
+        let lines: Vec<u8> = pending.drain(..cut).collect();
+        let p = prefix(&opts, &proc, channel);
+        if p.is_empty() {
+            sink.write(&lines);
+        } else {
+            let mut out = Vec::with_capacity(lines.len() + 64);
+            for l in lines.split_inclusive(|&b| b == b'\n') {
+                out.extend_from_slice(p.as_bytes());
+                out.extend_from_slice(l);
+            }
+            sink.write(&out);
+        }
+    }
+}
+
+/// Readers still running (pmixrun waits for them before it exits, so no
+/// output is lost at the end).
+static ACTIVE: Mutex<usize> = Mutex::new(0);
+static DONE: std::sync::Condvar = std::sync::Condvar::new();
+
+pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptions>) {
+    for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, Box::new(out) as Box<dyn Read + Send>), (PMIX_FWD_STDERR_CHANNEL, Box::new(err))] {
+        let (p, o) = (proc.clone(), opts.clone());
+        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        std::thread::spawn(move || {
+            pump(pipe, p, ch, o);
+            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+            DONE.notify_all();
+        });
+    }
+}
+
+/// Wait (at most `limit`) until every rank's output has been written out.
+pub fn drain(limit: std::time::Duration) {
+    let end = std::time::Instant::now() + limit;
+    let mut n = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+    while *n > 0 {
+        let now = std::time::Instant::now();
+        if now >= end {
+            return;
+        }
+        n = DONE.wait_timeout(n, end - now).unwrap_or_else(|e| e.into_inner()).0;
+    }
+}
+
+/// Forward pmixrun's own stdin to the ranks holding a stdin pipe, then close them.
+pub fn forward_stdin(stdins: Stdins) {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut input = std::io::stdin();
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => 0,
+            };
+            let mut m = stdins.lock().unwrap_or_else(|e| e.into_inner());
+            if n == 0 {
+                m.clear(); // EOF: close every rank's stdin
+                return;
+            }
+            m.retain(|_, pipe| pipe.write_all(&buf[..n]).is_ok());
+        }
+    });
+}

@@ -1,0 +1,278 @@
+#!/bin/bash
+# Job control, process monitoring and cleanup, end to end (rpmix's
+# libpmix.so.2, pmixrun, and the C host c-tests/rm_simple.c).
+#
+#   tools/jobctl-tests.sh [BUILD_DIR]        (default: c-tests/build)
+#
+# Environment:
+#   RPMIX_LIBDIR   directory holding libpmix.so.2 (default: target/release of
+#                  this repository); also where pmixrun is looked for
+#   RPMIX_PMIXRUN  the launcher (default: $RPMIX_LIBDIR/pmixrun)
+#   CC             the C compiler (default: cc)
+#   JOBCTL_REPEAT  run every case this many times (default 1)
+#
+# Cases (every run is wrapped in `timeout`; every test program also bounds
+# itself with alarm(); every path is under a fresh mktemp -d):
+#   jctl-signals     pmixrun -n 3 jctl_signals: pause/resume (/proc state),
+#                    signal, checkpoint by signal and by event, restart and
+#                    provision refused, cancel, preemptible query, and at last
+#                    PMIX_JOB_CTRL_KILL of rank 2: exit code 137, "0 failed",
+#                    "kill: ok", pmixrun reports rank 2 killed by signal 9
+#   monitor-hb       pmixrun --on-stall report -n 2 monitor_hb: exit 0,
+#                    "0 failed"; pmixrun reports hb1's stall exactly once and
+#                    never hb2's (PMIX_MONITOR_APP_CONTROL)
+#   monitor-file     pmixrun --on-stall report -n 1 monitor_file: exit 0,
+#                    "0 failed"; pmixrun reports "still" once, "grow" never
+#   stall-terminate  pmixrun --on-stall terminate -n 2 monitor_hb stall: rank 1
+#                    never beats: non-zero exit (not the timeout's) within 5 s,
+#                    pmixrun names <ns>:1 as stalled on stderr
+#   stall-default    the same without --on-stall (terminate is the default)
+#   stall-kill       --on-stall kill: exit 137 within 5 s, rank 1 named
+#   cleanup-pmixrun, cleanup-rm_simple
+#                    cleanup_rules -n 1 (see its header): exit 0, "0 failed",
+#                    then the disk is checked entry by entry
+#   ctrlc-pmixrun    pmixrun -n 2 cleanup_rules sleep (each rank registers a
+#                    directory, rank 0 one more for the namespace, then they
+#                    sleep 30 s); SIGINT to pmixrun once both registered (and
+#                    at least 1 s after the start): pmixrun must exit within
+#                    5 s with 130 and the registered directories be gone
+# After every case, processes still carrying the case's unique argv marker
+# are reported (a failure) and killed.
+#
+# Prints PASS: <case> / FAIL: <case> (...) per case, then "N passed, M failed";
+# exit status 0 only when every case passed.
+set -u
+
+ORIG_PWD=$PWD
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:-$ROOT/c-tests/build}
+case $B in /*) ;; *) B=$ORIG_PWD/$B ;; esac
+LIBDIR=${RPMIX_LIBDIR:-$ROOT/target/release}
+case $LIBDIR in /*) ;; *) LIBDIR=$ORIG_PWD/$LIBDIR ;; esac
+PMIXRUN=${RPMIX_PMIXRUN:-$LIBDIR/pmixrun}
+CC=${CC:-cc}
+CFLAGS="-std=c99 -Wall -Wextra -pedantic -Werror -g"
+REPEAT=${JOBCTL_REPEAT:-1}
+T=45             # timeout of every run
+
+passed=0; failed=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1 ($2; log: $3)"; [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/    /'; failed=$((failed + 1)); }
+
+mkdir -p "$B" || { echo "cannot create $B"; exit 1; }
+if [ ! -e "$LIBDIR/libpmix.so.2" ]; then
+    echo "no $LIBDIR/libpmix.so.2 (build the library, or set RPMIX_LIBDIR)"; echo "0 passed, 1 failed"; exit 1
+fi
+command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
+export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rpmix-jobctl.XXXXXX") || exit 1
+chmod 755 "$SCRATCH"
+trap 'rm -rf "$SCRATCH"' EXIT
+export TMPDIR=$SCRATCH
+
+# ---- build ----
+build_log=$B/jobctl-build.log
+: >"$build_log"
+built=1
+for p in jctl_signals monitor_hb monitor_file cleanup_rules rm_simple; do
+    if ! $CC $CFLAGS -I"$ROOT/include" "$ROOT/c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1; then
+        built=0; echo "build of $p failed" >>"$build_log"
+    fi
+done
+if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
+[ -x "$PMIXRUN" ] || echo "note: no launcher at $PMIXRUN: the pmixrun cases will fail"
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+new_marker() { echo "rpmix-jobctl-$$-$1-$RANDOM$RANDOM"; }
+scratch() { mktemp -d "$SCRATCH/case.XXXXXX"; }
+
+# leftovers <marker> <log>: 0 when no process carries the marker (waits up to 5 s), else kill them.
+leftovers() {
+    local marker=$1 log=$2 i pids
+    for i in $(seq 50); do
+        pids=$(pgrep -f -- "$marker" || true)
+        [ -z "$pids" ] && return 0
+        sleep 0.1
+    done
+    echo "leftover processes:" >>"$log"
+    ps -o pid,ppid,etimes,args -p $(echo $pids | tr ' ' ',') >>"$log" 2>&1
+    kill -9 $pids 2>/dev/null
+    return 1
+}
+
+# run_timed <log> <cmd...>: runs under timeout, sets RC and MS (elapsed milliseconds).
+run_timed() {
+    local log=$1; shift
+    local t0; t0=$(now_ms)
+    (timeout $T "$@" >"$log" 2>&1; exit $?) 2>/dev/null
+    RC=$?
+    MS=$(( $(now_ms) - t0 ))
+    echo "[exit $RC after $MS ms]" >>"$log"
+}
+
+# summary_ok <log> <name>: the program's "<name>: N passed, 0 failed" with N > 0 and no FAIL line
+why=""
+add() { why="${why:+$why, }$1"; }
+summary_ok() {
+    grep -Eq "^$2: [1-9][0-9]* passed, 0 failed\$" "$1" || add "no \"$2: N passed, 0 failed\" line"
+    if grep -q ': FAIL' "$1"; then add "$(grep -c ': FAIL' "$1") failed checks"; fi
+}
+
+# ---- job control ----
+case_jctl_signals() {
+    local name=jctl-signals log=$B/jobctl-jctl-signals.log marker; marker=$(new_marker jctl)
+    why=""
+    run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$marker"
+    [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 2 killed)"
+    summary_ok "$log" jctl_signals
+    grep -q '^jctl_signals: kill: ok$' "$log" || add "no \"kill: ok\" line"
+    grep -Eq '^pmixrun: [^ ]+:2 was killed by signal 9$' "$log" || add "pmixrun did not report rank 2 killed by signal 9"
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# ---- monitoring ----
+case_monitor_hb() {
+    local name=monitor-hb log=$B/jobctl-monitor-hb.log marker; marker=$(new_marker hb)
+    why=""
+    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 2 "$B/monitor_hb" "$marker"
+    [ $RC -eq 0 ] || add "exit $RC"
+    summary_ok "$log" monitor_hb
+    local n1 n2 nall
+    n1=$(grep -Ec '^pmixrun: [^ ]+:1 stalled \(monitor hb1\)$' "$log")
+    n2=$(grep -c 'monitor hb2' "$log")
+    nall=$(grep -c 'stalled' "$log")
+    [ "$n1" -eq 1 ] || add "pmixrun reported hb1's stall $n1 times, expected once"
+    [ "$n2" -eq 0 ] || add "pmixrun reported hb2 (PMIX_MONITOR_APP_CONTROL) $n2 times"
+    [ "$nall" -eq "$n1" ] || add "$nall stall reports in all"
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+case_monitor_file() {
+    local name=monitor-file log=$B/jobctl-monitor-file.log marker d; marker=$(new_marker file); d=$(scratch)
+    why=""
+    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 1 "$B/monitor_file" "$d" "$marker"
+    [ $RC -eq 0 ] || add "exit $RC"
+    summary_ok "$log" monitor_file
+    local n1 n2
+    n1=$(grep -Ec '^pmixrun: [^ ]+:0 stalled \(monitor still\)$' "$log")
+    n2=$(grep -c 'monitor grow' "$log")
+    [ "$n1" -eq 1 ] || add "pmixrun reported the stall of \"still\" $n1 times, expected once"
+    [ "$n2" -eq 0 ] || add "pmixrun reported \"grow\" $n2 times"
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+case_stall() {  # case_stall <action|default>
+    local action=$1 name=stall-$1 log=$B/jobctl-stall-$1.log marker; marker=$(new_marker "stall-$1")
+    local opt=(--on-stall "$action"); [ "$action" = default ] && opt=()
+    why=""
+    run_timed "$log" "$PMIXRUN" --timeout 40 "${opt[@]}" -n 2 "$B/monitor_hb" stall "$marker"
+    if [ "$action" = kill ]; then
+        [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 1 killed)"
+    else
+        [ $RC -ne 0 ] || add "exit 0: the job did not fail"
+        [ $RC -ne 124 ] || add "exit 124: pmixrun's own time limit hit"
+    fi
+    [ $RC -ne 124 ] || add "timeout"
+    [ "$MS" -le 5000 ] || add "took $MS ms (limit 5 s)"
+    grep -q '^monitor_hb: rank 1 stall monitor: SUCCESS$' "$log" || add "rank 1 could not start its monitor"
+    grep -Eq '^pmixrun: [^ ]+:1 stalled' "$log" || add "pmixrun did not name rank 1 as stalled"
+    if grep -q 'still running after 20 s' "$log"; then add "a rank slept to the end"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# ---- cleanup ----
+# disk checks relative to $D, reasons appended to $why
+D=""
+absent() { local p; for p in "$@"; do if [ -e "$D/$p" ] || [ -L "$D/$p" ]; then add "$p still there"; fi; done; }
+present_file() {
+    local p; for p in "$@"; do
+        if [ -L "$D/$p" ] || [ ! -f "$D/$p" ]; then add "$p missing (or not a plain file)"
+        elif [ "$(cat "$D/$p")" != precious ]; then add "$p content changed"; fi
+    done
+}
+present_dir() { local p; for p in "$@"; do [ -d "$D/$p" ] && [ ! -L "$D/$p" ] || add "directory $p missing"; done; }
+
+case_cleanup() {  # case_cleanup pmixrun|rm_simple
+    local lname=$1 name=cleanup-$1 log=$B/jobctl-cleanup-$1.log marker; marker=$(new_marker "cleanup-$1")
+    D=$(scratch)
+    why=""
+    if [ "$lname" = pmixrun ]; then
+        run_timed "$log" "$PMIXRUN" --timeout 40 -n 1 "$B/cleanup_rules" "$D" rules pmixrun "$marker"
+    else
+        run_timed "$log" "$B/rm_simple" -t 40 -n 1 "$B/cleanup_rules" "$D" rules rm_simple "$marker"
+    fi
+    [ $RC -eq 0 ] || add "exit $RC"
+    summary_ok "$log" cleanup_rules
+    { echo "--- disk after the job:"; (cd "$D" && find . -exec ls -ld {} + | sort -k9); } >>"$log" 2>&1
+    absent tree/a tree/sub/b tree/sub/deeper tree/link tree/dirlink files/f nsdir
+    present_file outside/target outside/dir/file conflict/f1 conflict/d/x rel/f perm/f perm/g
+    present_dir outside/dir conflict/d
+    if [ "$(id -u)" = 0 ]; then
+        present_file tree/foreign tree/sub/foreign2
+        present_dir tree tree/sub
+        [ "$(stat -c %u:%g "$D/tree/foreign" 2>/dev/null)" = 65534:65534 ] || add "tree/foreign changed owner"
+    else
+        absent tree
+    fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+case_ctrlc() {
+    local name=ctrlc-pmixrun log=$B/jobctl-ctrlc-pmixrun.log marker; marker=$(new_marker ctrlc)
+    local envcmd=(env --default-signal=INT)
+    env --default-signal=INT true 2>/dev/null || envcmd=(env)
+    D=$(scratch)
+    why=""
+    local t0 tp pp i rcs=0
+    t0=$(now_ms)
+    # As after Ctrl-C in a terminal: SIGINT with its default disposition, sent to pmixrun only.
+    timeout $T "${envcmd[@]}" "$PMIXRUN" -v -n 2 "$B/cleanup_rules" "$D" sleep "$marker" >"$log" 2>&1 &
+    tp=$!
+    for i in $(seq 100); do
+        [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ $(( $(now_ms) - t0 )) -ge 1000 ] && break
+        sleep 0.1
+    done
+    [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] || add "the ranks did not register within 10 s"
+    pp=$(pgrep -P "$tp" | head -n 1)
+    if [ -n "$pp" ]; then
+        echo "[SIGINT to pmixrun pid $pp after $(( $(now_ms) - t0 )) ms]" >>"$log"
+        kill -INT "$pp"
+    else
+        add "no pmixrun process under timeout pid $tp"
+    fi
+    local t1; t1=$(now_ms)
+    wait "$tp" 2>/dev/null; rcs=$?
+    local ms=$(( $(now_ms) - t1 ))
+    echo "[exit $rcs, $ms ms after SIGINT]" >>"$log"
+    { echo "--- disk after the job:"; (cd "$D" && find . -exec ls -ld {} + | sort -k9); } >>"$log" 2>&1
+    [ $rcs -ne 124 ] || add "pmixrun still running after $T s"
+    [ $rcs -eq 130 ] || add "exit $rcs, expected 130 (128 + SIGINT)"
+    [ "$ms" -le 5000 ] || add "pmixrun took $ms ms to exit after SIGINT (limit 5 s)"
+    if grep -q ': FAIL' "$log"; then add "a registration failed"; fi
+    absent ctrlc/r0 ctrlc/r1 ctrlc/ns
+    if grep -q 'woke up' "$log"; then add "a rank slept to the end"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+for round in $(seq "$REPEAT"); do
+    [ "$REPEAT" -gt 1 ] && echo "--- round $round of $REPEAT"
+    case_jctl_signals
+    case_monitor_hb
+    case_monitor_file
+    case_stall terminate
+    case_stall default
+    case_stall kill
+    case_cleanup pmixrun
+    case_cleanup rm_simple
+    case_ctrlc
+done
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
