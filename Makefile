@@ -13,7 +13,7 @@ LIBDIR   := target/release
 LIB      := $(LIBDIR)/libpmix.so.2
 BUILD    := c-tests/build
 # Binaries the project installs under $(PREFIX)/bin.
-BINARIES := pmixrun
+BINARIES := pmixrun pmixctl
 
 .PHONY: all build deps headers check-headers test unit demo bench install clean
 

@@ -2,7 +2,7 @@
  * jctl_signals: PMIx_Job_control actions carried out by the host, as seen by
  * the ranks of one job.
  *
- *   pmixrun -n 3 ./jctl_signals
+ *   pmixrun -n 3 ./jctl_signals [SCRATCH_DIR]
  *
  * Needs exactly 3 ranks and a host that implements job control the way
  * pmixrun does (pause = SIGSTOP, resume = SIGCONT, signal, kill, checkpoint
@@ -36,7 +36,10 @@
  * job when a rank dies), prints the summary, asks PMIX_JOB_CTRL_KILL for
  * {ns,2} and checks that rank 2 is gone (or a zombie) within 1.5 s (a line
  * "jctl_signals: kill: ok" or "rank 0: kill: FAIL ..."). Rank 2 waits to be
- * killed. pmixrun's exit code is then 137.
+ * killed. pmixrun's exit code is then 137. With an absolute SCRATCH_DIR,
+ * rank 2 also registers SCRATCH_DIR/r2.file and SCRATCH_DIR/r2.dir
+ * (recursive, with a file) for cleanup: both must be gone after the job (the
+ * driver checks), although rank 2 ends by SIGKILL.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -48,6 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -281,7 +286,7 @@ static bool r2_done(void)
     return n >= 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     pmix_status_t rc;
     pmix_value_t *val = NULL;
@@ -292,6 +297,7 @@ int main(void)
     int tot_pass, tot_fail;
     pid_t pid2 = 0;
     bool t = true;
+    const char *scratch = argc > 1 && argv[1][0] == '/' ? argv[1] : NULL;
 
     alarm(40);
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -350,6 +356,28 @@ int main(void)
         check(rc == PMIX_SUCCESS, "register checkpoint event", "%s", PMIx_Error_string(rc));
         PMIX_INFO_DESTRUCT(&dir);
         PMIX_DATA_ARRAY_FREE(arr);
+        if (scratch) {
+            /* cleanup must still happen when this rank is killed at the end */
+            char f[1024], d[1024], x[1100];
+            FILE *fp;
+            pmix_info_t c[3];
+            snprintf(f, sizeof(f), "%s/r2.file", scratch);
+            snprintf(d, sizeof(d), "%s/r2.dir", scratch);
+            fp = fopen(f, "w");
+            if (fp) fclose(fp);
+            check(fp != NULL && mkdir(d, 0755) == 0, "cleanup setup", "cannot create %s, %s", f, d);
+            snprintf(x, sizeof(x), "%s/x", d);
+            fp = fopen(x, "w");
+            if (fp) fclose(fp);
+            PMIX_INFO_LOAD(&c[0], PMIX_REGISTER_CLEANUP, f, PMIX_STRING);
+            PMIX_INFO_LOAD(&c[1], PMIX_REGISTER_CLEANUP_DIR, d, PMIX_STRING);
+            PMIX_INFO_LOAD(&c[2], PMIX_CLEANUP_RECURSIVE, &t, PMIX_BOOL);
+            rc = PMIx_Job_control(NULL, 0, c, 3, NULL, NULL);
+            check(rc == PMIX_SUCCESS, "register cleanup", "%s", PMIx_Error_string(rc));
+            PMIX_INFO_DESTRUCT(&c[0]);
+            PMIX_INFO_DESTRUCT(&c[1]);
+            PMIX_INFO_DESTRUCT(&c[2]);
+        }
     }
     snprintf(buf, sizeof(buf), "%d", (int)getpid());
     put_str("jctl.pid", buf);

@@ -226,6 +226,7 @@ int main(int argc, char **argv)
         check(a.t - t0 >= 1000 && a.t - t0 <= 2500, "still: alert time", "%ld ms after the monitor started, expected 1000..2500", a.t - t0);
         check(a.code == PMIX_MONITOR_FILE_ALERT, "still: alert code", "%s", PMIx_Error_string(a.code));
         check(a.src_me, "still: alert source", "the source is not this process");
+        printf("monitor_file: info: \"still\" alert %ld ms after the monitor started\n", a.t - t0);
     }
     n = count(NULL, 0, NULL);
     check(n == count("grow", 0, NULL) + count("still", 0, NULL), "alert ids", "%d alerts without the id of a monitor", n - count("grow", 0, NULL) - count("still", 0, NULL));

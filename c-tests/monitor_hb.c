@@ -269,6 +269,7 @@ static void check_alert(const char *what, const char *id, pmix_status_t code, lo
           a.t - last, lo, hi);
     check(find_alerts(id, start, NULL) - find_alerts(id, last, NULL) == 0, what,
           "an alert arrived before the last beat (while beating)");
+    if (me.rank == 0) printf("monitor_hb: info: %s alert %ld ms after the last beat\n", id, a.t - last);
 }
 
 static int stall_mode(void)

@@ -17,7 +17,9 @@
 #                    signal, checkpoint by signal and by event, restart and
 #                    provision refused, cancel, preemptible query, and at last
 #                    PMIX_JOB_CTRL_KILL of rank 2: exit code 137, "0 failed",
-#                    "kill: ok", pmixrun reports rank 2 killed by signal 9
+#                    "kill: ok", pmixrun reports rank 2 killed by signal 9;
+#                    the file and directory rank 2 registered for cleanup are
+#                    gone although it was killed
 #   monitor-hb       pmixrun --on-stall report -n 2 monitor_hb: exit 0,
 #                    "0 failed"; pmixrun reports hb1's stall exactly once and
 #                    never hb2's (PMIX_MONITOR_APP_CONTROL)
@@ -122,8 +124,10 @@ summary_ok() {
 # ---- job control ----
 case_jctl_signals() {
     local name=jctl-signals log=$B/jobctl-jctl-signals.log marker; marker=$(new_marker jctl)
+    D=$(scratch)
     why=""
-    run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$marker"
+    run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+    absent r2.file r2.dir
     [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 2 killed)"
     summary_ok "$log" jctl_signals
     grep -q '^jctl_signals: kill: ok$' "$log" || add "no \"kill: ok\" line"

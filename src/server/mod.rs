@@ -955,7 +955,7 @@ impl ServerRole {
         };
         let obj = self.nspaces.get(&who.nspace).and_then(|n| n.clients.get(&who.rank)).map(|r| r.server_object).unwrap_or(0);
         let is_tool = self.peers.get(&conn).is_some_and(|p| p.tool);
-        if is_tool && matches!(tag, wire::COMMIT | wire::FENCE | wire::CONNECT | wire::DISCONNECT | wire::JOB_CONTROL) {
+        if is_tool && matches!(tag, wire::COMMIT | wire::FENCE | wire::CONNECT | wire::DISCONNECT) {
             reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
             return Ok(());
         }

@@ -1,0 +1,263 @@
+//! pmixctl: act on a live job from another terminal, through the PMIx tool
+//! API: list it, pause / resume / signal / kill its ranks, read their output,
+//! feed their stdin.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use pmix::abi::*;
+use pmix::owned::{Info, Proc, Value};
+use pmix::runtime::Oneshot;
+
+const HELP: &str = "\
+usage: pmixctl [--pid PID | --uri URI | --file F | --system] [--nspace NS] COMMAND
+
+Attach to a running PMIx server (pmixrun, or any server with tool support)
+and act on one of its jobs (default: the first it lists).
+
+Commands:
+  ps                          list the jobs and their sizes
+  pause | resume | kill | terminate [--rank R]
+  signal SIG [--rank R]       send a signal (number or name: TERM, USR1, ...)
+  output [--follow] [--rank R] [--stderr]
+                              print what the ranks write (what was cached
+                              before attaching, then, with --follow, until
+                              every rank closed the stream)
+  stdin [--rank R]            send this command's stdin to the ranks' stdin
+                              (the job must have been started with the
+                              ranks' stdin open, e.g. pmixrun --stdin all)
+
+Exit code 0 on success; the PMIx status name is printed on failure.";
+
+fn die(msg: &str) -> ExitCode {
+    eprintln!("pmixctl: {msg}");
+    ExitCode::from(1)
+}
+
+fn signal_number(s: &str) -> Option<i32> {
+    if let Ok(n) = s.parse() {
+        return Some(n);
+    }
+    let name = s.trim_start_matches("SIG").to_ascii_uppercase();
+    Some(match name.as_str() {
+        "HUP" => libc::SIGHUP,
+        "INT" => libc::SIGINT,
+        "QUIT" => libc::SIGQUIT,
+        "KILL" => libc::SIGKILL,
+        "USR1" => libc::SIGUSR1,
+        "USR2" => libc::SIGUSR2,
+        "TERM" => libc::SIGTERM,
+        "CONT" => libc::SIGCONT,
+        "STOP" => libc::SIGSTOP,
+        _ => return None,
+    })
+}
+
+static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
+static LAST_DATA: AtomicU64 = AtomicU64::new(0);
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as u64
+}
+
+unsafe extern "C" fn on_output(
+    _h: usize,
+    _channel: pmix_iof_channel_t,
+    _source: *mut pmix_proc_t,
+    payload: *mut pmix_byte_object_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) {
+    LAST_DATA.store(now_ms(), Ordering::SeqCst);
+    if let Some(bo) = payload.as_ref() {
+        if let Ok(b) = pmix::data::value::bo_slice(bo) {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(b);
+            let _ = o.flush();
+        }
+    }
+    if let Ok(infos) = Info::copy_array(info, ninfo) {
+        if pmix::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy()) {
+            OPEN_STREAMS.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let mut infos = Vec::new();
+    let mut nspace: Option<String> = None;
+    let mut rank: Option<u32> = None;
+    let mut follow = false;
+    let mut stderr = false;
+    let mut cmd: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let mut val = || -> Result<String, String> {
+            i += 1;
+            args.get(i).cloned().ok_or_else(|| format!("{a} needs a value"))
+        };
+        match a {
+            "--pid" => {
+                let p: i32 = val()?.parse().map_err(|_| "bad pid")?;
+                // SAFETY: a pid_t value for the PMIX_PID info.
+                infos.push(Info::new("pmix.srvr.pidinfo", unsafe { Value::load(&p as *const i32 as *const core::ffi::c_void, PMIX_PID) }.unwrap()));
+            }
+            "--uri" => infos.push(Info::new("pmix.srvr.uri", Value::string(&val()?))),
+            "--file" => infos.push(Info::new("pmix.tool.attach", Value::string(&val()?))),
+            "--system" => infos.push(Info::new("pmix.cnct.sys", Value::boolean(true))),
+            "--nspace" => nspace = Some(val()?),
+            "--rank" => rank = Some(val()?.parse().map_err(|_| "bad rank")?),
+            "--follow" | "-f" => follow = true,
+            "--stderr" => stderr = true,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            _ => cmd.push(args[i].clone()),
+        }
+        i += 1;
+    }
+    let Some(verb) = cmd.first().cloned() else { return Err("no command (pmixctl --help)".into()) };
+    pmix::tool::init(&infos).map_err(|e| format!("cannot attach: {}", pmix::strings::error_name(e)))?;
+    let result = (|| -> Result<(), String> {
+        // The job: --nspace, else the first namespace the server lists.
+        let keys = pmix::cmem::argv_from(&["pmix.qry.ns"]);
+        // SAFETY: all-zero is a valid query; it only borrows `keys` below.
+        let mut one: pmix_query_t = unsafe { core::mem::zeroed() };
+        one.keys = keys;
+        // SAFETY: `one` is a valid query; CArray::copy deep-copies it.
+        let q = unsafe { pmix::server::host::CArray::copy(pmix::data::kind::Kind::Query, &one as *const pmix_query_t as *const u8, 1) };
+        // SAFETY: made by argv_from, no longer referenced.
+        unsafe { pmix::cmem::argv_free(keys) };
+        let q = q.map_err(|e| pmix::strings::error_name(e).to_string())?;
+        let done = Oneshot::new();
+        let d = done.clone();
+        pmix::client::api::query(&q, Box::new(move |st, r| d.set((st, r))));
+        let (st, r) = done.wait().ok_or("lost the server")?;
+        let names: Vec<String> = r.first().and_then(|i| i.as_str()).map(|s| s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()).unwrap_or_default();
+        if st != PMIX_SUCCESS && names.is_empty() {
+            return Err(format!("query: {}", pmix::strings::error_name(st)));
+        }
+        let ns = match &nspace {
+            Some(n) => n.clone(),
+            None => names.iter().find(|n| !n.contains(".tool.")).cloned().ok_or("the server runs no job")?,
+        };
+        let target = Proc::new(&ns, rank.unwrap_or(PMIX_RANK_WILDCARD));
+        let jc = |dirs: Vec<Info>| -> Result<(), String> {
+            let done = Oneshot::new();
+            let d = done.clone();
+            pmix::client::api::job_control(vec![target.clone()], dirs, Box::new(move |st, _| d.set(st)));
+            match done.wait() {
+                Some(PMIX_SUCCESS) => Ok(()),
+                Some(st) => Err(pmix::strings::error_name(st).to_string()),
+                None => Err("lost the server".into()),
+            }
+        };
+        match verb.as_str() {
+            "ps" => {
+                for n in names.iter().filter(|n| !n.contains(".tool.")) {
+                    let done = Oneshot::new();
+                    let d = done.clone();
+                    pmix::client::api::get(Some(Proc::wildcard(n)), "pmix.job.size".into(), Vec::new(), Box::new(move |st, v| d.set((st, v))));
+                    let size = match done.wait() {
+                        Some((PMIX_SUCCESS, Some(v))) => v.as_u32().map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
+                        _ => "?".into(),
+                    };
+                    println!("{n}\t{size} ranks");
+                }
+                Ok(())
+            }
+            "pause" => jc(vec![Info::new("pmix.jctrl.pause", Value::boolean(true))]),
+            "resume" => jc(vec![Info::new("pmix.jctrl.resume", Value::boolean(true))]),
+            "kill" => jc(vec![Info::new("pmix.jctrl.kill", Value::boolean(true))]),
+            "terminate" => jc(vec![Info::new("pmix.jctrl.term", Value::boolean(true))]),
+            "signal" => {
+                let sig = cmd.get(1).and_then(|s| signal_number(s)).ok_or("signal: which signal?")?;
+                // SAFETY: an int value for PMIX_JOB_CTRL_SIGNAL.
+                let v = unsafe { Value::load(&sig as *const i32 as *const core::ffi::c_void, PMIX_INT) }.unwrap();
+                jc(vec![Info::new("pmix.jctrl.sig", v)])
+            }
+            "output" => {
+                let channel = if stderr { PMIX_FWD_STDERR_CHANNEL } else { PMIX_FWD_STDOUT_CHANNEL };
+                let streams = match rank {
+                    Some(_) => 1,
+                    None => {
+                        let done = Oneshot::new();
+                        let d = done.clone();
+                        pmix::client::api::get(Some(Proc::wildcard(&ns)), "pmix.job.size".into(), Vec::new(), Box::new(move |st, v| d.set((st, v))));
+                        match done.wait() {
+                            Some((PMIX_SUCCESS, Some(v))) => v.as_u32().unwrap_or(1) as usize,
+                            _ => 1,
+                        }
+                    }
+                };
+                OPEN_STREAMS.store(streams, Ordering::SeqCst);
+                LAST_DATA.store(now_ms(), Ordering::SeqCst);
+                let done = Oneshot::new();
+                let d = done.clone();
+                pmix::client::api::iof_pull(vec![target.clone()], Vec::new(), channel, Some(on_output), Box::new(move |st, h| d.set((st, h))));
+                match done.wait() {
+                    Some((PMIX_SUCCESS, _)) => {}
+                    Some((st, _)) => return Err(format!("output: {}", pmix::strings::error_name(st))),
+                    None => return Err("lost the server".into()),
+                }
+                // Without --follow: what is there now (quiet for 300 ms ends it).
+                let start = Instant::now();
+                loop {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if OPEN_STREAMS.load(Ordering::SeqCst) == 0 {
+                        break;
+                    }
+                    if !follow && now_ms().saturating_sub(LAST_DATA.load(Ordering::SeqCst)) > 300 && start.elapsed() > Duration::from_millis(300) {
+                        break;
+                    }
+                    if pmix::client::handle().is_none() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            "stdin" => {
+                let mut buf = vec![0u8; 1 << 16];
+                let mut input = std::io::stdin();
+                loop {
+                    let n = input.read(&mut buf).unwrap_or(0);
+                    let (data, dirs) = if n == 0 {
+                        (None, vec![Info::new("pmix.iof.cmp", Value::boolean(true))])
+                    } else {
+                        (Some(buf[..n].to_vec()), Vec::new())
+                    };
+                    let done = Oneshot::new();
+                    let d = done.clone();
+                    pmix::client::api::iof_push(vec![target.clone()], data, dirs, Box::new(move |st| d.set(st)));
+                    match done.wait() {
+                        Some(PMIX_SUCCESS) => {}
+                        Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
+                        None => return Err("lost the server".into()),
+                    }
+                    if n == 0 {
+                        return Ok(());
+                    }
+                }
+            }
+            other => Err(format!("unknown command '{other}' (pmixctl --help)")),
+        }
+    })();
+    let _ = pmix::client::finalize();
+    result
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() {
+        println!("{HELP}");
+        return ExitCode::from(2);
+    }
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => die(&e),
+    }
+}
