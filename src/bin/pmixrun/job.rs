@@ -255,7 +255,12 @@ impl Launcher {
                     let mut set: libc::sigset_t = core::mem::zeroed();
                     libc::sigfillset(&mut set);
                     libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, core::ptr::null_mut());
-                    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                    // A rank starts with default dispositions, whatever pmixrun inherited.
+                    for sig in 1..32 {
+                        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                            libc::signal(sig, libc::SIG_DFL);
+                        }
+                    }
                     Ok(())
                 });
             }
@@ -339,7 +344,8 @@ impl Launcher {
         if self.failures.is_empty() {
             return;
         }
-        for (p, code, unfinalized) in &self.failures {
+        let failures = std::mem::take(&mut self.failures);
+        for (p, code, unfinalized) in &failures {
             if *unfinalized {
                 eprintln!("pmixrun: {p} exited without calling PMIx_Finalize");
             } else if *code >= 128 {
@@ -348,7 +354,7 @@ impl Launcher {
                 eprintln!("pmixrun: {p} exited with status {code}");
             }
         }
-        let code = self.failures.iter().find(|f| f.1 >= 128 && !f.2).or(self.failures.first()).map(|f| f.1).unwrap_or(1);
+        let code = failures.iter().find(|f| f.1 >= 128 && !f.2).or(failures.first()).map(|f| f.1).unwrap_or(1);
         self.record(code.clamp(0, 255) as u8);
         self.stop_job(2, code);
     }

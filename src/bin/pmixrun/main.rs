@@ -4,9 +4,9 @@
 //! registers the job, forks every rank in its own process group with the
 //! environment of PMIx_server_setup_fork, serves publish/lookup (with wait),
 //! spawn (a new namespace in the same pmixrun), abort (kills the job, exit
-//! code = the abort status) and log (to stderr), forwards SIGINT/SIGTERM to
-//! the job and escalates to SIGKILL after a grace period, and leaves no
-//! process or session file behind.
+//! code = the abort status) and log (to stderr), stops the job on
+//! SIGINT/SIGTERM/SIGHUP (SIGTERM to each rank's process group, SIGKILL after
+//! a grace period), and leaves no process or session file behind.
 
 mod host;
 mod io;
@@ -54,8 +54,9 @@ Global (before the first program):
 
 The exit code is the first failing rank's exit code (128+N for a rank killed
 by signal N), the status of PMIx_Abort if a rank aborted, 124 on timeout,
-and 0 when every rank exited 0. SIGINT/SIGTERM are forwarded to every rank's
-process group, then escalated to SIGKILL after the grace period.
+and 0 when every rank exited 0. On SIGINT/SIGTERM/SIGHUP pmixrun stops the
+job: SIGTERM to every rank's process group, SIGKILL after the grace period
+(exit code 128 + the signal pmixrun received); registered cleanup still runs.
 
 PMIx services: job data right after PMIx_Init (sizes, local peers and
 ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
