@@ -50,6 +50,7 @@ bench: deps build
 	@tools/bench-core.sh $(BUILD)
 	@tools/bench-ompi.sh $(BUILD)
 	@tools/bench-jctl.sh $(BUILD)
+	@tools/bench-iof.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

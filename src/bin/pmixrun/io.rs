@@ -123,11 +123,14 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
         }
         if n == 0 {
             if !pending.is_empty() {
-                // The unterminated last line: written whole, and ended so the
-                // next rank's line starts on a line of its own.
-                let mut out = prefix(&opts, &proc, channel).into_bytes();
+                // The unterminated last line, written whole. Untagged output
+                // stays byte-exact; a tagged one is ended so the next tagged
+                // line starts on a line of its own.
+                let p = prefix(&opts, &proc, channel);
+                let tagged = !p.is_empty();
+                let mut out = p.into_bytes();
                 out.extend_from_slice(&pending);
-                if matches!(sink, Sink::Terminal(_)) {
+                if tagged && matches!(sink, Sink::Terminal(_)) {
                     out.push(b'\n');
                 }
                 sink.write(&out);
