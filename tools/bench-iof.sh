@@ -23,8 +23,26 @@ time_runs() {  # median wall seconds of N runs; "fail" if a run fails
 }
 mpi=$(time_runs LD_LIBRARY_PATH= mpirun --oversubscribe -np 4 "$B/iof_writer" "$MIB")
 ours=$(time_runs LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" -n 4 "$B/iof_writer" "$MIB")
+# To an attached tool: pmixctl pulls the 4 ranks' stdout while pmixrun also
+# writes it to /dev/null; timed from the moment the ranks start writing (they
+# wait on a gate file until the tool's pull is registered) to pmixrun's exit.
+cc -std=gnu99 -O2 -w c-tests/iof_ranks.c -o "$B/iof_ranks" || exit 1
+to_tool() {
+    local d; d=$(mktemp -d)
+    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" --timeout 300 -n 4 "$B/iof_ranks" "$MIB" "$d/gate" >/dev/null 2>&1 & local pid=$!
+    for _ in $(seq 100); do LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
+    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid output --follow 2>"$d/log" | wc -c >"$d/bytes" &
+    for _ in $(seq 100); do grep -q following "$d/log" 2>/dev/null && break; sleep 0.1; done
+    t0=$(date +%s.%N); touch "$d/gate"
+    wait $pid; local rc=$?; wait
+    t1=$(date +%s.%N)
+    if [ $rc = 0 ] && [ "$(cat "$d/bytes")" -ge $((4 * MIB << 20)) ]; then echo "$t1 - $t0" | bc -l; else echo fail; fi
+    rm -rf "$d"
+}
+tool=$(for _ in $(seq "$N"); do to_tool; done | median)
 mbps() { [ "$1" = fail ] && echo n/a || echo "$(( 4 * MIB )) / $1" | bc -l | xargs printf '%.0f'; }
 printf '%-36s | %16s | %16s\n' "stdout, 4 x $MIB MiB (median of $N)" "mpirun (OpenPMIx)" "pmixrun (rpmix)"
 printf -- '-------------------------------------|------------------|-----------------\n'
 printf '%-36s | %12.3f s    | %12.3f s\n' "wall time" "$mpi" "$ours"
 printf '%-36s | %10s MiB/s | %10s MiB/s\n' "throughput" "$(mbps "$mpi")" "$(mbps "$ours")"
+printf '%-36s | %16s | %10s MiB/s\n' "to an attached tool (pmixctl)" "n/a (ORTE IOF)" "$(mbps "$tool")"

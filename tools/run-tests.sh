@@ -240,6 +240,7 @@ t_pmixctl() {
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
 }
 t_jobctl() { tools/jobctl-tests.sh "$B/jobctl"; }
+t_iof() { tools/iof-tests.sh "$B/iof"; }
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
@@ -280,6 +281,7 @@ step pmixrun-signals t_pmixrun_signal
 step demo-job t_demo
 step events-and-spawn t_events_spawn
 step job-control-monitoring-cleanup t_jobctl
+step io-forwarding-8x50MB-tools t_iof
 step pmixctl-tool t_pmixctl
 step setup-apis t_setup
 step rfc-example-programs t_rfc_examples

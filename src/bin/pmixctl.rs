@@ -204,6 +204,10 @@ fn run(args: &[String]) -> Result<(), String> {
                     Some((st, _)) => return Err(format!("output: {}", pmix::strings::error_name(st))),
                     None => return Err("lost the server".into()),
                 }
+                if follow {
+                    // On stderr, so stdout carries only the ranks' bytes.
+                    eprintln!("pmixctl: following the output of {target}");
+                }
                 // Without --follow: what is there now (quiet for 300 ms ends it).
                 let start = Instant::now();
                 loop {
@@ -235,7 +239,10 @@ fn run(args: &[String]) -> Result<(), String> {
                     pmix::client::api::iof_push(vec![target.clone()], data, dirs, Box::new(move |st| d.set(st)));
                     match done.wait() {
                         Some(PMIX_SUCCESS) => {}
+                        // The job ended after taking all the input: nothing left to close.
+                        Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
                         Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
+                        None if n == 0 => return Ok(()),
                         None => return Err("lost the server".into()),
                     }
                     if n == 0 {

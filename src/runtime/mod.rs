@@ -91,6 +91,11 @@ impl Net {
         self.flush(id);
     }
 
+    /// Bytes queued for `id` that the peer has not read yet (0 if gone).
+    pub fn queued(&self, id: ConnId) -> usize {
+        self.conns.get(&id).map_or(0, |c| c.wbuf.len())
+    }
+
     fn flush(&mut self, id: ConnId) {
         let mut dead = false;
         if let Some(c) = self.conns.get_mut(&id) {

@@ -355,6 +355,13 @@ impl ServerRole {
         }
     }
 
+    /// The largest backlog of forwarded output any pulling tool has not read
+    /// yet: a host that can make its sources wait (pmixrun) throttles on it,
+    /// so a slow tool bounds memory instead of growing it.
+    pub fn iof_backlog(&self, net: &Net) -> usize {
+        self.iof.pulls.iter().map(|p| net.queued(p.conn)).max().unwrap_or(0)
+    }
+
     fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
         let procs = decode_procs(d)?;
         let channels = d.u32()? as pmix_iof_channel_t;

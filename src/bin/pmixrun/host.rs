@@ -202,7 +202,8 @@ impl Host for LauncherHost {
         use std::io::Write;
         let ts: Vec<Proc> = self.expand(source, targets).into_iter().map(|(p, _)| p).collect();
         if ts.is_empty() {
-            return Upcall::Now(PMIX_ERR_NOT_FOUND);
+            // Closing the stdin of ranks that already ended is done already.
+            return Upcall::Now(if data.is_none() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
         }
         let mut m = self.stdins.lock().unwrap_or_else(|e| e.into_inner());
         let mut st = PMIX_SUCCESS;

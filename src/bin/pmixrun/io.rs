@@ -42,8 +42,11 @@ impl Default for IoOptions {
 /// Longest partial line kept before it is written anyway (bounds memory).
 const MAX_PENDING: usize = 1 << 16;
 
-/// Serialises writes to pmixrun's own stdout/stderr.
-static TERMINAL: Mutex<()> = Mutex::new(());
+/// Serialises writes to pmixrun's own stdout/stderr, and remembers, per
+/// stream, which rank left its last line unterminated: when another rank
+/// writes next, a newline goes first so no two ranks share a line, while a
+/// single rank's output stays byte-exact.
+static TERMINAL: Mutex<[Option<Proc>; 2]> = Mutex::new([None, None]);
 
 /// Stdin pipes of the ranks, for pmixrun's stdin and PMIx_IOF_push.
 pub type Stdins = Arc<Mutex<HashMap<Proc, ChildStdin>>>;
@@ -68,19 +71,23 @@ enum Sink {
 }
 
 impl Sink {
-    fn write(&mut self, bytes: &[u8]) {
+    /// Write `bytes` of `source` (None: raw mode, bytes go as they come).
+    fn write(&mut self, source: Option<&Proc>, bytes: &[u8]) {
         match self {
             Sink::Terminal(ch) => {
-                let _g = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
-                if *ch == PMIX_FWD_STDERR_CHANNEL {
-                    let mut e = std::io::stderr().lock();
-                    let _ = e.write_all(bytes);
-                    let _ = e.flush();
-                } else {
-                    let mut o = std::io::stdout().lock();
-                    let _ = o.write_all(bytes);
-                    let _ = o.flush();
+                let mut open_line = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+                let slot = &mut open_line[usize::from(*ch == PMIX_FWD_STDERR_CHANNEL)];
+                let separate = matches!((&*slot, source), (Some(o), Some(s)) if o != s);
+                if let (Some(s), false) = (source, bytes.is_empty()) {
+                    *slot = if bytes.ends_with(b"\n") { None } else { Some(s.clone()) };
                 }
+                let mut out: Box<dyn Write> =
+                    if *ch == PMIX_FWD_STDERR_CHANNEL { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
+                if separate {
+                    let _ = out.write_all(b"\n");
+                }
+                let _ = out.write_all(bytes);
+                let _ = out.flush();
             }
             Sink::File(f) => {
                 let _ = f.write_all(bytes);
@@ -103,6 +110,22 @@ fn sink_for(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> Sink 
     Sink::Terminal(channel)
 }
 
+/// Forwarded output a slow tool may leave unread before the ranks are
+/// throttled, and the level it must drain to before they go on.
+const TOOL_BACKLOG_HIGH: usize = 16 << 20;
+const TOOL_BACKLOG_LOW: usize = 4 << 20;
+
+fn wait_for_tools(h: &pmix::runtime::Handle<pmix::server::ServerRole>) {
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        // A tool that disconnects stops counting; a stopped server ends the wait.
+        match h.call(|s, net| s.iof_backlog(net)) {
+            Some(b) if b > TOOL_BACKLOG_LOW => continue,
+            _ => return,
+        }
+    }
+}
+
 /// Read one stream of one rank until it closes.
 fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<IoOptions>) {
     let mut sink = sink_for(&opts, &proc, channel);
@@ -116,10 +139,18 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
             Err(_) => 0,
         };
         let chunk = &buf[..n];
-        // Tools that pulled this rank get the exact bytes.
+        // Tools that pulled this rank get the exact bytes. When a tool reads
+        // slower than the ranks write, this reader waits (so the rank blocks
+        // on its pipe) instead of queueing without bound.
         if let Some(h) = pmix::server::handle() {
             let (p, data, fin) = (proc.clone(), chunk.to_vec(), n == 0);
-            h.run(move |s, net| s.iof_deliver(net, &p, channel, &data, fin));
+            let backlog = h.call(move |s, net| {
+                s.iof_deliver(net, &p, channel, &data, fin);
+                s.iof_backlog(net)
+            });
+            if backlog.unwrap_or(0) > TOOL_BACKLOG_HIGH {
+                wait_for_tools(&h);
+            }
         }
         if n == 0 {
             if !pending.is_empty() {
@@ -133,12 +164,12 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
                 if tagged && matches!(sink, Sink::Terminal(_)) {
                     out.push(b'\n');
                 }
-                sink.write(&out);
+                sink.write(Some(&proc), &out);
             }
             return;
         }
         if opts.raw {
-            sink.write(chunk);
+            sink.write(None, chunk);
             continue;
         }
         pending.extend_from_slice(chunk);
@@ -150,14 +181,14 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
         let lines: Vec<u8> = pending.drain(..cut).collect();
         let p = prefix(&opts, &proc, channel);
         if p.is_empty() {
-            sink.write(&lines);
+            sink.write(Some(&proc), &lines);
         } else {
             let mut out = Vec::with_capacity(lines.len() + 64);
             for l in lines.split_inclusive(|&b| b == b'\n') {
                 out.extend_from_slice(p.as_bytes());
                 out.extend_from_slice(l);
             }
-            sink.write(&out);
+            sink.write(Some(&proc), &out);
         }
     }
 }
@@ -179,7 +210,8 @@ pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptio
     }
 }
 
-/// Wait (at most `limit`) until every rank's output has been written out.
+/// Wait (at most `limit`) until every rank's output has been written out,
+/// then for attached tools to take what was forwarded to them.
 pub fn drain(limit: std::time::Duration) {
     let end = std::time::Instant::now() + limit;
     let mut n = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
@@ -189,6 +221,23 @@ pub fn drain(limit: std::time::Duration) {
             return;
         }
         n = DONE.wait_timeout(n, end - now).unwrap_or_else(|e| e.into_inner()).0;
+    }
+    drop(n);
+    // Then until attached tools have read what was forwarded to them: as long
+    // as they make progress, and at most 10 s of a tool reading nothing.
+    let Some(h) = pmix::server::handle() else { return };
+    let (mut last, mut since) = (usize::MAX, std::time::Instant::now());
+    while let Some(b) = h.call(|s, net| s.iof_backlog(net)) {
+        if b == 0 {
+            return;
+        }
+        if b < last {
+            (last, since) = (b, std::time::Instant::now());
+        } else if since.elapsed() > std::time::Duration::from_secs(10) {
+            eprintln!("pmixrun: an attached tool stopped reading; {b} bytes of output not delivered to it");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 

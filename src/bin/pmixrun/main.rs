@@ -42,7 +42,7 @@ Global (before the first program):
       --timestamp-output  prefix each line with the time it arrived
       --output MODE  lines (default: each rank's output reaches the terminal
                      in whole lines, never mixed with another rank's partial
-                     line) or raw (bytes as they come: '\r' progress bars)
+                     line) or raw (bytes as they come: '\\r' progress bars)
       --output-dir D write each rank's stdout/stderr to D/<ns>/rank.<r>/
       --stdin WHO    where pmixrun's stdin goes: a rank (default 0), all, none
       --no-ompi-hint don't set JSM_JSRUN_PORT in the ranks' environment.

@@ -1,0 +1,104 @@
+/*
+ * The IOF API from a tool attached to a running server (pid in argv[1]):
+ * pulling the stdin channel and deregistering an unknown handle fail with
+ * their error codes; a blocking pull returns a positive handle and delivers
+ * what the ranks write ("hello-<rank>" from NRANKS = argv[2] ranks); the
+ * blocking deregister succeeds; a non-blocking pull + deregister fire their
+ * callbacks exactly once. Exit 0 when all of it held.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pmix_tool.h>
+
+static volatile int seen;         /* bit r: "hello-r" arrived */
+static volatile int reg_fired, dereg_fired;
+static volatile pmix_status_t reg_status = -1;
+static volatile size_t reg_ref;
+
+static void on_output(size_t h, pmix_iof_channel_t ch, pmix_proc_t *src, pmix_byte_object_t *bo,
+                      pmix_info_t *info, size_t ninfo)
+{
+    char text[64];
+    (void) h; (void) ch; (void) info; (void) ninfo;
+    if (bo == NULL || bo->size == 0) return;
+    snprintf(text, sizeof text, "hello-%u", src->rank);
+    if (src->rank < 30 && memmem(bo->bytes, bo->size, text, strlen(text)) != NULL)
+        __sync_fetch_and_or(&seen, 1 << src->rank);
+}
+
+static void on_reg(pmix_status_t st, size_t ref, void *cbdata)
+{
+    (void) cbdata;
+    reg_status = st;
+    reg_ref = ref;
+    __sync_fetch_and_add(&reg_fired, 1);
+}
+
+static void on_dereg(pmix_status_t st, void *cbdata)
+{
+    (void) cbdata;
+    if (st == PMIX_SUCCESS) __sync_fetch_and_add(&dereg_fired, 1);
+    else __sync_fetch_and_add(&dereg_fired, 100);
+}
+
+#define FAIL(...) do { printf(__VA_ARGS__); printf("\n"); return 1; } while (0)
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t me, job;
+    pmix_info_t info, *results = NULL;
+    pmix_query_t query;
+    size_t nresults = 0;
+    pid_t pid;
+    pmix_status_t rc;
+    int nranks, i, all;
+    char *comma;
+
+    if (argc < 3) FAIL("usage: tool_iof <server pid> <nranks>");
+    pid = (pid_t) atoi(argv[1]);
+    nranks = atoi(argv[2]);
+    all = (1 << nranks) - 1;
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    rc = PMIx_tool_init(&me, &info, 1);
+    if (rc != PMIX_SUCCESS) FAIL("tool_init: %s", PMIx_Error_string(rc));
+    PMIX_QUERY_CONSTRUCT(&query);
+    PMIX_ARGV_APPEND(rc, query.keys, PMIX_QUERY_NAMESPACES);
+    rc = PMIx_Query_info(&query, 1, &results, &nresults);
+    if (rc != PMIX_SUCCESS || nresults != 1 || results[0].value.type != PMIX_STRING) FAIL("query: %s", PMIx_Error_string(rc));
+    comma = strchr(results[0].value.data.string, ',');
+    if (comma) *comma = '\0';
+    PMIX_LOAD_PROCID(&job, results[0].value.data.string, PMIX_RANK_WILDCARD);
+
+    rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDIN_CHANNEL, on_output, NULL, NULL);
+    if (rc >= 0) FAIL("pull of the stdin channel: %d, expected an error", rc);
+    printf("tool_iof: pull stdin channel -> %s\n", PMIx_Error_string(rc));
+    rc = PMIx_IOF_deregister(987654, NULL, 0, NULL, NULL);
+    if (rc == PMIX_SUCCESS) FAIL("deregister of an unknown handle succeeded");
+    printf("tool_iof: deregister unknown handle -> %s\n", PMIx_Error_string(rc));
+
+    rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+    if (rc <= 0) FAIL("blocking pull: %s", PMIx_Error_string(rc));
+    printf("tool_iof: blocking pull -> handle %d\n", rc);
+    for (i = 0; i < 1000 && seen != all; i++) usleep(10000);
+    if (seen != all) FAIL("output seen from ranks 0x%x, expected 0x%x", seen, all);
+    rc = PMIx_IOF_deregister((size_t) rc, NULL, 0, NULL, NULL);
+    if (rc != PMIX_SUCCESS) FAIL("blocking deregister: %s", PMIx_Error_string(rc));
+
+    rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDERR_CHANNEL, on_output, on_reg, NULL);
+    if (rc != PMIX_SUCCESS) FAIL("non-blocking pull: %s", PMIx_Error_string(rc));
+    for (i = 0; i < 500 && !reg_fired; i++) usleep(10000);
+    if (reg_fired != 1 || reg_status != PMIX_SUCCESS) FAIL("registration callback fired %d times, status %d", reg_fired, reg_status);
+    rc = PMIx_IOF_deregister(reg_ref, NULL, 0, on_dereg, NULL);
+    if (rc != PMIX_SUCCESS) FAIL("non-blocking deregister: %s", PMIx_Error_string(rc));
+    for (i = 0; i < 500 && !dereg_fired; i++) usleep(10000);
+    usleep(100000);
+    if (dereg_fired != 1 || reg_fired != 1) FAIL("callbacks: registration %d, deregistration %d (want 1, 1)", reg_fired, dereg_fired);
+    printf("tool_iof: all checks passed\n");
+    PMIX_QUERY_DESTRUCT(&query);
+    PMIX_INFO_FREE(results, nresults);
+    rc = PMIx_tool_finalize();
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
