@@ -241,6 +241,7 @@ t_pmixctl() {
 }
 t_jobctl() { tools/jobctl-tests.sh "$B/jobctl"; }
 t_iof() { tools/iof-tests.sh "$B/iof"; }
+t_session() { tools/session-tests.sh "$B/session"; }
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_no_leftovers() {
@@ -282,6 +283,7 @@ step demo-job t_demo
 step events-and-spawn t_events_spawn
 step job-control-monitoring-cleanup t_jobctl
 step io-forwarding-8x50MB-tools t_iof
+step session-dirs-rendezvous t_session
 step pmixctl-tool t_pmixctl
 step setup-apis t_setup
 step rfc-example-programs t_rfc_examples

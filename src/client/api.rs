@@ -191,6 +191,12 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
     if optional && !refresh {
         return done(PMIX_ERR_NOT_FOUND, None);
     }
+    // Our own data is all here (what we put, and what the server gave us at
+    // init): asking the server would wait for a commit of ours that may never come.
+    if target == me && !refresh {
+        crate::pmix_debug!(5, "PMIx_Get: {key} of {target} (ourselves) not found");
+        return done(PMIX_ERR_NOT_FOUND, None);
+    }
     if handle().is_none() {
         return done(PMIX_ERR_NOT_FOUND, None);
     }

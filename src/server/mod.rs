@@ -82,6 +82,9 @@ pub struct ServerRole {
     pub enable_monitoring: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
     proc_epilogs: HashMap<Proc, cleanup::Epilog>,
+    /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
+    /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
+    pub session_dir: Option<session::SessionDir>,
     handle: Option<Handle<ServerRole>>,
 }
 
@@ -121,6 +124,7 @@ impl ServerRole {
             iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
             proc_epilogs: HashMap::new(),
+            session_dir: None,
             handle: None,
         }
     }
@@ -160,12 +164,39 @@ impl ServerRole {
 
     pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
         let host = self.hostname.clone();
-        self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name)).register(nlocal, info, &host);
+        let ns = self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name));
+        ns.register(nlocal, info, &host);
+        // Session directories, unless the host laid out its own.
+        if let Some(sd) = &self.session_dir {
+            if !ns.has(PMIX_NSDIR) {
+                if let Some(d) = sd.nsdir(name) {
+                    ns.set_if_missing(PMIX_TMPDIR, Value::string(&sd.path.to_string_lossy()));
+                    ns.set_if_missing(PMIX_NSDIR, Value::string(&d.to_string_lossy()));
+                }
+            }
+        }
+        // Clients may be registered before or after their namespace.
+        let ranks: Vec<pmix_rank_t> = self.nspaces.get(name).map(|n| n.clients.keys().copied().collect()).unwrap_or_default();
+        for r in ranks {
+            self.make_procdir(&Proc::new(name, r));
+        }
+    }
+
+    /// A rank's own directory, under the namespace directory we made.
+    fn make_procdir(&mut self, proc: &Proc) {
+        let (Some(sd), Some(ns)) = (&self.session_dir, self.nspaces.get_mut(&proc.nspace)) else { return };
+        let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()) else { return };
+        if std::path::Path::new(&nsdir).parent() == Some(sd.path.as_path()) {
+            if let Some(d) = sd.procdir(&proc.nspace, proc.rank) {
+                ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
+            }
+        }
     }
 
     pub fn register_client(&mut self, proc: &Proc, uid: u32, gid: u32, obj: usize) {
         let ns = self.nspaces.entry(proc.nspace.clone()).or_insert_with(|| Nspace::new(&proc.nspace));
         ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false, terminated: false });
+        self.make_procdir(proc);
     }
 
     /// A local process ended (finalize, exit, lost connection, deregistration):
@@ -417,6 +448,12 @@ impl ServerRole {
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
         if let Some(mut ns) = self.nspaces.remove(name) {
+            // The namespace's directory, if we made it (with what its ranks left there).
+            if let (Some(sd), Some(nsdir)) = (&self.session_dir, crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str())) {
+                if std::path::Path::new(&nsdir).parent() == Some(sd.path.as_path()) {
+                    sd.remove_subtree(std::path::Path::new(&nsdir));
+                }
+            }
             for rank in ns.clients.keys() {
                 if let Some(mut e) = self.proc_epilogs.remove(&Proc::new(name, *rank)) {
                     e.execute();
@@ -1408,6 +1445,10 @@ pub fn handle() -> Option<Handle<ServerRole>> {
     SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.handle.clone())
 }
 
+/// PMIX_SERVER_SYS_CONTROLLER: not in the 4.2.2 header (later PMIx versions
+/// define it), accepted here by its string.
+const SERVER_SYS_CONTROLLER: &core::ffi::CStr = c"pmix.srv.ctrlr";
+
 /// Start the server: session directory, listening socket, progress thread.
 pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let mut g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
@@ -1423,7 +1464,25 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         find(info, PMIX_SERVER_RANK).and_then(|i| i.as_u32()).unwrap_or(0),
     );
     let backends = setup::select(std::env::var("PMIX_MCA_pnet").ok().as_deref())?;
-    let session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
+    let flag = |k| find(info, k).is_some_and(|i| i.truthy());
+    // At most one system server, scheduler and system controller per node:
+    // their rendezvous files have fixed names tools look for.
+    let sysdir = std::path::PathBuf::from(&system_tmpdir);
+    let exclusive: Vec<std::path::PathBuf> = [
+        (flag(PMIX_SERVER_SYSTEM_SUPPORT), format!("pmix.sys.{hostname}")),
+        (flag(PMIX_SERVER_SCHEDULER), format!("pmix.sched.{hostname}")),
+        (flag(SERVER_SYS_CONTROLLER), format!("pmix.sysctrlr.{hostname}")),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, name)| sysdir.join(name))
+    .collect();
+    if let Some(taken) = exclusive.iter().find(|f| session::occupied(f)) {
+        crate::pmix_debug!(1, "PMIx_server_init: {} exists and names a running server: only one per node", taken.display());
+        return Err(PMIX_ERR_EXISTS);
+    }
+    let mut session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
+    session.rm_clean = flag(PMIX_TDIR_RMCLEAN);
     let sock_path = session.path.join("server.sock");
     let listener = std::os::unix::net::UnixListener::bind(&sock_path).map_err(|e| {
         crate::pmix_debug!(1, "PMIx_server_init: cannot listen on {}: {e}", sock_path.display());
@@ -1437,24 +1496,21 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         role.iof.cache_size = n as usize;
     }
     role.iof.drop_newest = find(info, PMIX_IOF_DROP_NEWEST).is_some_and(|i| i.truthy());
+    role.session_dir = Some(session.clone());
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
     let h2 = handle.clone();
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
     setup::start(backends);
-    let flag = |k| find(info, k).is_some_and(|i| i.truthy());
     let mut rendezvous = Vec::new();
-    let mut files = Vec::new();
+    let mut files = exclusive;
     if flag(PMIX_SERVER_TOOL_SUPPORT) {
         files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{pid}")));
         files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{}", me.nspace)));
     }
     if flag(PMIX_SERVER_SESSION_SUPPORT) {
         files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool")));
-    }
-    if flag(PMIX_SERVER_SYSTEM_SUPPORT) {
-        files.push(std::path::PathBuf::from(&system_tmpdir).join(format!("pmix.sys.{hostname}")));
     }
     if let Ok(f) = std::env::var("PMIX_LAUNCHER_RENDEZVOUS_FILE") {
         files.push(std::path::PathBuf::from(f));

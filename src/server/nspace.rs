@@ -113,17 +113,17 @@ impl Nspace {
         }
     }
 
-    fn has(&self, key: &core::ffi::CStr) -> bool {
+    pub fn has(&self, key: &core::ffi::CStr) -> bool {
         crate::owned::find(&self.job, key).is_some()
     }
 
-    fn set_if_missing(&mut self, key: &core::ffi::CStr, v: Value) {
+    pub fn set_if_missing(&mut self, key: &core::ffi::CStr, v: Value) {
         if !self.has(key) {
             self.job.push(Info::new(key.to_str().unwrap(), v));
         }
     }
 
-    fn set_proc_if_missing(&mut self, rank: pmix_rank_t, key: &core::ffi::CStr, v: Value) {
+    pub fn set_proc_if_missing(&mut self, rank: pmix_rank_t, key: &core::ffi::CStr, v: Value) {
         let e = self.procs.entry(rank).or_default();
         if !e.iter().any(|x| x.is(key)) {
             e.push(Info::new(key.to_str().unwrap(), v));

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Session directories and rendezvous files, each check on a private TMPDIR:
+#  - ranks get private PMIX_TMPDIR > PMIX_NSDIR > PMIX_PROCDIR directories,
+#    use them as scratch space; after the job the TMPDIR tree is exactly what
+#    it was before (pre-existing files untouched), and a symlink a rank
+#    planted to a directory outside was not followed;
+#  - PMIX_TDIR_RMCLEAN: what was put in the session directory is left to the host;
+#  - one system server / scheduler / system controller per node (a second
+#    one fails with PMIX_ERR_EXISTS), a stale file of a killed server is
+#    replaced, a symlink planted at the rendezvous name is refused and its
+#    target left untouched; every rendezvous file is 0600 and gone at exit.
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-c-tests/build/session}
+LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
+export LD_LIBRARY_PATH="$LIBDIR"
+HOST=$(hostname)
+mkdir -p "$B"
+B=$(cd "$B" && pwd)
+fails=0
+check() { if "$@"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+tree() { (cd "$1" && find . | sort | tr '\n' ' '); }
+
+for p in server_dirs client_dirs; do
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -D_DEFAULT_SOURCE -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || exit 1
+done
+
+rank_dirs_and_cleanup() {
+    local t="$B/t1" out before after
+    rm -rf "$t"; mkdir -p "$t/tmp/keep/inner" "$t/outside"
+    echo precious >"$t/tmp/keep/inner/file"; echo precious >"$t/outside/target"
+    before=$(tree "$t/tmp")
+    out=$(TMPDIR="$t/tmp" timeout 60 "$LIBDIR/pmixrun" -n 3 "$B/client_dirs" "$t/outside") || { echo "$out"; return 1; }
+    [ "$(echo "$out" | grep -c procdir)" = 3 ] || { echo "$out"; return 1; }
+    after=$(tree "$t/tmp")
+    [ "$before" = "$after" ] || { echo "before: $before"; echo "after:  $after"; return 1; }
+    [ "$(cat "$t/outside/target")" = precious ] && [ "$(cat "$t/tmp/keep/inner/file")" = precious ] || { echo "outside files touched"; return 1; }
+    rm -rf "$t"
+}
+
+rmclean_leaves_it_to_the_host() {
+    local t="$B/t2" pid d
+    rm -rf "$t"; mkdir -p "$t"
+    TMPDIR="$t" "$B/server_dirs" rmclean sleep=2 >/dev/null & pid=$!
+    for _ in $(seq 50); do d=$(ls -d "$t"/rpmix.* 2>/dev/null) && break; sleep 0.1; done
+    touch "$d/hosts-file"
+    wait $pid || return 1
+    [ -e "$d/hosts-file" ] || { echo "RMCLEAN: the host's file was removed"; return 1; }
+    [ ! -e "$d/server.sock" ] || { echo "socket left"; return 1; }
+    TMPDIR="$t" "$B/server_dirs" sleep=2 >/dev/null & pid=$!
+    for _ in $(seq 50); do d=$(ls -d "$t"/rpmix.*.$pid 2>/dev/null) && break; sleep 0.1; done
+    touch "$d/scratch"
+    wait $pid || return 1
+    [ ! -e "$d" ] || { echo "without RMCLEAN the session directory stays: $(ls -A "$d")"; return 1; }
+    rm -rf "$t"
+}
+
+one_per_node() {
+    local t="$B/t3" kind name a out mode
+    rm -rf "$t"; mkdir -p "$t"
+    for kind in sys sched ctrl; do
+        case $kind in sys) name=pmix.sys.$HOST ;; sched) name=pmix.sched.$HOST ;; ctrl) name=pmix.sysctrlr.$HOST ;; esac
+        TMPDIR="$t" "$B/server_dirs" $kind sleep=30 >/dev/null & a=$!
+        for _ in $(seq 50); do [ -e "$t/$name" ] && break; sleep 0.1; done
+        mode=$(stat -c %a "$t/$name" 2>/dev/null)
+        [ "$mode" = 600 ] || { echo "$kind: $name mode '$mode'"; kill $a; return 1; }
+        out=$(TMPDIR="$t" "$B/server_dirs" $kind); rc=$?
+        [ $rc = 3 ] && echo "$out" | grep -q EXISTS || { echo "$kind: second server: rc $rc, $out"; kill $a; return 1; }
+        # killed without finalize: its file is stale, the next server replaces it
+        kill -9 $a; wait $a 2>/dev/null
+        [ -e "$t/$name" ] || { echo "$kind: no stale file to replace"; return 1; }
+        out=$(TMPDIR="$t" "$B/server_dirs" $kind) || { echo "$kind: after a stale file: $out"; return 1; }
+        [ ! -e "$t/$name" ] || { echo "$kind: file left after finalize"; return 1; }
+        rm -rf "$t"/rpmix.*   # the killed server's session directory
+    done
+    # a symlink planted at the rendezvous name is refused, its target untouched
+    echo precious >"$t/victim"; ln -s "$t/victim" "$t/pmix.sys.$HOST"
+    out=$(TMPDIR="$t" "$B/server_dirs" sys); rc=$?
+    [ $rc = 3 ] && [ "$(cat "$t/victim")" = precious ] && [ -L "$t/pmix.sys.$HOST" ] || { echo "symlink: rc $rc $out"; return 1; }
+    rm -rf "$t"
+}
+
+check rank_dirs_and_cleanup
+check rmclean_leaves_it_to_the_host
+check one_per_node
+[ $fails = 0 ]
