@@ -34,6 +34,22 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
         let me = given.unwrap_or_else(|| Proc::new(&format!("{host}.{pid}"), 0));
         return Ok(crate::client::init_standalone(me));
     }
+    let (path, uri) = find_server(infos)?;
+    match crate::client::init_tool(&path, &uri) {
+        Ok(p) => Ok(p),
+        Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
+            crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));
+            Ok(crate::client::init_standalone(given.unwrap_or_else(|| Proc::new(&format!("{host}:{pid}"), 0))))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Where the server named by `infos` listens: (socket path, contact). The
+/// search order: URI, attachment file, system server, server pid, then the
+/// contact in our environment.
+pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
+    let host = crate::server::session::hostname();
     let uri = find(infos, PMIX_SERVER_URI)
         .or_else(|| find(infos, PMIX_TCP_URI))
         .and_then(|i| i.as_str())
@@ -59,12 +75,5 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
     } else {
         return Err(PMIX_ERR_UNREACH);
     };
-    match crate::client::init_tool(&path, &uri) {
-        Ok(p) => Ok(p),
-        Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
-            crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));
-            Ok(crate::client::init_standalone(given.unwrap_or_else(|| Proc::new(&format!("{host}:{pid}"), 0))))
-        }
-        Err(e) => Err(e),
-    }
+    Ok((path, uri))
 }

@@ -163,15 +163,19 @@ t_pmixrun_signal() {
 }
 t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$B/demo_job" | grep -q 'event received'; }
 t_tool() {
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/tool_query.c -o "$B/tool_query" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    for p in tool_query tool_servers; do
+        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    done
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 3 & pid=$!
     sleep 0.5
     out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
     out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
+    # attach / get_servers / set_server / disconnect / re-attach / connect_to_server
+    out3=$(with_ours timeout 20 "$B/tool_servers" $pid 2>&1); rc3=$?
     wait $pid
-    echo "$out"; echo "$out2"
+    echo "$out"; echo "$out2"; echo "$out3"
     [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks' && [ $rc2 = 0 ] && echo "$out2" | grep -q 'has 3 ranks' &&
-        [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]
+        [ $rc3 = 0 ] && [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]
 }
 t_scope() {
     cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_scope.c -o "$B/client_scope" -L"$LIBDIR" -l:libpmix.so.2 &&
@@ -288,7 +292,7 @@ step pmixctl-tool t_pmixctl
 step setup-apis t_setup
 step rfc-example-programs t_rfc_examples
 step get-data-scope t_scope
-step tool-attach-by-pid-and-file t_tool
+step tool-attach-switch-disconnect t_tool
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers

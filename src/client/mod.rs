@@ -194,6 +194,9 @@ pub struct ClientGlobal {
     pub engine: Option<runtime::Engine<ClientRole>>,
     /// Put data not yet committed: (scope, info).
     pub puts: Vec<(pmix_scope_t, Info)>,
+    /// The server we are connected to and its contact (a tool holds one
+    /// connection at a time; see tool.rs).
+    pub server: Option<(Proc, String)>,
 }
 
 pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
@@ -247,8 +250,17 @@ pub fn init_tool(path: &str, uri: &str) -> Res<Proc> {
         c.refcount += 1;
         return Ok(c.me.clone());
     }
+    let cache = Arc::new(Cache::default());
+    let (srv, me, engine) = tool_connect(path, uri, &cache)?;
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new(), server: Some((srv, uri.to_string())) });
+    Ok(me)
+}
+
+/// Connect a tool to the server at `path`: (server, the name it gave us, engine).
+fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>) -> Res<(Proc, Proc, runtime::Engine<ClientRole>)> {
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
-        crate::pmix_debug!(1, "PMIx_tool_init: cannot connect to {path}: {e}");
+        crate::pmix_debug!(1, "tool: cannot connect to {path}: {e}");
         PMIX_ERR_UNREACH
     })?;
     let mut body = Encoder::default();
@@ -257,7 +269,6 @@ pub fn init_tool(path: &str, uri: &str) -> Res<Proc> {
     let mut d = Decoder::new(&rep);
     let srv = Proc::new(&decode_str(&mut d)?, d.u32()?);
     let me = Proc::new(&decode_str(&mut d)?, d.u32()?);
-    let cache = Arc::new(Cache::default());
     cache.put(
         &me,
         vec![
@@ -267,9 +278,78 @@ pub fn init_tool(path: &str, uri: &str) -> Res<Proc> {
         ],
     );
     let engine = start_engine(me.clone(), cache.clone(), s)?;
-    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new() });
-    Ok(me)
+    Ok((srv, me, engine))
+}
+
+/// The server this process is connected to, if any.
+pub fn connected_server() -> Option<Proc> {
+    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    g.as_ref().filter(|c| c.engine.is_some()).and_then(|c| c.server.as_ref().map(|(p, _)| p.clone()))
+}
+
+/// PMIx_tool_attach_to_server: connect an initialised but unconnected tool
+/// (PMIX_TOOL_DO_NOT_CONNECT, or after PMIx_tool_disconnect) to the server
+/// at `path`. Already connected to that same server: nothing to do; to
+/// another: PMIX_ERR_NOT_SUPPORTED (one connection at a time; disconnect
+/// first, or use PMIx_tool_connect_to_server to switch).
+pub fn attach_tool(path: &str, uri: &str) -> Res<(Proc, Proc)> {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
+    if c.engine.is_some() {
+        let same = c.server.as_ref().and_then(|(_, u)| wire::parse_contact(u)).is_some_and(|(_, _, p)| p == path);
+        return match (&c.server, same) {
+            (Some((srv, _)), true) => Ok((c.me.clone(), srv.clone())),
+            _ => {
+                crate::pmix_debug!(1, "tool: already connected to another server (one connection at a time)");
+                Err(PMIX_ERR_NOT_SUPPORTED)
+            }
+        };
+    }
+    let (srv, me, engine) = tool_connect(path, uri, &c.cache)?;
+    c.me = me.clone();
+    c.engine = Some(engine);
+    c.server = Some((srv.clone(), uri.to_string()));
+    Ok((me, srv))
+}
+
+/// PMIx_tool_disconnect: leave `server` (our current one), staying
+/// initialised; requests still pending complete with an error.
+pub fn disconnect_tool(server: &Proc) -> Res {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
+    let ours = c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server);
+    if !ours {
+        return Err(PMIX_ERR_NOT_FOUND);
+    }
+    let engine = c.engine.take();
+    c.server = None;
+    drop(g);
+    if let Some(e) = engine {
+        say_goodbye(e);
+    }
+    Ok(())
+}
+
+/// Tell the server we leave (it learns at once, not from a closed socket),
+/// then stop our progress thread.
+fn say_goodbye(mut engine: runtime::Engine<ClientRole>) -> pmix_status_t {
+    let mut st = PMIX_SUCCESS;
+    let done = Oneshot::new();
+    let d = done.clone();
+    let sent = engine.handle.run(move |role, net| {
+        role.request(net, wire::FINALIZE, &[], Box::new(move |_, _, st, _| d.set(st)));
+    });
+    if sent {
+        st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
+        if st == PMIX_ERR_LOST_CONNECTION || st == PMIX_ERR_UNREACH {
+            st = PMIX_SUCCESS; // the server is gone: nothing left to tell it
+        }
+    }
+    engine.handle.run(|_, net| net.stop());
+    if let Some(t) = engine.thread.take() {
+        let _ = t.join();
+    }
+    st
 }
 
 /// A tool that does not connect: initialised for local calls only.
@@ -281,7 +361,7 @@ pub fn init_standalone(me: Proc) -> Proc {
     }
     let cache = Arc::new(Cache::default());
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new() });
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new(), server: None });
     me
 }
 
@@ -374,7 +454,8 @@ pub fn init() -> (Proc, pmix_status_t) {
         return (me, status);
     }
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new() });
+    let server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, _)| (Proc::new(&ns, r), u)));
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new(), server });
     (me, status)
 }
 
@@ -409,24 +490,9 @@ pub fn finalize() -> pmix_status_t {
     let mut c = g.take().unwrap();
     drop(g);
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
-    let mut st = PMIX_SUCCESS;
-    if let Some(mut engine) = c.engine.take() {
-        let done = Oneshot::new();
-        let d = done.clone();
-        let sent = engine.handle.run(move |role, net| {
-            role.request(net, wire::FINALIZE, &[], Box::new(move |_, _, st, _| d.set(st)));
-        });
-        if sent {
-            st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
-            if st == PMIX_ERR_LOST_CONNECTION || st == PMIX_ERR_UNREACH {
-                st = PMIX_SUCCESS; // the server is gone: nothing left to tell it
-            }
-        }
-        engine.handle.run(|_, net| net.stop());
-        if let Some(t) = engine.thread.take() {
-            let _ = t.join();
-        }
+    match c.engine.take() {
+        Some(engine) => say_goodbye(engine),
+        None => PMIX_SUCCESS,
     }
-    st
 }
 pub mod api;

@@ -11,7 +11,31 @@ use crate::abi::*;
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_connect_to_server(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_tool_connect_to_server")
+    status_entry!("PMIx_tool_connect_to_server", {
+        // Switch: leave the current server (if another), attach to the named one.
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let (path, uri) = match crate::tool::find_server(&infos) {
+            Ok(x) => x,
+            Err(e) => return e,
+        };
+        if crate::client::me().is_none() {
+            return PMIX_ERR_INIT;
+        }
+        if let Some(cur) = crate::client::connected_server() {
+            if crate::client::attach_tool(&path, &uri).is_err() {
+                let _ = crate::client::disconnect_tool(&cur);
+            }
+        }
+        match crate::client::attach_tool(&path, &uri) {
+            Ok((me, _)) => {
+                if let Some(p) = proc.as_mut() {
+                    *p = me.to_c();
+                }
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]

@@ -43,22 +43,84 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_attach_to_server(myproc: *mut pmix_proc_t, server: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_tool_attach_to_server")
+    status_entry!("PMIx_tool_attach_to_server", {
+        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let (path, uri) = match crate::tool::find_server(&infos) {
+            Ok(x) => x,
+            Err(e) => return e,
+        };
+        match crate::client::attach_tool(&path, &uri) {
+            Ok((me, srv)) => {
+                if let Some(p) = myproc.as_mut() {
+                    *p = me.to_c();
+                }
+                if let Some(p) = server.as_mut() {
+                    *p = srv.to_c();
+                }
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> pmix_status_t {
-    not_yet!("PMIx_tool_disconnect")
+    status_entry!("PMIx_tool_disconnect", {
+        let Some(srv) = server.as_ref() else {
+            crate::pmix_debug!(1, "PMIx_tool_disconnect: NULL server");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        match crate::client::disconnect_tool(&crate::owned::Proc::from_c(srv)) {
+            Ok(()) => PMIX_SUCCESS,
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, nservers: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_tool_get_servers")
+    status_entry!("PMIx_tool_get_servers", {
+        require!("PMIx_tool_get_servers", !servers.is_null() && !nservers.is_null());
+        *servers = core::ptr::null_mut();
+        *nservers = 0;
+        if crate::client::me().is_none() {
+            return PMIX_ERR_INIT;
+        }
+        // One connection at a time: the server we are attached to, if any.
+        let Some(srv) = crate::client::connected_server() else { return PMIX_ERR_NOT_FOUND };
+        let arr = crate::cmem::calloc_array(1, core::mem::size_of::<pmix_proc_t>()) as *mut pmix_proc_t;
+        if arr.is_null() {
+            return PMIX_ERR_NOMEM;
+        }
+        // SAFETY: arr holds one zeroed pmix_proc_t we just allocated.
+        *arr = srv.to_c();
+        *servers = arr;
+        *nservers = 1;
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(server: *const pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_tool_set_server")
+    status_entry!("PMIx_tool_set_server", {
+        let Some(srv) = server.as_ref() else {
+            crate::pmix_debug!(1, "PMIx_tool_set_server: NULL server");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        if crate::client::me().is_none() {
+            return PMIX_ERR_INIT;
+        }
+        // Requests go to the one server we are attached to: it can be chosen,
+        // another cannot (attach to it first).
+        match crate::client::connected_server() {
+            Some(cur) if cur == crate::owned::Proc::from_c(srv) => PMIX_SUCCESS,
+            _ => {
+                crate::pmix_debug!(1, "PMIx_tool_set_server: not attached to that server");
+                PMIX_ERR_NOT_FOUND
+            }
+        }
+    })
 }
 
 #[no_mangle]

@@ -1,0 +1,78 @@
+/*
+ * A tool managing its server connection (pid of a running server in argv[1]):
+ * starts unconnected (PMIX_TOOL_DO_NOT_CONNECT), attaches, lists and selects
+ * its server, disconnects (requests then fail at once, nothing hangs),
+ * re-attaches, switches with PMIx_tool_connect_to_server, finalizes.
+ * Exit 0 when every step answered as expected.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pmix_tool.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { printf("tool_servers: "); printf(__VA_ARGS__); printf("\n"); return 1; } } while (0)
+
+static pmix_status_t query_namespaces(void)
+{
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    PMIX_QUERY_DESTRUCT(&q);
+    if (res) PMIX_INFO_FREE(res, nres);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t me, me2, srv, bogus, *list = NULL;
+    pmix_info_t info, target;
+    size_t n = 0;
+    pid_t pid;
+    pmix_status_t rc;
+
+    CHECK(argc == 2, "usage: tool_servers <server pid>");
+    pid = (pid_t) atoi(argv[1]);
+    PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
+    rc = PMIx_tool_init(&me, &info, 1);
+    CHECK(rc == PMIX_SUCCESS, "init unconnected: %s", PMIx_Error_string(rc));
+    rc = PMIx_tool_get_servers(&list, &n);
+    CHECK(rc == PMIX_ERR_NOT_FOUND && n == 0, "get_servers unconnected: %s, %zu", PMIx_Error_string(rc), n);
+
+    PMIX_INFO_LOAD(&target, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    rc = PMIx_tool_attach_to_server(&me, &srv, &target, 1);
+    CHECK(rc == PMIX_SUCCESS && srv.nspace[0] != '\0', "attach: %s", PMIx_Error_string(rc));
+    printf("tool_servers: attached as %s:%u to %s:%u\n", me.nspace, me.rank, srv.nspace, srv.rank);
+    rc = PMIx_tool_get_servers(&list, &n);
+    CHECK(rc == PMIX_SUCCESS && n == 1 && PMIX_CHECK_PROCID(&list[0], &srv), "get_servers: %s, %zu", PMIx_Error_string(rc), n);
+    PMIX_PROC_FREE(list, n);
+    CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server to ours");
+    PMIX_LOAD_PROCID(&bogus, "no-such-server", 0);
+    rc = PMIx_tool_set_server(&bogus, NULL, 0);
+    CHECK(rc == PMIX_ERR_NOT_FOUND, "set_server to an unknown server: %s", PMIx_Error_string(rc));
+    CHECK(query_namespaces() == PMIX_SUCCESS, "query while attached");
+
+    rc = PMIx_tool_disconnect(&bogus);
+    CHECK(rc == PMIX_ERR_NOT_FOUND, "disconnect from an unknown server: %s", PMIx_Error_string(rc));
+    rc = PMIx_tool_disconnect(&srv);
+    CHECK(rc == PMIX_SUCCESS, "disconnect: %s", PMIx_Error_string(rc));
+    rc = query_namespaces();
+    CHECK(rc != PMIX_SUCCESS, "query after disconnect succeeded");
+    printf("tool_servers: query after disconnect -> %s\n", PMIx_Error_string(rc));
+    rc = PMIx_tool_get_servers(&list, &n);
+    CHECK(rc == PMIX_ERR_NOT_FOUND, "get_servers after disconnect: %s", PMIx_Error_string(rc));
+
+    rc = PMIx_tool_attach_to_server(&me2, &srv, &target, 1);
+    CHECK(rc == PMIX_SUCCESS, "re-attach: %s", PMIx_Error_string(rc));
+    CHECK(query_namespaces() == PMIX_SUCCESS, "query after re-attach");
+    rc = PMIx_tool_connect_to_server(&me2, &target, 1);
+    CHECK(rc == PMIX_SUCCESS, "connect_to_server (same server): %s", PMIx_Error_string(rc));
+    CHECK(query_namespaces() == PMIX_SUCCESS, "query after connect_to_server");
+    rc = PMIx_tool_finalize();
+    CHECK(rc == PMIX_SUCCESS, "finalize: %s", PMIx_Error_string(rc));
+    printf("tool_servers: all checks passed\n");
+    return 0;
+}
