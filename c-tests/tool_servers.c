@@ -43,8 +43,10 @@ int main(int argc, char **argv)
     CHECK(rc == PMIX_ERR_NOT_FOUND && n == 0, "get_servers unconnected: %s, %zu", PMIx_Error_string(rc), n);
 
     PMIX_INFO_LOAD(&target, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    me2 = me;
     rc = PMIx_tool_attach_to_server(&me, &srv, &target, 1);
     CHECK(rc == PMIX_SUCCESS && srv.nspace[0] != '\0', "attach: %s", PMIx_Error_string(rc));
+    CHECK(PMIX_CHECK_PROCID(&me, &me2), "attach renamed the tool: %s:%u -> %s:%u", me2.nspace, me2.rank, me.nspace, me.rank);
     printf("tool_servers: attached as %s:%u to %s:%u\n", me.nspace, me.rank, srv.nspace, srv.rank);
     rc = PMIx_tool_get_servers(&list, &n);
     CHECK(rc == PMIX_SUCCESS && n == 1 && PMIX_CHECK_PROCID(&list[0], &srv), "get_servers: %s, %zu", PMIx_Error_string(rc), n);

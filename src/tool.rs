@@ -35,7 +35,7 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
         return Ok(crate::client::init_standalone(me));
     }
     let (path, uri) = find_server(infos)?;
-    match crate::client::init_tool(&path, &uri) {
+    match crate::client::init_tool(&path, &uri, given.as_ref()) {
         Ok(p) => Ok(p),
         Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
             crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));

@@ -80,7 +80,23 @@ one_per_node() {
     rm -rf "$t"
 }
 
+tool_support_required() {
+    # a tool is refused by a server started without tool support, accepted with it
+    local pid out
+    "$B/server_dirs" sleep=3 >/dev/null & pid=$!
+    sleep 0.5
+    out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?
+    wait $pid
+    [ $rc != 0 ] && echo "$out" | grep -q NOT-SUPPORTED || { echo "without tool support: rc $rc: $out"; return 1; }
+    "$B/server_dirs" tool sleep=3 >/dev/null & pid=$!
+    sleep 0.5
+    out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?
+    wait $pid
+    echo "$out" | grep -q "runs no job" || { echo "with tool support: rc $rc: $out"; return 1; }
+}
+
 check rank_dirs_and_cleanup
+check tool_support_required
 check rmclean_leaves_it_to_the_host
 check one_per_node
 [ $fails = 0 ]

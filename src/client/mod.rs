@@ -244,27 +244,31 @@ fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> R
 }
 
 /// A tool connects to the server at `path` and is given a name.
-pub fn init_tool(path: &str, uri: &str) -> Res<Proc> {
+pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
     let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = g.as_mut() {
         c.refcount += 1;
         return Ok(c.me.clone());
     }
     let cache = Arc::new(Cache::default());
-    let (srv, me, engine) = tool_connect(path, uri, &cache)?;
+    let (srv, me, engine) = tool_connect(path, uri, &cache, chosen)?;
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new(), server: Some((srv, uri.to_string())) });
     Ok(me)
 }
 
 /// Connect a tool to the server at `path`: (server, the name it gave us, engine).
-fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>) -> Res<(Proc, Proc, runtime::Engine<ClientRole>)> {
+fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>) -> Res<(Proc, Proc, runtime::Engine<ClientRole>)> {
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
         crate::pmix_debug!(1, "tool: cannot connect to {path}: {e}");
         PMIX_ERR_UNREACH
     })?;
     let mut body = Encoder::default();
     body.u32(wire::PROTOCOL);
+    if let Some(p) = chosen {
+        crate::owned::encode_str(&mut body, &p.nspace);
+        body.u32(p.rank);
+    }
     let rep = handshake(&mut s, wire::TOOL_HELLO, body.bytes())?;
     let mut d = Decoder::new(&rep);
     let srv = Proc::new(&decode_str(&mut d)?, d.u32()?);
@@ -305,7 +309,8 @@ pub fn attach_tool(path: &str, uri: &str) -> Res<(Proc, Proc)> {
             }
         };
     }
-    let (srv, me, engine) = tool_connect(path, uri, &c.cache)?;
+    // A tool keeps the name it has (given at init, or from its last server).
+    let (srv, me, engine) = tool_connect(path, uri, &c.cache, Some(&c.me.clone()))?;
     c.me = me.clone();
     c.engine = Some(engine);
     c.server = Some((srv.clone(), uri.to_string()));

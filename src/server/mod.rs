@@ -80,6 +80,8 @@ pub struct ServerRole {
     iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
+    /// PMIX_SERVER_TOOL_SUPPORT (or system/session support): tools may connect.
+    pub tool_support: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
     proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
@@ -123,6 +125,7 @@ impl ServerRole {
             iof: iof::Iof::default(),
             iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
+            tool_support: false,
             proc_epilogs: HashMap::new(),
             session_dir: None,
             handle: None,
@@ -627,30 +630,52 @@ impl ServerRole {
     /// tool_connected upcall would name it; without one the server does.
     fn on_tool_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) {
         let ok = d.u32().map(|p| p == wire::PROTOCOL).unwrap_or(false);
+        // The name the tool chose (PMIX_TOOL_NSPACE/RANK), if any.
+        let chosen = match (owned::decode_str(d), d.u32()) {
+            (Ok(ns), Ok(r)) if !ns.is_empty() => Some(Proc::new(&ns, r)),
+            _ => None,
+        };
         let cred = net.cred(conn);
         // SAFETY: plain getter.
         let my_uid = unsafe { libc::geteuid() };
         let allowed = cred.is_some_and(|c| c.uid == my_uid || c.uid == 0);
-        if !ok || !allowed {
-            crate::pmix_debug!(1, "refusing tool connection {conn}: {}", if ok { "different user" } else { "bad hello" });
-            reply(net, conn, req, if ok { PMIX_ERR_NO_PERMISSIONS } else { PMIX_ERR_NOT_SUPPORTED }, &[]);
+        let taken = chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p));
+        let refusal = if !ok {
+            Some((PMIX_ERR_NOT_SUPPORTED, "bad hello"))
+        } else if !self.tool_support {
+            Some((PMIX_ERR_NOT_SUPPORTED, "this server was started without tool support"))
+        } else if !allowed {
+            Some((PMIX_ERR_NO_PERMISSIONS, "different user"))
+        } else if taken {
+            Some((PMIX_ERR_BAD_PARAM, "the name it chose is in use"))
+        } else {
+            None
+        };
+        if let Some((st, why)) = refusal {
+            crate::pmix_debug!(1, "refusing tool connection {conn}: {why}");
+            reply(net, conn, req, st, &[]);
             net.drain_writes(Duration::from_millis(50));
             net.close(conn);
             return;
         }
         let cred = cred.unwrap();
-        let info = vec![
+        let mut info = vec![
             Info::new("pmix.euid", Value::u32(cred.uid)),
             Info::new("pmix.egid", Value::u32(cred.gid)),
             Info::new("pmix.version", Value::string(env!("CARGO_PKG_VERSION"))),
         ];
+        if let Some(p) = &chosen {
+            info.push(Info::new("pmix.tool.nspace", Value::string(&p.nspace)));
+            info.push(Info::new("pmix.tool.rank", Value::rank(p.rank)));
+        }
         let h = self.handle();
+        let fallback = chosen.clone();
         let u = self.host.tool_connected(&info, Box::new(move |st, p| {
-            h.run(move |s, net| s.tool_named(net, conn, req, cred, settled(st), p));
+            h.run(move |s, net| s.tool_named(net, conn, req, cred, settled(st), p.or(fallback)));
         }));
         if let Upcall::Now(_) = u {
-            // No host decision: the server names the tool itself.
-            self.tool_named(net, conn, req, cred, PMIX_SUCCESS, None);
+            // No host decision: the tool's own name, or one the server gives.
+            self.tool_named(net, conn, req, cred, PMIX_SUCCESS, chosen);
         }
     }
 
@@ -1492,6 +1517,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let listener = mio::net::UnixListener::from_std(listener);
     let mut role = ServerRole::new(host, me.clone(), hostname.clone());
     role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
+    role.tool_support = flag(PMIX_SERVER_TOOL_SUPPORT) || flag(PMIX_SERVER_SYSTEM_SUPPORT) || flag(PMIX_SERVER_SESSION_SUPPORT);
     if let Some(n) = find(info, PMIX_IOF_CACHE_SIZE).and_then(|i| i.as_u32()) {
         role.iof.cache_size = n as usize;
     }
