@@ -1,8 +1,10 @@
 /*
  * The IOF API from a tool attached to a running server (pid in argv[1]):
  * pulling the stdin channel and deregistering an unknown handle fail with
- * their error codes; a blocking pull returns a positive handle and delivers
- * what the ranks write ("hello-<rank>" from NRANKS = argv[2] ranks); the
+ * their error codes; a blocking pull (PMIX_IOF_TAG_OUTPUT, and
+ * PMIX_IOF_BUFFERING_SIZE so output is held until each stream ends) returns a
+ * positive handle and delivers what the ranks write, tagged
+ * ("...<stdout>: hello-<rank>" from NRANKS = argv[2] ranks); the
  * blocking deregister succeeds; a non-blocking pull + deregister fire their
  * callbacks exactly once. Exit 0 when all of it held.
  */
@@ -13,7 +15,7 @@
 #include <unistd.h>
 #include <pmix_tool.h>
 
-static volatile int seen;         /* bit r: "hello-r" arrived */
+static volatile int seen;         /* bit r: "hello-r" arrived, tagged as asked */
 static volatile int reg_fired, dereg_fired;
 static volatile pmix_status_t reg_status = -1;
 static volatile size_t reg_ref;
@@ -24,7 +26,7 @@ static void on_output(size_t h, pmix_iof_channel_t ch, pmix_proc_t *src, pmix_by
     char text[64];
     (void) h; (void) ch; (void) info; (void) ninfo;
     if (bo == NULL || bo->size == 0) return;
-    snprintf(text, sizeof text, "hello-%u", src->rank);
+    snprintf(text, sizeof text, "<stdout>: hello-%u", src->rank); /* PMIX_IOF_TAG_OUTPUT */
     if (src->rank < 30 && memmem(bo->bytes, bo->size, text, strlen(text)) != NULL)
         __sync_fetch_and_or(&seen, 1 << src->rank);
 }
@@ -49,7 +51,8 @@ static void on_dereg(pmix_status_t st, void *cbdata)
 int main(int argc, char **argv)
 {
     pmix_proc_t me, job;
-    pmix_info_t info, *results = NULL;
+    pmix_info_t info, *results = NULL, *dirs;
+    uint32_t bsize = 4096;
     pmix_query_t query;
     size_t nresults = 0;
     pid_t pid;
@@ -79,7 +82,12 @@ int main(int argc, char **argv)
     if (rc == PMIX_SUCCESS) FAIL("deregister of an unknown handle succeeded");
     printf("tool_iof: deregister unknown handle -> %s\n", PMIx_Error_string(rc));
 
-    rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+    /* tagged, held until 4 KiB or the end of each rank's stream */
+    PMIX_INFO_CREATE(dirs, 2);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_IOF_TAG_OUTPUT, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_IOF_BUFFERING_SIZE, &bsize, PMIX_UINT32);
+    rc = PMIx_IOF_pull(&job, 1, dirs, 2, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+    PMIX_INFO_FREE(dirs, 2);
     if (rc <= 0) FAIL("blocking pull: %s", PMIx_Error_string(rc));
     printf("tool_iof: blocking pull -> handle %d\n", rc);
     for (i = 0; i < 1000 && seen != all; i++) usleep(10000);

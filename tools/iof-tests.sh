@@ -93,7 +93,7 @@ slow_tool_bounds_memory() {
 
 iof_api_from_a_c_tool() {
     local pid out
-    "$RUN" --timeout 30 -n 3 sh -c 'sleep 1.5; echo hello-$PMIX_RANK; echo err >&2; sleep 1.5' >/dev/null 2>&1 & pid=$!
+    "$RUN" --timeout 30 -n 3 sh -c 'sleep 1.5; echo hello-$PMIX_RANK; echo err >&2; exec >&- 2>&-; sleep 3' >/dev/null 2>&1 & pid=$!
     sleep 0.5
     out=$(timeout 20 "$B/tool_iof" $pid 3); rc=$?
     wait $pid

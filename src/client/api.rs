@@ -496,6 +496,7 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
     let body_head = e.into_bytes();
     let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
     let d2 = done.clone();
+    let dirs = directives.clone();
     let ok = h.run(move |c, net| {
         let local = c.next_iof;
         c.next_iof += 1;
@@ -508,10 +509,15 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
             }
             return;
         }
-        c.request(net, wire::IOF_PULL, e.bytes(), Box::new(move |c, _, st, b| {
+        c.request(net, wire::IOF_PULL, e.bytes(), Box::new(move |c, net, st, b| {
             let id = Decoder::new(b).u32().unwrap_or(0);
             if st == PMIX_SUCCESS {
-                c.iof.insert(local, (id, cb));
+                let pull = super::iof::Pull::new(id, cb, &dirs);
+                if let Some(t) = pull.buffering_time() {
+                    let timer = net.timer(t / 4);
+                    c.iof_timers.insert(timer, local);
+                }
+                c.iof.insert(local, pull);
             }
             if let Some(d) = done.lock().unwrap().take() {
                 d(st, local);
@@ -532,12 +538,15 @@ pub fn iof_deregister(local: u32, done: Done) {
     let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
     let d2 = done.clone();
     let ok = h.run(move |c, net| {
-        let Some((id, _)) = c.iof.remove(&local) else {
+        let Some(mut pull) = c.iof.remove(&local) else {
             if let Some(d) = done.lock().unwrap().take() {
                 d(PMIX_ERR_BAD_PARAM);
             }
             return;
         };
+        // What the pull still holds is delivered before it goes.
+        super::iof::deliver(local, pull.cb, pull.due(true));
+        let id = pull.server_id;
         let mut e = Encoder::default();
         e.u32(id);
         c.request(net, wire::IOF_DEREG, e.bytes(), Box::new(move |_, _, st, _| {

@@ -67,7 +67,10 @@ pub struct ClientRole {
     handle: Option<Handle<ClientRole>>,
     pub me: Proc,
     /// PMIx_IOF_pull handlers: local handle -> (server's id, callback).
-    pub iof: HashMap<u32, (u32, crate::abi::pmix_iof_cbfunc_t)>,
+    /// IOF pulls by local handle.
+    pub iof: HashMap<u32, iof::Pull>,
+    /// Buffering-time timers: timer id -> local pull handle.
+    pub iof_timers: HashMap<u64, u32>,
     pub next_iof: u32,
 }
 
@@ -115,8 +118,17 @@ impl ClientRole {
         Ok(())
     }
 
+    /// Deliver every pull's held output (the stream cannot go on).
+    fn flush_iof(&mut self) {
+        for (h, p) in self.iof.iter_mut() {
+            let ready = p.due(true);
+            iof::deliver(*h, p.cb, ready);
+        }
+    }
+
     fn lost(&mut self, net: &mut Net) {
         self.conn = None;
+        self.flush_iof();
         for (_, cont) in std::mem::take(&mut self.pending) {
             cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
         }
@@ -155,20 +167,13 @@ impl Role for ClientRole {
                 let parsed = (|| -> Res<(u32, Proc, u32, Vec<u8>, bool)> {
                     Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0))
                 })();
-                let Ok((handle, source, channel, mut data, complete)) = parsed else {
+                let Ok((handle, source, channel, data, complete)) = parsed else {
                     crate::pmix_debug!(1, "client: forwarded output does not decode");
                     return;
                 };
-                let Some(&(_, Some(cb))) = self.iof.get(&handle) else { return };
-                let src = source.to_c();
-                let mut bo = pmix_byte_object_t { bytes: data.as_mut_ptr() as *mut core::ffi::c_char, size: data.len() };
-                let info = if complete { vec![Info::new("pmix.iof.cmp", Value::boolean(true))] } else { Vec::new() };
-                let (ip, ni) = crate::owned::infos_to_c(&info);
-                let mut srcm = src;
-                // SAFETY: the caller's callback; every pointer lives through the call.
-                unsafe { cb(handle as usize, channel as pmix_iof_channel_t, &mut srcm, &mut bo, ip, ni) };
-                // SAFETY: made by infos_to_c.
-                unsafe { crate::owned::free_c_infos(ip, ni) };
+                let Some(p) = self.iof.get_mut(&handle) else { return };
+                let ready = p.accept(source, channel as pmix_iof_channel_t, &data, complete);
+                iof::deliver(handle, p.cb, ready);
             }
             _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
         }
@@ -179,7 +184,20 @@ impl Role for ClientRole {
         self.lost(net);
     }
 
+    fn on_timer(&mut self, net: &mut Net, timer: u64) {
+        // Output held for PMIX_IOF_BUFFERING_TIME: deliver what is due, re-arm.
+        let Some(h) = self.iof_timers.remove(&timer) else { return };
+        let Some(p) = self.iof.get_mut(&h) else { return };
+        let ready = p.due(false);
+        iof::deliver(h, p.cb, ready);
+        if let Some(t) = p.buffering_time() {
+            let id = net.timer(t / 4);
+            self.iof_timers.insert(id, h);
+        }
+    }
+
     fn on_stop(&mut self, net: &mut Net) {
+        self.flush_iof();
         for (_, cont) in std::mem::take(&mut self.pending) {
             cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
         }
@@ -475,6 +493,7 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
         handle: None,
         me,
         iof: HashMap::new(),
+        iof_timers: HashMap::new(),
         next_iof: 1,
     };
     let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
@@ -501,3 +520,4 @@ pub fn finalize() -> pmix_status_t {
     }
 }
 pub mod api;
+pub mod iof;

@@ -1,0 +1,233 @@
+//! A tool's (or client's) IO forwarding registrations: what PMIx_IOF_pull's
+//! directives ask of the output before it reaches the callback.
+//!
+//! - PMIX_IOF_TAG_OUTPUT: each line prefixed "[nspace,rank]<stdout>: ";
+//! - PMIX_IOF_TIMESTAMP_OUTPUT: each line prefixed "[seconds.micros]";
+//! - PMIX_IOF_XML_OUTPUT: each line as `<stdout rank="R">text</stdout>`,
+//!   text escaped (a partial line waits for its end, or for the stream's);
+//! - PMIX_IOF_BUFFERING_SIZE: output held until that many bytes are there;
+//! - PMIX_IOF_BUFFERING_TIME: ...or until the oldest held byte is that many
+//!   seconds old.
+//!
+//! Held output is always delivered: at the stream's end (PMIX_IOF_COMPLETE),
+//! at deregistration, and when the connection ends.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::abi::*;
+use crate::owned::{find, Info, Proc, Value};
+
+#[derive(Default, Clone, Copy)]
+struct Format {
+    tag: bool,
+    timestamp: bool,
+    xml: bool,
+}
+
+/// Output of one source and channel not delivered yet.
+#[derive(Default)]
+struct Held {
+    /// Formatted bytes waiting for the buffering bound.
+    ready: Vec<u8>,
+    since: Option<Instant>,
+    /// Unformatted rest of a line (XML needs whole lines).
+    partial: Vec<u8>,
+    /// The next byte starts a line (for tags and timestamps).
+    mid_line: bool,
+}
+
+/// One chunk for the callback: source, channel, bytes, end of stream.
+pub type Ready = (Proc, pmix_iof_channel_t, Vec<u8>, bool);
+
+pub struct Pull {
+    pub server_id: u32,
+    pub cb: pmix_iof_cbfunc_t,
+    fmt: Format,
+    bsize: usize,
+    btime: Option<Duration>,
+    held: HashMap<(Proc, pmix_iof_channel_t), Held>,
+}
+
+fn channel_name(ch: pmix_iof_channel_t) -> &'static str {
+    match ch {
+        PMIX_FWD_STDERR_CHANNEL => "stderr",
+        PMIX_FWD_STDDIAG_CHANNEL => "stddiag",
+        _ => "stdout",
+    }
+}
+
+fn xml_escape(out: &mut Vec<u8>, text: &[u8]) {
+    for &b in text {
+        match b {
+            b'&' => out.extend_from_slice(b"&amp;"),
+            b'<' => out.extend_from_slice(b"&lt;"),
+            b'>' => out.extend_from_slice(b"&gt;"),
+            b'"' => out.extend_from_slice(b"&quot;"),
+            b'\'' => out.extend_from_slice(b"&apos;"),
+            _ => out.push(b),
+        }
+    }
+}
+
+impl Pull {
+    pub fn new(server_id: u32, cb: pmix_iof_cbfunc_t, directives: &[Info]) -> Pull {
+        let on = |k| find(directives, k).is_some_and(|i| i.truthy());
+        let fmt = Format { tag: on(PMIX_IOF_TAG_OUTPUT), timestamp: on(PMIX_IOF_TIMESTAMP_OUTPUT), xml: on(PMIX_IOF_XML_OUTPUT) };
+        let bsize = find(directives, PMIX_IOF_BUFFERING_SIZE).and_then(|i| i.as_u32()).unwrap_or(0) as usize;
+        let btime = find(directives, PMIX_IOF_BUFFERING_TIME).and_then(|i| i.as_u32()).filter(|&s| s > 0).map(|s| Duration::from_secs(s as u64));
+        Pull { server_id, cb, fmt, bsize, btime, held: HashMap::new() }
+    }
+
+    /// The wait before held output is due, when time-buffering.
+    pub fn buffering_time(&self) -> Option<Duration> {
+        self.btime
+    }
+
+    fn prefix(&self, src: &Proc, ch: pmix_iof_channel_t) -> Vec<u8> {
+        let mut p = String::new();
+        if self.fmt.timestamp {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            p.push_str(&format!("[{}.{:06}]", t.as_secs(), t.subsec_micros()));
+        }
+        if self.fmt.tag {
+            p.push_str(&format!("[{},{}]<{}>: ", src.nspace, src.rank, channel_name(ch)));
+        }
+        p.into_bytes()
+    }
+
+    /// Format `data` as the directives ask (prefixes at line starts).
+    fn format(&mut self, src: &Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) -> Vec<u8> {
+        let prefix = self.prefix(src, ch);
+        let fmt = self.fmt;
+        let h = self.held.entry((src.clone(), ch)).or_default();
+        if fmt.xml {
+            h.partial.extend_from_slice(data);
+            let cut = if end { h.partial.len() } else { h.partial.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
+            let lines: Vec<u8> = h.partial.drain(..cut).collect();
+            let mut out = Vec::new();
+            for l in lines.split_inclusive(|&b| b == b'\n') {
+                let text = l.strip_suffix(b"\n").unwrap_or(l);
+                out.extend_from_slice(format!("<{} rank=\"{}\">", channel_name(ch), src.rank).as_bytes());
+                out.extend_from_slice(&prefix);
+                xml_escape(&mut out, text);
+                out.extend_from_slice(format!("</{}>\n", channel_name(ch)).as_bytes());
+            }
+            return out;
+        }
+        if prefix.is_empty() {
+            return data.to_vec();
+        }
+        let mut out = Vec::with_capacity(data.len() + 32);
+        for piece in data.split_inclusive(|&b| b == b'\n') {
+            if !h.mid_line {
+                out.extend_from_slice(&prefix);
+            }
+            out.extend_from_slice(piece);
+            h.mid_line = !piece.ends_with(b"\n");
+        }
+        out
+    }
+
+    /// Output arrived from the server: what is ready for the callback now.
+    pub fn accept(&mut self, src: Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) -> Vec<Ready> {
+        let formatted = self.format(&src, ch, data, end);
+        let (bsize, timed) = (self.bsize, self.btime.is_some());
+        let h = self.held.entry((src.clone(), ch)).or_default();
+        if !formatted.is_empty() && h.since.is_none() {
+            h.since = Some(Instant::now());
+        }
+        h.ready.extend_from_slice(&formatted);
+        let hold = !end && (h.ready.len() < bsize || (bsize == 0 && timed));
+        if hold {
+            return Vec::new();
+        }
+        h.since = None;
+        let bytes = std::mem::take(&mut h.ready);
+        if end {
+            self.held.remove(&(src.clone(), ch));
+        }
+        if bytes.is_empty() && !end {
+            return Vec::new();
+        }
+        vec![(src, ch, bytes, end)]
+    }
+
+    /// Held output whose time is up (all of it with `all`).
+    pub fn due(&mut self, all: bool) -> Vec<Ready> {
+        let btime = self.btime.unwrap_or(Duration::ZERO);
+        let mut out = Vec::new();
+        for ((src, ch), h) in self.held.iter_mut() {
+            if all && !h.partial.is_empty() {
+                // An XML line that never ended: delivered as it is.
+                let rest = std::mem::take(&mut h.partial);
+                let tag = format!("<{} rank=\"{}\">", channel_name(*ch), src.rank);
+                h.ready.extend_from_slice(tag.as_bytes());
+                xml_escape(&mut h.ready, &rest);
+                h.ready.extend_from_slice(format!("</{}>\n", channel_name(*ch)).as_bytes());
+            }
+            let old = h.since.is_some_and(|t| t.elapsed() >= btime);
+            if !h.ready.is_empty() && (all || old) {
+                h.since = None;
+                out.push((src.clone(), *ch, std::mem::take(&mut h.ready), false));
+            }
+        }
+        out
+    }
+}
+
+/// Hand ready chunks to the pull's callback.
+pub fn deliver(handle: u32, cb: pmix_iof_cbfunc_t, chunks: Vec<Ready>) {
+    let Some(cb) = cb else { return };
+    for (src, ch, mut data, end) in chunks {
+        let mut srcm = src.to_c();
+        let mut bo = pmix_byte_object_t { bytes: data.as_mut_ptr() as *mut core::ffi::c_char, size: data.len() };
+        let info = if end { vec![Info::new("pmix.iof.cmp", Value::boolean(true))] } else { Vec::new() };
+        let (ip, ni) = crate::owned::infos_to_c(&info);
+        // SAFETY: the caller's callback; every pointer lives through the call.
+        unsafe { cb(handle as usize, ch, &mut srcm, &mut bo, ip, ni) };
+        // SAFETY: made by infos_to_c.
+        unsafe { crate::owned::free_c_infos(ip, ni) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pull(dirs: Vec<Info>) -> Pull {
+        Pull::new(1, None, &dirs)
+    }
+    fn bytes(r: Vec<Ready>) -> Vec<u8> {
+        r.into_iter().flat_map(|c| c.2).collect()
+    }
+
+    #[test]
+    fn tags_at_line_starts_across_chunks() {
+        let mut p = pull(vec![Info::new("pmix.iof.tag", Value::boolean(true))]);
+        let s = Proc::new("ns", 3);
+        let mut got = bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"a\nb", false));
+        got.extend(bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"c\n", true)));
+        assert_eq!(got, b"[ns,3]<stdout>: a\n[ns,3]<stdout>: bc\n");
+    }
+
+    #[test]
+    fn xml_whole_lines_escaped() {
+        let mut p = pull(vec![Info::new("pmix.iof.xml", Value::boolean(true))]);
+        let s = Proc::new("ns", 0);
+        assert!(bytes(p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"x<y", false)).is_empty());
+        let got = bytes(p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"&z\nlast", true));
+        assert_eq!(got, b"<stderr rank=\"0\">x&lt;y&amp;z</stderr>\n<stderr rank=\"0\">last</stderr>\n");
+    }
+
+    #[test]
+    fn size_buffering_holds_then_flushes() {
+        let mut p = pull(vec![Info::new("pmix.iof.bsize", Value::u32(10))]);
+        let s = Proc::new("ns", 0);
+        assert!(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"12345", false).is_empty());
+        assert_eq!(bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"67890", false)), b"1234567890");
+        assert!(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"ab", false).is_empty());
+        assert_eq!(bytes(p.due(true)), b"ab"); // deregistration flushes
+        assert!(p.due(true).is_empty());
+    }
+}
