@@ -5,6 +5,8 @@
 #    channel) and pmixrun's terminal holds the same bytes, line-atomic;
 #  - stdin reaches rank 0 (default), a chosen rank, all ranks;
 #  - a rank that closes its output early does not stall the others;
+#  - output written before a tool pulls is cached under each drop policy;
+#  - a slow tool throttles the ranks instead of growing pmixrun's memory;
 #  - the IOF API's error codes and callbacks from a C tool.
 # usage: iof-tests.sh BUILD_DIR ; prints one line per check, exit 0 if all pass.
 set -u
@@ -68,6 +70,21 @@ early_close_does_not_stall() {
     [ "$1" = first ] && [ "$(echo "$2 - $t0 < 3" | bc -l)" = 1 ] || { echo "first line: '$first' (start $t0)"; return 1; }
 }
 
+cache_before_pull() {
+    # Output written before any tool pulls is kept (per rank and stream, up
+    # to --iof-cache bytes) and delivered to the first pull; beyond the bound
+    # the oldest or the newest chunks go, as asked.
+    local policy want got pid
+    for policy in oldest newest; do
+        "$RUN" --iof-cache "12,$policy" -n 1 sh -c 'printf "aaaa\n"; sleep 0.2; printf "bbbb\n"; sleep 0.2; printf "cccc\n"; sleep 3' >/dev/null & pid=$!
+        sleep 1.2
+        got=$("$CTL" --pid $pid output | tr '\n' ' ')
+        wait $pid
+        [ $policy = oldest ] && want="bbbb cccc " || want="aaaa bbbb "
+        [ "$got" = "$want" ] || { echo "$policy: got '$got', want '$want'"; return 1; }
+    done
+}
+
 slow_tool_bounds_memory() {
     # One rank writes 4 x MIB MiB while an attached tool's reader stalls for
     # 3 s: pmixrun throttles the rank instead of queueing, so its peak memory
@@ -104,6 +121,7 @@ iof_api_from_a_c_tool() {
 check big_output_to_tools_and_terminal
 check stdin_targets
 check early_close_does_not_stall
+check cache_before_pull
 check slow_tool_bounds_memory
 check iof_api_from_a_c_tool
 [ $fails = 0 ]

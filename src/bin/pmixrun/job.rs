@@ -21,11 +21,14 @@ pub struct Options {
     pub timeout: Option<u64>,
     pub grace: u64,
     pub verbose: bool,
+    /// Output kept per rank and stream for tools that pull it later:
+    /// bytes, and whether the newest (true) or the oldest is dropped beyond.
+    pub iof_cache: Option<(u32, bool)>,
 }
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false };
+    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false, iof_cache: None };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -57,6 +60,18 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                         "all" => crate::io::StdinTarget::All,
                         r => crate::io::StdinTarget::Rank(r.parse().map_err(|_| format!("--stdin: '{r}' is not all, none or a rank"))?),
                     }
+                }
+                "--iof-cache" => {
+                    // BYTES[,oldest|newest]: which end goes when it is full
+                    let v = val(&mut i)?;
+                    let (n, policy) = v.split_once(',').unwrap_or((v.as_str(), "oldest"));
+                    let n: u32 = n.parse().map_err(|_| format!("--iof-cache: '{n}' is not a number of bytes"))?;
+                    let newest = match policy {
+                        "oldest" => false,
+                        "newest" => true,
+                        other => return Err(format!("--iof-cache: '{other}' is not oldest or newest")),
+                    };
+                    opts.iof_cache = Some((n, newest));
                 }
                 "--on-stall" => {
                     opts.on_stall = match val(&mut i)?.as_str() {

@@ -45,6 +45,10 @@ Global (before the first program):
                      line) or raw (bytes as they come: '\\r' progress bars)
       --output-dir D write each rank's stdout/stderr to D/<ns>/rank.<r>/
       --stdin WHO    where pmixrun's stdin goes: a rank (default 0), all, none
+      --iof-cache BYTES[,oldest|newest]  output each rank writes before a
+                     tool pulls it is kept for the tool up to BYTES per rank
+                     and stream (default 1 MiB), dropping the oldest
+                     (default) or the newest beyond
       --no-ompi-hint don't set JSM_JSRUN_PORT in the ranks' environment.
                      Open MPI 4.1 takes its PMIx direct-launch path only
                      when it recognises a launcher (Slurm, Flux, JSM); pmixrun
@@ -106,10 +110,14 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let stdins: io::Stdins = Default::default();
     let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, verbose);
     // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
-    let info = vec![
+    let mut info = vec![
         Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id()))),
         Info::new("pmix.srvr.tool", pmix::owned::Value::boolean(true)),
     ];
+    if let Some((bytes, newest)) = opts.iof_cache {
+        info.push(Info::new("pmix.iof.csize", pmix::owned::Value::u32(bytes)));
+        info.push(Info::new(if newest { "pmix.iof.new" } else { "pmix.iof.old" }, pmix::owned::Value::boolean(true)));
+    }
     pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
     launcher.ompi_hint = opts.ompi_hint;
