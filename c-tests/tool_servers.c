@@ -1,7 +1,8 @@
 /*
- * A tool managing its server connection (pid of a running server in argv[1]):
- * starts unconnected (PMIX_TOOL_DO_NOT_CONNECT), attaches, lists and selects
- * its server, disconnects (requests then fail at once, nothing hangs),
+ * A tool managing its server connections (pids of running servers in argv[1]
+ * and, optionally, argv[2]): starts unconnected (PMIX_TOOL_DO_NOT_CONNECT),
+ * attaches, lists and selects its server(s), holds two at once and moves
+ * its requests between them, disconnects (requests then fail at once, nothing hangs),
  * re-attaches, switches with PMIx_tool_connect_to_server, finalizes.
  * Exit 0 when every step answered as expected.
  */
@@ -12,6 +13,8 @@
 
 #define CHECK(cond, ...) do { if (!(cond)) { printf("tool_servers: "); printf(__VA_ARGS__); printf("\n"); return 1; } } while (0)
 
+static char last_namespaces[512];
+
 static pmix_status_t query_namespaces(void)
 {
     pmix_query_t q;
@@ -21,6 +24,9 @@ static pmix_status_t query_namespaces(void)
     PMIX_QUERY_CONSTRUCT(&q);
     PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
     rc = PMIx_Query_info(&q, 1, &res, &nres);
+    last_namespaces[0] = '\0';
+    if (rc == PMIX_SUCCESS && nres == 1 && res[0].value.type == PMIX_STRING)
+        snprintf(last_namespaces, sizeof last_namespaces, "%s", res[0].value.data.string);
     PMIX_QUERY_DESTRUCT(&q);
     if (res) PMIX_INFO_FREE(res, nres);
     return rc;
@@ -34,7 +40,7 @@ int main(int argc, char **argv)
     pid_t pid;
     pmix_status_t rc;
 
-    CHECK(argc == 2, "usage: tool_servers <server pid>");
+    CHECK(argc == 2 || argc == 3, "usage: tool_servers <server pid> [<second server pid>]");
     pid = (pid_t) atoi(argv[1]);
     PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
     rc = PMIx_tool_init(&me, &info, 1);
@@ -56,6 +62,28 @@ int main(int argc, char **argv)
     rc = PMIx_tool_set_server(&bogus, NULL, 0);
     CHECK(rc == PMIX_ERR_NOT_FOUND, "set_server to an unknown server: %s", PMIx_Error_string(rc));
     CHECK(query_namespaces() == PMIX_SUCCESS, "query while attached");
+    if (argc > 2) {
+        /* a second server: attached alongside, then made the primary one */
+        pmix_proc_t srv2;
+        pmix_info_t target2;
+        pid_t pid2 = (pid_t) atoi(argv[2]);
+        char first_ns[512];
+        snprintf(first_ns, sizeof first_ns, "%s", last_namespaces);
+        PMIX_INFO_LOAD(&target2, PMIX_SERVER_PIDINFO, &pid2, PMIX_PID);
+        rc = PMIx_tool_attach_to_server(&me2, &srv2, &target2, 1);
+        CHECK(rc == PMIX_SUCCESS, "attach to a second server: %s", PMIx_Error_string(rc));
+        rc = PMIx_tool_get_servers(&list, &n);
+        CHECK(rc == PMIX_SUCCESS && n == 2 && PMIX_CHECK_PROCID(&list[0], &srv) && PMIX_CHECK_PROCID(&list[1], &srv2),
+              "get_servers with two: %s, %zu", PMIx_Error_string(rc), n);
+        PMIX_PROC_FREE(list, n);
+        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server stays primary");
+        CHECK(PMIx_tool_set_server(&srv2, NULL, 0) == PMIX_SUCCESS, "set_server to the second");
+        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) != 0, "requests go to the second server");
+        printf("tool_servers: first server runs %s, second %s\n", first_ns, last_namespaces);
+        CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server back to the first");
+        CHECK(PMIx_tool_disconnect(&srv2) == PMIX_SUCCESS, "disconnect the second");
+        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first still answers");
+    }
 
     rc = PMIx_tool_disconnect(&bogus);
     CHECK(rc == PMIX_ERR_NOT_FOUND, "disconnect from an unknown server: %s", PMIx_Error_string(rc));

@@ -170,9 +170,11 @@ t_tool() {
     sleep 0.5
     out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
     out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
-    # attach / get_servers / set_server / disconnect / re-attach / connect_to_server
-    out3=$(with_ours timeout 20 "$B/tool_servers" $pid 2>&1); rc3=$?
-    wait $pid
+    # attach / two servers at once / get_servers / set_server / disconnect / re-attach / connect_to_server
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 1 sleep 3 & pid2=$!
+    sleep 0.5
+    out3=$(with_ours timeout 20 "$B/tool_servers" $pid $pid2 2>&1); rc3=$?
+    wait $pid $pid2
     echo "$out"; echo "$out2"; echo "$out3"
     [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks' && [ $rc2 = 0 ] && echo "$out2" | grep -q 'has 3 ranks' &&
         [ $rc3 = 0 ] && [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]

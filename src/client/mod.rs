@@ -212,9 +212,12 @@ pub struct ClientGlobal {
     pub engine: Option<runtime::Engine<ClientRole>>,
     /// Put data not yet committed: (scope, info).
     pub puts: Vec<(pmix_scope_t, Info)>,
-    /// The server we are connected to and its contact (a tool holds one
-    /// connection at a time; see tool.rs).
+    /// The server `engine` is connected to (the primary one: requests go
+    /// there) and the path of its socket.
     pub server: Option<(Proc, String)>,
+    /// A tool's further server connections (PMIx_tool_attach_to_server),
+    /// any of which PMIx_tool_set_server can make the primary one.
+    pub others: Vec<(Proc, String, runtime::Engine<ClientRole>)>,
 }
 
 pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
@@ -271,7 +274,7 @@ pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
     let cache = Arc::new(Cache::default());
     let (srv, me, engine) = tool_connect(path, uri, &cache, chosen)?;
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new(), server: Some((srv, uri.to_string())) });
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new(), server: Some((srv, path.to_string())), others: Vec::new() });
     Ok(me)
 }
 
@@ -303,49 +306,88 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
     Ok((srv, me, engine))
 }
 
-/// The server this process is connected to, if any.
+/// The primary server this process is connected to, if any.
 pub fn connected_server() -> Option<Proc> {
     let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     g.as_ref().filter(|c| c.engine.is_some()).and_then(|c| c.server.as_ref().map(|(p, _)| p.clone()))
 }
 
-/// PMIx_tool_attach_to_server: connect an initialised but unconnected tool
-/// (PMIX_TOOL_DO_NOT_CONNECT, or after PMIx_tool_disconnect) to the server
-/// at `path`. Already connected to that same server: nothing to do; to
-/// another: PMIX_ERR_NOT_SUPPORTED (one connection at a time; disconnect
-/// first, or use PMIx_tool_connect_to_server to switch).
-pub fn attach_tool(path: &str, uri: &str) -> Res<(Proc, Proc)> {
+/// Every server this process is connected to, the primary one first.
+pub fn connected_servers() -> Vec<Proc> {
+    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = g.as_ref() else { return Vec::new() };
+    let primary = c.server.as_ref().filter(|_| c.engine.is_some()).map(|(p, _)| p.clone());
+    primary.into_iter().chain(c.others.iter().map(|(p, _, _)| p.clone())).collect()
+}
+
+
+/// Make the connection `i` of `others` the primary one (the old primary,
+/// if any, becomes another connection).
+fn promote(c: &mut ClientGlobal, i: usize) {
+    let (srv, uri, engine) = c.others.remove(i);
+    if let (Some(old), Some((osrv, ouri))) = (c.engine.take(), c.server.take()) {
+        c.others.push((osrv, ouri, old));
+    }
+    c.engine = Some(engine);
+    c.server = Some((srv, uri));
+}
+
+/// PMIx_tool_attach_to_server: connect to the server at `path` (a tool may
+/// hold several connections). It becomes the primary server when asked
+/// (PMIX_PRIMARY_SERVER) or when there is none; an existing connection to
+/// it is reused.
+pub fn attach_tool(path: &str, uri: &str, primary: bool) -> Res<(Proc, Proc)> {
     let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
-    if c.engine.is_some() {
-        let same = c.server.as_ref().and_then(|(_, u)| wire::parse_contact(u)).is_some_and(|(_, _, p)| p == path);
-        return match (&c.server, same) {
-            (Some((srv, _)), true) => Ok((c.me.clone(), srv.clone())),
-            _ => {
-                crate::pmix_debug!(1, "tool: already connected to another server (one connection at a time)");
-                Err(PMIX_ERR_NOT_SUPPORTED)
-            }
-        };
+    if let (Some(_), Some((srv, u))) = (&c.engine, &c.server) {
+        if u == path {
+            return Ok((c.me.clone(), srv.clone()));
+        }
     }
-    // A tool keeps the name it has (given at init, or from its last server).
+    if let Some(i) = c.others.iter().position(|(_, p, _)| p == path) {
+        let srv = c.others[i].0.clone();
+        if primary {
+            promote(c, i);
+        }
+        return Ok((c.me.clone(), srv));
+    }
+    // A tool keeps the name it has (given at init, or from its first server).
     let (srv, me, engine) = tool_connect(path, uri, &c.cache, Some(&c.me.clone()))?;
     c.me = me.clone();
-    c.engine = Some(engine);
-    c.server = Some((srv.clone(), uri.to_string()));
+    c.others.push((srv.clone(), path.to_string(), engine));
+    if primary || c.engine.is_none() {
+        let i = c.others.len() - 1;
+        promote(c, i);
+    }
     Ok((me, srv))
 }
 
-/// PMIx_tool_disconnect: leave `server` (our current one), staying
-/// initialised; requests still pending complete with an error.
+/// PMIx_tool_set_server: make a server we are connected to the primary one.
+pub fn select_server(server: &Proc) -> Res {
+    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
+    if c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server) {
+        return Ok(());
+    }
+    let i = c.others.iter().position(|(p, _, _)| p == server).ok_or(PMIX_ERR_NOT_FOUND)?;
+    promote(c, i);
+    Ok(())
+}
+
+/// PMIx_tool_disconnect: leave `server`, staying initialised; its pending
+/// requests complete with an error. Leaving the primary server leaves none
+/// (requests answer PMIX_ERR_UNREACH until PMIx_tool_set_server).
 pub fn disconnect_tool(server: &Proc) -> Res {
     let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
-    let ours = c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server);
-    if !ours {
+    let engine = if c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server) {
+        c.server = None;
+        c.engine.take()
+    } else if let Some(i) = c.others.iter().position(|(p, _, _)| p == server) {
+        Some(c.others.remove(i).2)
+    } else {
         return Err(PMIX_ERR_NOT_FOUND);
-    }
-    let engine = c.engine.take();
-    c.server = None;
+    };
     drop(g);
     if let Some(e) = engine {
         say_goodbye(e);
@@ -384,7 +426,7 @@ pub fn init_standalone(me: Proc) -> Proc {
     }
     let cache = Arc::new(Cache::default());
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new(), server: None });
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new(), server: None, others: Vec::new() });
     me
 }
 
@@ -477,8 +519,8 @@ pub fn init() -> (Proc, pmix_status_t) {
         return (me, status);
     }
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
-    let server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, _)| (Proc::new(&ns, r), u)));
-    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new(), server });
+    let server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
+    *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new(), server, others: Vec::new() });
     (me, status)
 }
 
@@ -514,6 +556,9 @@ pub fn finalize() -> pmix_status_t {
     let mut c = g.take().unwrap();
     drop(g);
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
+    for (_, _, e) in std::mem::take(&mut c.others) {
+        say_goodbye(e);
+    }
     match c.engine.take() {
         Some(engine) => say_goodbye(engine),
         None => PMIX_SUCCESS,

@@ -21,13 +21,12 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(proc: *mut pmix_proc_t, inf
         if crate::client::me().is_none() {
             return PMIX_ERR_INIT;
         }
-        if let Some(cur) = crate::client::connected_server() {
-            if crate::client::attach_tool(&path, &uri).is_err() {
-                let _ = crate::client::disconnect_tool(&cur);
-            }
-        }
-        match crate::client::attach_tool(&path, &uri) {
-            Ok((me, _)) => {
+        let old = crate::client::connected_server();
+        match crate::client::attach_tool(&path, &uri, true) {
+            Ok((me, srv)) => {
+                if let Some(o) = old.filter(|o| *o != srv) {
+                    let _ = crate::client::disconnect_tool(&o);
+                }
                 if let Some(p) = proc.as_mut() {
                     *p = me.to_c();
                 }

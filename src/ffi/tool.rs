@@ -49,7 +49,8 @@ pub unsafe extern "C" fn PMIx_tool_attach_to_server(myproc: *mut pmix_proc_t, se
             Ok(x) => x,
             Err(e) => return e,
         };
-        match crate::client::attach_tool(&path, &uri) {
+        let primary = crate::owned::find(&infos, PMIX_PRIMARY_SERVER).is_some_and(|i| i.truthy());
+        match crate::client::attach_tool(&path, &uri, primary) {
             Ok((me, srv)) => {
                 if let Some(p) = myproc.as_mut() {
                     *p = me.to_c();
@@ -87,16 +88,20 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, n
         if crate::client::me().is_none() {
             return PMIX_ERR_INIT;
         }
-        // One connection at a time: the server we are attached to, if any.
-        let Some(srv) = crate::client::connected_server() else { return PMIX_ERR_NOT_FOUND };
-        let arr = crate::cmem::calloc_array(1, core::mem::size_of::<pmix_proc_t>()) as *mut pmix_proc_t;
+        let all = crate::client::connected_servers();
+        if all.is_empty() {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        let arr = crate::cmem::calloc_array(all.len(), core::mem::size_of::<pmix_proc_t>()) as *mut pmix_proc_t;
         if arr.is_null() {
             return PMIX_ERR_NOMEM;
         }
-        // SAFETY: arr holds one zeroed pmix_proc_t we just allocated.
-        *arr = srv.to_c();
+        for (i, p) in all.iter().enumerate() {
+            // SAFETY: arr holds all.len() zeroed pmix_proc_t we just allocated.
+            *arr.add(i) = p.to_c();
+        }
         *servers = arr;
-        *nservers = 1;
+        *nservers = all.len();
         PMIX_SUCCESS
     })
 }
@@ -111,13 +116,12 @@ pub unsafe extern "C" fn PMIx_tool_set_server(server: *const pmix_proc_t, info: 
         if crate::client::me().is_none() {
             return PMIX_ERR_INIT;
         }
-        // Requests go to the one server we are attached to: it can be chosen,
-        // another cannot (attach to it first).
-        match crate::client::connected_server() {
-            Some(cur) if cur == crate::owned::Proc::from_c(srv) => PMIX_SUCCESS,
-            _ => {
+        // Requests go to the primary server: any server we are attached to.
+        match crate::client::select_server(&crate::owned::Proc::from_c(srv)) {
+            Ok(()) => PMIX_SUCCESS,
+            Err(e) => {
                 crate::pmix_debug!(1, "PMIx_tool_set_server: not attached to that server");
-                PMIX_ERR_NOT_FOUND
+                e
             }
         }
     })
