@@ -77,3 +77,10 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     };
     Ok((path, uri))
 }
+
+/// Attach to the server `infos` name (PMIx_tool_attach_to_server,
+/// PMIx_tool_connect_to_server): (our name, the server).
+pub fn attach(infos: &[Info], primary: bool) -> Res<(Proc, Proc)> {
+    let (path, uri) = find_server(infos)?;
+    crate::client::attach_tool(&path, &uri, primary)
+}

@@ -57,6 +57,14 @@ fn channel_name(ch: pmix_iof_channel_t) -> &'static str {
     }
 }
 
+/// One line as `<channel rank="R">prefix text</channel>`, text escaped.
+fn xml_line(out: &mut Vec<u8>, ch: pmix_iof_channel_t, rank: pmix_rank_t, prefix: &[u8], text: &[u8]) {
+    out.extend_from_slice(format!("<{} rank=\"{}\">", channel_name(ch), rank).as_bytes());
+    out.extend_from_slice(prefix);
+    xml_escape(out, text);
+    out.extend_from_slice(format!("</{}>\n", channel_name(ch)).as_bytes());
+}
+
 fn xml_escape(out: &mut Vec<u8>, text: &[u8]) {
     for &b in text {
         match b {
@@ -107,11 +115,7 @@ impl Pull {
             let lines: Vec<u8> = h.partial.drain(..cut).collect();
             let mut out = Vec::new();
             for l in lines.split_inclusive(|&b| b == b'\n') {
-                let text = l.strip_suffix(b"\n").unwrap_or(l);
-                out.extend_from_slice(format!("<{} rank=\"{}\">", channel_name(ch), src.rank).as_bytes());
-                out.extend_from_slice(&prefix);
-                xml_escape(&mut out, text);
-                out.extend_from_slice(format!("</{}>\n", channel_name(ch)).as_bytes());
+                xml_line(&mut out, ch, src.rank, &prefix, l.strip_suffix(b"\n").unwrap_or(l));
             }
             return out;
         }
@@ -157,19 +161,20 @@ impl Pull {
     pub fn due(&mut self, all: bool) -> Vec<Ready> {
         let btime = self.btime.unwrap_or(Duration::ZERO);
         let mut out = Vec::new();
-        for ((src, ch), h) in self.held.iter_mut() {
-            if all && !h.partial.is_empty() {
+        let keys: Vec<(Proc, pmix_iof_channel_t)> = self.held.keys().cloned().collect();
+        for (src, ch) in keys {
+            let unended = all && self.held.get(&(src.clone(), ch)).is_some_and(|h| !h.partial.is_empty());
+            let prefix = if unended { self.prefix(&src, ch) } else { Vec::new() };
+            let Some(h) = self.held.get_mut(&(src.clone(), ch)) else { continue };
+            if unended {
                 // An XML line that never ended: delivered as it is.
                 let rest = std::mem::take(&mut h.partial);
-                let tag = format!("<{} rank=\"{}\">", channel_name(*ch), src.rank);
-                h.ready.extend_from_slice(tag.as_bytes());
-                xml_escape(&mut h.ready, &rest);
-                h.ready.extend_from_slice(format!("</{}>\n", channel_name(*ch)).as_bytes());
+                xml_line(&mut h.ready, ch, src.rank, &prefix, &rest);
             }
             let old = h.since.is_some_and(|t| t.elapsed() >= btime);
             if !h.ready.is_empty() && (all || old) {
                 h.since = None;
-                out.push((src.clone(), *ch, std::mem::take(&mut h.ready), false));
+                out.push((src, ch, std::mem::take(&mut h.ready), false));
             }
         }
         out

@@ -352,7 +352,7 @@ pub fn attach_tool(path: &str, uri: &str, primary: bool) -> Res<(Proc, Proc)> {
         return Ok((c.me.clone(), srv));
     }
     // A tool keeps the name it has (given at init, or from its first server).
-    let (srv, me, engine) = tool_connect(path, uri, &c.cache, Some(&c.me.clone()))?;
+    let (srv, me, engine) = tool_connect(path, uri, &c.cache, Some(&c.me))?;
     c.me = me.clone();
     c.others.push((srv.clone(), path.to_string(), engine));
     if primary || c.engine.is_none() {

@@ -1104,45 +1104,33 @@ pub unsafe extern "C" fn PMIx_Data_embed(buffer: *mut pmix_data_buffer_t, payloa
     })
 }
 
+/// Run `f` over the caller's bytes and hand back a malloc'ed result
+/// (PMIx_Data_compress / _decompress): false on bad arguments or failure.
+unsafe fn transform_bytes(f: fn(&[u8]) -> Option<Vec<u8>>, inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
+    if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() || size == 0 {
+        return false;
+    }
+    // SAFETY: the caller gives `size` readable bytes at `inbytes`.
+    let Some(v) = f(unsafe { core::slice::from_raw_parts(inbytes, size) }) else { return false };
+    let p = crate::data::compress::to_c(&v);
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: both out-pointers checked non-null above.
+    unsafe {
+        *outbytes = p;
+        *nbytes = v.len();
+    }
+    true
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_compress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-    entry!("PMIx_Data_compress", {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() || size == 0 {
-            return false;
-        }
-        match crate::data::compress::compress(core::slice::from_raw_parts(inbytes, size)) {
-            Some(v) => {
-                let p = crate::data::compress::to_c(&v);
-                if p.is_null() {
-                    return false;
-                }
-                *outbytes = p;
-                *nbytes = v.len();
-                true
-            }
-            None => false,
-        }
-    })
+    entry!("PMIx_Data_compress", { transform_bytes(crate::data::compress::compress, inbytes, size, outbytes, nbytes) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_decompress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-    entry!("PMIx_Data_decompress", {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() || size == 0 {
-            return false;
-        }
-        match crate::data::compress::decompress(core::slice::from_raw_parts(inbytes, size)) {
-            Some(v) => {
-                let p = crate::data::compress::to_c(&v);
-                if p.is_null() {
-                    return false;
-                }
-                *outbytes = p;
-                *nbytes = v.len();
-                true
-            }
-            None => false,
-        }
-    })
+    entry!("PMIx_Data_decompress", { transform_bytes(crate::data::compress::decompress, inbytes, size, outbytes, nbytes) })
 }
 

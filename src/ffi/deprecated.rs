@@ -14,15 +14,8 @@ pub unsafe extern "C" fn PMIx_tool_connect_to_server(proc: *mut pmix_proc_t, inf
     status_entry!("PMIx_tool_connect_to_server", {
         // Switch: leave the current server (if another), attach to the named one.
         let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let (path, uri) = match crate::tool::find_server(&infos) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
-        if crate::client::me().is_none() {
-            return PMIX_ERR_INIT;
-        }
         let old = crate::client::connected_server();
-        match crate::client::attach_tool(&path, &uri, true) {
+        match crate::tool::attach(&infos, true) {
             Ok((me, srv)) => {
                 if let Some(o) = old.filter(|o| *o != srv) {
                     let _ = crate::client::disconnect_tool(&o);

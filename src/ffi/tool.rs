@@ -45,12 +45,8 @@ pub unsafe extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
 pub unsafe extern "C" fn PMIx_tool_attach_to_server(myproc: *mut pmix_proc_t, server: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_tool_attach_to_server", {
         let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let (path, uri) = match crate::tool::find_server(&infos) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
         let primary = crate::owned::find(&infos, PMIX_PRIMARY_SERVER).is_some_and(|i| i.truthy());
-        match crate::client::attach_tool(&path, &uri, primary) {
+        match crate::tool::attach(&infos, primary) {
             Ok((me, srv)) => {
                 if let Some(p) = myproc.as_mut() {
                     *p = me.to_c();

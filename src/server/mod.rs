@@ -188,11 +188,9 @@ impl ServerRole {
     /// A rank's own directory, under the namespace directory we made.
     fn make_procdir(&mut self, proc: &Proc) {
         let (Some(sd), Some(ns)) = (&self.session_dir, self.nspaces.get_mut(&proc.nspace)) else { return };
-        let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()) else { return };
-        if std::path::Path::new(&nsdir).parent() == Some(sd.path.as_path()) {
-            if let Some(d) = sd.procdir(&proc.nspace, proc.rank) {
-                ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
-            }
+        let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()).and_then(|d| sd.made_nsdir(&d)) else { return };
+        if let Some(d) = sd.procdir(&nsdir, proc.rank) {
+            ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
         }
     }
 
@@ -452,9 +450,9 @@ impl ServerRole {
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
         if let Some(mut ns) = self.nspaces.remove(name) {
             // The namespace's directory, if we made it (with what its ranks left there).
-            if let (Some(sd), Some(nsdir)) = (&self.session_dir, crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str())) {
-                if std::path::Path::new(&nsdir).parent() == Some(sd.path.as_path()) {
-                    sd.remove_subtree(std::path::Path::new(&nsdir));
+            if let Some(sd) = &self.session_dir {
+                if let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()).and_then(|d| sd.made_nsdir(&d)) {
+                    sd.remove_subtree(&nsdir);
                 }
             }
             for rank in ns.clients.keys() {

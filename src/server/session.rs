@@ -105,9 +105,16 @@ impl SessionDir {
         safe_name(ns).then(|| self.path.join(ns)).filter(|d| make_private_dir(d))
     }
 
-    /// The directory of one rank (PMIX_PROCDIR) under its namespace's, created 0700.
-    pub fn procdir(&self, ns: &str, rank: u32) -> Option<PathBuf> {
-        self.nsdir(ns).map(|d| d.join(rank.to_string())).filter(|d| make_private_dir(d))
+    /// `nsdir` (a namespace's PMIX_NSDIR) if it is one we made: directly
+    /// inside this session directory, not one the host gave.
+    pub fn made_nsdir(&self, nsdir: &str) -> Option<PathBuf> {
+        let d = PathBuf::from(nsdir);
+        (d.parent() == Some(self.path.as_path())).then_some(d)
+    }
+
+    /// The directory of one rank (PMIX_PROCDIR) in its namespace's `nsdir`, created 0700.
+    pub fn procdir(&self, nsdir: &Path, rank: u32) -> Option<PathBuf> {
+        Some(nsdir.join(rank.to_string())).filter(|d| make_private_dir(d))
     }
 }
 
