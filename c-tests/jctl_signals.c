@@ -22,15 +22,25 @@
  *   pause {ns,2}: /proc/<pid2>/stat state becomes 'T' (within 2 s);
  *   resume {ns,2}: the state leaves 'T' (within 2 s);
  *   PMIX_JOB_CTRL_SIGNAL = SIGUSR1 on {ns,1};
- *   PMIX_JOB_CTRL_CHECKPOINT on {ns,1} (by signal) and on {ns,2} (by event);
+ *   PMIX_JOB_CTRL_CHECKPOINT on {ns,1} (by signal) and on {ns,2} (by event),
+ *   each completing when the target reports PMIX_JCTRL_CHECKPOINT_COMPLETE
+ *   (every rank runs a thread that notifies it after the first SIGUSR2 and
+ *   after the first checkpoint event, never again);
+ *   a second checkpoint of {ns,2} with PMIX_TIMEOUT = 1: PMIX_ERR_TIMEOUT
+ *   after 0.9 to 4 s (rank 2 does not complete it);
+ *   PMIx_Job_control_nb checkpoint "ckpt-r1c" of {ns,1}, still pending after
+ *   200 ms, then PMIX_JOB_CTRL_CANCEL "ckpt-r1c": PMIX_SUCCESS, and the
+ *   pending request's callback fires with PMIX_ERR_JOB_CANCELED;
+ *   checkpoint of {ns,0} (no method registered): PMIX_ERR_NOT_SUPPORTED;
  *   PMIX_JOB_CTRL_RESTART and PMIX_JOB_CTRL_PROVISION: PMIX_ERR_NOT_SUPPORTED;
  *   PMIX_JOB_CTRL_CANCEL: PMIX_SUCCESS;
  *   PMIx_Query_info(PMIX_JOB_CTRL_PREEMPTIBLE, qualifier PMIX_PROCID) is true
  *   for rank 1 and false for rank 2 (which registered nothing about it).
  * After the fence ranks 1 and 2 wait for what they must get (3 s bound) and
  * 300 ms more for anything they must not, then Put their counts; fence.
- * Rank 0 checks: rank 1 got SIGUSR1 once, SIGUSR2 once, no checkpoint event;
- * rank 2 got no signal and the checkpoint event once (from our namespace);
+ * Rank 0 checks: rank 1 got SIGUSR1 once, SIGUSR2 twice, no checkpoint
+ * event; rank 2 got no signal and the checkpoint event twice (from our
+ * namespace);
  * rank 0 got nothing.
  * Last step: rank 1 finalizes; rank 0 ignores SIGTERM (pmixrun stops the
  * job when a rank dies), prints the summary, asks PMIX_JOB_CTRL_KILL for
@@ -276,14 +286,61 @@ static bool wait_for(bool (*cond)(void), long ms)
     return true;
 }
 
-static bool r1_done(void) { return got_usr1 >= 1 && got_usr2 >= 1; }
-static bool r2_done(void)
+static bool r1_done(void) { return got_usr1 >= 1 && got_usr2 >= 2; }
+static int ckpt_count(void)
 {
     int n;
     pthread_mutex_lock(&lock);
     n = ckpt_events;
     pthread_mutex_unlock(&lock);
-    return n >= 1;
+    return n;
+}
+static bool r2_done(void) { return ckpt_count() >= 2; }
+
+/* Report PMIX_JCTRL_CHECKPOINT_COMPLETE after the first SIGUSR2 and after the
+ * first checkpoint event (a signal handler cannot call PMIx: a thread does). */
+static volatile bool stop_completer;
+static void *completer(void *arg)
+{
+    bool sig_done = false, ev_done = false;
+    (void)arg;
+    while (!stop_completer) {
+        bool now_sig = !sig_done && got_usr2 >= 1, now_ev = !ev_done && ckpt_count() >= 1;
+        if (now_sig || now_ev) {
+            pmix_status_t rc = PMIx_Notify_event(PMIX_JCTRL_CHECKPOINT_COMPLETE, &me, PMIX_RANGE_RM, NULL, 0, NULL, NULL);
+            check(rc == PMIX_SUCCESS, "notify checkpoint complete", "%s", PMIx_Error_string(rc));
+            if (now_sig) sig_done = true;
+            else ev_done = true;
+        }
+        msleep(5);
+    }
+    return NULL;
+}
+
+struct nbwait {
+    pthread_mutex_t m;
+    bool done;
+    pmix_status_t st;
+};
+static void jctl_nb_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    struct nbwait *w = cbdata;
+    (void)info; (void)ninfo;
+    pthread_mutex_lock(&w->m);
+    w->st = status;
+    w->done = true;
+    pthread_mutex_unlock(&w->m);
+    if (release_fn) release_fn(release_cbdata);
+}
+static bool nb_done(struct nbwait *w, pmix_status_t *st)
+{
+    bool d;
+    pthread_mutex_lock(&w->m);
+    d = w->done;
+    *st = w->st;
+    pthread_mutex_unlock(&w->m);
+    return d;
 }
 
 int main(int argc, char **argv)
@@ -327,6 +384,8 @@ int main(int argc, char **argv)
 
     rc = register_handler(PMIX_JCTRL_CHECKPOINT, ckpt_handler);
     check(rc == PMIX_SUCCESS, "register checkpoint handler", "%s", PMIx_Error_string(rc));
+    pthread_t completer_thread;
+    pthread_create(&completer_thread, NULL, completer, NULL);
 
     if (me.rank == 1) {
         pmix_info_t dirs[2];
@@ -411,11 +470,50 @@ int main(int argc, char **argv)
         rc = jctl(1, PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
         check(rc == PMIX_SUCCESS, "SIGUSR1 to rank 1", "PMIx_Job_control: %s", PMIx_Error_string(rc));
 
-        /* checkpoints: rank 1 by signal, rank 2 by event */
+        /* checkpoints: rank 1 by signal, rank 2 by event; both complete */
         rc = jctl(1, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r1", PMIX_STRING);
         check(rc == PMIX_SUCCESS, "checkpoint rank 1 (signal)", "PMIx_Job_control: %s", PMIx_Error_string(rc));
         rc = jctl(2, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r2", PMIX_STRING);
         check(rc == PMIX_SUCCESS, "checkpoint rank 2 (event)", "PMIx_Job_control: %s", PMIx_Error_string(rc));
+        {
+            /* one that rank 2 never completes: the timeout ends it */
+            pmix_proc_t tp;
+            pmix_info_t d[2];
+            int one = 1;
+            long t0 = now_ms(), el;
+            PMIX_PROC_LOAD(&tp, me.nspace, 2);
+            PMIX_INFO_LOAD(&d[0], PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r2b", PMIX_STRING);
+            PMIX_INFO_LOAD(&d[1], PMIX_TIMEOUT, &one, PMIX_INT);
+            rc = PMIx_Job_control(&tp, 1, d, 2, NULL, NULL);
+            el = now_ms() - t0;
+            check(rc == PMIX_ERR_TIMEOUT, "checkpoint timeout", "PMIx_Job_control: %s, expected PMIX_ERR_TIMEOUT", PMIx_Error_string(rc));
+            check(el >= 900 && el <= 4000, "checkpoint timeout", "answered after %ld ms, expected about 1 s", el);
+            PMIX_INFO_DESTRUCT(&d[0]);
+            PMIX_INFO_DESTRUCT(&d[1]);
+        }
+        {
+            /* one that rank 1 never completes: cancelled by its id */
+            pmix_proc_t tp;
+            pmix_info_t d;
+            struct nbwait w = {PTHREAD_MUTEX_INITIALIZER, false, PMIX_SUCCESS};
+            pmix_status_t st;
+            long end;
+            PMIX_PROC_LOAD(&tp, me.nspace, 1);
+            PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r1c", PMIX_STRING);
+            rc = PMIx_Job_control_nb(&tp, 1, &d, 1, jctl_nb_cb, &w);
+            PMIX_INFO_DESTRUCT(&d);
+            check(rc == PMIX_SUCCESS, "checkpoint cancel", "PMIx_Job_control_nb: %s", PMIx_Error_string(rc));
+            msleep(200);
+            check(!nb_done(&w, &st), "checkpoint cancel", "answered (%s) before completion or cancel", PMIx_Error_string(st));
+            rc = jctl(PMIX_RANK_UNDEF, PMIX_JOB_CTRL_CANCEL, "ckpt-r1c", PMIX_STRING);
+            check(rc == PMIX_SUCCESS, "checkpoint cancel", "cancel: %s", PMIx_Error_string(rc));
+            end = now_ms() + 2000;
+            while (!nb_done(&w, &st) && now_ms() < end) msleep(10);
+            check(nb_done(&w, &st) && st == PMIX_ERR_JOB_CANCELED, "checkpoint cancel",
+                  "callback %s with %s, expected PMIX_ERR_JOB_CANCELED", w.done ? "fired" : "never fired", PMIx_Error_string(st));
+        }
+        rc = jctl(0, PMIX_JOB_CTRL_CHECKPOINT, "ckpt-r0", PMIX_STRING);
+        check(rc == PMIX_ERR_NOT_SUPPORTED, "checkpoint without method", "PMIx_Job_control: %s, expected PMIX_ERR_NOT_SUPPORTED", PMIx_Error_string(rc));
 
         /* unsupported and no-op actions */
         rc = jctl(1, PMIX_JOB_CTRL_RESTART, "ckpt-r1", PMIX_STRING);
@@ -436,6 +534,8 @@ int main(int argc, char **argv)
     if (me.rank == 1) wait_for(r1_done, 3000);
     if (me.rank == 2) wait_for(r2_done, 3000);
     msleep(300);
+    stop_completer = true;
+    pthread_join(completer_thread, NULL);
     pthread_mutex_lock(&lock);
     snprintf(buf, sizeof(buf), "%d %d %d %u %s|%d %d", (int)got_usr1, (int)got_usr2, ckpt_events,
              (unsigned)ckpt_source.rank, ckpt_events ? ckpt_source.nspace : "-", npass, nfail);
@@ -466,12 +566,12 @@ int main(int argc, char **argv)
             tot_fail += f;
             if (r == 1) {
                 check(u1 == 1, "SIGUSR1 to rank 1", "rank 1 got SIGUSR1 %d times, expected once", u1);
-                check(u2 == 1, "checkpoint rank 1 (signal)", "rank 1 got SIGUSR2 %d times, expected once", u2);
+                check(u2 == 2, "checkpoint rank 1 (signal)", "rank 1 got SIGUSR2 %d times, expected twice", u2);
                 check(ev == 0, "checkpoint rank 1 (signal)", "rank 1 got %d PMIX_JCTRL_CHECKPOINT events, expected none", ev);
             } else {
                 check(u1 == 0, "SIGUSR1 to rank 1", "rank 2 got SIGUSR1 %d times, expected never", u1);
                 check(u2 == 0, "checkpoint rank 2 (event)", "rank 2 got SIGUSR2 %d times, expected never", u2);
-                check(ev == 1, "checkpoint rank 2 (event)", "rank 2 got %d PMIX_JCTRL_CHECKPOINT events, expected one", ev);
+                check(ev == 2, "checkpoint rank 2 (event)", "rank 2 got %d PMIX_JCTRL_CHECKPOINT events, expected two", ev);
                 if (ev >= 1)
                     check(strcmp(srcns, me.nspace) == 0, "checkpoint rank 2 (event)", "event source %s:%u, expected namespace %s", srcns, src, me.nspace);
             }

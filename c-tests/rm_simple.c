@@ -41,6 +41,9 @@
  *              them and leaves them to the host (rm_simple does not apply
  *              them itself).
  *
+ * Job control (PMIx_Job_control from the ranks or tools): pause, resume,
+ * kill, terminate and any signal reach the targets' process groups.
+ *
  * Exit status: the abort status if a client called PMIx_Abort; otherwise
  * the first non-zero child exit code (128+signal for a signalled child);
  * 124 on timeout; 0 when every child exited 0. stdout belongs to the
@@ -212,6 +215,7 @@ typedef struct job {
     pmix_op_cbfunc_t opcb;
     pmix_modex_cbfunc_t mdxcb;
     pmix_lookup_cbfunc_t lkcb;
+    pmix_info_cbfunc_t infocb;
     void *cbdata;
     char *data;
     size_t ndata;
@@ -238,6 +242,7 @@ static void enqueue(job_t *j)
 
 static void run_op(job_t *j) { j->opcb(j->status, j->cbdata); }
 
+static void run_info(job_t *j) { j->infocb(j->status, NULL, 0, j->cbdata, NULL, NULL); }
 static void release_bytes(void *cbdata) { free(cbdata); }
 
 static void run_modex(job_t *j)
@@ -348,6 +353,79 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *server_object,
     pthread_cond_signal(&wake);
     pthread_mutex_unlock(&lock);
     return answer_op(PMIX_SUCCESS, cbfunc, cbdata, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* upcall: job control                                                 */
+
+/* Answer an info-style upcall (no result infos) according to the mode. */
+static pmix_status_t answer_info(pmix_status_t st, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    job_t *j;
+    if (cbfunc == NULL || mode == MODE_IMM) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
+    if (mode == MODE_DEFER) {
+        j = xcalloc(1, sizeof(*j));
+        j->run = run_info;
+        j->status = st;
+        j->infocb = cbfunc;
+        j->cbdata = cbdata;
+        enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    cbfunc(st, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+static bool value_as_long(const pmix_value_t *v, long *out);
+
+static bool info_true(const pmix_info_t *i)
+{
+    return i->value.type != PMIX_BOOL || i->value.data.flag;
+}
+
+/* PMIx_Job_control carried out on our own children: pause (SIGSTOP), resume
+ * (SIGCONT), kill (SIGKILL), terminate (SIGTERM) and any signal, sent to the
+ * process group of every target (none: the requester's namespace; rank
+ * wildcard: all ranks). Checkpoints are the library's business: it asks us
+ * for the target's registered signal as PMIX_JOB_CTRL_SIGNAL. Nothing stays
+ * pending, so a cancel succeeds at once; restart and provision are refused. */
+static pmix_status_t up_job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                                    size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                    pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[512];
+    int sig = 0, i;
+    size_t k, hit = 0;
+    bool cancel = false;
+    fmt_proc(p, sizeof(p), requestor);
+    fmt_info(inf, sizeof(inf), directives, ndirs);
+    logv("upcall job_control from %s ntargets=%lu [%s]", p, (unsigned long)ntargets, inf);
+    for (k = 0; k < ndirs; k++) {
+        const pmix_info_t *d = &directives[k];
+        long v;
+        if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PAUSE) && info_true(d)) sig = SIGSTOP;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_RESUME) && info_true(d)) sig = SIGCONT;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_KILL) && info_true(d)) sig = SIGKILL;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_TERMINATE) && info_true(d)) sig = SIGTERM;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_SIGNAL) && value_as_long(&d->value, &v) && v > 0 && v < 65) sig = (int)v;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CANCEL)) cancel = true;
+        else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_RESTART) || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PROVISION)) {
+            logv("job_control: restart and provisioning are not supported");
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+    }
+    if (sig == 0) return cancel ? answer_info(PMIX_SUCCESS, cbfunc, cbdata) : PMIX_ERR_NOT_SUPPORTED;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < nprocs; i++) {
+        bool named = ntargets == 0 && PMIX_CHECK_NSPACE(requestor->nspace, job_nspace);
+        for (k = 0; k < ntargets && !named; k++)
+            named = PMIX_CHECK_NSPACE(targets[k].nspace, job_nspace) &&
+                    (targets[k].rank == PMIX_RANK_WILDCARD || targets[k].rank == (pmix_rank_t)i);
+        if (named && child_pid[i] > 0 && kill(-child_pid[i], sig) == 0) hit++;
+    }
+    pthread_mutex_unlock(&lock);
+    logv("job_control: signal %d to %lu ranks", sig, (unsigned long)hit);
+    return hit ? answer_info(PMIX_SUCCESS, cbfunc, cbdata) : PMIX_ERR_NOT_FOUND;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1165,6 +1243,7 @@ int main(int argc, char **argv)
     module.publish = up_publish;
     module.lookup = up_lookup;
     module.unpublish = up_unpublish;
+    module.job_control = up_job_control;
 
     PMIX_INFO_CONSTRUCT(&sinfo[0]);
     PMIX_INFO_CONSTRUCT(&sinfo[1]);

@@ -4,16 +4,40 @@
  * attaches, lists and selects its server(s), holds two at once and moves
  * its requests between them, disconnects (requests then fail at once, nothing hangs),
  * re-attaches, switches with PMIx_tool_connect_to_server, finalizes.
+ * With two servers: an event handler and an IOF pull registered while the
+ * first server is primary still work after PMIx_tool_set_server makes the
+ * second one primary (the handler hears an event the second server
+ * delivers; both deregister with PMIX_SUCCESS).
  * Exit 0 when every step answered as expected.
  */
+#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pmix_tool.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { printf("tool_servers: "); printf(__VA_ARGS__); printf("\n"); return 1; } } while (0)
 
 static char last_namespaces[512];
+static volatile int heard;
+
+#define TOOL_CODE (PMIX_EXTERNAL_ERR_BASE - 7)
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id; (void)source; (void)info; (void)ninfo; (void)results; (void)nresults;
+    if (status == TOOL_CODE) heard++;
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void on_output(size_t id, pmix_iof_channel_t channel, pmix_proc_t *source,
+                      pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
+{
+    (void)id; (void)channel; (void)source; (void)payload; (void)info; (void)ninfo;
+}
 
 static pmix_status_t query_namespaces(void)
 {
@@ -77,9 +101,35 @@ int main(int argc, char **argv)
               "get_servers with two: %s, %zu", PMIx_Error_string(rc), n);
         PMIX_PROC_FREE(list, n);
         CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server stays primary");
+        /* registered while the first server is primary */
+        pmix_status_t code = TOOL_CODE;
+        pmix_proc_t src;
+        int ref, i;
+        ref = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
+        CHECK(ref >= 0, "register an event handler: %s", PMIx_Error_string(ref));
+        char ns1[512];
+        snprintf(ns1, sizeof ns1, "%s", first_ns);
+        PMIX_LOAD_PROCID(&src, strtok(ns1, ","), PMIX_RANK_WILDCARD);
+        rc = PMIx_IOF_pull(&src, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+        CHECK(rc >= 0, "IOF pull at the first server: %s", PMIx_Error_string(rc));
+        size_t pull = (size_t)rc;
         CHECK(PMIx_tool_set_server(&srv2, NULL, 0) == PMIX_SUCCESS, "set_server to the second");
         CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) != 0, "requests go to the second server");
         printf("tool_servers: first server runs %s, second %s\n", first_ns, last_namespaces);
+        /* an event through the second server reaches the handler */
+        rc = PMIx_Notify_event(TOOL_CODE, &me, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL);
+        CHECK(rc == PMIX_SUCCESS, "notify through the second server: %s", PMIx_Error_string(rc));
+        for (i = 0; i < 200 && heard == 0; i++) {
+            struct timespec ts = {0, 10000000L};
+            nanosleep(&ts, NULL);
+        }
+        CHECK(heard >= 1, "the handler registered before set_server did not hear the second server's event");
+        rc = PMIx_Deregister_event_handler((size_t)ref, NULL, NULL);
+        CHECK(rc == PMIX_SUCCESS, "deregister the handler after set_server: %s", PMIx_Error_string(rc));
+        rc = PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL);
+        CHECK(rc == PMIX_SUCCESS, "IOF deregister of the first server's pull after set_server: %s", PMIx_Error_string(rc));
+        rc = PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL);
+        CHECK(rc == PMIX_ERR_BAD_PARAM, "IOF deregister twice: %s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
         CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server back to the first");
         CHECK(PMIx_tool_disconnect(&srv2) == PMIX_SUCCESS, "disconnect the second");
         CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first still answers");

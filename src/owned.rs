@@ -90,6 +90,14 @@ impl Value {
         // SAFETY: x is a u32 element.
         unsafe { Value::load(&x as *const u32 as *const c_void, PMIX_UINT32).unwrap() }
     }
+    pub fn int(x: i32) -> Value {
+        // SAFETY: x is a C int element.
+        unsafe { Value::load(&x as *const i32 as *const c_void, PMIX_INT).unwrap() }
+    }
+    pub fn pid(x: libc::pid_t) -> Value {
+        // SAFETY: x is a pid_t element.
+        unsafe { Value::load(&x as *const libc::pid_t as *const c_void, PMIX_PID).unwrap() }
+    }
     pub fn u16(x: u16) -> Value {
         // SAFETY: x is a u16 element.
         unsafe { Value::load(&x as *const u16 as *const c_void, PMIX_UINT16).unwrap() }

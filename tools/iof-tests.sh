@@ -118,10 +118,28 @@ iof_api_from_a_c_tool() {
     [ $rc = 0 ]
 }
 
+# Tags with host and pid, stderr merged into stdout, output directory; then
+# rank tags into one file only (tool_iof's "detailed" and "fileonly" modes).
+iof_directives_from_a_c_tool() {
+    local pid out mode dir=$(mktemp -d) ok=0
+    for mode in detailed fileonly; do
+        "$RUN" --timeout 30 -n 3 sh -c 'sleep 1; echo hello-$PMIX_RANK-$$; echo err-$PMIX_RANK >&2; exec >&- 2>&-; sleep 2' >/dev/null 2>&1 & pid=$!
+        sleep 0.3
+        local target=$dir/tree; [ $mode = fileonly ] && target=$dir/all.txt
+        out=$(timeout 20 "$B/tool_iof" $pid 3 $mode "$target"); rc=$?
+        wait $pid
+        echo "$out" | sed 's/^/    /'
+        [ $rc = 0 ] || ok=1
+    done
+    rm -rf "$dir"
+    return $ok
+}
+
 check big_output_to_tools_and_terminal
 check stdin_targets
 check early_close_does_not_stall
 check cache_before_pull
 check slow_tool_bounds_memory
 check iof_api_from_a_c_tool
+check iof_directives_from_a_c_tool
 [ $fails = 0 ]

@@ -13,18 +13,30 @@
 #
 # Cases (every run is wrapped in `timeout`; every test program also bounds
 # itself with alarm(); every path is under a fresh mktemp -d):
-#   jctl-signals     pmixrun -n 3 jctl_signals: pause/resume (/proc state),
-#                    signal, checkpoint by signal and by event, restart and
-#                    provision refused, cancel, preemptible query, and at last
-#                    PMIX_JOB_CTRL_KILL of rank 2: exit code 137, "0 failed",
-#                    "kill: ok", pmixrun reports rank 2 killed by signal 9;
-#                    the file and directory rank 2 registered for cleanup are
-#                    gone although it was killed
+#   jctl-signals-pmixrun
+#                    pmixrun -n 3 jctl_signals: pause/resume (/proc state),
+#                    signal, checkpoint by signal and by event completing on
+#                    PMIX_JCTRL_CHECKPOINT_COMPLETE, on timeout, on cancel,
+#                    restart and provision refused, preemptible query, and at
+#                    last PMIX_JOB_CTRL_KILL of rank 2: exit code 137,
+#                    "0 failed", "kill: ok", pmixrun reports rank 2 killed by
+#                    signal 9; the file and directory rank 2 registered for
+#                    cleanup are gone although it was killed
+#   jctl-signals-rm_simple-direct, -defer
+#                    the same through the C resource manager (its job_control
+#                    upcall answering at once / later from its main loop):
+#                    the same checks, the checkpoint of rank 1 reaches the C
+#                    host as PMIX_JOB_CTRL_SIGNAL 12, rm_simple logs rank 2
+#                    exiting with 137
 #   monitor-hb       pmixrun --on-stall report -n 2 monitor_hb: exit 0,
 #                    "0 failed"; pmixrun reports hb1's stall exactly once and
 #                    never hb2's (PMIX_MONITOR_APP_CONTROL)
 #   monitor-file     pmixrun --on-stall report -n 1 monitor_file: exit 0,
 #                    "0 failed"; pmixrun reports "still" once, "grow" never
+#   monitors-rm_simple
+#                    monitor_hb -n 2 and monitor_file -n 1 under rm_simple
+#                    (monitoring inside the library, a C host): exit 0 and
+#                    "0 failed" each
 #   stall-terminate  pmixrun --on-stall terminate -n 2 monitor_hb stall: rank 1
 #                    never beats: non-zero exit (not the timeout's) within 5 s,
 #                    pmixrun names <ns>:1 as stalled on stderr
@@ -38,6 +50,14 @@
 #                    sleep 30 s); SIGINT to pmixrun once both registered (and
 #                    at least 1 s after the start): pmixrun must exit within
 #                    5 s with 130 and the registered directories be gone
+#   preempt-quick    pmixrun --preempt-notice 20 -n 3 jctl_preempt (see its
+#                    header): SIGTERM to pmixrun once all are ready: ranks 0
+#                    and 1 (preemptible) get PMIX_JCTRL_PREEMPT_ALERT with
+#                    PMIX_TIMEOUT 20, rank 2 does not; rank 0 reports its
+#                    checkpoint complete, rank 1 exits: pmixrun stops the job
+#                    within 5 s with 143
+#   preempt-stay     the same with --preempt-notice 2 and rank 1 never
+#                    ready: the job stops after the notice (1.8 to 7 s), 143
 # After every case, processes still carrying the case's unique argv marker
 # are reported (a failure) and killed.
 #
@@ -77,7 +97,7 @@ export TMPDIR=$SCRATCH
 build_log=$B/jobctl-build.log
 : >"$build_log"
 built=1
-for p in jctl_signals monitor_hb monitor_file cleanup_rules rm_simple; do
+for p in jctl_signals jctl_preempt monitor_hb monitor_file cleanup_rules rm_simple; do
     if ! $CC $CFLAGS -I"$ROOT/include" "$ROOT/c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1; then
         built=0; echo "build of $p failed" >>"$build_log"
     fi
@@ -122,16 +142,26 @@ summary_ok() {
 }
 
 # ---- job control ----
-case_jctl_signals() {
-    local name=jctl-signals log=$B/jobctl-jctl-signals.log marker; marker=$(new_marker jctl)
+case_jctl_signals() {  # case_jctl_signals pmixrun|rm_simple-<mode>
+    local host=$1 name=jctl-signals-$1 log=$B/jobctl-jctl-signals-$1.log marker; marker=$(new_marker jctl)
     D=$(scratch)
     why=""
-    run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+    if [ "$host" = pmixrun ]; then
+        run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+    else
+        run_timed "$log" "$B/rm_simple" -v -m "${host#rm_simple-}" -t 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+    fi
     absent r2.file r2.dir
     [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 2 killed)"
     summary_ok "$log" jctl_signals
     grep -q '^jctl_signals: kill: ok$' "$log" || add "no \"kill: ok\" line"
-    grep -Eq '^pmixrun: [^ ]+:2 was killed by signal 9$' "$log" || add "pmixrun did not report rank 2 killed by signal 9"
+    if [ "$host" = pmixrun ]; then
+        grep -Eq '^pmixrun: [^ ]+:2 was killed by signal 9$' "$log" || add "pmixrun did not report rank 2 killed by signal 9"
+    else
+        # The C host saw the checkpoint of rank 1 as its registered signal (SIGUSR2 = 12).
+        grep -q 'upcall job_control .*pmix.jctrl.sig=12.*ckpt-r1' "$log" || add "rm_simple was not asked for rank 1's checkpoint signal"
+        grep -q '^rm_simple: rank 2 exited with 137$' "$log" || add "rm_simple did not see rank 2 killed"
+    fi
     leftovers "$marker" "$log" || add "processes left running"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
@@ -165,6 +195,23 @@ case_monitor_file() {
     n2=$(grep -c 'monitor grow' "$log")
     [ "$n1" -eq 1 ] || add "pmixrun reported the stall of \"still\" $n1 times, expected once"
     [ "$n2" -eq 0 ] || add "pmixrun reported \"grow\" $n2 times"
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# The monitors inside the library, under a C host without a monitor upcall:
+# the programs' own checks (alerts reach the rank and its peers in their
+# windows, cancel, drops, file growth) must all pass.
+case_monitor_rm_simple() {
+    local name=monitors-rm_simple log=$B/jobctl-monitors-rm_simple.log marker d; marker=$(new_marker mon); d=$(scratch)
+    why=""
+    run_timed "$log" "$B/rm_simple" -t 40 -n 2 "$B/monitor_hb" "$marker"
+    [ $RC -eq 0 ] || add "monitor_hb: exit $RC"
+    summary_ok "$log" monitor_hb
+    run_timed "$log.file" "$B/rm_simple" -t 40 -n 1 "$B/monitor_file" "$d" "$marker"
+    cat "$log.file" >>"$log"; rm -f "$log.file"
+    [ $RC -eq 0 ] || add "monitor_file: exit $RC"
+    summary_ok "$log" monitor_file
     leftovers "$marker" "$log" || add "processes left running"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
@@ -265,17 +312,65 @@ case_ctrlc() {
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 
+# ---- preemption ----
+case_preempt() {  # case_preempt quick|stay
+    local mode=$1 name=preempt-$1 log=$B/jobctl-preempt-$1.log marker; marker=$(new_marker "preempt-$1")
+    local notice=20; [ "$mode" = stay ] && notice=2
+    D=$(scratch)
+    why=""
+    local t0 tp pp i rcs=0
+    t0=$(now_ms)
+    timeout $T "$PMIXRUN" -v --preempt-notice $notice -n 3 "$B/jctl_preempt" "$D" "$mode" "$marker" >"$log" 2>&1 &
+    tp=$!
+    for i in $(seq 100); do
+        [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] && break
+        sleep 0.1
+    done
+    [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] || add "the ranks were not ready within 10 s"
+    pp=$(pgrep -P "$tp" | head -n 1)
+    if [ -n "$pp" ]; then
+        echo "[SIGTERM to pmixrun pid $pp after $(( $(now_ms) - t0 )) ms]" >>"$log"
+        kill -TERM "$pp"
+    else
+        add "no pmixrun process under timeout pid $tp"
+    fi
+    local t1; t1=$(now_ms)
+    wait "$tp" 2>/dev/null; rcs=$?
+    local ms=$(( $(now_ms) - t1 ))
+    echo "[exit $rcs, $ms ms after SIGTERM]" >>"$log"
+    [ $rcs -eq 143 ] || add "exit $rcs, expected 143 (128 + SIGTERM)"
+    if grep -q 'FAIL' "$log"; then add "a rank failed"; fi
+    [ -f "$D/alert.0" ] && [ -f "$D/alert.1" ] || add "rank 0 or 1 (preemptible) got no alert"
+    [ -e "$D/alert.2" ] && add "rank 2 (not preemptible) was alerted"
+    [ "$(cat "$D/alert.0" 2>/dev/null)" = "$notice" ] || add "the alert carried PMIX_TIMEOUT '$(cat "$D/alert.0" 2>/dev/null)', expected $notice"
+    if [ "$mode" = quick ]; then
+        # rank 0 reported its checkpoint complete and rank 1 exited: no need to wait for the notice
+        [ "$ms" -le 5000 ] || add "pmixrun took $ms ms to stop although every alerted rank was ready"
+    else
+        # rank 1 never got ready: the whole notice (2 s), then the stop
+        [ "$ms" -ge 1800 ] || add "pmixrun stopped after $ms ms, before the 2 s notice ran out"
+        [ "$ms" -le 7000 ] || add "pmixrun took $ms ms to stop (notice 2 s, grace 2 s)"
+    fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
 for round in $(seq "$REPEAT"); do
     [ "$REPEAT" -gt 1 ] && echo "--- round $round of $REPEAT"
-    case_jctl_signals
+    case_jctl_signals pmixrun
+    case_jctl_signals rm_simple-direct
+    case_jctl_signals rm_simple-defer
     case_monitor_hb
     case_monitor_file
+    case_monitor_rm_simple
     case_stall terminate
     case_stall default
     case_stall kill
     case_cleanup pmixrun
     case_cleanup rm_simple
     case_ctrlc
+    case_preempt quick
+    case_preempt stay
 done
 
 echo "$passed passed, $failed failed"

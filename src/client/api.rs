@@ -482,6 +482,21 @@ pub fn heartbeat() -> pmix_status_t {
 
 // ---- IO forwarding ----
 
+/// Pull handles are unique in the process, and each pull stays with the
+/// server it was registered at (where its sources' output comes from), so
+/// deregistration finds it whichever server is primary by then.
+static IOF_NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+static IOF_SERVER: std::sync::Mutex<Option<std::collections::HashMap<u32, Option<Proc>>>> = std::sync::Mutex::new(None);
+
+fn iof_servers() -> std::sync::MutexGuard<'static, Option<std::collections::HashMap<u32, Option<Proc>>>> {
+    IOF_SERVER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// At the last finalize: no pull survives.
+pub fn iof_forget_all() {
+    *iof_servers() = None;
+}
+
 /// Register a pull; `done(status, local handle)`.
 pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_channel_t, cb: pmix_iof_cbfunc_t, done: Box<dyn FnOnce(pmix_status_t, u32) + Send>) {
     if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
@@ -492,14 +507,14 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
     };
     let mut e = Encoder::default();
     encode_procs(&mut e, &procs);
-    e.u32(channel as u32);
+    e.u32(super::iof::channels_to_pull(channel, &directives) as u32);
     let body_head = e.into_bytes();
     let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
     let d2 = done.clone();
     let dirs = directives.clone();
+    let server = super::connected_server();
     let ok = h.run(move |c, net| {
-        let local = c.next_iof;
-        c.next_iof += 1;
+        let local = IOF_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut e = Encoder::default();
         e.raw(&body_head);
         e.u32(local);
@@ -518,6 +533,7 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
                     c.iof_timers.insert(timer, local);
                 }
                 c.iof.insert(local, pull);
+                iof_servers().get_or_insert_with(Default::default).insert(local, server);
             }
             if let Some(d) = done.lock().unwrap().take() {
                 d(st, local);
@@ -532,8 +548,24 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
 }
 
 pub fn iof_deregister(local: u32, done: Done) {
-    let Some(h) = handle() else {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
+    if me().is_none() {
+        return done(PMIX_ERR_INIT);
+    }
+    let owner = iof_servers().as_mut().and_then(|m| m.remove(&local));
+    let h = match owner {
+        // Its connection is gone, and the pull (its held output delivered) with it.
+        Some(Some(srv)) => match super::handle_of(&srv) {
+            Some(h) => h,
+            None => return done(PMIX_SUCCESS),
+        },
+        Some(None) => match handle() {
+            Some(h) => h,
+            None => return done(PMIX_SUCCESS),
+        },
+        None => {
+            crate::pmix_debug!(5, "PMIx_IOF_deregister: no pull has handle {local}");
+            return done(PMIX_ERR_BAD_PARAM);
+        }
     };
     let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
     let d2 = done.clone();
@@ -545,7 +577,8 @@ pub fn iof_deregister(local: u32, done: Done) {
             return;
         };
         // What the pull still holds is delivered before it goes.
-        super::iof::deliver(local, pull.cb, pull.due(true));
+        let held = pull.due(true);
+        pull.emit(local, held);
         let id = pull.server_id;
         let mut e = Encoder::default();
         e.u32(id);

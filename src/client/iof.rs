@@ -1,10 +1,22 @@
 //! A tool's (or client's) IO forwarding registrations: what PMIx_IOF_pull's
 //! directives ask of the output before it reaches the callback.
 //!
-//! - PMIX_IOF_TAG_OUTPUT: each line prefixed "[nspace,rank]<stdout>: ";
+//! - PMIX_IOF_TAG_OUTPUT and PMIX_IOF_TAG_FULLNAME_OUTPUT: each line
+//!   prefixed "[nspace,rank]<stdout>: " (rpmix has no separate local job id:
+//!   the namespace is the job's name);
+//! - PMIX_IOF_TAG_DETAILED_OUTPUT: "[nspace,rank][host:pid]<stdout>: " (pid
+//!   as the source's server knows it, "?" when it does not);
+//! - PMIX_IOF_RANK_OUTPUT: "[rank]<stdout>: ";
 //! - PMIX_IOF_TIMESTAMP_OUTPUT: each line prefixed "[seconds.micros]";
 //! - PMIX_IOF_XML_OUTPUT: each line as `<stdout rank="R">text</stdout>`,
 //!   text escaped (a partial line waits for its end, or for the stream's);
+//! - PMIX_IOF_MERGE_STDERR_STDOUT: stderr is pulled with stdout and
+//!   delivered as stdout;
+//! - PMIX_IOF_OUTPUT_TO_FILE: also written to "<file>.<rank>" (stdout and
+//!   stderr together; with PMIX_IOF_FILE_PATTERN to "<file>" itself, every
+//!   source together); PMIX_IOF_OUTPUT_TO_DIRECTORY: also written to
+//!   "<dir>/<nspace>/rank.<rank>/stdout|stderr|stddiag"; PMIX_IOF_FILE_ONLY:
+//!   to the files and not to the callback;
 //! - PMIX_IOF_BUFFERING_SIZE: output held until that many bytes are there;
 //! - PMIX_IOF_BUFFERING_TIME: ...or until the oldest held byte is that many
 //!   seconds old.
@@ -18,11 +30,83 @@ use std::time::{Duration, Instant};
 use crate::abi::*;
 use crate::owned::{find, Info, Proc, Value};
 
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    #[default]
+    None,
+    /// [nspace,rank]
+    Name,
+    /// [nspace,rank][host:pid]
+    Detailed,
+    /// [rank]
+    Rank,
+}
+
 #[derive(Default, Clone, Copy)]
 struct Format {
-    tag: bool,
+    tag: Tag,
     timestamp: bool,
     xml: bool,
+    /// stderr delivered as stdout.
+    merge: bool,
+}
+
+/// Files a pull writes its output to, besides (or instead of) the callback.
+#[derive(Default)]
+struct Files {
+    /// PMIX_IOF_OUTPUT_TO_FILE, and whether it is used as is (PMIX_IOF_FILE_PATTERN).
+    file: Option<(String, bool)>,
+    dir: Option<String>,
+    only: bool,
+    open: HashMap<std::path::PathBuf, std::fs::File>,
+}
+
+impl Files {
+    fn wanted(&self) -> bool {
+        self.file.is_some() || self.dir.is_some()
+    }
+
+    fn paths(&self, src: &Proc, ch: pmix_iof_channel_t) -> Vec<std::path::PathBuf> {
+        let mut v = Vec::new();
+        if let Some((f, pattern)) = &self.file {
+            v.push(if *pattern { f.into() } else { format!("{f}.{}", src.rank).into() });
+        }
+        if let Some(d) = &self.dir {
+            v.push(std::path::Path::new(d).join(&src.nspace).join(format!("rank.{}", src.rank)).join(channel_name(ch)));
+        }
+        v
+    }
+
+    /// Append `data` to the files of this source and channel. A file that
+    /// cannot be written is logged and left out from then on.
+    fn write(&mut self, src: &Proc, ch: pmix_iof_channel_t, data: &[u8]) {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        for path in self.paths(src, ch) {
+            if !self.open.contains_key(&path) {
+                if let Some(parent) = path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let f = std::fs::OpenOptions::new().create(true).append(true).custom_flags(libc::O_NOFOLLOW).mode(0o644).open(&path);
+                match f {
+                    Ok(f) => {
+                        self.open.insert(path.clone(), f);
+                    }
+                    Err(e) => {
+                        crate::pmix_debug!(1, "IOF: cannot write output to {}: {e}", path.display());
+                        self.file = None;
+                        self.dir = None;
+                        return;
+                    }
+                }
+            }
+            if let Some(f) = self.open.get_mut(&path) {
+                if let Err(e) = f.write_all(data) {
+                    crate::pmix_debug!(1, "IOF: writing output to {}: {e}", path.display());
+                }
+            }
+        }
+    }
 }
 
 /// Output of one source and channel not delivered yet.
@@ -44,9 +128,22 @@ pub struct Pull {
     pub server_id: u32,
     pub cb: pmix_iof_cbfunc_t,
     fmt: Format,
+    files: Files,
     bsize: usize,
     btime: Option<Duration>,
     held: HashMap<(Proc, pmix_iof_channel_t), Held>,
+    /// host:pid of each source, as its server reported them.
+    origins: HashMap<Proc, (String, u32)>,
+}
+
+/// The channels to ask the server for: stderr too when it is merged into stdout.
+pub fn channels_to_pull(channels: pmix_iof_channel_t, directives: &[Info]) -> pmix_iof_channel_t {
+    let merge = find(directives, PMIX_IOF_MERGE_STDERR_STDOUT).is_some_and(|i| i.truthy());
+    if merge && channels & PMIX_FWD_STDOUT_CHANNEL != 0 {
+        channels | PMIX_FWD_STDERR_CHANNEL
+    } else {
+        channels
+    }
 }
 
 fn channel_name(ch: pmix_iof_channel_t) -> &'static str {
@@ -81,10 +178,21 @@ fn xml_escape(out: &mut Vec<u8>, text: &[u8]) {
 impl Pull {
     pub fn new(server_id: u32, cb: pmix_iof_cbfunc_t, directives: &[Info]) -> Pull {
         let on = |k| find(directives, k).is_some_and(|i| i.truthy());
-        let fmt = Format { tag: on(PMIX_IOF_TAG_OUTPUT), timestamp: on(PMIX_IOF_TIMESTAMP_OUTPUT), xml: on(PMIX_IOF_XML_OUTPUT) };
+        let text = |k| find(directives, k).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
+        let tag = if on(PMIX_IOF_TAG_DETAILED_OUTPUT) {
+            Tag::Detailed
+        } else if on(PMIX_IOF_TAG_OUTPUT) || on(PMIX_IOF_TAG_FULLNAME_OUTPUT) {
+            Tag::Name
+        } else if on(PMIX_IOF_RANK_OUTPUT) {
+            Tag::Rank
+        } else {
+            Tag::None
+        };
+        let fmt = Format { tag, timestamp: on(PMIX_IOF_TIMESTAMP_OUTPUT), xml: on(PMIX_IOF_XML_OUTPUT), merge: on(PMIX_IOF_MERGE_STDERR_STDOUT) };
+        let files = Files { file: text(PMIX_IOF_OUTPUT_TO_FILE).map(|f| (f, on(PMIX_IOF_FILE_PATTERN))), dir: text(PMIX_IOF_OUTPUT_TO_DIRECTORY), only: on(PMIX_IOF_FILE_ONLY), open: HashMap::new() };
         let bsize = find(directives, PMIX_IOF_BUFFERING_SIZE).and_then(|i| i.as_u32()).unwrap_or(0) as usize;
         let btime = find(directives, PMIX_IOF_BUFFERING_TIME).and_then(|i| i.as_u32()).filter(|&s| s > 0).map(|s| Duration::from_secs(s as u64));
-        Pull { server_id, cb, fmt, bsize, btime, held: HashMap::new() }
+        Pull { server_id, cb, fmt, files, bsize, btime, held: HashMap::new(), origins: HashMap::new() }
     }
 
     /// The wait before held output is due, when time-buffering.
@@ -98,10 +206,39 @@ impl Pull {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             p.push_str(&format!("[{}.{:06}]", t.as_secs(), t.subsec_micros()));
         }
-        if self.fmt.tag {
-            p.push_str(&format!("[{},{}]<{}>: ", src.nspace, src.rank, channel_name(ch)));
+        match self.fmt.tag {
+            Tag::None => {}
+            Tag::Name => p.push_str(&format!("[{},{}]<{}>: ", src.nspace, src.rank, channel_name(ch))),
+            Tag::Rank => p.push_str(&format!("[{}]<{}>: ", src.rank, channel_name(ch))),
+            Tag::Detailed => {
+                let (host, pid) = self.origins.get(src).map(|(h, p)| (h.as_str(), *p)).unwrap_or(("?", 0));
+                let pid = if pid == 0 { "?".to_string() } else { pid.to_string() };
+                p.push_str(&format!("[{},{}][{host}:{pid}]<{}>: ", src.nspace, src.rank, channel_name(ch)));
+            }
         }
         p.into_bytes()
+    }
+
+    /// Where the next output of `src` comes from (host, pid; pid 0: unknown).
+    pub fn set_origin(&mut self, src: &Proc, host: &str, pid: u32) {
+        if self.fmt.tag == Tag::Detailed && self.origins.get(src).is_none_or(|(h, p)| h != host || *p != pid) {
+            self.origins.insert(src.clone(), (host.to_string(), pid));
+        }
+    }
+
+    /// Hand chunks to the files and (unless PMIX_IOF_FILE_ONLY) the callback.
+    pub fn emit(&mut self, handle: u32, chunks: Vec<Ready>) {
+        if self.files.wanted() {
+            for (src, ch, data, _) in &chunks {
+                if !data.is_empty() {
+                    self.files.write(src, *ch, data);
+                }
+            }
+            if self.files.only {
+                return;
+            }
+        }
+        deliver(handle, self.cb, chunks);
     }
 
     /// Format `data` as the directives ask (prefixes at line starts).
@@ -135,6 +272,11 @@ impl Pull {
 
     /// Output arrived from the server: what is ready for the callback now.
     pub fn accept(&mut self, src: Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) -> Vec<Ready> {
+        // Merged: stderr is stdout from here on (its end does not end stdout).
+        let (ch, end) = if self.fmt.merge && ch == PMIX_FWD_STDERR_CHANNEL { (PMIX_FWD_STDOUT_CHANNEL, false) } else { (ch, end) };
+        if data.is_empty() && !end {
+            return Vec::new();
+        }
         let formatted = self.format(&src, ch, data, end);
         let (bsize, timed) = (self.bsize, self.btime.is_some());
         let h = self.held.entry((src.clone(), ch)).or_default();
@@ -223,6 +365,53 @@ mod tests {
         assert!(bytes(p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"x<y", false)).is_empty());
         let got = bytes(p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"&z\nlast", true));
         assert_eq!(got, b"<stderr rank=\"0\">x&lt;y&amp;z</stderr>\n<stderr rank=\"0\">last</stderr>\n");
+    }
+
+    #[test]
+    fn tag_variants() {
+        let s = Proc::new("ns", 2);
+        let mut p = pull(vec![Info::new("pmix.iof.rank", Value::boolean(true))]);
+        assert_eq!(bytes(p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"x\n", false)), b"[2]<stderr>: x\n");
+        let mut p = pull(vec![Info::new("pmix.iof.tagfull", Value::boolean(true))]);
+        assert_eq!(bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"x\n", false)), b"[ns,2]<stdout>: x\n");
+        let mut p = pull(vec![Info::new("pmix.iof.tagdet", Value::boolean(true))]);
+        assert_eq!(bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"x\n", false)), b"[ns,2][?:?]<stdout>: x\n");
+        p.set_origin(&s, "node7", 4242);
+        assert_eq!(bytes(p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"y\n", false)), b"[ns,2][node7:4242]<stdout>: y\n");
+    }
+
+    #[test]
+    fn merge_delivers_stderr_as_stdout() {
+        let dirs = vec![Info::new("pmix.iof.mrg", Value::boolean(true))];
+        assert_eq!(channels_to_pull(PMIX_FWD_STDOUT_CHANNEL, &dirs), PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL);
+        assert_eq!(channels_to_pull(PMIX_FWD_STDOUT_CHANNEL, &[]), PMIX_FWD_STDOUT_CHANNEL);
+        let mut p = pull(dirs);
+        let s = Proc::new("ns", 0);
+        let got = p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"err\n", true);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].1, PMIX_FWD_STDOUT_CHANNEL);
+        assert!(!got[0].3, "the end of stderr does not end the merged stream");
+    }
+
+    #[test]
+    fn files_by_rank_and_directory() {
+        let d = std::env::temp_dir().join(format!("rpmix-iof-unit-{}", std::process::id()));
+        let base = d.join("out").to_string_lossy().into_owned();
+        let dir = d.join("tree").to_string_lossy().into_owned();
+        let mut p = pull(vec![
+            Info::new("pmix.iof.file", Value::string(&base)),
+            Info::new("pmix.iof.dir", Value::string(&dir)),
+            Info::new("pmix.iof.fonly", Value::boolean(true)),
+        ]);
+        let s = Proc::new("ns", 1);
+        let r = p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"a\n", false);
+        p.emit(1, r);
+        let r = p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"b\n", true);
+        p.emit(1, r);
+        assert_eq!(std::fs::read(format!("{base}.1")).unwrap(), b"a\nb\n");
+        assert_eq!(std::fs::read(d.join("tree/ns/rank.1/stdout")).unwrap(), b"a\n");
+        assert_eq!(std::fs::read(d.join("tree/ns/rank.1/stderr")).unwrap(), b"b\n");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

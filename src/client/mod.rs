@@ -47,6 +47,15 @@ impl Cache {
     }
 }
 
+/// The event handlers of this client or tool: one registry for all its
+/// server connections, so handlers hear every server and outlive changes of
+/// the primary one (PMIx_tool_set_server, attach, disconnect).
+pub static EVENTS: std::sync::Mutex<events::Registry> = std::sync::Mutex::new(events::Registry::new());
+
+pub fn events_of_client() -> std::sync::MutexGuard<'static, events::Registry> {
+    EVENTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The cache of the initialised client, reachable without the CLIENT lock.
 pub static CACHE: RwLock<Option<Arc<Cache>>> = RwLock::new(None);
 
@@ -62,7 +71,6 @@ pub struct ClientRole {
     conn: Option<ConnId>,
     next_req: u32,
     pending: HashMap<u32, Cont>,
-    pub events: events::Registry,
     pub cache: Arc<Cache>,
     handle: Option<Handle<ClientRole>>,
     pub me: Proc,
@@ -71,7 +79,6 @@ pub struct ClientRole {
     pub iof: HashMap<u32, iof::Pull>,
     /// Buffering-time timers: timer id -> local pull handle.
     pub iof_timers: HashMap<u64, u32>,
-    pub next_iof: u32,
 }
 
 impl ClientRole {
@@ -122,7 +129,7 @@ impl ClientRole {
     fn flush_iof(&mut self) {
         for (h, p) in self.iof.iter_mut() {
             let ready = p.due(true);
-            iof::deliver(*h, p.cb, ready);
+            p.emit(*h, ready);
         }
     }
 
@@ -132,7 +139,7 @@ impl ClientRole {
         for (_, cont) in std::mem::take(&mut self.pending) {
             cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
         }
-        let chain = self.events.chain_for(PMIX_ERR_LOST_CONNECTION, &[]);
+        let chain = events_of_client().chain_for(PMIX_ERR_LOST_CONNECTION, &[]);
         let me = self.me.clone();
         events::notify(chain, PMIX_ERR_LOST_CONNECTION, &me, &[], self.poster());
     }
@@ -156,7 +163,7 @@ impl Role for ClientRole {
                 let parsed = (|| -> Res<(i32, Proc, Vec<Info>)> { Ok((d.u32()? as i32, Proc::decode(&mut d)?, decode_infos(&mut d)?)) })();
                 match parsed {
                     Ok((st, src, info)) => {
-                        let chain = self.events.chain_for(st, &info);
+                        let chain = events_of_client().chain_for(st, &info);
                         events::notify(chain, st, &src, &info, self.poster());
                     }
                     Err(_) => crate::pmix_debug!(1, "client: event from the server does not decode"),
@@ -164,16 +171,17 @@ impl Role for ClientRole {
             }
             wire::IOF => {
                 let mut d = Decoder::new(body);
-                let parsed = (|| -> Res<(u32, Proc, u32, Vec<u8>, bool)> {
-                    Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0))
+                let parsed = (|| -> Res<(u32, Proc, u32, Vec<u8>, bool, String, u32)> {
+                    Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0, decode_str(&mut d)?, d.u32()?))
                 })();
-                let Ok((handle, source, channel, data, complete)) = parsed else {
+                let Ok((handle, source, channel, data, complete, host, pid)) = parsed else {
                     crate::pmix_debug!(1, "client: forwarded output does not decode");
                     return;
                 };
                 let Some(p) = self.iof.get_mut(&handle) else { return };
+                p.set_origin(&source, &host, pid);
                 let ready = p.accept(source, channel as pmix_iof_channel_t, &data, complete);
-                iof::deliver(handle, p.cb, ready);
+                p.emit(handle, ready);
             }
             _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
         }
@@ -189,7 +197,7 @@ impl Role for ClientRole {
         let Some(h) = self.iof_timers.remove(&timer) else { return };
         let Some(p) = self.iof.get_mut(&h) else { return };
         let ready = p.due(false);
-        iof::deliver(h, p.cb, ready);
+        p.emit(h, ready);
         if let Some(t) = p.buffering_time() {
             let id = net.timer(t / 4);
             self.iof_timers.insert(id, h);
@@ -224,6 +232,18 @@ pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
 
 pub fn handle() -> Option<Handle<ClientRole>> {
     CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|g| g.engine.as_ref().map(|e| e.handle.clone()))
+}
+
+/// The progress thread of our connection to `server` (primary or not).
+pub fn handle_of(server: &Proc) -> Option<Handle<ClientRole>> {
+    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let c = g.as_ref()?;
+    if c.server.as_ref().is_some_and(|(p, _)| p == server) {
+        if let Some(e) = &c.engine {
+            return Some(e.handle.clone());
+        }
+    }
+    c.others.iter().find(|(p, _, _)| p == server).map(|(_, _, e)| e.handle.clone())
 }
 
 pub fn me() -> Option<Proc> {
@@ -530,13 +550,11 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
         conn: Some(2),
         next_req: 1,
         pending: HashMap::new(),
-        events: events::Registry::default(),
         cache,
         handle: None,
         me,
         iof: HashMap::new(),
         iof_timers: HashMap::new(),
-        next_iof: 1,
     };
     let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
@@ -556,6 +574,8 @@ pub fn finalize() -> pmix_status_t {
     let mut c = g.take().unwrap();
     drop(g);
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
+    *events_of_client() = events::Registry::new();
+    api::iof_forget_all();
     for (_, _, e) in std::mem::take(&mut c.others) {
         say_goodbye(e);
     }

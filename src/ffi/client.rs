@@ -12,7 +12,6 @@ use crate::ffi::boundary::{fire_op, SendPtr};
 use crate::runtime::Oneshot;
 
 /// Event handlers of a process initialised without a server.
-static LOCAL_EVENTS: std::sync::Mutex<crate::events::Registry> = std::sync::Mutex::new(crate::events::Registry::new());
 
 /// A completion that fires a C op callback.
 fn op_done(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> crate::client::api::Done {
@@ -745,21 +744,22 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(codes: *mut pmix_status_t, 
         let cs: Vec<pmix_status_t> = if codes.is_null() { Vec::new() } else { core::slice::from_raw_parts(codes, ncodes).to_vec() };
         let cbd = SendPtr(cbdata);
         crate::client::api::tell_event_interest(true, &cs, &i);
-        let reg = move |r: &mut crate::events::Registry| {
-            let id = r.register(cs, &i, evhdlr);
+        // The registry lock is released before the caller's callback runs (it may register more).
+        let reg = move |r: &mut dyn FnMut(&mut dyn FnMut(&mut crate::events::Registry))| {
+            let mut id = 0;
+            r(&mut |reg: &mut crate::events::Registry| id = reg.register(cs.clone(), &i, evhdlr));
             if let Some(f) = cbfunc {
                 // SAFETY: the caller's callback.
                 unsafe { f(PMIX_SUCCESS, id, cbd.get()) };
             }
         };
         if let Some(h) = crate::client::handle() {
-            if h.run(move |c, _| reg(&mut c.events)) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+            if h.run(move |_, _| reg(&mut |f| f(&mut crate::client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
         } else if let Some(h) = crate::server::handle() {
-            if h.run(move |s, _| reg(&mut s.events)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+            if h.run(move |s, _| reg(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
         } else if crate::client::me().is_some() {
             // Initialised without a server: keep the handler for local events.
-            let mut r = LOCAL_EVENTS.lock().unwrap_or_else(|e| e.into_inner());
-            reg(&mut r);
+            reg(&mut |f| f(&mut crate::client::events_of_client()));
             PMIX_SUCCESS
         } else {
             PMIX_ERR_INIT
@@ -771,17 +771,19 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(codes: *mut pmix_status_t, 
 pub unsafe extern "C" fn PMIx_Deregister_event_handler(evhdlr_ref: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Deregister_event_handler", {
         let cbd = SendPtr(cbdata);
-        let dereg = move |r: &mut crate::events::Registry| {
-            let st = if r.deregister(evhdlr_ref) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
+        let dereg = move |r: &mut dyn FnMut(&mut dyn FnMut(&mut crate::events::Registry))| {
+            let mut found = false;
+            r(&mut |reg: &mut crate::events::Registry| found = reg.deregister(evhdlr_ref));
+            let st = if found { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
             // SAFETY: the caller's callback.
             unsafe { fire_op(cbfunc, st, cbd) };
         };
         if let Some(h) = crate::client::handle() {
-            if h.run(move |c, _| dereg(&mut c.events)) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+            if h.run(move |_, _| dereg(&mut |f| f(&mut crate::client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
         } else if let Some(h) = crate::server::handle() {
-            if h.run(move |s, _| dereg(&mut s.events)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+            if h.run(move |s, _| dereg(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
         } else if crate::client::me().is_some() {
-            dereg(&mut LOCAL_EVENTS.lock().unwrap_or_else(|e| e.into_inner()));
+            dereg(&mut |f| f(&mut crate::client::events_of_client()));
             PMIX_SUCCESS
         } else {
             PMIX_ERR_INIT

@@ -1,22 +1,48 @@
-//! What processes register about themselves through PMIx_Job_control:
-//! preemptibility and checkpoint methods (RFC0015). Kept per process until it
-//! ends; hosts read it to carry out checkpoints and preemption, and clients
-//! can query it.
+//! Job control the server does itself (RFC0015): what processes register
+//! about themselves (preemptibility, checkpoint methods), and checkpoint
+//! requests, which the server carries out by each target's first registered
+//! method it can use (the RFC: "the server will use the first registered
+//! method that it supports"): an event it delivers itself, or a signal it
+//! asks the host to send (PMIX_JOB_CTRL_SIGNAL through the job_control
+//! upcall, so C hosts need nothing checkpoint-specific). A checkpoint request
+//! completes when every target has reported PMIX_JCTRL_CHECKPOINT_COMPLETE,
+//! and otherwise with an error on its timeout, on cancel, or when a target
+//! ends first.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use crate::abi::*;
-use crate::owned::{find, Info, Proc};
+use crate::owned::{find, Info, Proc, Value};
+use crate::runtime::{ConnId, Net};
+use crate::server::host::Upcall;
 use crate::server::nspace::infos_of_array;
+use crate::server::{reply, ServerRole};
+use crate::data::pack::Encoder;
+
+/// How a process wants to be told to checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Signal(i32),
+    /// An event code (normally PMIX_JCTRL_CHECKPOINT).
+    Event(pmix_status_t),
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Registration {
     pub preemptible: Option<bool>,
-    /// Checkpoint by this signal.
-    pub signal: Option<i32>,
-    /// Checkpoint by this event (normally PMIX_JCTRL_CHECKPOINT).
-    pub event: Option<pmix_status_t>,
+    /// In the order the process gave them.
+    pub methods: Vec<Method>,
+}
+
+impl Registration {
+    pub fn signal(&self) -> Option<i32> {
+        self.methods.iter().find_map(|m| if let Method::Signal(s) = m { Some(*s) } else { None })
+    }
+    pub fn event(&self) -> Option<pmix_status_t> {
+        self.methods.iter().find_map(|m| if let Method::Event(e) = m { Some(*e) } else { None })
+    }
 }
 
 pub static REGISTRY: Mutex<Option<HashMap<Proc, Registration>>> = Mutex::new(None);
@@ -35,16 +61,18 @@ pub fn registration(directives: &[Info]) -> Option<Registration> {
     let mut r = Registration { preemptible: pre, ..Default::default() };
     for m in method.unwrap_or_default() {
         if m.is(PMIX_JOB_CTRL_CHECKPOINT_SIGNAL) {
-            r.signal = m.as_u32().map(|s| s as i32);
+            if let Some(s) = m.as_u32().filter(|s| (1..=64).contains(s)) {
+                r.methods.push(Method::Signal(s as i32));
+            }
         } else if m.is(PMIX_JOB_CTRL_CHECKPOINT_EVENT) {
             // The header says bool, the RFC's example passes the status code.
             let v = m.value_ref();
-            r.event = Some(if v.r#type == PMIX_STATUS {
+            r.methods.push(Method::Event(if v.r#type == PMIX_STATUS {
                 // SAFETY: a PMIX_STATUS value.
                 unsafe { v.data.status }
             } else {
                 PMIX_JCTRL_CHECKPOINT
-            });
+            }));
         }
     }
     Some(r)
@@ -56,9 +84,8 @@ pub fn register(p: &Proc, r: Registration) {
     if r.preemptible.is_some() {
         e.preemptible = r.preemptible;
     }
-    if r.signal.is_some() || r.event.is_some() {
-        e.signal = r.signal;
-        e.event = r.event;
+    if !r.methods.is_empty() {
+        e.methods = r.methods;
     }
 }
 
@@ -66,8 +93,193 @@ pub fn lookup(p: &Proc) -> Option<Registration> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(p).cloned()
 }
 
+/// Every registered process of `nspace` (all namespaces: None) that declared itself preemptible.
+pub fn preemptible(nspace: Option<&str>) -> Vec<Proc> {
+    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut v: Vec<Proc> = g
+        .iter()
+        .flat_map(|m| m.iter())
+        .filter(|(p, r)| r.preemptible == Some(true) && nspace.is_none_or(|n| p.nspace == n))
+        .map(|(p, _)| p.clone())
+        .collect();
+    v.sort();
+    v
+}
+
 pub fn forget(p: &Proc) {
     if let Some(m) = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         m.remove(p);
+    }
+}
+
+/// A checkpoint request waiting for its targets.
+pub struct Checkpoint {
+    requester: Proc,
+    id: Option<String>,
+    /// Targets that have not reported completion yet.
+    waiting: Vec<Proc>,
+    timer: Option<u64>,
+    /// First failure (a host refusing the signal), reported at the end.
+    status: pmix_status_t,
+    conn: ConnId,
+    req: u32,
+}
+
+/// The timeout of a checkpoint request, in seconds. PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT
+/// shares its key string with PMIX_JOB_CTRL_CHECKPOINT_SIGNAL (a bug of the
+/// header and the RFC): in a request (as opposed to a method registration)
+/// that key is read as the timeout, as is PMIX_TIMEOUT.
+fn timeout_of(directives: &[Info]) -> Option<u32> {
+    find(directives, PMIX_TIMEOUT).or_else(|| find(directives, PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT)).and_then(|i| i.as_u32()).filter(|t| *t > 0)
+}
+
+fn answer(net: &mut Net, conn: ConnId, req: u32, st: pmix_status_t) {
+    let mut e = Encoder::default();
+    let _ = crate::owned::encode_infos(&mut e, &[]);
+    reply(net, conn, req, st, e.bytes());
+}
+
+impl ServerRole {
+    /// The live local clients a request names (none: the requester's
+    /// namespace), or None when a target is not a local client.
+    fn local_targets(&self, who: &Proc, targets: &[Proc]) -> Option<Vec<Proc>> {
+        let want = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.to_vec() };
+        let mut out = Vec::new();
+        for t in &want {
+            let ns = self.nspaces.get(&t.nspace)?;
+            let live = |r: &pmix_rank_t| ns.clients.get(r).is_some_and(|c| c.connected && !c.terminated);
+            if t.rank == PMIX_RANK_WILDCARD {
+                let mut ranks: Vec<pmix_rank_t> = ns.clients.keys().copied().filter(|r| live(r)).collect();
+                ranks.sort();
+                out.extend(ranks.into_iter().map(|r| Proc::new(&t.nspace, r)));
+            } else if live(&t.rank) {
+                out.push(t.clone());
+            } else {
+                return None;
+            }
+        }
+        out.dedup();
+        Some(out)
+    }
+
+    /// PMIX_JOB_CTRL_CHECKPOINT. Returns false when the targets are not all
+    /// local clients: the request then goes to the host unchanged.
+    pub(super) fn checkpoint(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, targets: &[Proc], directives: &[Info]) -> bool {
+        let Some(local) = self.local_targets(who, targets) else { return false };
+        if local.is_empty() {
+            crate::pmix_debug!(5, "checkpoint from {who}: no live target");
+            answer(net, conn, req, PMIX_ERR_NOT_FOUND);
+            return true;
+        }
+        // Every target needs a registered method before anything is done.
+        let regs: Vec<(Proc, Registration)> = local.iter().map(|p| (p.clone(), lookup(p).unwrap_or_default())).collect();
+        if let Some((p, _)) = regs.iter().find(|(_, r)| r.methods.is_empty()) {
+            crate::pmix_debug!(5, "checkpoint from {who}: {p} registered no checkpoint method");
+            answer(net, conn, req, PMIX_ERR_NOT_SUPPORTED);
+            return true;
+        }
+        let id = find(directives, PMIX_JOB_CTRL_CHECKPOINT).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
+        let timer = timeout_of(directives).map(|t| net.timer(Duration::from_secs(t as u64)));
+        self.checkpoints.push(Checkpoint { requester: who.clone(), id: id.clone(), waiting: local.clone(), timer, status: PMIX_SUCCESS, conn, req });
+        let mut info = vec![Info::new("pmix.evrange", Value::proc(&local[0]))];
+        if let Some(id) = &id {
+            info.push(Info::new("pmix.jctrl.ckpt", Value::string(id)));
+        }
+        for (p, r) in regs {
+            let mut failed = PMIX_ERR_NOT_SUPPORTED;
+            for m in &r.methods {
+                let st = match *m {
+                    Method::Event(code) => {
+                        info[0] = Info::new("pmix.evrange", Value::proc(&p));
+                        self.deliver_event(net, code, who, PMIX_RANGE_CUSTOM, &info);
+                        PMIX_SUCCESS
+                    }
+                    Method::Signal(sig) => self.signal_through_host(who, &p, sig, id.as_deref()),
+                };
+                if st == PMIX_SUCCESS {
+                    failed = PMIX_SUCCESS;
+                    break;
+                }
+                failed = st;
+                crate::pmix_debug!(5, "checkpoint of {p}: method {m:?} failed ({}); trying the next", crate::strings::error_name(st));
+            }
+            if failed != PMIX_SUCCESS {
+                self.checkpoint_progress(net, &p, None, failed);
+            }
+        }
+        true
+    }
+
+    /// Ask the host to send `sig` to `target`; an error the host reports
+    /// later fails the checkpoints waiting for that target.
+    fn signal_through_host(&mut self, who: &Proc, target: &Proc, sig: i32, id: Option<&str>) -> pmix_status_t {
+        let mut dirs = vec![Info::new("pmix.jctrl.sig", Value::int(sig))];
+        if let Some(id) = id {
+            dirs.push(Info::new("pmix.jctrl.id", Value::string(id)));
+        }
+        let (h, t) = (self.handle(), target.clone());
+        let u = self.host.job_control(who, std::slice::from_ref(target), &dirs, Box::new(move |st, _| {
+            let st = crate::server::settled(st);
+            if st != PMIX_SUCCESS {
+                h.run(move |s, net| s.checkpoint_progress(net, &t, None, st));
+            }
+        }));
+        match u {
+            Upcall::Pending => PMIX_SUCCESS,
+            Upcall::Now(st) => crate::server::settled(st),
+        }
+    }
+
+    /// `proc` completed (status SUCCESS) or failed the checkpoint `id` (None:
+    /// every checkpoint waiting for it). Requests with no target left answer.
+    pub(super) fn checkpoint_progress(&mut self, net: &mut Net, proc: &Proc, id: Option<&str>, status: pmix_status_t) {
+        for c in self.checkpoints.iter_mut() {
+            if id.is_some() && c.id.as_deref() != id {
+                continue;
+            }
+            if let Some(i) = c.waiting.iter().position(|p| p == proc) {
+                c.waiting.remove(i);
+                if status != PMIX_SUCCESS && c.status == PMIX_SUCCESS {
+                    c.status = status;
+                }
+            }
+        }
+        self.finish_checkpoints(net, |c| c.waiting.is_empty(), None);
+    }
+
+    /// Answer (and drop) the checkpoints `pick` selects, with `status` or their own.
+    fn finish_checkpoints(&mut self, net: &mut Net, pick: impl Fn(&Checkpoint) -> bool, status: Option<pmix_status_t>) -> usize {
+        let (done, keep): (Vec<Checkpoint>, Vec<Checkpoint>) = std::mem::take(&mut self.checkpoints).into_iter().partition(|c| pick(c));
+        self.checkpoints = keep;
+        for c in &done {
+            if let Some(t) = c.timer {
+                net.cancel_timer(t);
+            }
+            let st = status.unwrap_or(c.status);
+            crate::pmix_debug!(5, "checkpoint {} from {}: {}", c.id.as_deref().unwrap_or("-"), c.requester, crate::strings::error_name(st));
+            answer(net, c.conn, c.req, st);
+        }
+        done.len()
+    }
+
+    /// A timer fired: true when it was a checkpoint's.
+    pub(super) fn checkpoint_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+        self.finish_checkpoints(net, |c| c.timer == Some(timer), Some(PMIX_ERR_TIMEOUT)) > 0
+    }
+
+    /// PMIX_JOB_CTRL_CANCEL: the requester's checkpoints with this id (None: all of them).
+    pub(super) fn cancel_checkpoints(&mut self, net: &mut Net, who: &Proc, id: Option<&str>) -> usize {
+        self.finish_checkpoints(net, |c| c.requester == *who && (id.is_none() || c.id.as_deref() == id), Some(PMIX_ERR_JOB_CANCELED))
+    }
+
+    /// The requester's connection is gone: nobody is left to answer.
+    pub(super) fn drop_checkpoints_of(&mut self, net: &mut Net, conn: ConnId) {
+        let (gone, keep): (Vec<Checkpoint>, Vec<Checkpoint>) = std::mem::take(&mut self.checkpoints).into_iter().partition(|c| c.conn == conn);
+        self.checkpoints = keep;
+        for c in gone {
+            if let Some(t) = c.timer {
+                net.cancel_timer(t);
+            }
+        }
     }
 }

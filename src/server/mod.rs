@@ -75,6 +75,8 @@ pub struct ServerRole {
     psets: HashMap<String, Vec<Proc>>,
     next_tool: u32,
     monitors: Vec<monitor::Monitor>,
+    /// Checkpoint requests waiting for their targets' completion.
+    checkpoints: Vec<jobctl::Checkpoint>,
     pub iof: iof::Iof,
     /// (source, channel) combinations already asked of the host's iof_pull.
     iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
@@ -122,6 +124,7 @@ impl ServerRole {
             psets: HashMap::new(),
             next_tool: 0,
             monitors: Vec::new(),
+            checkpoints: Vec::new(),
             iof: iof::Iof::default(),
             iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
@@ -202,7 +205,9 @@ impl ServerRole {
 
     /// A local process ended (finalize, exit, lost connection, deregistration):
     /// run its cleanup, and its namespace's once every local client has ended.
-    fn terminated(&mut self, proc: &Proc) {
+    fn terminated(&mut self, net: &mut Net, proc: &Proc) {
+        // A target that ends before completing its checkpoint failed it.
+        self.checkpoint_progress(net, proc, None, PMIX_ERR_PROC_CHECKPOINT);
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
@@ -285,6 +290,17 @@ impl ServerRole {
             let _ = encode_infos(&mut e, &[]);
             reply(net, conn, req, PMIX_SUCCESS, e.bytes());
             return Ok(());
+        }
+        if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(net, conn, req, who, &targets, &directives) {
+            return Ok(());
+        }
+        if let Some(c) = find(&directives, PMIX_JOB_CTRL_CANCEL) {
+            // Checkpoints are the server's own pending requests; anything else is the host's.
+            let id = c.as_str().filter(|s| !s.is_empty());
+            if self.cancel_checkpoints(net, who, id.as_deref()) > 0 {
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+                return Ok(());
+            }
         }
         let h = self.handle();
         let u = self.host.job_control(who, &targets, &directives, Box::new(move |st, infos| {
@@ -382,9 +398,21 @@ impl ServerRole {
             self.iof.cache(source, channel, (data.to_vec(), complete));
             return;
         }
+        let origin = Origin { host: &self.hostname, pid: self.pid_of(source) };
         for (conn, handle) in targets {
-            send_iof(net, conn, handle, source, channel, data, complete);
+            send_iof(net, conn, handle, source, &origin, channel, data, complete);
         }
+    }
+
+    /// The pid of a local process: the kernel's word for a connected client,
+    /// else PMIX_PROC_PID as the host registered it (0: unknown).
+    fn pid_of(&self, p: &Proc) -> u32 {
+        let ns = self.nspaces.get(&p.nspace);
+        let conn = ns.and_then(|n| n.clients.get(&p.rank)).and_then(|c| c.conn);
+        if let Some(peer) = conn.and_then(|c| self.peers.get(&c)) {
+            return peer.cred.pid.max(0) as u32;
+        }
+        ns.and_then(|n| n.procs.get(&p.rank)).and_then(|v| find(v, PMIX_PROC_PID)).and_then(|i| i.as_u32()).unwrap_or(0)
     }
 
     /// The largest backlog of forwarded output any pulling tool has not read
@@ -425,7 +453,8 @@ impl ServerRole {
         reply(net, conn, req, PMIX_SUCCESS, e.bytes());
         // Output written before anyone pulled it follows the reply.
         for (src, ch, (data, complete)) in self.iof.take_cached(id) {
-            send_iof(net, conn, handle, &src, ch, &data, complete);
+            let origin = Origin { host: &self.hostname, pid: self.pid_of(&src) };
+            send_iof(net, conn, handle, &src, &origin, ch, &data, complete);
         }
         Ok(())
     }
@@ -436,7 +465,7 @@ impl ServerRole {
     }
 
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
-        self.terminated(proc);
+        self.terminated(net, proc);
         let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);
         if let Some(c) = conn {
             // Deliberate: the host says the process is gone. No lost-connection handling.
@@ -1039,7 +1068,7 @@ impl ServerRole {
                     r.finalized = true;
                 }
                 // Its cleanup is done before its finalize is acknowledged.
-                self.terminated(&who);
+                self.terminated(net, &who);
                 let done = self.done_reply(conn, req);
                 let u = self.host.client_finalized(&who, obj, done);
                 self.upcall_reply(net, conn, req, u);
@@ -1091,6 +1120,11 @@ impl ServerRole {
                 let source = Proc::decode(&mut d)?;
                 let range = d.u32()? as u8;
                 let info = decode_infos(&mut d)?;
+                if status == PMIX_JCTRL_CHECKPOINT_COMPLETE {
+                    // Counted for the sender the kernel vouches for, not the source it names.
+                    let id = find(&info, PMIX_JOB_CTRL_CHECKPOINT).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
+                    self.checkpoint_progress(net, &who, id.as_deref(), PMIX_SUCCESS);
+                }
                 self.deliver_event(net, status, &source, range, &info);
                 if matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
                     let _ = self.host.notify_event(status, &source, range, &info, Box::new(|_| {}));
@@ -1258,10 +1292,10 @@ impl ServerRole {
                             answers.push(Info::new("pmix.jctrl.preempt", Value::boolean(r.preemptible.unwrap_or(false))));
                         } else {
                             let mut m = Vec::new();
-                            if let Some(s) = r.signal {
+                            if let Some(s) = r.signal() {
                                 m.push(Info::new("pmix.jctrl.ckptsig", Value::u32(s as u32)));
                             }
-                            if r.event.is_some() {
+                            if r.event().is_some() {
                                 m.push(Info::new("pmix.jctrl.ckptev", Value::boolean(true)));
                             }
                             answers.push(Info::new("pmix.jctrl.ckmethod", Value::string(&m.iter().map(|i| i.key().to_string()).collect::<Vec<_>>().join(","))));
@@ -1300,13 +1334,22 @@ impl ServerRole {
     }
 }
 
-fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+/// Where forwarded output comes from, for PMIX_IOF_TAG_DETAILED_OUTPUT.
+struct Origin<'a> {
+    host: &'a str,
+    /// 0 when unknown.
+    pid: u32,
+}
+
+fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, origin: &Origin<'_>, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
     let mut e = Encoder::default();
     e.u32(handle);
     source.encode(&mut e);
     e.u32(channel as u32);
     e.blob(data);
     e.u32(complete as u32);
+    owned::encode_str(&mut e, origin.host);
+    e.u32(origin.pid);
     net.send(conn, 0, wire::IOF, e.bytes());
 }
 
@@ -1379,6 +1422,7 @@ impl Role for ServerRole {
 
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
         self.iof.drop_conn(conn);
+        self.drop_checkpoints_of(net, conn);
         let Some(peer) = self.peers.remove(&conn) else { return };
         let clean = self
             .nspaces
@@ -1392,7 +1436,7 @@ impl Role for ServerRole {
         if !clean {
             // Lost without finalize: never reported to the host as a clean finalize.
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
-            self.terminated(&peer.proc);
+            self.terminated(net, &peer.proc);
         }
         self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, &peer.proc);
@@ -1400,6 +1444,9 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
+        if self.checkpoint_timer(net, timer) {
+            return;
+        }
         if let Some(i) = self.monitors.iter().position(|m| m.timer == timer) {
             let alert = self.monitors[i].check();
             self.monitors[i].timer = net.timer(self.monitors[i].period);

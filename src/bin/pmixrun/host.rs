@@ -162,33 +162,6 @@ impl Host for LauncherHost {
             signal_all(&ts, libc::SIGTERM)
         } else if let Some(sig) = find(directives, PMIX_JOB_CTRL_SIGNAL).and_then(|i| i.as_u32()) {
             signal_all(&ts, sig as i32)
-        } else if find(directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() {
-            // Each target by the method it registered: its signal, else its event.
-            let mut st = PMIX_SUCCESS;
-            for (p, pid) in &ts {
-                match pmix::server::jobctl::lookup(p) {
-                    Some(r) if r.signal.is_some() => {
-                        // SAFETY: as in signal_all.
-                        unsafe { libc::kill(-pid, r.signal.unwrap()) };
-                    }
-                    Some(r) if r.event.is_some() => {
-                        let (code, target, from) = (r.event.unwrap(), p.clone(), requestor.clone());
-                        if let Some(h) = pmix::server::handle() {
-                            h.run(move |s, net| {
-                                let mut arr = vec![target.to_c()];
-                                let d = pmix_data_array_t { r#type: PMIX_PROC, size: 1, array: arr.as_mut_ptr() as *mut core::ffi::c_void };
-                                // SAFETY: d describes arr, copied by load.
-                                if let Ok(v) = unsafe { pmix::owned::Value::load(&d as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) } {
-                                    let info = vec![Info::new("pmix.evrange", v)];
-                                    s.deliver_event(net, code, &from, PMIX_RANGE_CUSTOM, &info);
-                                }
-                            });
-                        }
-                    }
-                    _ => st = PMIX_ERR_NOT_SUPPORTED,
-                }
-            }
-            st
         } else {
             PMIX_ERR_NOT_SUPPORTED
         };
@@ -196,6 +169,13 @@ impl Host for LauncherHost {
             eprintln!("pmixrun: job control from {requestor} on {} ranks: {}", ts.len(), pmix::strings::error_name(st));
         }
         Upcall::Now(st)
+    }
+
+    fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, _info: &[Info], _done: Done) -> Upcall {
+        if code == PMIX_JCTRL_CHECKPOINT_COMPLETE {
+            self.send(Event::CheckpointDone(source.clone()));
+        }
+        Upcall::Now(PMIX_SUCCESS)
     }
 
     fn push_stdin(&mut self, source: &Proc, targets: &[Proc], _directives: &[Info], data: Option<&[u8]>, _done: Done) -> Upcall {

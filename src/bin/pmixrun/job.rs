@@ -20,6 +20,9 @@ pub struct Options {
     pub ompi_hint: bool,
     pub timeout: Option<u64>,
     pub grace: u64,
+    /// Seconds preemptible ranks get between PMIX_JCTRL_PREEMPT_ALERT and
+    /// the stop, when pmixrun is told to end by SIGTERM (0: no notice).
+    pub preempt_notice: u64,
     pub verbose: bool,
     /// Output kept per rank and stream for tools that pull it later:
     /// bytes, and whether the newest (true) or the oldest is dropped beyond.
@@ -28,7 +31,7 @@ pub struct Options {
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, verbose: false, iof_cache: None };
+    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, verbose: false, iof_cache: None };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -106,6 +109,10 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     let v = val(&mut i)?;
                     opts.grace = v.parse().map_err(|_| format!("bad grace period '{v}'"))?;
                 }
+                "--preempt-notice" => {
+                    let v = val(&mut i)?;
+                    opts.preempt_notice = v.parse().map_err(|_| format!("bad preemption notice '{v}'"))?;
+                }
                 "--" => {
                     i += 1;
                     break;
@@ -141,12 +148,22 @@ struct Rank {
     exited: bool,
 }
 
+/// A preemption notice in progress: the alerted ranks that have neither
+/// reported their checkpoint complete nor exited, and how the job stops.
+pub struct Preemption {
+    pending: std::collections::HashSet<Proc>,
+    pub until: Instant,
+    grace: u64,
+    code: i32,
+}
+
 pub struct Launcher {
     pub ompi_hint: bool,
     pub io: std::sync::Arc<crate::io::IoOptions>,
     pub stdins: crate::io::Stdins,
     pub pids: crate::host::Pids,
     ranks: HashMap<i32, Rank>,
+    pub preemption: Option<Preemption>,
     /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
     failures: Vec<(Proc, i32, bool)>,
     /// When to pick the job's exit code from `failures` (a short window, so the
@@ -165,7 +182,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), preemption: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -282,6 +299,13 @@ impl Launcher {
             match cmd.spawn() {
                 Ok(mut child) => {
                     let pid = child.id() as i32;
+                    // Known before its first output (tools may tag output with it).
+                    let p2 = proc.clone();
+                    let _ = server_call(move |s, _| {
+                        if let Some(ns) = s.nspaces.get_mut(&p2.nspace) {
+                            ns.set_proc_if_missing(p2.rank, PMIX_PROC_PID, Value::pid(pid));
+                        }
+                    });
                     if let (Some(o), Some(e)) = (child.stdout.take(), child.stderr.take()) {
                         crate::io::start(&proc, o, e, &self.io);
                     }
@@ -339,6 +363,7 @@ impl Launcher {
         if self.verbose {
             eprintln!("pmixrun: {proc} exited with status {code}");
         }
+        self.preempt_progress(Some(&proc));
         if (code != 0 || unfinalized) && self.kill_at.is_none() {
             self.failures.push((proc.clone(), if unfinalized { 1 } else { code }, unfinalized));
             if self.decide_at.is_none() {
@@ -372,6 +397,49 @@ impl Launcher {
         let code = failures.iter().find(|f| f.1 >= 128 && !f.2).or(failures.first()).map(|f| f.1).unwrap_or(1);
         self.record(code.clamp(0, 255) as u8);
         self.stop_job(2, code);
+    }
+
+    /// SIGTERM to pmixrun, the way schedulers announce a preemption: ranks
+    /// that registered PMIX_JOB_CTRL_PREEMPTIBLE get PMIX_JCTRL_PREEMPT_ALERT
+    /// (with PMIX_TIMEOUT = the notice) and up to `notice` seconds to report
+    /// PMIX_JCTRL_CHECKPOINT_COMPLETE or exit; then the job stops. False when
+    /// there is no one to alert (the caller stops the job at once).
+    pub fn preempt(&mut self, notice: u64, grace: u64, code: i32) -> bool {
+        if notice == 0 || self.preemption.is_some() || self.kill_at.is_some() {
+            return false;
+        }
+        let live: std::collections::HashSet<Proc> = self.ranks.values().filter(|r| !r.exited).map(|r| r.proc.clone()).collect();
+        let alerted: Vec<Proc> = pmix::server::jobctl::preemptible(None).into_iter().filter(|p| live.contains(p)).collect();
+        if alerted.is_empty() {
+            return false;
+        }
+        let targets = alerted.clone();
+        let _ = server_call(move |s, net| {
+            let me = s.me.clone();
+            for p in &targets {
+                let info = vec![Info::new("pmix.evrange", Value::proc(p)), Info::new("pmix.timeout", Value::u32(notice as u32))];
+                s.deliver_event(net, PMIX_JCTRL_PREEMPT_ALERT, &me, PMIX_RANGE_CUSTOM, &info);
+            }
+        });
+        if self.verbose {
+            eprintln!("pmixrun: preemption: {} preemptible ranks alerted; the job stops within {notice} s", alerted.len());
+        }
+        self.preemption = Some(Preemption { pending: alerted.into_iter().collect(), until: Instant::now() + Duration::from_secs(notice), grace, code });
+        true
+    }
+
+    /// An alerted rank is ready (checkpoint complete, or gone); stop the job
+    /// once every alerted rank is, or when the notice has run out.
+    pub fn preempt_progress(&mut self, ready: Option<&Proc>) {
+        let Some(p) = &mut self.preemption else { return };
+        if let Some(r) = ready {
+            p.pending.remove(r);
+        }
+        if p.pending.is_empty() || Instant::now() >= p.until {
+            let (grace, code) = (p.grace, p.code);
+            self.preemption = None;
+            self.stop_job(grace, code);
+        }
     }
 
     /// SIGTERM every rank's process group now, SIGKILL after `grace` seconds.

@@ -33,6 +33,11 @@ Per app context:
 Global (before the first program):
       --timeout S    kill the job after S seconds (exit code 124)
       --grace S      seconds between SIGTERM and SIGKILL (default 2)
+      --preempt-notice S  on SIGTERM, ranks that registered themselves
+                     preemptible (PMIX_JOB_CTRL_PREEMPTIBLE) get the event
+                     PMIX_JCTRL_PREEMPT_ALERT and up to S seconds (default
+                     10; 0: none) to send PMIX_JCTRL_CHECKPOINT_COMPLETE or
+                     exit before the job is stopped
   -v, --verbose      report the job's progress on stderr
       --on-stall ACTION  when a monitored rank stalls (heartbeat or file
                      monitor alert, unless the rank asked to handle it with
@@ -61,14 +66,15 @@ by signal N), the status of PMIx_Abort if a rank aborted, 124 on timeout,
 and 0 when every rank exited 0. On SIGINT/SIGTERM/SIGHUP pmixrun stops the
 job: SIGTERM to every rank's process group, SIGKILL after the grace period
 (exit code 128 + the signal pmixrun received); registered cleanup still runs.
+SIGTERM is taken as a scheduler's preemption notice (see --preempt-notice).
 
 PMIx services: job data right after PMIx_Init (sizes, local peers and
 ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 (PMIX_WAIT, PMIX_TIMEOUT), spawn (a new namespace in this pmixrun),
 connect/disconnect, abort, log (printed to stderr), query, job control
 (pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
-the target's registered signal or event; restart and provisioning are not
-supported), process monitoring (heartbeats, files), and cleanup of the files
+the target's registered signal or event, completing on the target's
+PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported), process monitoring (heartbeats, files), and cleanup of the files
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
@@ -76,6 +82,8 @@ pub enum Event {
     Signal(i32),
     Spawn(host::SpawnReq),
     Abort { status: i32, from: String },
+    /// A rank reported PMIX_JCTRL_CHECKPOINT_COMPLETE.
+    CheckpointDone(pmix::owned::Proc),
 }
 
 fn main() -> ExitCode {
@@ -137,17 +145,22 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 return Ok(launcher.exit_code());
             }
             let mut wait = deadline.map(|d| d.saturating_duration_since(Instant::now())).unwrap_or(Duration::from_secs(3600));
-            if let Some(d) = launcher.decide_at {
+            for d in [launcher.decide_at, launcher.preemption.as_ref().map(|p| p.until)].into_iter().flatten() {
                 wait = wait.min(d.saturating_duration_since(Instant::now()));
             }
             match rx.recv_timeout(wait) {
                 Ok(Event::Exited { pid, code }) => launcher.exited(pid, code),
                 Ok(Event::Signal(sig)) => {
+                    if sig == libc::SIGTERM && launcher.preempt(opts.preempt_notice, opts.grace, 128 + sig) {
+                        continue;
+                    }
                     if verbose {
                         eprintln!("pmixrun: signal {sig}: stopping the job");
                     }
+                    launcher.preemption = None;
                     launcher.stop_job(opts.grace, 128 + sig);
                 }
+                Ok(Event::CheckpointDone(p)) => launcher.preempt_progress(Some(&p)),
                 Ok(Event::Spawn(req)) => launcher.spawn(req),
                 Ok(Event::Abort { status, from }) => {
                     if verbose {
@@ -159,6 +172,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
                     if launcher.decide_at.is_some_and(|d| Instant::now() >= d) {
                         launcher.decide();
                     }
+                    launcher.preempt_progress(None);
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         deadline = None;
                         eprintln!("pmixrun: timeout after {} s: stopping the job", opts.timeout.unwrap_or(0));

@@ -1,0 +1,122 @@
+/*
+ * jctl_preempt: a preemption notice as ranks see it.
+ *
+ *   pmixrun --preempt-notice S -n 3 ./jctl_preempt DIR quick|stay [marker]
+ *
+ * Every rank registers a handler for PMIX_JCTRL_PREEMPT_ALERT. Ranks 0 and 1
+ * declare themselves preemptible (PMIx_Job_control without targets,
+ * PMIX_JOB_CTRL_PREEMPTIBLE = true); rank 2 declares nothing. Each rank then
+ * creates DIR/ready.R and sleeps (alarm(40) bounds it) until pmixrun stops
+ * the job.
+ *
+ * On the alert a rank creates DIR/alert.R holding the PMIX_TIMEOUT the alert
+ * carried (-1 if none). Then rank 0 reports PMIX_JCTRL_CHECKPOINT_COMPLETE
+ * (range PMIX_RANGE_RM) and keeps sleeping; rank 1 finalizes and exits 0 in
+ * mode "quick", and keeps sleeping without reporting anything in mode
+ * "stay". A failed call prints "rank R: FAIL <what>" and the rank exits 1.
+ *
+ * The driver (tools/jobctl-tests.sh) sends SIGTERM to pmixrun once every
+ * ready file exists and checks which alert files appear and how long the
+ * job takes to stop: at once when every alerted rank is ready ("quick"),
+ * after the notice otherwise ("stay").
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+static const char *dir;
+static volatile sig_atomic_t alerted;
+static volatile int alert_timeout = -1;
+
+static void fail(const char *what, pmix_status_t rc)
+{
+    printf("rank %u: FAIL %s: %s\n", (unsigned)me.rank, what, PMIx_Error_string(rc));
+    fflush(stdout);
+    exit(1);
+}
+
+static void touch(const char *name, int value)
+{
+    char path[1024];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s.%u", dir, name, (unsigned)me.rank);
+    f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%d\n", value);
+        fclose(f);
+    }
+}
+
+static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t i;
+    (void)id; (void)source; (void)results; (void)nresults;
+    if (status == PMIX_JCTRL_PREEMPT_ALERT) {
+        for (i = 0; i < ninfo; i++)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT))
+                alert_timeout = info[i].value.type == PMIX_UINT32 ? (int)info[i].value.data.uint32
+                              : info[i].value.type == PMIX_INT ? info[i].value.data.integer : -2;
+        touch("alert", alert_timeout);
+        alerted = 1;
+    }
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void msleep(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+int main(int argc, char **argv)
+{
+    pmix_status_t rc, code = PMIX_JCTRL_PREEMPT_ALERT;
+    bool quick, t = true, reported = false;
+    int i;
+
+    if (argc < 3 || (strcmp(argv[2], "quick") != 0 && strcmp(argv[2], "stay") != 0)) {
+        fprintf(stderr, "usage: jctl_preempt DIR quick|stay [marker]\n");
+        return 2;
+    }
+    dir = argv[1];
+    quick = strcmp(argv[2], "quick") == 0;
+    alarm(40);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) fail("PMIx_Init", rc);
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_alert, NULL, NULL);
+    if (rc < 0) fail("PMIx_Register_event_handler", rc);
+    if (me.rank < 2) {
+        pmix_info_t d;
+        PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_PREEMPTIBLE, &t, PMIX_BOOL);
+        rc = PMIx_Job_control(NULL, 0, &d, 1, NULL, NULL);
+        PMIX_INFO_DESTRUCT(&d);
+        if (rc != PMIX_SUCCESS) fail("register preemptible", rc);
+    }
+    touch("ready", 0);
+    for (i = 0; i < 3500; i++) {
+        if (alerted && !reported) {
+            reported = true;
+            if (me.rank == 0) {
+                rc = PMIx_Notify_event(PMIX_JCTRL_CHECKPOINT_COMPLETE, &me, PMIX_RANGE_RM, NULL, 0, NULL, NULL);
+                if (rc != PMIX_SUCCESS) fail("notify checkpoint complete", rc);
+            } else if (me.rank == 1 && quick) {
+                break;
+            }
+        }
+        msleep(10);
+    }
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
