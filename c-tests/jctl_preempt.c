@@ -15,6 +15,12 @@
  * mode "quick", and keeps sleeping without reporting anything in mode
  * "stay". A failed call prints "rank R: FAIL <what>" and the rank exits 1.
  *
+ * Mode "ckpt" (for `pmixctl checkpoint`): ranks 0 and 1 register
+ * PMIX_JOB_CTRL_CHECKPOINT_METHOD = { PMIX_JOB_CTRL_CHECKPOINT_EVENT } (rank 2
+ * registers nothing, so a checkpoint of all ranks is refused); on the
+ * PMIX_JCTRL_CHECKPOINT event a rank creates DIR/ckpt.R holding the
+ * checkpoint id the event carried and reports PMIX_JCTRL_CHECKPOINT_COMPLETE.
+ *
  * The driver (tools/jobctl-tests.sh) sends SIGTERM to pmixrun once every
  * ready file exists and checks which alert files appear and how long the
  * job takes to stop: at once when every alerted rank is ready ("quick"),
@@ -34,7 +40,8 @@
 
 static pmix_proc_t me;
 static const char *dir;
-static volatile sig_atomic_t alerted;
+static volatile sig_atomic_t alerted, checkpointed;
+static char ckpt_id[128] = "-";
 static volatile int alert_timeout = -1;
 
 static void fail(const char *what, pmix_status_t rc)
@@ -44,16 +51,24 @@ static void fail(const char *what, pmix_status_t rc)
     exit(1);
 }
 
-static void touch(const char *name, int value)
+/* DIR/<name>.<rank> holding one line of text */
+static void touch_text(const char *name, const char *text)
 {
     char path[1024];
     FILE *f;
     snprintf(path, sizeof(path), "%s/%s.%u", dir, name, (unsigned)me.rank);
     f = fopen(path, "w");
     if (f) {
-        fprintf(f, "%d\n", value);
+        fprintf(f, "%s\n", text);
         fclose(f);
     }
+}
+
+static void touch(const char *name, int value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%d", value);
+    touch_text(name, text);
 }
 
 static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
@@ -62,6 +77,12 @@ static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
 {
     size_t i;
     (void)id; (void)source; (void)results; (void)nresults;
+    if (status == PMIX_JCTRL_CHECKPOINT) {
+        for (i = 0; i < ninfo; i++)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_CTRL_CHECKPOINT) && info[i].value.type == PMIX_STRING)
+                snprintf(ckpt_id, sizeof ckpt_id, "%s", info[i].value.data.string);
+        checkpointed = 1;
+    }
     if (status == PMIX_JCTRL_PREEMPT_ALERT) {
         for (i = 0; i < ninfo; i++)
             if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT))
@@ -81,23 +102,34 @@ static void msleep(long ms)
 
 int main(int argc, char **argv)
 {
-    pmix_status_t rc, code = PMIX_JCTRL_PREEMPT_ALERT;
-    bool quick, t = true, reported = false;
+    pmix_status_t rc, codes[2] = {PMIX_JCTRL_PREEMPT_ALERT, PMIX_JCTRL_CHECKPOINT};
+    bool quick, ckpt, t = true, reported = false;
     int i;
 
-    if (argc < 3 || (strcmp(argv[2], "quick") != 0 && strcmp(argv[2], "stay") != 0)) {
-        fprintf(stderr, "usage: jctl_preempt DIR quick|stay [marker]\n");
+    if (argc < 3 || (strcmp(argv[2], "quick") != 0 && strcmp(argv[2], "stay") != 0 && strcmp(argv[2], "ckpt") != 0)) {
+        fprintf(stderr, "usage: jctl_preempt DIR quick|stay|ckpt [marker]\n");
         return 2;
     }
     dir = argv[1];
     quick = strcmp(argv[2], "quick") == 0;
+    ckpt = strcmp(argv[2], "ckpt") == 0;
     alarm(40);
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) fail("PMIx_Init", rc);
-    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_alert, NULL, NULL);
+    rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_alert, NULL, NULL);
     if (rc < 0) fail("PMIx_Register_event_handler", rc);
-    if (me.rank < 2) {
+    if (me.rank < 2 && ckpt) {
+        pmix_info_t d;
+        pmix_data_array_t *arr;
+        PMIX_DATA_ARRAY_CREATE(arr, 1, PMIX_INFO);
+        PMIX_INFO_LOAD(&((pmix_info_t *)arr->array)[0], PMIX_JOB_CTRL_CHECKPOINT_EVENT, &t, PMIX_BOOL);
+        PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_CHECKPOINT_METHOD, arr, PMIX_DATA_ARRAY);
+        rc = PMIx_Job_control(NULL, 0, &d, 1, NULL, NULL);
+        PMIX_INFO_DESTRUCT(&d);
+        PMIX_DATA_ARRAY_FREE(arr);
+        if (rc != PMIX_SUCCESS) fail("register checkpoint method", rc);
+    } else if (me.rank < 2) {
         pmix_info_t d;
         PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_PREEMPTIBLE, &t, PMIX_BOOL);
         rc = PMIx_Job_control(NULL, 0, &d, 1, NULL, NULL);
@@ -106,6 +138,12 @@ int main(int argc, char **argv)
     }
     touch("ready", 0);
     for (i = 0; i < 3500; i++) {
+        if (checkpointed == 1) {
+            checkpointed = 2;
+            touch_text("ckpt", ckpt_id);
+            rc = PMIx_Notify_event(PMIX_JCTRL_CHECKPOINT_COMPLETE, &me, PMIX_RANGE_RM, NULL, 0, NULL, NULL);
+            if (rc != PMIX_SUCCESS) fail("notify checkpoint complete", rc);
+        }
         if (alerted && !reported) {
             reported = true;
             if (me.rank == 0) {

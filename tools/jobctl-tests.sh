@@ -58,6 +58,12 @@
 #                    within 5 s with 143
 #   preempt-stay     the same with --preempt-notice 2 and rank 1 never
 #                    ready: the job stops after the notice (1.8 to 7 s), 143
+#   pmixctl-checkpoint
+#                    pmixctl checkpoint against pmixrun -n 3 jctl_preempt ckpt:
+#                    ranks 0 and 1 (event method) each get their checkpoint
+#                    with its id and complete it; a checkpoint of all ranks
+#                    is refused (NOT-SUPPORTED: rank 2 registered no method)
+#                    and reaches nobody
 # After every case, processes still carrying the case's unique argv marker
 # are reported (a failure) and killed.
 #
@@ -355,6 +361,33 @@ case_preempt() {  # case_preempt quick|stay
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 
+# pmixctl checkpoint against a live job (jctl_preempt's "ckpt" mode).
+case_pmixctl_checkpoint() {
+    local name=pmixctl-checkpoint log=$B/jobctl-pmixctl-checkpoint.log marker; marker=$(new_marker ckpt)
+    local C=$LIBDIR/pmixctl pid i out
+    D=$(scratch)
+    why=""
+    "$PMIXRUN" --timeout 30 -n 3 "$B/jctl_preempt" "$D" ckpt "$marker" >"$log" 2>&1 & pid=$!
+    for i in $(seq 100); do
+        [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] && break
+        sleep 0.1
+    done
+    "$C" --pid $pid checkpoint ck1 --rank 0 --timeout 10 >>"$log" 2>&1 || add "checkpoint of rank 0 failed"
+    [ "$(cat "$D/ckpt.0" 2>/dev/null)" = ck1 ] || add "rank 0 did not get checkpoint ck1"
+    # rank 2 registered no method: the request is refused and nobody is asked
+    out=$("$C" --pid $pid checkpoint ck2 --timeout 10 2>&1) && add "checkpoint of all ranks succeeded although rank 2 has no method"
+    echo "$out" >>"$log"
+    echo "$out" | grep -q NOT-SUPPORTED || add "no NOT-SUPPORTED for a checkpoint including rank 2: $out"
+    [ -e "$D/ckpt.1" ] && add "rank 1 was asked to checkpoint by the refused request"
+    "$C" --pid $pid checkpoint ck3 --rank 1 --timeout 10 >>"$log" 2>&1 || add "checkpoint of rank 1 failed"
+    [ "$(cat "$D/ckpt.1" 2>/dev/null)" = ck3 ] || add "rank 1 did not get checkpoint ck3"
+    kill -INT $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    if grep -q 'FAIL' "$log"; then add "a rank failed"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
 for round in $(seq "$REPEAT"); do
     [ "$REPEAT" -gt 1 ] && echo "--- round $round of $REPEAT"
     case_jctl_signals pmixrun
@@ -371,6 +404,7 @@ for round in $(seq "$REPEAT"); do
     case_ctrlc
     case_preempt quick
     case_preempt stay
+    case_pmixctl_checkpoint
 done
 
 echo "$passed passed, $failed failed"

@@ -21,6 +21,11 @@ Commands:
   ps                          list the jobs and their sizes
   pause | resume | kill | terminate [--rank R]
   signal SIG [--rank R]       send a signal (number or name: TERM, USR1, ...)
+  checkpoint [ID] [--rank R] [--timeout S]
+                              ask the ranks to checkpoint by the method each
+                              registered (PMIX_JOB_CTRL_CHECKPOINT_METHOD);
+                              waits until every one reports it complete (or
+                              S seconds, default 60)
   output [--follow] [--rank R] [--stderr]
                               print what the ranks write (what was cached
                               before attaching, then, with --follow, until
@@ -91,6 +96,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut rank: Option<u32> = None;
     let mut follow = false;
     let mut stderr = false;
+    let mut timeout: u32 = 60;
     let mut cmd: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -112,6 +118,7 @@ fn run(args: &[String]) -> Result<(), String> {
             "--rank" => rank = Some(val()?.parse().map_err(|_| "bad rank")?),
             "--follow" | "-f" => follow = true,
             "--stderr" => stderr = true,
+            "--timeout" => timeout = val()?.parse().map_err(|_| "bad timeout")?,
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -174,6 +181,10 @@ fn run(args: &[String]) -> Result<(), String> {
             "resume" => jc(vec![Info::new("pmix.jctrl.resume", Value::boolean(true))]),
             "kill" => jc(vec![Info::new("pmix.jctrl.kill", Value::boolean(true))]),
             "terminate" => jc(vec![Info::new("pmix.jctrl.term", Value::boolean(true))]),
+            "checkpoint" => {
+                let id = cmd.get(1).cloned().unwrap_or_else(|| format!("pmixctl.{}", std::process::id()));
+                jc(vec![Info::new("pmix.jctrl.ckpt", Value::string(&id)), Info::new("pmix.timeout", Value::u32(timeout))])
+            }
             "signal" => {
                 let sig = cmd.get(1).and_then(|s| signal_number(s)).ok_or("signal: which signal?")?;
                 // SAFETY: an int value for PMIX_JOB_CTRL_SIGNAL.
