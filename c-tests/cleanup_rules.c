@@ -55,26 +55,9 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "testutil.h"
 
-static pmix_proc_t me;
-static int npass, nfail;
 static const char *S;
-
-static void check(bool ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
-    fflush(stdout);
-}
 
 static const char *P(const char *rel)
 {

@@ -37,8 +37,8 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "testutil.h"
 
-static pmix_proc_t me;
 static const char *dir;
 static volatile sig_atomic_t alerted, checkpointed;
 static char ckpt_id[128] = "-";
@@ -92,12 +92,6 @@ static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
         alerted = 1;
     }
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 int main(int argc, char **argv)

@@ -31,9 +31,8 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "testutil.h"
 
-static pmix_proc_t me;
-static int npass, nfail;
 
 struct alert {
     pmix_status_t code;
@@ -46,38 +45,6 @@ struct alert {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct alert alerts[MAXALERTS];
 static int nalerts;
-
-static void check(bool ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
-    fflush(stdout);
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    if (ms <= 0) return;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
@@ -99,40 +66,6 @@ static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
     }
     pthread_mutex_unlock(&lock);
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
-
-struct regwait {
-    pthread_mutex_t m;
-    bool done;
-    pmix_status_t st;
-};
-
-static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
-{
-    struct regwait *w = cbdata;
-    (void)ref;
-    pthread_mutex_lock(&w->m);
-    w->st = status;
-    w->done = true;
-    pthread_mutex_unlock(&w->m);
-}
-
-static pmix_status_t register_handler(pmix_status_t code)
-{
-    struct regwait w = {PTHREAD_MUTEX_INITIALIZER, false, PMIX_SUCCESS};
-    long end = now_ms() + 5000;
-    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, reg_cb, &w);
-    bool done = false;
-    if (rc != PMIX_SUCCESS) return rc;
-    while (now_ms() < end) {
-        pthread_mutex_lock(&w.m);
-        done = w.done;
-        rc = w.st;
-        pthread_mutex_unlock(&w.m);
-        if (done) break;
-        msleep(10);
-    }
-    return done ? rc : PMIX_ERR_TIMEOUT;
 }
 
 /* check_time 0 = leave PMIX_MONITOR_FILE_CHECK_TIME out */
@@ -199,7 +132,10 @@ int main(int argc, char **argv)
         return 1;
     }
     check(append(grow) && append(still), "create files", "cannot write in %s", argv[1]);
-    rc = register_handler(PMIX_MONITOR_FILE_ALERT);
+    {
+        pmix_status_t code = PMIX_MONITOR_FILE_ALERT;
+        rc = register_handler(&code, 1, handler);
+    }
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
 
     rc = start_file("rel", "relative/file", 1);

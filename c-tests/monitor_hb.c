@@ -44,11 +44,10 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "testutil.h"
 
 #define HB2 (PMIX_EXTERNAL_ERR_BASE - 21)
 
-static pmix_proc_t me;
-static int npass, nfail;
 
 struct alert {
     pmix_status_t code;
@@ -62,37 +61,6 @@ struct alert {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct alert alerts[MAXALERTS];
 static int nalerts;
-
-static void check(bool ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
-    fflush(stdout);
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
@@ -115,81 +83,6 @@ static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
     }
     pthread_mutex_unlock(&lock);
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
-
-struct regwait {
-    pthread_mutex_t m;
-    pthread_cond_t c;
-    bool done;
-    pmix_status_t st;
-};
-
-static void reg_cb(pmix_status_t status, size_t ref, void *cbdata)
-{
-    struct regwait *w = cbdata;
-    (void)ref;
-    pthread_mutex_lock(&w->m);
-    w->st = status;
-    w->done = true;
-    pthread_cond_signal(&w->c);
-    pthread_mutex_unlock(&w->m);
-}
-
-static pmix_status_t register_handler(pmix_status_t *codes, size_t n)
-{
-    struct regwait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_SUCCESS};
-    long end = now_ms() + 5000;
-    pmix_status_t rc = PMIx_Register_event_handler(codes, n, NULL, 0, handler, reg_cb, &w);
-    if (rc != PMIX_SUCCESS) return rc;
-    pthread_mutex_lock(&w.m);
-    while (!w.done && now_ms() < end) {
-        pthread_mutex_unlock(&w.m);
-        msleep(10);
-        pthread_mutex_lock(&w.m);
-    }
-    rc = w.done ? w.st : PMIX_ERR_TIMEOUT;
-    pthread_mutex_unlock(&w.m);
-    return rc;
-}
-
-static void fence(const char *what)
-{
-    pmix_info_t info;
-    bool collect = true;
-    pmix_status_t rc;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    check(rc == PMIX_SUCCESS, what, "PMIx_Fence: %s", PMIx_Error_string(rc));
-}
-
-static void put_str(const char *key, const char *s)
-{
-    pmix_value_t v;
-    pmix_status_t rc;
-    v.type = PMIX_STRING;
-    v.data.string = (char *)s;
-    rc = PMIx_Put(PMIX_GLOBAL, key, &v);
-    check(rc == PMIX_SUCCESS, "put", "PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
-    rc = PMIx_Commit();
-    check(rc == PMIX_SUCCESS, "commit", "%s", PMIx_Error_string(rc));
-}
-
-static bool get_str(pmix_rank_t r, const char *key, char *out, size_t n)
-{
-    pmix_proc_t p;
-    pmix_value_t *v = NULL;
-    pmix_status_t rc;
-    PMIX_PROC_LOAD(&p, me.nspace, r);
-    rc = PMIx_Get(&p, key, NULL, 0, &v);
-    if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING || v->data.string == NULL) {
-        check(false, "get", "PMIx_Get(rank %u, %s): %s", (unsigned)r, key, PMIx_Error_string(rc));
-        if (v) PMIX_VALUE_RELEASE(v);
-        return false;
-    }
-    snprintf(out, n, "%s", v->data.string);
-    PMIX_VALUE_RELEASE(v);
-    return true;
 }
 
 /* start a heartbeat monitor; time 0 = leave PMIX_MONITOR_HEARTBEAT_TIME out */
@@ -315,7 +208,7 @@ int main(int argc, char **argv)
     }
     if (stall) return stall_mode();
 
-    rc = register_handler(codes, 2);
+    rc = register_handler(codes, 2, handler);
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
     if (me.rank == 0) {
         rc = start_hb("bad", 0, 0, PMIX_MONITOR_HEARTBEAT_ALERT, false);

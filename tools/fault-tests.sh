@@ -49,15 +49,10 @@ CFLAGS="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 T=30             # timeout of every run
 FENCE_KILL_MAX=15
 
-passed=0; failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1 ($2; log: $3)"; [ -f "$3" ] && tail -n 15 "$3" | sed 's/^/    /'; failed=$((failed + 1)); }
+. "$ROOT/tools/testlib.sh"
+MARKER_PREFIX=rpmix-fault
 
-mkdir -p "$B" || { echo "cannot create $B"; exit 1; }
-if [ ! -e "$LIBDIR/libpmix.so.2" ]; then
-    echo "no $LIBDIR/libpmix.so.2 (build the library, or set RPMIX_LIBDIR)"; echo "0 passed, 1 failed"; exit 1
-fi
-command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
+require_lib "$LIBDIR" "$B"
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # Session directories of killed launchers would stay behind: keep them in a scratch dir.
@@ -78,34 +73,6 @@ done
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 [ -x "$PMIXRUN" ] || echo "note: no launcher at $PMIXRUN: the pmixrun cases will fail"
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-new_marker() { echo "rpmix-fault-$$-$1-$RANDOM$RANDOM"; }
-
-# leftovers <marker> <log>: 0 when no process carries the marker (waits up to 5 s), else kill them.
-leftovers() {
-    local marker=$1 log=$2 i pids
-    for i in $(seq 50); do
-        pids=$(pgrep -f -- "$marker" || true)
-        [ -z "$pids" ] && return 0
-        sleep 0.1
-    done
-    echo "leftover processes:" >>"$log"
-    ps -o pid,ppid,etimes,args -p $(echo $pids | tr ' ' ',') >>"$log" 2>&1
-    kill -9 $pids 2>/dev/null
-    return 1
-}
-
-# run_timed <log> <cmd...>: runs under timeout, sets RC and MS (elapsed milliseconds).
-run_timed() {
-    local log=$1; shift
-    local t0; t0=$(now_ms)
-    # (in a subshell whose stderr is discarded: bash's "Killed" notice for a
-    # run whose launcher was SIGKILLed would otherwise land on our output)
-    (timeout $T "$@" >"$log" 2>&1; exit $?) 2>/dev/null
-    RC=$?
-    MS=$(( $(now_ms) - t0 ))
-    echo "[exit $RC after $MS ms]" >>"$log"
-}
 
 # ---- fault_garbage ----
 garbage_case() {  # garbage_case <name> <launcher cmd...>

@@ -56,9 +56,7 @@ CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 T=60             # timeout of every run
 
-passed=0; failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1 ($2; log: $3)"; [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/    /'; failed=$((failed + 1)); }
+. "$ROOT/tools/testlib.sh"
 finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
 
 mkdir -p "$B" || { echo "cannot create $B"; exit 1; }
