@@ -34,8 +34,10 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
         let me = given.unwrap_or_else(|| Proc::new(&format!("{host}.{pid}"), 0));
         return Ok(crate::client::init_standalone(me));
     }
-    let (path, uri) = find_server(infos)?;
-    match crate::client::init_tool(&path, &uri, given.as_ref()) {
+    match with_retries(infos, || {
+        let (path, uri) = find_server(infos)?;
+        crate::client::init_tool(&path, &uri, given.as_ref())
+    }) {
         Ok(p) => Ok(p),
         Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
             crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));
@@ -45,11 +47,50 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
     }
 }
 
+/// Run `connect` until it succeeds, retrying a server that is not there (yet)
+/// PMIX_CONNECT_MAX_RETRIES times, PMIX_CONNECT_RETRY_DELAY seconds apart
+/// (default 1), and at most until PMIX_TIMEOUT seconds have passed.
+fn with_retries<T>(infos: &[Info], mut connect: impl FnMut() -> Res<T>) -> Res<T> {
+    use std::time::{Duration, Instant};
+    let retries = find(infos, PMIX_CONNECT_MAX_RETRIES).and_then(|i| i.as_u32()).unwrap_or(0);
+    let delay = Duration::from_secs(find(infos, PMIX_CONNECT_RETRY_DELAY).and_then(|i| i.as_u32()).unwrap_or(1) as u64);
+    let deadline = find(infos, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0).map(|t| Instant::now() + Duration::from_secs(t as u64));
+    let mut attempt = 0;
+    loop {
+        match connect() {
+            Err(e) if matches!(e, PMIX_ERR_UNREACH | PMIX_ERR_NOT_FOUND | PMIX_ERR_LOST_CONNECTION | PMIX_ERR_TIMEOUT) && attempt < retries => {
+                attempt += 1;
+                let wait = deadline.map_or(delay, |d| delay.min(d.saturating_duration_since(Instant::now())));
+                if wait.is_zero() && deadline.is_some() {
+                    return Err(PMIX_ERR_TIMEOUT);
+                }
+                crate::pmix_debug!(5, "PMIx_tool_init: no server yet ({}); retry {attempt} of {retries} in {wait:?}", crate::strings::error_name(e));
+                std::thread::sleep(wait);
+            }
+            r => return r,
+        }
+    }
+}
+
 /// Where the server named by `infos` listens: (socket path, contact). The
-/// search order: URI, attachment file, system server, server pid, then the
-/// contact in our environment.
+/// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM;
+/// with PMIX_CONNECT_SYSTEM_FIRST the rest is tried when there is none),
+/// server pid, server namespace, then the contact in our environment.
 pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     let host = crate::server::session::hostname();
+    let flag = |k| find(infos, k).is_some_and(|i| i.truthy());
+    let system = || -> Res<(String, String)> {
+        let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
+        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+        Ok((p, u))
+    };
+    if flag(PMIX_CONNECT_SYSTEM_FIRST) && find(infos, PMIX_SERVER_URI).is_none() {
+        match system() {
+            Ok(found) => return Ok(found),
+            Err(_) => crate::pmix_debug!(5, "PMIx_tool_init: no system server; trying the other ways"),
+        }
+    }
     let uri = find(infos, PMIX_SERVER_URI)
         .or_else(|| find(infos, PMIX_TCP_URI))
         .and_then(|i| i.as_str())
@@ -61,14 +102,21 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
         let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)
-    } else if find(infos, PMIX_CONNECT_TO_SYSTEM).is_some_and(|i| i.truthy()) || find(infos, PMIX_CONNECT_SYSTEM_FIRST).is_some_and(|i| i.truthy()) {
-        let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
-        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-        (p, u)
+    } else if flag(PMIX_CONNECT_TO_SYSTEM) {
+        system()?
     } else if let Some(spid) = find(infos, PMIX_SERVER_PIDINFO).and_then(|i| i.as_u32()) {
         let p = socket_of_pid(spid, infos);
         (p.clone(), format!("pid:{spid}"))
+    } else if let Some(ns) = find(infos, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()) {
+        // The rendezvous file a server with tool support writes under its namespace.
+        if ns.contains('/') || ns.starts_with('.') {
+            crate::pmix_debug!(1, "PMIx_tool_init: bad server namespace {ns:?}");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        let f = std::path::Path::new(&crate::server::session::server_tmpdir(infos)).join(format!("pmix.{host}.tool.{ns}"));
+        let u = crate::server::session::read_rendezvous(&f).ok_or(PMIX_ERR_UNREACH)?;
+        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+        (p, u)
     } else if let Some(u) = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()) {
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)
@@ -81,6 +129,8 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
 /// Attach to the server `infos` name (PMIx_tool_attach_to_server,
 /// PMIx_tool_connect_to_server): (our name, the server).
 pub fn attach(infos: &[Info], primary: bool) -> Res<(Proc, Proc)> {
-    let (path, uri) = find_server(infos)?;
-    crate::client::attach_tool(&path, &uri, primary)
+    with_retries(infos, || {
+        let (path, uri) = find_server(infos)?;
+        crate::client::attach_tool(&path, &uri, primary)
+    })
 }

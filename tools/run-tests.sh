@@ -14,8 +14,9 @@ STRICT="-Wall -Wextra -pedantic -Werror -g"
 VALGRIND="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite"
 passed=0; failed=0; failures=""
 
-step() {  # step <name> <command...>
+step() {  # step <name> <command...>; RPMIX_ONLY=<name> runs just that step
     local name=$1; shift
+    [ -n "${RPMIX_ONLY:-}" ] && [ "$name" != "$RPMIX_ONLY" ] && return 0
     local log="$B/$name.log"
     if "$@" >"$log" 2>&1; then
         echo "PASS: $name"; passed=$((passed + 1))
@@ -166,16 +167,28 @@ t_tool() {
     for p in tool_query tool_servers; do
         cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
     done
-    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 3 & pid=$!
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 6 & pid=$!
     sleep 0.5
     out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
     out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
+    # by the server's namespace; system server first (there is none), then by pid
+    out4=$(with_ours timeout 20 "$B/tool_query" "ns:pmixrun.$pid" 2>&1); rc4=$?
+    out5=$(with_ours timeout 20 "$B/tool_query" "sysfirst:$pid" 2>&1); rc5=$?
+    # retries: the rendezvous file appears 1.5 s after the tool started (5 retries, 1 s apart);
+    # without retries a missing one fails at once
+    local rv="$B/tool_rv.$$"; rm -f "$rv"
+    (sleep 1.5; cp "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" "$rv") &
+    out6=$(with_ours timeout 20 "$B/tool_query" "$rv" 5 2>&1); rc6=$?
+    out7=$(with_ours timeout 20 "$B/tool_query" "$rv.none" 2>&1); rc7=$?
+    rm -f "$rv"
     # attach / two servers at once / get_servers / set_server / disconnect / re-attach / connect_to_server
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 1 sleep 3 & pid2=$!
     sleep 0.5
     out3=$(with_ours timeout 20 "$B/tool_servers" $pid $pid2 2>&1); rc3=$?
     wait $pid $pid2
-    echo "$out"; echo "$out2"; echo "$out3"
+    echo "$out"; echo "$out2"; echo "$out3"; echo "$out4"; echo "$out5"; echo "$out6"; echo "$out7"
+    [ $rc4 = 0 ] && echo "$out4" | grep -q 'has 3 ranks' && [ $rc5 = 0 ] && echo "$out5" | grep -q 'has 3 ranks' &&
+        [ $rc6 = 0 ] && echo "$out6" | grep -q 'has 3 ranks' && [ $rc7 != 0 ] && echo "$out7" | grep -q UNREACHABLE &&
     [ $rc = 0 ] && echo "$out" | grep -q 'has 3 ranks' && [ $rc2 = 0 ] && echo "$out2" | grep -q 'has 3 ranks' &&
         [ $rc3 = 0 ] && [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]
 }
