@@ -98,7 +98,8 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     let (path, uri) = if let Some(u) = uri {
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_BAD_PARAM)?;
         (p, u)
-    } else if let Some(f) = find(infos, PMIX_TOOL_ATTACHMENT_FILE).and_then(|i| i.as_str()) {
+    } else if let Some(f) = find(infos, PMIX_TOOL_ATTACHMENT_FILE).or_else(|| find(infos, PMIX_LAUNCHER_RENDEZVOUS_FILE)).and_then(|i| i.as_str()) {
+        // (a launcher this tool started writes its contact to the latter)
         let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)

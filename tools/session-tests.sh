@@ -8,7 +8,9 @@
 #  - one system server / scheduler / system controller per node (a second
 #    one fails with PMIX_ERR_EXISTS), a stale file of a killed server is
 #    replaced, a symlink planted at the rendezvous name is refused and its
-#    target left untouched; every rendezvous file is 0600 and gone at exit.
+#    target left untouched; every rendezvous file is 0600 and gone at exit;
+#  - PMIX_LAUNCHER_RENDEZVOUS_FILE: a tool waits (retries) for the launcher it
+#    started to write its contact there, and connects.
 set -u
 cd "$(dirname "$0")/.."
 B=${1:-c-tests/build/session}
@@ -95,7 +97,23 @@ tool_support_required() {
     echo "$out" | grep -q "runs no job" || { echo "with tool support: rc $rc: $out"; return 1; }
 }
 
+launcher_rendezvous_file() {
+    # a tool that starts a launcher names where the launcher writes its
+    # contact (PMIX_LAUNCHER_RENDEZVOUS_FILE) and connects once it is there
+    local d="$B/lnc" pid out rc mode
+    rm -rf "$d"; mkdir -p "$d"
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/tool_query.c -o "$B/tool_query" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    (sleep 1; PMIX_LAUNCHER_RENDEZVOUS_FILE="$d/contact" "$LIBDIR/pmixrun" -n 2 sleep 3 >/dev/null 2>&1) & pid=$!
+    out=$(timeout 20 "$B/tool_query" "$d/contact" 10 2>&1); rc=$?
+    mode=$(stat -c %a "$d/contact" 2>/dev/null)
+    wait $pid
+    [ $rc = 0 ] && echo "$out" | grep -q 'has 2 ranks' || { echo "tool: rc $rc: $out"; return 1; }
+    [ "$mode" = 600 ] || { echo "contact file mode $mode, expected 600"; return 1; }
+    [ ! -e "$d/contact" ] || { echo "contact file left behind"; return 1; }
+}
+
 check rank_dirs_and_cleanup
+check launcher_rendezvous_file
 check tool_support_required
 check rmclean_leaves_it_to_the_host
 check one_per_node

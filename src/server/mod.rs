@@ -1583,7 +1583,8 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     if flag(PMIX_SERVER_SESSION_SUPPORT) {
         files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool")));
     }
-    if let Ok(f) = std::env::var("PMIX_LAUNCHER_RENDEZVOUS_FILE") {
+    // Where the tool that started this launcher waits for its contact.
+    if let Some(f) = find(info, PMIX_LAUNCHER_RENDEZVOUS_FILE).and_then(|i| i.as_str()).or_else(|| std::env::var("PMIX_LAUNCHER_RENDEZVOUS_FILE").ok()) {
         files.push(std::path::PathBuf::from(f));
     }
     for f in files {
