@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -68,23 +69,33 @@ static inline void testutil_reg_cb(pmix_status_t status, size_t ref, void *cbdat
     pthread_mutex_unlock(&w->m);
 }
 
-/* Register `fn` for `codes` and wait (5 s at most) for the registration callback. */
+/* Register `fn` for `codes` and wait (5 s at most) for the registration
+ * callback. The wait record is on the heap and left to a callback that comes
+ * after we gave up (freed otherwise). */
 static inline pmix_status_t register_handler(pmix_status_t *codes, size_t n, pmix_notification_fn_t fn)
 {
-    struct testutil_regwait w = {PTHREAD_MUTEX_INITIALIZER, false, PMIX_SUCCESS};
+    struct testutil_regwait *w = calloc(1, sizeof(*w));
     long end = now_ms() + 5000;
     bool done = false;
-    pmix_status_t rc = PMIx_Register_event_handler(codes, n, NULL, 0, fn, testutil_reg_cb, &w);
-    if (rc != PMIX_SUCCESS) return rc;
+    pmix_status_t rc;
+    if (w == NULL) return PMIX_ERR_NOMEM;
+    pthread_mutex_init(&w->m, NULL);
+    rc = PMIx_Register_event_handler(codes, n, NULL, 0, fn, testutil_reg_cb, w);
+    if (rc != PMIX_SUCCESS) {
+        free(w);
+        return rc;
+    }
     while (now_ms() < end) {
-        pthread_mutex_lock(&w.m);
-        done = w.done;
-        rc = w.st;
-        pthread_mutex_unlock(&w.m);
+        pthread_mutex_lock(&w->m);
+        done = w->done;
+        rc = w->st;
+        pthread_mutex_unlock(&w->m);
         if (done) break;
         msleep(10);
     }
-    return done ? rc : PMIX_ERR_TIMEOUT;
+    if (!done) return PMIX_ERR_TIMEOUT;
+    free(w);
+    return rc;
 }
 
 /* A fence of the whole job that collects data. */

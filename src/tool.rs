@@ -34,10 +34,7 @@ pub fn init(infos: &[Info]) -> Res<Proc> {
         let me = given.unwrap_or_else(|| Proc::new(&format!("{host}.{pid}"), 0));
         return Ok(crate::client::init_standalone(me));
     }
-    match with_retries(infos, || {
-        let (path, uri) = find_server(infos)?;
-        crate::client::init_tool(&path, &uri, given.as_ref())
-    }) {
+    match with_retries(infos, || connect_any(infos, |path, uri| crate::client::init_tool(path, uri, given.as_ref()))) {
         Ok(p) => Ok(p),
         Err(e) if find(infos, PMIX_TOOL_CONNECT_OPTIONAL).is_some_and(|i| i.truthy()) => {
             crate::pmix_debug!(1, "PMIx_tool_init: no server ({}), continuing unconnected", crate::strings::error_name(e));
@@ -60,10 +57,10 @@ fn with_retries<T>(infos: &[Info], mut connect: impl FnMut() -> Res<T>) -> Res<T
         match connect() {
             Err(e) if matches!(e, PMIX_ERR_UNREACH | PMIX_ERR_NOT_FOUND | PMIX_ERR_LOST_CONNECTION | PMIX_ERR_TIMEOUT) && attempt < retries => {
                 attempt += 1;
-                let wait = deadline.map_or(delay, |d| delay.min(d.saturating_duration_since(Instant::now())));
-                if wait.is_zero() && deadline.is_some() {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Err(PMIX_ERR_TIMEOUT);
                 }
+                let wait = deadline.map_or(delay, |d| delay.min(d.saturating_duration_since(Instant::now())));
                 crate::pmix_debug!(5, "PMIx_tool_init: no server yet ({}); retry {attempt} of {retries} in {wait:?}", crate::strings::error_name(e));
                 std::thread::sleep(wait);
             }
@@ -72,25 +69,34 @@ fn with_retries<T>(infos: &[Info], mut connect: impl FnMut() -> Res<T>) -> Res<T
     }
 }
 
+/// The system server's (socket path, contact), from its rendezvous file.
+fn system_server(infos: &[Info]) -> Res<(String, String)> {
+    let host = crate::server::session::hostname();
+    let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
+    let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+    let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
+    Ok((p, u))
+}
+
+/// Connect to the server `infos` name; with PMIX_CONNECT_SYSTEM_FIRST to the
+/// system server if there is one that answers, else the way find_server says.
+fn connect_any<T>(infos: &[Info], connect: impl Fn(&str, &str) -> Res<T>) -> Res<T> {
+    if find(infos, PMIX_CONNECT_SYSTEM_FIRST).is_some_and(|i| i.truthy()) && find(infos, PMIX_SERVER_URI).is_none() {
+        match system_server(infos).and_then(|(p, u)| connect(&p, &u)) {
+            Ok(t) => return Ok(t),
+            Err(e) => crate::pmix_debug!(5, "PMIx_tool_init: no system server answers ({}); trying the other ways", crate::strings::error_name(e)),
+        }
+    }
+    let (path, uri) = find_server(infos)?;
+    connect(&path, &uri)
+}
+
 /// Where the server named by `infos` listens: (socket path, contact). The
-/// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM;
-/// with PMIX_CONNECT_SYSTEM_FIRST the rest is tried when there is none),
+/// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM),
 /// server pid, server namespace, then the contact in our environment.
 pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     let host = crate::server::session::hostname();
     let flag = |k| find(infos, k).is_some_and(|i| i.truthy());
-    let system = || -> Res<(String, String)> {
-        let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
-        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-        Ok((p, u))
-    };
-    if flag(PMIX_CONNECT_SYSTEM_FIRST) && find(infos, PMIX_SERVER_URI).is_none() {
-        match system() {
-            Ok(found) => return Ok(found),
-            Err(_) => crate::pmix_debug!(5, "PMIx_tool_init: no system server; trying the other ways"),
-        }
-    }
     let uri = find(infos, PMIX_SERVER_URI)
         .or_else(|| find(infos, PMIX_TCP_URI))
         .and_then(|i| i.as_str())
@@ -104,7 +110,7 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)
     } else if flag(PMIX_CONNECT_TO_SYSTEM) {
-        system()?
+        system_server(infos)?
     } else if let Some(spid) = find(infos, PMIX_SERVER_PIDINFO).and_then(|i| i.as_u32()) {
         let p = socket_of_pid(spid, infos);
         (p.clone(), format!("pid:{spid}"))
@@ -130,8 +136,5 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
 /// Attach to the server `infos` name (PMIx_tool_attach_to_server,
 /// PMIx_tool_connect_to_server): (our name, the server).
 pub fn attach(infos: &[Info], primary: bool) -> Res<(Proc, Proc)> {
-    with_retries(infos, || {
-        let (path, uri) = find_server(infos)?;
-        crate::client::attach_tool(&path, &uri, primary)
-    })
+    with_retries(infos, || connect_any(infos, |path, uri| crate::client::attach_tool(path, uri, primary)))
 }

@@ -41,11 +41,12 @@ pub const IOF_PUSH: u16 = 27;
 /// Server -> client.
 pub const REPLY: u16 = 100;
 pub const EVENT: u16 = 101;
-/// Forwarded output: u32 handle, source proc, u32 channel, blob, u32 complete.
+/// Forwarded output: u32 handle, source proc, u32 channel, blob, u32 complete,
+/// source host string, u32 source pid (0: unknown). (Protocol 2.)
 pub const IOF: u16 = 102;
 
 /// Protocol version carried in the hello; a mismatch is refused.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// Environment variables that carry the server contact to clients (the names
 /// OpenPMIx uses, so tools that look for them find a server).

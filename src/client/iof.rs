@@ -59,6 +59,8 @@ struct Files {
     dir: Option<String>,
     only: bool,
     open: HashMap<std::path::PathBuf, std::fs::File>,
+    /// Paths that could not be opened (logged once, then left out).
+    failed: std::collections::HashSet<std::path::PathBuf>,
 }
 
 impl Files {
@@ -83,6 +85,9 @@ impl Files {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         for path in self.paths(src, ch) {
+            if self.failed.contains(&path) {
+                continue;
+            }
             if !self.open.contains_key(&path) {
                 if let Some(parent) = path.parent() {
                     let _ = std::fs::create_dir_all(parent);
@@ -94,9 +99,8 @@ impl Files {
                     }
                     Err(e) => {
                         crate::pmix_debug!(1, "IOF: cannot write output to {}: {e}", path.display());
-                        self.file = None;
-                        self.dir = None;
-                        return;
+                        self.failed.insert(path);
+                        continue;
                     }
                 }
             }
@@ -134,6 +138,9 @@ pub struct Pull {
     held: HashMap<(Proc, pmix_iof_channel_t), Held>,
     /// host:pid of each source, as its server reported them.
     origins: HashMap<Proc, (String, u32)>,
+    /// Merging: the sources whose stdout or stderr ended (the merged stream
+    /// ends when both have).
+    half_ended: HashMap<Proc, pmix_iof_channel_t>,
 }
 
 /// The channels to ask the server for: stderr too when it is merged into stdout.
@@ -189,10 +196,10 @@ impl Pull {
             Tag::None
         };
         let fmt = Format { tag, timestamp: on(PMIX_IOF_TIMESTAMP_OUTPUT), xml: on(PMIX_IOF_XML_OUTPUT), merge: on(PMIX_IOF_MERGE_STDERR_STDOUT) };
-        let files = Files { file: text(PMIX_IOF_OUTPUT_TO_FILE).map(|f| (f, on(PMIX_IOF_FILE_PATTERN))), dir: text(PMIX_IOF_OUTPUT_TO_DIRECTORY), only: on(PMIX_IOF_FILE_ONLY), open: HashMap::new() };
+        let files = Files { file: text(PMIX_IOF_OUTPUT_TO_FILE).map(|f| (f, on(PMIX_IOF_FILE_PATTERN))), dir: text(PMIX_IOF_OUTPUT_TO_DIRECTORY), only: on(PMIX_IOF_FILE_ONLY), open: HashMap::new(), failed: Default::default() };
         let bsize = find(directives, PMIX_IOF_BUFFERING_SIZE).and_then(|i| i.as_u32()).unwrap_or(0) as usize;
         let btime = find(directives, PMIX_IOF_BUFFERING_TIME).and_then(|i| i.as_u32()).filter(|&s| s > 0).map(|s| Duration::from_secs(s as u64));
-        Pull { server_id, cb, fmt, files, bsize, btime, held: HashMap::new(), origins: HashMap::new() }
+        Pull { server_id, cb, fmt, files, bsize, btime, held: HashMap::new(), origins: HashMap::new(), half_ended: HashMap::new() }
     }
 
     /// The wait before held output is due, when time-buffering.
@@ -272,8 +279,22 @@ impl Pull {
 
     /// Output arrived from the server: what is ready for the callback now.
     pub fn accept(&mut self, src: Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) -> Vec<Ready> {
-        // Merged: stderr is stdout from here on (its end does not end stdout).
-        let (ch, end) = if self.fmt.merge && ch == PMIX_FWD_STDERR_CHANNEL { (PMIX_FWD_STDOUT_CHANNEL, false) } else { (ch, end) };
+        // Merged: stderr is stdout from here on; the stream ends when both have.
+        let (ch, end) = if self.fmt.merge && (ch == PMIX_FWD_STDERR_CHANNEL || ch == PMIX_FWD_STDOUT_CHANNEL) {
+            let both = end && match self.half_ended.get(&src) {
+                Some(other) if *other != ch => {
+                    self.half_ended.remove(&src);
+                    true
+                }
+                _ => {
+                    self.half_ended.insert(src.clone(), ch);
+                    false
+                }
+            };
+            (PMIX_FWD_STDOUT_CHANNEL, both)
+        } else {
+            (ch, end)
+        };
         if data.is_empty() && !end {
             return Vec::new();
         }
@@ -390,7 +411,10 @@ mod tests {
         let got = p.accept(s.clone(), PMIX_FWD_STDERR_CHANNEL, b"err\n", true);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].1, PMIX_FWD_STDOUT_CHANNEL);
-        assert!(!got[0].3, "the end of stderr does not end the merged stream");
+        assert!(!got[0].3, "the end of stderr alone does not end the merged stream");
+        let got = p.accept(s.clone(), PMIX_FWD_STDOUT_CHANNEL, b"out\n", true);
+        assert_eq!(bytes(got.clone()), b"out\n");
+        assert!(got[0].3, "stdout's end after stderr's ends the merged stream");
     }
 
     #[test]

@@ -574,15 +574,17 @@ pub fn finalize() -> pmix_status_t {
     let mut c = g.take().unwrap();
     drop(g);
     *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
-    *events_of_client() = events::Registry::new();
-    api::iof_forget_all();
     for (_, _, e) in std::mem::take(&mut c.others) {
         say_goodbye(e);
     }
-    match c.engine.take() {
+    let st = match c.engine.take() {
         Some(engine) => say_goodbye(engine),
         None => PMIX_SUCCESS,
-    }
+    };
+    // After the progress threads stopped: nothing queued there can register again.
+    *events_of_client() = events::Registry::new();
+    api::iof_forget_all();
+    st
 }
 pub mod api;
 pub mod iof;

@@ -112,10 +112,25 @@ pub fn forget(p: &Proc) {
     }
 }
 
+/// Which pending checkpoints a completion or failure is about.
+#[derive(Clone, Copy, Debug)]
+pub enum Which<'a> {
+    /// Every checkpoint waiting for the target.
+    All,
+    /// Those with this checkpoint id, and those without an id.
+    Id(&'a str),
+    /// One request (by its sequence number).
+    Seq(u64),
+}
+
 /// A checkpoint request waiting for its targets.
 pub struct Checkpoint {
+    seq: u64,
     requester: Proc,
+    /// The checkpoint's name (PMIX_JOB_CTRL_CHECKPOINT's value).
     id: Option<String>,
+    /// The request's own id (PMIX_JOB_CTRL_ID), which a cancel may name too.
+    request_id: Option<String>,
     /// Targets that have not reported completion yet.
     waiting: Vec<Proc>,
     timer: Option<u64>,
@@ -158,6 +173,7 @@ impl ServerRole {
                 return None;
             }
         }
+        out.sort();
         out.dedup();
         Some(out)
     }
@@ -179,8 +195,11 @@ impl ServerRole {
             return true;
         }
         let id = find(directives, PMIX_JOB_CTRL_CHECKPOINT).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
+        let request_id = find(directives, PMIX_JOB_CTRL_ID).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
         let timer = timeout_of(directives).map(|t| net.timer(Duration::from_secs(t as u64)));
-        self.checkpoints.push(Checkpoint { requester: who.clone(), id: id.clone(), waiting: local.clone(), timer, status: PMIX_SUCCESS, conn, req });
+        self.next_checkpoint += 1;
+        let seq = self.next_checkpoint;
+        self.checkpoints.push(Checkpoint { seq, requester: who.clone(), id: id.clone(), request_id, waiting: local.clone(), timer, status: PMIX_SUCCESS, conn, req });
         let mut info = vec![Info::new("pmix.evrange", Value::proc(&local[0]))];
         if let Some(id) = &id {
             info.push(Info::new("pmix.jctrl.ckpt", Value::string(id)));
@@ -194,7 +213,7 @@ impl ServerRole {
                         self.deliver_event(net, code, who, PMIX_RANGE_CUSTOM, &info);
                         PMIX_SUCCESS
                     }
-                    Method::Signal(sig) => self.signal_through_host(who, &p, sig, id.as_deref()),
+                    Method::Signal(sig) => self.signal_through_host(who, &p, sig, id.as_deref(), seq),
                 };
                 if st == PMIX_SUCCESS {
                     failed = PMIX_SUCCESS;
@@ -204,7 +223,7 @@ impl ServerRole {
                 crate::pmix_debug!(5, "checkpoint of {p}: method {m:?} failed ({}); trying the next", crate::strings::error_name(st));
             }
             if failed != PMIX_SUCCESS {
-                self.checkpoint_progress(net, &p, None, failed);
+                self.checkpoint_progress(net, &p, Which::Seq(seq), failed);
             }
         }
         true
@@ -212,7 +231,7 @@ impl ServerRole {
 
     /// Ask the host to send `sig` to `target`; an error the host reports
     /// later fails the checkpoints waiting for that target.
-    fn signal_through_host(&mut self, who: &Proc, target: &Proc, sig: i32, id: Option<&str>) -> pmix_status_t {
+    fn signal_through_host(&mut self, who: &Proc, target: &Proc, sig: i32, id: Option<&str>, seq: u64) -> pmix_status_t {
         let mut dirs = vec![Info::new("pmix.jctrl.sig", Value::int(sig))];
         if let Some(id) = id {
             dirs.push(Info::new("pmix.jctrl.id", Value::string(id)));
@@ -221,7 +240,7 @@ impl ServerRole {
         let u = self.host.job_control(who, std::slice::from_ref(target), &dirs, Box::new(move |st, _| {
             let st = crate::server::settled(st);
             if st != PMIX_SUCCESS {
-                h.run(move |s, net| s.checkpoint_progress(net, &t, None, st));
+                h.run(move |s, net| s.checkpoint_progress(net, &t, Which::Seq(seq), st));
             }
         }));
         match u {
@@ -230,18 +249,21 @@ impl ServerRole {
         }
     }
 
-    /// `proc` completed (status SUCCESS) or failed the checkpoint `id` (None:
-    /// every checkpoint waiting for it). Requests with no target left answer.
-    pub(super) fn checkpoint_progress(&mut self, net: &mut Net, proc: &Proc, id: Option<&str>, status: pmix_status_t) {
+    /// `proc` completed (status SUCCESS) or failed the checkpoints `which`
+    /// selects. Requests with no target left answer.
+    pub(super) fn checkpoint_progress(&mut self, net: &mut Net, proc: &Proc, which: Which<'_>, status: pmix_status_t) {
         for c in self.checkpoints.iter_mut() {
-            if id.is_some() && c.id.as_deref() != id {
+            let selected = match which {
+                Which::All => true,
+                Which::Id(id) => c.id.as_deref().is_none_or(|x| x == id),
+                Which::Seq(n) => c.seq == n,
+            };
+            if !selected || !c.waiting.contains(proc) {
                 continue;
             }
-            if let Some(i) = c.waiting.iter().position(|p| p == proc) {
-                c.waiting.remove(i);
-                if status != PMIX_SUCCESS && c.status == PMIX_SUCCESS {
-                    c.status = status;
-                }
+            c.waiting.retain(|p| p != proc);
+            if status != PMIX_SUCCESS && c.status == PMIX_SUCCESS {
+                c.status = status;
             }
         }
         self.finish_checkpoints(net, |c| c.waiting.is_empty(), None);
@@ -264,12 +286,24 @@ impl ServerRole {
 
     /// A timer fired: true when it was a checkpoint's.
     pub(super) fn checkpoint_timer(&mut self, net: &mut Net, timer: u64) -> bool {
-        self.finish_checkpoints(net, |c| c.timer == Some(timer), Some(PMIX_ERR_TIMEOUT)) > 0
+        let mut hit = false;
+        for c in self.checkpoints.iter_mut().filter(|c| c.timer == Some(timer)) {
+            c.timer = None; // fired: nothing to cancel
+            c.status = PMIX_ERR_TIMEOUT;
+            c.waiting.clear();
+            hit = true;
+        }
+        if hit {
+            self.finish_checkpoints(net, |c| c.waiting.is_empty(), None);
+        }
+        hit
     }
 
-    /// PMIX_JOB_CTRL_CANCEL: the requester's checkpoints with this id (None: all of them).
+    /// PMIX_JOB_CTRL_CANCEL: the requester's checkpoints named by this id
+    /// (their PMIX_JOB_CTRL_ID or checkpoint name; None: all of them).
     pub(super) fn cancel_checkpoints(&mut self, net: &mut Net, who: &Proc, id: Option<&str>) -> usize {
-        self.finish_checkpoints(net, |c| c.requester == *who && (id.is_none() || c.id.as_deref() == id), Some(PMIX_ERR_JOB_CANCELED))
+        let named = |c: &Checkpoint| id.is_none() || c.id.as_deref() == id || c.request_id.as_deref() == id;
+        self.finish_checkpoints(net, |c| c.requester == *who && named(c), Some(PMIX_ERR_JOB_CANCELED))
     }
 
     /// The requester's connection is gone: nobody is left to answer.

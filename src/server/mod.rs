@@ -77,6 +77,7 @@ pub struct ServerRole {
     monitors: Vec<monitor::Monitor>,
     /// Checkpoint requests waiting for their targets' completion.
     checkpoints: Vec<jobctl::Checkpoint>,
+    next_checkpoint: u64,
     pub iof: iof::Iof,
     /// (source, channel) combinations already asked of the host's iof_pull.
     iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
@@ -125,6 +126,7 @@ impl ServerRole {
             next_tool: 0,
             monitors: Vec::new(),
             checkpoints: Vec::new(),
+            next_checkpoint: 0,
             iof: iof::Iof::default(),
             iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
@@ -207,7 +209,7 @@ impl ServerRole {
     /// run its cleanup, and its namespace's once every local client has ended.
     fn terminated(&mut self, net: &mut Net, proc: &Proc) {
         // A target that ends before completing its checkpoint failed it.
-        self.checkpoint_progress(net, proc, None, PMIX_ERR_PROC_CHECKPOINT);
+        self.checkpoint_progress(net, proc, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
@@ -464,13 +466,20 @@ impl ServerRole {
         self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).map(|r| (r.connected, r.finalized))
     }
 
+    /// Close a client's connection because the host deregistered it (no
+    /// lost-connection handling), dropping what the connection held.
+    fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
+        self.peers.remove(&c);
+        self.iof.drop_conn(c);
+        self.drop_checkpoints_of(net, c);
+        net.close(c);
+    }
+
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
         self.terminated(net, proc);
         let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);
         if let Some(c) = conn {
-            // Deliberate: the host says the process is gone. No lost-connection handling.
-            self.peers.remove(&c);
-            net.close(c);
+            self.forget_conn(net, c);
         }
         self.fail_barriers_of(net, proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, proc);
@@ -493,11 +502,14 @@ impl ServerRole {
                 e.execute();
             }
             for (rank, reg) in ns.clients {
-                if let Some(c) = reg.conn {
-                    self.peers.remove(&c);
-                    net.close(c);
-                }
                 let p = Proc::new(name, rank);
+                if let Some(c) = reg.conn {
+                    self.forget_conn(net, c);
+                }
+                // As in terminated(): what was pending on the process ends with it.
+                self.checkpoint_progress(net, &p, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
+                self.monitors.retain(|m| m.target != p);
+                jobctl::forget(&p);
                 self.fail_barriers_of(net, &p, PMIX_ERR_LOST_CONNECTION);
                 self.release_parked(net, &p);
             }
@@ -1120,13 +1132,17 @@ impl ServerRole {
                 let source = Proc::decode(&mut d)?;
                 let range = d.u32()? as u8;
                 let info = decode_infos(&mut d)?;
-                if status == PMIX_JCTRL_CHECKPOINT_COMPLETE {
+                let complete = status == PMIX_JCTRL_CHECKPOINT_COMPLETE;
+                if complete {
                     // Counted for the sender the kernel vouches for, not the source it names.
                     let id = find(&info, PMIX_JOB_CTRL_CHECKPOINT).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
-                    self.checkpoint_progress(net, &who, id.as_deref(), PMIX_SUCCESS);
+                    let which = id.as_deref().map_or(jobctl::Which::All, jobctl::Which::Id);
+                    self.checkpoint_progress(net, &who, which, PMIX_SUCCESS);
+                    // The RM wants to hear it whatever the range (a preemption may wait for it).
+                    let _ = self.host.notify_event(status, &who, PMIX_RANGE_RM, &info, Box::new(|_| {}));
                 }
                 self.deliver_event(net, status, &source, range, &info);
-                if matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
+                if !complete && matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
                     let _ = self.host.notify_event(status, &source, range, &info, Box::new(|_| {}));
                 }
                 reply(net, conn, req, PMIX_SUCCESS, &[]);

@@ -172,6 +172,7 @@ impl Host for LauncherHost {
     }
 
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, _info: &[Info], _done: Done) -> Upcall {
+        // (for this code the server names the verified sender as the source)
         if code == PMIX_JCTRL_CHECKPOINT_COMPLETE {
             self.send(Event::CheckpointDone(source.clone()));
         }
