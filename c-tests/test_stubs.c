@@ -43,8 +43,8 @@ int main(void)
     (void) envp;
     (void) val;
     (void) res; (void) nres;
-    expect("PMIx_Group_construct_nb", PMIx_Group_construct_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
-    expect("PMIx_Group_leave_nb", PMIx_Group_leave_nb("grp", NULL, 0, opcb, NULL));
+    expect("PMIx_Group_invite_nb", PMIx_Group_invite_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
+    expect("PMIx_Group_join_nb", PMIx_Group_join_nb("grp", &proc, PMIX_GROUP_ACCEPT, NULL, 0, infocb, NULL));
     expect("PMIx_server_register_resources", PMIx_server_register_resources(NULL, 0, opcb, NULL));
     usleep(100000);
     printf("callbacks fired: %d\n", fired);

@@ -98,6 +98,17 @@ impl Value {
         // SAFETY: x is a pid_t element.
         unsafe { Value::load(&x as *const libc::pid_t as *const c_void, PMIX_PID).unwrap() }
     }
+    pub fn size(x: usize) -> Value {
+        // SAFETY: x is a size_t element.
+        unsafe { Value::load(&x as *const usize as *const c_void, PMIX_SIZE).unwrap() }
+    }
+    /// A PMIX_DATA_ARRAY of PMIX_PROC.
+    pub fn procs(procs: &[Proc]) -> Value {
+        let mut arr: Vec<pmix_proc_t> = procs.iter().map(|p| p.to_c()).collect();
+        let da = pmix_data_array_t { r#type: PMIX_PROC, size: arr.len(), array: arr.as_mut_ptr() as *mut c_void };
+        // SAFETY: da describes `arr`, deep-copied by load.
+        unsafe { Value::load(&da as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY).unwrap() }
+    }
     pub fn u16(x: u16) -> Value {
         // SAFETY: x is a u16 element.
         unsafe { Value::load(&x as *const u16 as *const c_void, PMIX_UINT16).unwrap() }

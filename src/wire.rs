@@ -37,6 +37,10 @@ pub const HEARTBEAT: u16 = 24;
 pub const IOF_PULL: u16 = 25;
 pub const IOF_DEREG: u16 = 26;
 pub const IOF_PUSH: u16 = 27;
+/// Group operations: group name, procs, directives; the reply carries infos.
+pub const GROUP_CONSTRUCT: u16 = 28;
+pub const GROUP_DESTRUCT: u16 = 29;
+pub const GROUP_LEAVE: u16 = 30;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -205,6 +205,18 @@ t_events_spawn() {
     with_ours timeout 60 "$B/rm_simple" -n 3 "$B/client_events" || { echo "events under rm_simple failed"; return 1; }
     with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_spawn" || { echo "spawn + connect failed"; return 1; }
 }
+t_groups() {
+    # Group construct/destruct/leave among the ranks of one job, completed by
+    # the server itself (OpenPMIx 4.2.2 needs a host group upcall even then).
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_groups.c -o "$B/client_groups" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || return 1
+    build_mp || return 1
+    local out
+    for run in "$PMIXRUN -n 4" "$B/rm_simple -n 4" "$B/rm_simple -m defer -n 4"; do
+        out=$(with_ours timeout 60 $run "$B/client_groups" 2>&1) || { echo "$run: $out"; return 1; }
+        echo "$out"
+        [ "$(echo "$out" | grep -Ec '^client_groups rank [0-3]: [1-9][0-9]* passed, 0 failed$')" = 4 ] || { echo "$run: not 4 clean summaries"; return 1; }
+    done
+}
 t_setup() { tools/setup-tests.sh "$B/setup"; }
 t_rfc_examples() {
     # The design documents' example programs, unchanged, under pmixrun.
@@ -308,6 +320,7 @@ step setup-apis t_setup
 step rfc-example-programs t_rfc_examples
 step get-data-scope t_scope
 step tool-attach-switch-disconnect t_tool
+step groups t_groups
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers

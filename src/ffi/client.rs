@@ -686,14 +686,65 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(cred: *const pmix_byte_obje
     })
 }
 
+/// The group name argument: NUL-terminated, at most PMIX_MAX_NSLEN bytes.
+unsafe fn group_name(grp: *const c_char) -> Option<String> {
+    crate::cmem::bounded_cstr(grp, PMIX_MAX_NSLEN + 1).and_then(|b| core::str::from_utf8(b).ok()).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Run a group operation and wait for it (blocking forms).
+fn group_wait(tag: u16, name: String, procs: Vec<crate::owned::Proc>, d: Vec<crate::owned::Info>) -> (pmix_status_t, Vec<crate::owned::Info>) {
+    if crate::runtime::on_progress_thread() {
+        return (PMIX_ERR_WOULD_BLOCK, Vec::new());
+    }
+    let done = Oneshot::new();
+    let dd = done.clone();
+    crate::client::api::group(tag, &name, procs, d, Box::new(move |st, r| dd.set((st, r))));
+    done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()))
+}
+
+/// Hand group results to an info callback (released through release_infos).
+fn infos_done(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce(pmix_status_t, Vec<crate::owned::Info>) + Send> {
+    let cbd = SendPtr(cbdata);
+    Box::new(move |st, r| {
+        let (p, n) = crate::owned::infos_to_c(&r);
+        let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+        match cbfunc {
+            // SAFETY: the caller's callback; it releases the results with release_infos.
+            Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
+            // SAFETY: nobody to hand the results to.
+            None => unsafe { release_infos(rel) },
+        }
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Group_construct")
+    status_entry!("PMIx_Group_construct", {
+        let name = group_name(grp);
+        require!("PMIx_Group_construct", name.is_some() && !procs.is_null() && nprocs > 0);
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        let (st, r) = group_wait(crate::wire::GROUP_CONSTRUCT, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
+        if !results.is_null() && !nresults.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresults = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct_nb(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Group_construct_nb")
+    status_entry!("PMIx_Group_construct_nb", {
+        let name = group_name(grp);
+        require!("PMIx_Group_construct_nb", name.is_some() && !procs.is_null() && nprocs > 0);
+        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        crate::client::api::group(crate::wire::GROUP_CONSTRUCT, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 #[no_mangle]
@@ -716,24 +767,44 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(grp: *const c_char, leader: *const p
     not_yet!("PMIx_Group_join_nb")
 }
 
+/// PMIx_Group_leave / _destruct with an op callback (None: blocking).
+unsafe fn group_op(tag: u16, fname: &str, grp: *const c_char, info: *const pmix_info_t, ninfo: usize, cb: Option<(pmix_op_cbfunc_t, *mut c_void)>) -> pmix_status_t {
+    let Some(name) = group_name(grp) else {
+        crate::pmix_debug!(1, "{fname}: bad parameter: group name");
+        return PMIX_ERR_BAD_PARAM;
+    };
+    let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+    match cb {
+        None => group_wait(tag, name, Vec::new(), d).0,
+        Some((cbfunc, cbdata)) => {
+            if crate::client::handle().is_none() {
+                return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+            }
+            let done = op_done(cbfunc, cbdata);
+            crate::client::api::group(tag, &name, Vec::new(), d, Box::new(move |st, _| done(st)));
+            PMIX_SUCCESS
+        }
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave(grp: *const c_char, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Group_leave")
+    status_entry!("PMIx_Group_leave", { group_op(crate::wire::GROUP_LEAVE, "PMIx_Group_leave", grp, info, ninfo, None) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_leave_nb(grp: *const c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Group_leave_nb")
+    status_entry!("PMIx_Group_leave_nb", { group_op(crate::wire::GROUP_LEAVE, "PMIx_Group_leave_nb", grp, info, ninfo, Some((cbfunc, cbdata))) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct(grp: *const c_char, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    not_yet!("PMIx_Group_destruct")
+    status_entry!("PMIx_Group_destruct", { group_op(crate::wire::GROUP_DESTRUCT, "PMIx_Group_destruct", grp, info, ninfo, None) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_destruct_nb(grp: *const c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Group_destruct_nb")
+    status_entry!("PMIx_Group_destruct_nb", { group_op(crate::wire::GROUP_DESTRUCT, "PMIx_Group_destruct_nb", grp, info, ninfo, Some((cbfunc, cbdata))) })
 }
 
 #[no_mangle]

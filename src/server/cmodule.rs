@@ -411,6 +411,18 @@ impl Host for CModule {
         settle(rc, ours, raw)
     }
 
+    fn group(&mut self, op: pmix_group_operation_t, name: &str, procs: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
+        let Some(f) = self.0.group else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut keep = Keep::default();
+        let g = keep.string(name);
+        let (pp, pn) = keep.procs(procs);
+        let (ip, ni) = keep.infos(directives);
+        let (ours, raw) = ctx::<InfosF>(done, keep);
+        // SAFETY: arguments live in the context until the callback.
+        let rc = unsafe { f(op, g as *mut c_char, pp, pn, ip, ni, Some(info_cb), raw) };
+        settle(rc, ours, raw)
+    }
+
     fn monitor(&mut self, requestor: &Proc, monitor: &Info, error: pmix_status_t, directives: &[Info], done: DoneInfos) -> Upcall {
         let Some(f) = self.0.monitor else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
         let mut keep = Keep::default();

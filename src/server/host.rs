@@ -131,6 +131,12 @@ pub trait Host: Send {
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
+    /// A group construct / destruct with members on other servers (this
+    /// server's members have all arrived); the answer may carry
+    /// PMIX_GROUP_CONTEXT_ID.
+    fn group(&mut self, op: pmix_group_operation_t, name: &str, procs: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
     /// Monitoring requests; without this upcall the server monitors itself.
     fn monitor(&mut self, requestor: &Proc, monitor: &Info, error: pmix_status_t, directives: &[Info], done: DoneInfos) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)

@@ -4,6 +4,7 @@
 
 pub mod cleanup;
 pub mod cmodule;
+pub mod group;
 pub mod iof;
 pub mod jobctl;
 pub mod monitor;
@@ -77,6 +78,8 @@ pub struct ServerRole {
     monitors: Vec<monitor::Monitor>,
     /// Checkpoint requests waiting for their targets' completion.
     checkpoints: Vec<jobctl::Checkpoint>,
+    /// Process groups and group operations in progress.
+    groups: group::Groups,
     next_checkpoint: u64,
     pub iof: iof::Iof,
     /// (source, channel) combinations already asked of the host's iof_pull.
@@ -126,6 +129,7 @@ impl ServerRole {
             next_tool: 0,
             monitors: Vec::new(),
             checkpoints: Vec::new(),
+            groups: Default::default(),
             next_checkpoint: 0,
             iof: iof::Iof::default(),
             iof_asked: std::collections::HashSet::new(),
@@ -210,6 +214,7 @@ impl ServerRole {
     fn terminated(&mut self, net: &mut Net, proc: &Proc) {
         // A target that ends before completing its checkpoint failed it.
         self.checkpoint_progress(net, proc, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
+        self.group_member_ended(net, proc);
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
@@ -508,6 +513,7 @@ impl ServerRole {
                 }
                 // As in terminated(): what was pending on the process ends with it.
                 self.checkpoint_progress(net, &p, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
+                self.group_member_ended(net, &p);
                 self.monitors.retain(|m| m.target != p);
                 jobctl::forget(&p);
                 self.fail_barriers_of(net, &p, PMIX_ERR_LOST_CONNECTION);
@@ -524,13 +530,7 @@ impl ServerRole {
 
     /// PMIx_server_define_process_set: remember it and tell the local clients.
     pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
-        let mut arr: Vec<pmix_proc_t> = members.iter().map(|p| p.to_c()).collect();
-        let da = pmix_data_array_t { r#type: PMIX_PROC, size: arr.len(), array: arr.as_mut_ptr() as *mut core::ffi::c_void };
-        // SAFETY: da describes `arr`, copied by load.
-        let Ok(v) = (unsafe { Value::load(&da as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) }) else {
-            return PMIX_ERR_NOMEM;
-        };
-        let info = vec![Info::new("pmix.pset.nm", Value::string(name)), Info::new("pmix.pset.mems", v)];
+        let info = vec![Info::new("pmix.pset.nm", Value::string(name)), Info::new("pmix.pset.mems", Value::procs(&members))];
         self.psets.insert(name.to_string(), members);
         let me = self.me.clone();
         self.deliver_event(net, PMIX_PROCESS_SET_DEFINE, &me, PMIX_RANGE_LOCAL, &info);
@@ -1194,6 +1194,7 @@ impl ServerRole {
                 let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
                 reply(net, conn, req, st, &[]);
             }
+            wire::GROUP_CONSTRUCT | wire::GROUP_DESTRUCT | wire::GROUP_LEAVE => self.on_group(net, conn, req, tag, &who, &mut d)?,
             wire::IOF_PUSH => {
                 let targets = decode_procs(&mut d)?;
                 let has = d.u32()? != 0;
@@ -1295,6 +1296,10 @@ impl ServerRole {
                 let quals = unsafe { Info::copy_array(q.qualifiers, q.nqual) }.unwrap_or_default();
                 let qns = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| who.nspace.clone());
                 match key.as_str() {
+                    "pmix.qry.pgrpnum" | "pmix.qry.pgrp" | "pmix.qry.pgrpmems" => match self.group_query(&key, &quals) {
+                        Some(i) => answers.push(i),
+                        None => all_local = false,
+                    },
                     "pmix.qry.ns" => {
                         let mut names: Vec<&String> = self.nspaces.iter().filter(|(_, n)| n.registered).map(|(k, _)| k).collect();
                         names.sort();
@@ -1460,7 +1465,7 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) {
+        if self.checkpoint_timer(net, timer) || self.group_timer(net, timer) {
             return;
         }
         if let Some(i) = self.monitors.iter().position(|m| m.timer == timer) {

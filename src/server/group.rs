@@ -1,0 +1,285 @@
+//! Process groups: PMIx_Group_construct / _destruct (collectives among the
+//! members) and PMIx_Group_leave. The server completes an operation whose
+//! members are all its own clients; when others take part it asks the host's
+//! `group` upcall, as it does for fences. Constructed groups are kept by name
+//! (membership, context id) and answered to PMIx_Query_info; a member that
+//! leaves, or ends while the group asked for PMIX_GROUP_NOTIFY_TERMINATION,
+//! is announced to the others (PMIX_GROUP_LEFT, PMIX_GROUP_MEMBER_FAILED).
+//! Invitations (PMIx_Group_invite / _join) are not implemented.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::pack::{Decoder, Encoder};
+use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
+use crate::runtime::{ConnId, Net};
+use crate::server::host::Upcall;
+use crate::data::elem::Res;
+use crate::server::{nspace, reply, settled, ServerRole};
+use crate::wire;
+
+/// A constructed group.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub members: Vec<Proc>,
+    pub context_id: Option<usize>,
+    pub notify_termination: bool,
+}
+
+/// A construct or destruct in progress.
+struct GroupOp {
+    seq: u64,
+    op: pmix_group_operation_t,
+    name: String,
+    /// As the first participant gave them, and expanded (sorted).
+    procs: Vec<Proc>,
+    members: Vec<Proc>,
+    directives: Vec<Info>,
+    arrived: Vec<(ConnId, u32, Proc)>,
+    timer: Option<u64>,
+    /// Waiting for the host (other servers' members).
+    at_host: bool,
+    assign_context_id: bool,
+    notify_termination: bool,
+}
+
+#[derive(Default)]
+pub struct Groups {
+    pub known: BTreeMap<String, Group>,
+    ops: Vec<GroupOp>,
+    next_seq: u64,
+    next_context_id: usize,
+}
+
+fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
+    find(directives, key).is_some_and(|i| i.truthy())
+}
+
+impl ServerRole {
+    /// GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE from a client.
+    pub(super) fn on_group(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let name = decode_str(d)?;
+        let procs = decode_procs(d)?;
+        let directives = decode_infos(d)?;
+        let answer = |net: &mut Net, st: pmix_status_t, infos: &[Info]| {
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, infos);
+            reply(net, conn, req, st, e.bytes());
+        };
+        if name.is_empty() || name.len() > PMIX_MAX_NSLEN {
+            crate::pmix_debug!(1, "{who}: group name {name:?} is empty or too long");
+            answer(net, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        if tag == wire::GROUP_LEAVE {
+            let st = self.leave_group(net, who, &name);
+            answer(net, st, &[]);
+            return Ok(());
+        }
+        let (op, members) = if tag == wire::GROUP_CONSTRUCT {
+            if self.groups.known.contains_key(&name) {
+                crate::pmix_debug!(5, "{who}: group {name} exists already");
+                answer(net, PMIX_ERR_EXISTS, &[]);
+                return Ok(());
+            }
+            (PMIX_GROUP_CONSTRUCT, nspace::expand(&procs, &self.nspaces))
+        } else {
+            match self.groups.known.get(&name) {
+                Some(g) => (PMIX_GROUP_DESTRUCT, g.members.clone()),
+                None => {
+                    crate::pmix_debug!(5, "{who}: no group {name} to destruct");
+                    answer(net, PMIX_ERR_NOT_FOUND, &[]);
+                    return Ok(());
+                }
+            }
+        };
+        if !members.contains(who) {
+            crate::pmix_debug!(1, "{who}: not a member of group {name}");
+            answer(net, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        let gone = members.iter().any(|p| self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated));
+        if gone {
+            answer(net, PMIX_ERR_LOST_CONNECTION, &[]);
+            return Ok(());
+        }
+        let idx = match self.groups.ops.iter().position(|o| o.op == op && o.name == name && !o.at_host) {
+            Some(i) if self.groups.ops[i].members != members => {
+                crate::pmix_debug!(1, "{who}: group {name}: members differ from the other participants'");
+                answer(net, PMIX_ERR_BAD_PARAM, &[]);
+                return Ok(());
+            }
+            Some(i) => i,
+            None => {
+                self.groups.next_seq += 1;
+                let procs = if op == PMIX_GROUP_CONSTRUCT { procs } else { members.clone() };
+                self.groups.ops.push(GroupOp {
+                    seq: self.groups.next_seq,
+                    op,
+                    name: name.clone(),
+                    procs,
+                    members,
+                    directives: directives.clone(),
+                    arrived: Vec::new(),
+                    timer: None,
+                    at_host: false,
+                    assign_context_id: false,
+                    notify_termination: false,
+                });
+                self.groups.ops.len() - 1
+            }
+        };
+        let o = &mut self.groups.ops[idx];
+        o.assign_context_id |= flag(&directives, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+        o.notify_termination |= flag(&directives, PMIX_GROUP_NOTIFY_TERMINATION);
+        if let Some(t) = find(&directives, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0) {
+            if o.timer.is_none() {
+                o.timer = Some(net.timer(Duration::from_secs(t as u64)));
+            }
+        }
+        if !o.arrived.iter().any(|(_, _, p)| p == who) {
+            o.arrived.push((conn, req, who.clone()));
+        } else {
+            answer(net, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        let local: Vec<&Proc> = o.members.iter().filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).collect();
+        if local.iter().all(|p| o.arrived.iter().any(|(_, _, a)| a == *p)) {
+            self.group_local_part_done(net, idx);
+        }
+        Ok(())
+    }
+
+    /// Every local member arrived: complete here, or ask the host when others take part.
+    fn group_local_part_done(&mut self, net: &mut Net, idx: usize) {
+        let o = &self.groups.ops[idx];
+        let all_local = o.members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+        if all_local {
+            let seq = o.seq;
+            self.finish_group_op(net, seq, PMIX_SUCCESS, Vec::new());
+            return;
+        }
+        let (op, name, procs, directives, seq) = (o.op, o.name.clone(), o.procs.clone(), o.directives.clone(), o.seq);
+        self.groups.ops[idx].at_host = true;
+        let h = self.handle();
+        let u = self.host.group(op, &name, &procs, &directives, Box::new(move |st, infos| {
+            h.run(move |s, net| s.finish_group_op(net, seq, settled(st), infos));
+        }));
+        if let Upcall::Now(st) = u {
+            if st == PMIX_ERR_NOT_SUPPORTED {
+                crate::pmix_debug!(5, "group {name}: members on other servers, and the host has no group support");
+            }
+            self.finish_group_op(net, seq, settled(st), Vec::new());
+        }
+    }
+
+    /// Answer every participant of operation `seq` (and record the result).
+    fn finish_group_op(&mut self, net: &mut Net, seq: u64, st: pmix_status_t, host_infos: Vec<Info>) {
+        let Some(i) = self.groups.ops.iter().position(|o| o.seq == seq) else { return };
+        let o = self.groups.ops.remove(i);
+        if let Some(t) = o.timer {
+            net.cancel_timer(t);
+        }
+        let mut results = Vec::new();
+        if st == PMIX_SUCCESS {
+            if o.op == PMIX_GROUP_CONSTRUCT {
+                // A context id the host assigned (groups across servers), else ours.
+                let from_host = find(&host_infos, PMIX_GROUP_CONTEXT_ID).and_then(|i| i.as_u32()).map(|c| c as usize);
+                let context_id = from_host.or_else(|| {
+                    o.assign_context_id.then(|| {
+                        self.groups.next_context_id += 1;
+                        self.groups.next_context_id
+                    })
+                });
+                if let Some(c) = context_id {
+                    results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
+                }
+                results.push(Info::new("pmix.grp.mbrs", Value::procs(&o.members)));
+                self.groups.known.insert(o.name.clone(), Group { members: o.members.clone(), context_id, notify_termination: o.notify_termination });
+            } else {
+                self.groups.known.remove(&o.name);
+            }
+        }
+        crate::pmix_debug!(5, "group {} {}: {}", o.name, if o.op == PMIX_GROUP_CONSTRUCT { "construct" } else { "destruct" }, crate::strings::error_name(st));
+        let mut e = Encoder::default();
+        let _ = encode_infos(&mut e, &results);
+        for (conn, req, _) in &o.arrived {
+            reply(net, *conn, *req, st, e.bytes());
+        }
+    }
+
+    /// A timer fired: true when it was a group operation's.
+    pub(super) fn group_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+        let Some(o) = self.groups.ops.iter_mut().find(|o| o.timer == Some(timer)) else { return false };
+        o.timer = None;
+        let seq = o.seq;
+        self.finish_group_op(net, seq, PMIX_ERR_TIMEOUT, Vec::new());
+        true
+    }
+
+    fn leave_group(&mut self, net: &mut Net, who: &Proc, name: &str) -> pmix_status_t {
+        let Some(g) = self.groups.known.get_mut(name) else { return PMIX_ERR_NOT_FOUND };
+        if !g.members.contains(who) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        g.members.retain(|p| p != who);
+        let rest = g.members.clone();
+        if rest.is_empty() {
+            self.groups.known.remove(name);
+        }
+        self.tell_group(net, PMIX_GROUP_LEFT, who, name, &rest);
+        PMIX_SUCCESS
+    }
+
+    /// An event about `subject` for the remaining members of group `name`.
+    fn tell_group(&mut self, net: &mut Net, code: pmix_status_t, subject: &Proc, name: &str, members: &[Proc]) {
+        if members.is_empty() {
+            return;
+        }
+        let info = vec![Info::new("pmix.evrange", Value::procs(members)), Info::new("pmix.grp.id", Value::string(name))];
+        self.deliver_event(net, code, subject, PMIX_RANGE_CUSTOM, &info);
+    }
+
+    /// A local process ended: operations waiting for it fail, and the groups
+    /// it belonged to lose it (announced where PMIX_GROUP_NOTIFY_TERMINATION asked).
+    pub(super) fn group_member_ended(&mut self, net: &mut Net, proc: &Proc) {
+        let failed: Vec<u64> = self.groups.ops.iter().filter(|o| o.members.contains(proc)).map(|o| o.seq).collect();
+        for seq in failed {
+            if let Some(o) = self.groups.ops.iter_mut().find(|o| o.seq == seq) {
+                o.arrived.retain(|(_, _, p)| p != proc);
+            }
+            self.finish_group_op(net, seq, PMIX_ERR_LOST_CONNECTION, Vec::new());
+        }
+        let mut notices = Vec::new();
+        for (name, g) in self.groups.known.iter_mut() {
+            if g.members.contains(proc) {
+                g.members.retain(|p| p != proc);
+                if g.notify_termination {
+                    notices.push((name.clone(), g.members.clone()));
+                }
+            }
+        }
+        self.groups.known.retain(|_, g| !g.members.is_empty());
+        for (name, rest) in notices {
+            self.tell_group(net, PMIX_GROUP_MEMBER_FAILED, proc, &name, &rest);
+        }
+    }
+
+    /// Answers to the group queries (None: not a group query).
+    pub(super) fn group_query(&self, key: &str, quals: &[Info]) -> Option<Info> {
+        match key {
+            "pmix.qry.pgrpnum" => Some(Info::new(key, Value::size(self.groups.known.len()))),
+            "pmix.qry.pgrp" => {
+                let names: Vec<&str> = self.groups.known.keys().map(|s| s.as_str()).collect();
+                Some(Info::new(key, Value::string(&names.join(","))))
+            }
+            "pmix.qry.pgrpmems" => {
+                let name = find(quals, PMIX_GROUP_ID).and_then(|i| i.as_str())?;
+                let g = self.groups.known.get(&name)?;
+                Some(Info::new(key, Value::procs(&g.members)))
+            }
+            _ => None,
+        }
+    }
+}
