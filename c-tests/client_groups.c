@@ -22,7 +22,17 @@
  *    PMIX_ERR_NOT_FOUND. Rank 3 destructs grpB with PMIx_Group_destruct_nb.
  * 5. Rank 0 constructs "grpT" = {0,3} with PMIX_TIMEOUT 1; rank 3 never
  *    joins: PMIX_ERR_TIMEOUT after 0.9 to 4 s.
- * 6. Ranks 1 and 3 construct "grpF" = {1,3} with NOTIFY_TERMINATION; rank 3
+ * 6. Invitations: rank 0 invites ranks 1, 2, 3 into "grpI" (ASSIGN_CONTEXT_ID,
+ *    PMIX_TIMEOUT 10); on PMIX_GROUP_INVITED (from rank 0, PMIX_GROUP_ID
+ *    grpI) ranks 1 and 2 join with PMIX_GROUP_ACCEPT (PMIx_Group_join) and
+ *    rank 3 declines (PMIx_Group_join_nb). The leader hears two
+ *    PMIX_GROUP_INVITE_ACCEPTED and one _DECLINED; its invite and both joins
+ *    return membership {0,1,2} and the same context id; ranks 0-2 hear
+ *    PMIX_GROUP_CONSTRUCT_COMPLETE (rank 0 once more for grpJ). Then rank 0 invites rank 3 into "grpJ"
+ *    with PMIX_TIMEOUT 1 and rank 3 does not answer: after ~1 s the invite
+ *    returns membership {0} and the leader hears PMIX_GROUP_INVITE_FAILED.
+ *    Joining a group nobody invited us to is PMIX_ERR_NOT_FOUND.
+ * 7. Ranks 1 and 3 construct "grpF" = {1,3} with NOTIFY_TERMINATION; rank 3
  *    then finalizes: rank 1 gets PMIX_GROUP_MEMBER_FAILED from rank 3.
  */
 #define _DEFAULT_SOURCE
@@ -38,6 +48,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int left_events, failed_events;
 static pmix_rank_t left_from = PMIX_RANK_UNDEF, failed_from = PMIX_RANK_UNDEF;
 static char left_group[PMIX_MAX_NSLEN + 1];
+static int invited_events, accepted_events, declined_events, invite_failed_events, complete_events;
+static pmix_rank_t invited_by = PMIX_RANK_UNDEF;
+static char invited_to[PMIX_MAX_NSLEN + 1];
 
 static void on_group_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                            pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
@@ -55,6 +68,20 @@ static void on_group_event(size_t id, pmix_status_t status, const pmix_proc_t *s
     } else if (status == PMIX_GROUP_MEMBER_FAILED) {
         failed_events++;
         failed_from = source ? source->rank : PMIX_RANK_UNDEF;
+    } else if (status == PMIX_GROUP_INVITED) {
+        invited_events++;
+        invited_by = source ? source->rank : PMIX_RANK_UNDEF;
+        for (i = 0; i < ninfo; i++)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && info[i].value.type == PMIX_STRING)
+                snprintf(invited_to, sizeof invited_to, "%s", info[i].value.data.string);
+    } else if (status == PMIX_GROUP_INVITE_ACCEPTED) {
+        accepted_events++;
+    } else if (status == PMIX_GROUP_INVITE_DECLINED) {
+        declined_events++;
+    } else if (status == PMIX_GROUP_INVITE_FAILED) {
+        invite_failed_events++;
+    } else if (status == PMIX_GROUP_CONSTRUCT_COMPLETE) {
+        complete_events++;
     }
     pthread_mutex_unlock(&lock);
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
@@ -169,7 +196,8 @@ static long query_size_t(const char *key, const char *group)
 
 int main(void)
 {
-    pmix_status_t rc, codes[2] = {PMIX_GROUP_LEFT, PMIX_GROUP_MEMBER_FAILED};
+    pmix_status_t rc, codes[7] = {PMIX_GROUP_LEFT, PMIX_GROUP_MEMBER_FAILED, PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
+                                  PMIX_GROUP_INVITE_DECLINED, PMIX_GROUP_INVITE_FAILED, PMIX_GROUP_CONSTRUCT_COMPLETE};
     pmix_value_t *val = NULL;
     pmix_proc_t wild;
     uint32_t size = 0;
@@ -194,7 +222,7 @@ int main(void)
         PMIx_Finalize(NULL, 0);
         return 1;
     }
-    rc = register_handler(codes, 2, on_group_event);
+    rc = register_handler(codes, 7, on_group_event);
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
     fence("fence 0");
 
@@ -289,7 +317,91 @@ int main(void)
     }
     fence("fence 5");
 
-    /* 6. a member ends */
+    /* 6. invitations */
+    if (me.rank == 0) {
+        pmix_proc_t inv[3];
+        pmix_info_t d[2], *res = NULL;
+        size_t nres = 0;
+        bool yes = true;
+        int ten = 10, one = 1;
+        long t0, el;
+        PMIX_PROC_LOAD(&inv[0], me.nspace, 1);
+        PMIX_PROC_LOAD(&inv[1], me.nspace, 2);
+        PMIX_PROC_LOAD(&inv[2], me.nspace, 3);
+        PMIX_INFO_LOAD(&d[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&d[1], PMIX_TIMEOUT, &ten, PMIX_INT);
+        rc = PMIx_Group_invite("grpI", inv, 3, d, 2, &res, &nres);
+        check(rc == PMIX_SUCCESS, "invite grpI", "%s", PMIx_Error_string(rc));
+        parse_results(res, nres, &cid, &nm, NULL);
+        if (res) PMIX_INFO_FREE(res, nres);
+        check(nm == 3 && cid >= 0, "invite grpI", "membership %ld, context id %ld (want 3, >= 0)", nm, cid);
+        snprintf(buf, sizeof buf, "%ld", cid);
+        put_str("grpI.cid", buf);
+        check(count_of(&accepted_events) == 2 && count_of(&declined_events) == 1, "invite grpI",
+              "%d accepted, %d declined events (want 2, 1)", count_of(&accepted_events), count_of(&declined_events));
+        /* nobody answers in time */
+        PMIX_INFO_LOAD(&d[1], PMIX_TIMEOUT, &one, PMIX_INT);
+        t0 = now_ms();
+        rc = PMIx_Group_invite("grpJ", &inv[2], 1, &d[1], 1, &res, &nres);
+        el = now_ms() - t0;
+        parse_results(res, nres, &cid, &nm, NULL);
+        if (res) PMIX_INFO_FREE(res, nres);
+        check(rc == PMIX_SUCCESS && nm == 1, "invite timeout", "%s, membership %ld (want SUCCESS, 1)", PMIx_Error_string(rc), nm);
+        check(el >= 900 && el <= 4000, "invite timeout", "answered after %ld ms", el);
+        check(count_of(&invite_failed_events) == 1, "invite timeout", "%d PMIX_GROUP_INVITE_FAILED events", count_of(&invite_failed_events));
+        rc = PMIx_Group_destruct("grpJ", NULL, 0);
+        check(rc == PMIX_SUCCESS, "destruct grpJ", "%s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&d[0]);
+        PMIX_INFO_DESTRUCT(&d[1]);
+    } else {
+        long end = now_ms() + 5000;
+        pmix_proc_t leader;
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        while (count_of(&invited_events) == 0 && now_ms() < end) msleep(10);
+        pthread_mutex_lock(&lock);
+        check(invited_events == 1 && invited_by == 0 && strcmp(invited_to, "grpI") == 0, "invited",
+              "%d events, from rank %u, group \"%s\"", invited_events, (unsigned)invited_by, invited_to);
+        pthread_mutex_unlock(&lock);
+        PMIX_PROC_LOAD(&leader, me.nspace, 0);
+        if (me.rank <= 2) {
+            rc = PMIx_Group_join("grpI", &leader, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres);
+            check(rc == PMIX_SUCCESS, "join grpI", "%s", PMIx_Error_string(rc));
+            parse_results(res, nres, &cid, &nm, NULL);
+            if (res) PMIX_INFO_FREE(res, nres);
+            check(nm == 3 && cid >= 0, "join grpI", "membership %ld, context id %ld", nm, cid);
+            my_cid = cid;
+        } else {
+            struct nbgroup g = {PTHREAD_MUTEX_INITIALIZER, 0, PMIX_SUCCESS, -1, -1, {"", 0}};
+            long e2 = now_ms() + 3000;
+            rc = PMIx_Group_join_nb("grpI", &leader, PMIX_GROUP_DECLINE, NULL, 0, construct_cb, &g);
+            check(rc == PMIX_SUCCESS, "decline grpI", "%s", PMIx_Error_string(rc));
+            while (fired(&g) == 0 && now_ms() < e2) msleep(10);
+            check(fired(&g) == 1 && g.st == PMIX_SUCCESS, "decline grpI", "fired %d, %s", fired(&g), PMIx_Error_string(g.st));
+            rc = PMIx_Group_join("grpZ", &leader, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL);
+            check(rc == PMIX_ERR_NOT_FOUND, "join uninvited", "%s, expected PMIX_ERR_NOT_FOUND", PMIx_Error_string(rc));
+        }
+    }
+    fence("fence 6");
+    if (me.rank == 1 || me.rank == 2) {
+        char c0[64];
+        snprintf(buf, sizeof buf, "%ld", my_cid);
+        if (get_str(0, "grpI.cid", c0, sizeof c0)) check(strcmp(c0, buf) == 0, "join grpI", "context id %s, the leader's %s", buf, c0);
+    }
+    if (me.rank <= 2) {
+        /* grpI; the leader also had grpJ (itself alone) */
+        int want = me.rank == 0 ? 2 : 1;
+        long end = now_ms() + 2000;
+        while (count_of(&complete_events) < want && now_ms() < end) msleep(10);
+        check(count_of(&complete_events) == want, "PMIX_GROUP_CONSTRUCT_COMPLETE", "%d events, expected %d", count_of(&complete_events), want);
+        rc = PMIx_Group_destruct("grpI", NULL, 0);
+        check(rc == PMIX_SUCCESS, "destruct grpI", "%s", PMIx_Error_string(rc));
+    } else {
+        check(count_of(&complete_events) == 0, "PMIX_GROUP_CONSTRUCT_COMPLETE", "rank 3 (declined) got it");
+    }
+    fence("fence 7");
+
+    /* 7. a member ends */
     if (me.rank == 1 || me.rank == 3) {
         rc = construct("grpF", f, 2, false, true, 0, &cid, &nm);
         check(rc == PMIX_SUCCESS, "construct grpF", "%s", PMIx_Error_string(rc));

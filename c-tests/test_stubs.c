@@ -43,8 +43,13 @@ int main(void)
     (void) envp;
     (void) val;
     (void) res; (void) nres;
-    expect("PMIx_Group_invite_nb", PMIx_Group_invite_nb("grp", &proc, 1, NULL, 0, infocb, NULL));
-    expect("PMIx_Group_join_nb", PMIx_Group_join_nb("grp", &proc, PMIX_GROUP_ACCEPT, NULL, 0, infocb, NULL));
+    (void) infocb;
+    {
+        pmix_fabric_t fabric;
+        PMIX_FABRIC_CONSTRUCT(&fabric);
+        expect("PMIx_Fabric_register_nb", PMIx_Fabric_register_nb(&fabric, NULL, 0, opcb, NULL));
+        expect("PMIx_Fabric_update_nb", PMIx_Fabric_update_nb(&fabric, opcb, NULL));
+    }
     expect("PMIx_server_register_resources", PMIx_server_register_resources(NULL, 0, opcb, NULL));
     usleep(100000);
     printf("callbacks fired: %d\n", fired);

@@ -41,6 +41,9 @@ pub const IOF_PUSH: u16 = 27;
 pub const GROUP_CONSTRUCT: u16 = 28;
 pub const GROUP_DESTRUCT: u16 = 29;
 pub const GROUP_LEAVE: u16 = 30;
+/// Invitations: name, invitees, directives / name, [leader], directives, u32 accept.
+pub const GROUP_INVITE: u16 = 31;
+pub const GROUP_JOIN: u16 = 32;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -749,22 +749,79 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(grp: *const c_char, procs: *con
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresult: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Group_invite")
+    status_entry!("PMIx_Group_invite", {
+        let name = group_name(grp);
+        require!("PMIx_Group_invite", name.is_some() && !procs.is_null() && nprocs > 0);
+        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        let (st, r) = group_wait(crate::wire::GROUP_INVITE, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
+        if !results.is_null() && !nresult.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresult = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite_nb(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Group_invite_nb")
+    status_entry!("PMIx_Group_invite_nb", {
+        let name = group_name(grp);
+        require!("PMIx_Group_invite_nb", name.is_some() && !procs.is_null() && nprocs > 0);
+        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        crate::client::api::group(crate::wire::GROUP_INVITE, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
+}
+
+/// The accept / decline argument of PMIx_Group_join.
+fn join_opt(opt: pmix_group_opt_t) -> Option<bool> {
+    match opt {
+        PMIX_GROUP_ACCEPT => Some(true),
+        PMIX_GROUP_DECLINE => Some(false),
+        _ => None,
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join(grp: *const c_char, leader: *const pmix_proc_t, opt: pmix_group_opt_t, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresult: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Group_join")
+    status_entry!("PMIx_Group_join", {
+        let (name, accept) = (group_name(grp), join_opt(opt));
+        require!("PMIx_Group_join", name.is_some() && accept.is_some());
+        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::runtime::on_progress_thread() {
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        let l = leader.as_ref().map(crate::owned::Proc::from_c);
+        let done = Oneshot::new();
+        let dd = done.clone();
+        crate::client::api::group_join(&name.unwrap(), l, accept.unwrap(), d, Box::new(move |st, r| dd.set((st, r))));
+        let (st, r) = done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()));
+        if !results.is_null() && !nresult.is_null() {
+            let (p, n) = crate::owned::infos_to_c(&r);
+            *results = p;
+            *nresult = n;
+        }
+        st
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_join_nb(grp: *const c_char, leader: *const pmix_proc_t, opt: pmix_group_opt_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Group_join_nb")
+    status_entry!("PMIx_Group_join_nb", {
+        let (name, accept) = (group_name(grp), join_opt(opt));
+        require!("PMIx_Group_join_nb", name.is_some() && accept.is_some());
+        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+        }
+        let l = leader.as_ref().map(crate::owned::Proc::from_c);
+        crate::client::api::group_join(&name.unwrap(), l, accept.unwrap(), d, infos_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }
 
 /// PMIx_Group_leave / _destruct with an op callback (None: blocking).

@@ -5,7 +5,15 @@
 //! (membership, context id) and answered to PMIx_Query_info; a member that
 //! leaves, or ends while the group asked for PMIX_GROUP_NOTIFY_TERMINATION,
 //! is announced to the others (PMIX_GROUP_LEFT, PMIX_GROUP_MEMBER_FAILED).
-//! Invitations (PMIx_Group_invite / _join) are not implemented.
+//!
+//! Invitations: PMIx_Group_invite sends PMIX_GROUP_INVITED to each invitee
+//! (the leader is the source); each answers with PMIx_Group_join (accept or
+//! decline; the leader hears PMIX_GROUP_INVITE_ACCEPTED / _DECLINED, or
+//! _FAILED for an invitee that ends first or has not answered by the
+//! leader's PMIX_TIMEOUT). Once every invitee has answered, the group is the
+//! leader and those who accepted; the leader's invite and the accepted joins
+//! complete with its membership (and context id), and the members hear
+//! PMIX_GROUP_CONSTRUCT_COMPLETE. Invitations stay on one server.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -44,10 +52,27 @@ struct GroupOp {
     notify_termination: bool,
 }
 
+/// An invitation in progress.
+struct Invitation {
+    seq: u64,
+    name: String,
+    leader: Proc,
+    leader_conn: ConnId,
+    leader_req: u32,
+    /// Invited, not answered yet.
+    pending: Vec<Proc>,
+    /// Accepted: answered when the group is complete.
+    joined: Vec<(ConnId, u32, Proc)>,
+    timer: Option<u64>,
+    assign_context_id: bool,
+    notify_termination: bool,
+}
+
 #[derive(Default)]
 pub struct Groups {
     pub known: BTreeMap<String, Group>,
     ops: Vec<GroupOp>,
+    invitations: Vec<Invitation>,
     next_seq: u64,
     next_context_id: usize,
 }
@@ -77,8 +102,21 @@ impl ServerRole {
             answer(net, st, &[]);
             return Ok(());
         }
+        if tag == wire::GROUP_INVITE {
+            if let Err(st) = self.invite(net, conn, req, who, &name, &procs, &directives) {
+                answer(net, st, &[]);
+            }
+            return Ok(());
+        }
+        if tag == wire::GROUP_JOIN {
+            let accept = d.u32()? == PMIX_GROUP_ACCEPT as u32;
+            if let Err(st) = self.join(net, conn, req, who, &name, procs.first(), accept) {
+                answer(net, st, &[]);
+            }
+            return Ok(());
+        }
         let (op, members) = if tag == wire::GROUP_CONSTRUCT {
-            if self.groups.known.contains_key(&name) {
+            if self.group_name_taken(&name) {
                 crate::pmix_debug!(5, "{who}: group {name} exists already");
                 answer(net, PMIX_ERR_EXISTS, &[]);
                 return Ok(());
@@ -151,6 +189,140 @@ impl ServerRole {
         Ok(())
     }
 
+    fn group_name_taken(&self, name: &str) -> bool {
+        self.groups.known.contains_key(name) || self.groups.invitations.iter().any(|i| i.name == name)
+    }
+
+    fn is_local_client(&self, p: &Proc) -> bool {
+        self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|c| !c.terminated)
+    }
+
+    /// PMIx_Group_invite: the leader `who` invites `procs` into group `name`.
+    #[allow(clippy::too_many_arguments)]
+    fn invite(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, name: &str, procs: &[Proc], directives: &[Info]) -> Result<(), pmix_status_t> {
+        if self.group_name_taken(name) {
+            crate::pmix_debug!(5, "{who}: group {name} exists already");
+            return Err(PMIX_ERR_EXISTS);
+        }
+        let invitees: Vec<Proc> = nspace::expand(procs, &self.nspaces).into_iter().filter(|p| p != who).collect();
+        if invitees.is_empty() {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        if let Some(p) = invitees.iter().find(|p| !self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))) {
+            crate::pmix_debug!(5, "{who}: group {name}: {p} is not a client of this server; invitations stay on one server");
+            return Err(PMIX_ERR_NOT_SUPPORTED);
+        }
+        self.groups.next_seq += 1;
+        let seq = self.groups.next_seq;
+        let timer = find(directives, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
+        self.groups.invitations.push(Invitation {
+            seq,
+            name: name.to_string(),
+            leader: who.clone(),
+            leader_conn: conn,
+            leader_req: req,
+            pending: invitees.clone(),
+            joined: Vec::new(),
+            timer,
+            assign_context_id: flag(directives, PMIX_GROUP_ASSIGN_CONTEXT_ID),
+            notify_termination: flag(directives, PMIX_GROUP_NOTIFY_TERMINATION),
+        });
+        for p in &invitees {
+            if self.is_local_client(p) {
+                let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(p))), Info::new("pmix.grp.id", Value::string(name))];
+                self.deliver_event(net, PMIX_GROUP_INVITED, who, PMIX_RANGE_CUSTOM, &info);
+            } else {
+                self.invitee_answered(net, seq, p, None);
+            }
+        }
+        Ok(())
+    }
+
+    /// PMIx_Group_join: `who` accepts or declines the invitation to `name`.
+    #[allow(clippy::too_many_arguments)]
+    fn join(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, name: &str, leader: Option<&Proc>, accept: bool) -> Result<(), pmix_status_t> {
+        let Some(inv) = self.groups.invitations.iter().find(|i| i.name == name && i.pending.contains(who)) else {
+            crate::pmix_debug!(5, "{who}: no pending invitation to group {name}");
+            return Err(PMIX_ERR_NOT_FOUND);
+        };
+        if leader.is_some_and(|l| l.rank != PMIX_RANK_WILDCARD && *l != inv.leader) {
+            crate::pmix_debug!(5, "{who}: group {name} was offered by {}, not {}", inv.leader, leader.unwrap());
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        let seq = inv.seq;
+        if accept {
+            self.invitee_answered(net, seq, who, Some((conn, req)));
+        } else {
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &[]);
+            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            self.invitee_answered(net, seq, who, None);
+        }
+        Ok(())
+    }
+
+    /// Invitee `p` of invitation `seq` answered: accepted (its join waits in
+    /// `joined`), declined (None, alive) or failed (None, ended).
+    fn invitee_answered(&mut self, net: &mut Net, seq: u64, p: &Proc, joined: Option<(ConnId, u32)>) {
+        let alive = self.is_local_client(p);
+        let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.seq == seq) else { return };
+        if !inv.pending.contains(p) {
+            return;
+        }
+        inv.pending.retain(|x| x != p);
+        let code = match (joined, alive) {
+            (Some((c, r)), _) => {
+                inv.joined.push((c, r, p.clone()));
+                PMIX_GROUP_INVITE_ACCEPTED
+            }
+            (None, true) => PMIX_GROUP_INVITE_DECLINED,
+            (None, false) => PMIX_GROUP_INVITE_FAILED,
+        };
+        let (leader, name, done) = (inv.leader.clone(), inv.name.clone(), inv.pending.is_empty());
+        let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(&leader))), Info::new("pmix.grp.id", Value::string(&name))];
+        self.deliver_event(net, code, p, PMIX_RANGE_CUSTOM, &info);
+        if done {
+            self.finish_invitation(net, seq, PMIX_SUCCESS);
+        }
+    }
+
+    /// Every invitee answered (or the time is up): the group is the leader and
+    /// those who accepted. `st` other than success drops the invitation.
+    fn finish_invitation(&mut self, net: &mut Net, seq: u64, st: pmix_status_t) {
+        let Some(i) = self.groups.invitations.iter().position(|x| x.seq == seq) else { return };
+        let inv = self.groups.invitations.remove(i);
+        if let Some(t) = inv.timer {
+            net.cancel_timer(t);
+        }
+        let mut results = Vec::new();
+        let mut members: Vec<Proc> = inv.joined.iter().map(|(_, _, p)| p.clone()).collect();
+        if st == PMIX_SUCCESS {
+            members.push(inv.leader.clone());
+            members.sort();
+            let context_id = inv.assign_context_id.then(|| {
+                self.groups.next_context_id += 1;
+                self.groups.next_context_id
+            });
+            if let Some(c) = context_id {
+                results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
+            }
+            results.push(Info::new("pmix.grp.mbrs", Value::procs(&members)));
+            self.groups.known.insert(inv.name.clone(), Group { members: members.clone(), context_id, notify_termination: inv.notify_termination });
+        }
+        crate::pmix_debug!(5, "group {} invitation by {}: {} ({} members)", inv.name, inv.leader, crate::strings::error_name(st), members.len());
+        let mut e = Encoder::default();
+        let _ = encode_infos(&mut e, &results);
+        reply(net, inv.leader_conn, inv.leader_req, st, e.bytes());
+        for (c, r, _) in &inv.joined {
+            reply(net, *c, *r, st, e.bytes());
+        }
+        if st == PMIX_SUCCESS {
+            let mut info = vec![Info::new("pmix.evrange", Value::procs(&members)), Info::new("pmix.grp.id", Value::string(&inv.name))];
+            info.extend(results);
+            self.deliver_event(net, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv.leader, PMIX_RANGE_CUSTOM, &info);
+        }
+    }
+
     /// Every local member arrived: complete here, or ask the host when others take part.
     fn group_local_part_done(&mut self, net: &mut Net, idx: usize) {
         let o = &self.groups.ops[idx];
@@ -211,6 +383,21 @@ impl ServerRole {
 
     /// A timer fired: true when it was a group operation's.
     pub(super) fn group_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+        if let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.timer == Some(timer)) {
+            // The invitees that have not answered failed to.
+            inv.timer = None;
+            let (seq, late) = (inv.seq, inv.pending.clone());
+            for p in late {
+                if let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.seq == seq) {
+                    inv.pending.retain(|x| *x != p);
+                    let leader = inv.leader.clone();
+                    let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(&leader))), Info::new("pmix.grp.id", Value::string(&inv.name))];
+                    self.deliver_event(net, PMIX_GROUP_INVITE_FAILED, &p, PMIX_RANGE_CUSTOM, &info);
+                }
+            }
+            self.finish_invitation(net, seq, PMIX_SUCCESS);
+            return true;
+        }
         let Some(o) = self.groups.ops.iter_mut().find(|o| o.timer == Some(timer)) else { return false };
         o.timer = None;
         let seq = o.seq;
@@ -244,6 +431,19 @@ impl ServerRole {
     /// A local process ended: operations waiting for it fail, and the groups
     /// it belonged to lose it (announced where PMIX_GROUP_NOTIFY_TERMINATION asked).
     pub(super) fn group_member_ended(&mut self, net: &mut Net, proc: &Proc) {
+        // Invitations: a leader that ends takes its invitation along; an
+        // invitee that ends has failed to answer.
+        let led: Vec<u64> = self.groups.invitations.iter().filter(|i| i.leader == *proc).map(|i| i.seq).collect();
+        for seq in led {
+            self.finish_invitation(net, seq, PMIX_ERR_LOST_CONNECTION);
+        }
+        let invited: Vec<u64> = self.groups.invitations.iter().filter(|i| i.pending.contains(proc)).map(|i| i.seq).collect();
+        for seq in invited {
+            self.invitee_answered(net, seq, proc, None);
+        }
+        for inv in self.groups.invitations.iter_mut() {
+            inv.joined.retain(|(_, _, p)| p != proc);
+        }
         let failed: Vec<u64> = self.groups.ops.iter().filter(|o| o.members.contains(proc)).map(|o| o.seq).collect();
         for seq in failed {
             if let Some(o) = self.groups.ops.iter_mut().find(|o| o.seq == seq) {

@@ -214,7 +214,6 @@ impl ServerRole {
     fn terminated(&mut self, net: &mut Net, proc: &Proc) {
         // A target that ends before completing its checkpoint failed it.
         self.checkpoint_progress(net, proc, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
-        self.group_member_ended(net, proc);
         if let Some(mut e) = self.proc_epilogs.remove(proc) {
             e.execute();
         }
@@ -240,6 +239,8 @@ impl ServerRole {
                 setup::app_finalized(&proc.nspace);
             }
         }
+        // (after the flags above: groups see it as ended)
+        self.group_member_ended(net, proc);
     }
 
     /// PMIx_Job_control from a client or tool: cleanup registration and the
@@ -1194,7 +1195,7 @@ impl ServerRole {
                 let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
                 reply(net, conn, req, st, &[]);
             }
-            wire::GROUP_CONSTRUCT | wire::GROUP_DESTRUCT | wire::GROUP_LEAVE => self.on_group(net, conn, req, tag, &who, &mut d)?,
+            wire::GROUP_CONSTRUCT | wire::GROUP_DESTRUCT | wire::GROUP_LEAVE | wire::GROUP_INVITE | wire::GROUP_JOIN => self.on_group(net, conn, req, tag, &who, &mut d)?,
             wire::IOF_PUSH => {
                 let targets = decode_procs(&mut d)?;
                 let has = d.u32()? != 0;
