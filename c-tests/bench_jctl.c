@@ -4,10 +4,15 @@
  *                     rank 1 to its /proc state being 'T' (median of 20).
  *   bench_jctl hb     (N ranks): every rank is heartbeat-monitored and beats
  *                     every 100 ms for 5 s; rank 0 reports the server's CPU
- *                     time per beat (the server is this job's parent process).
+ *                     time over that window divided by the beats (the server
+ *                     is this job's parent process).
+ *   bench_jctl idle   (N ranks): the same window without monitors or beats:
+ *                     the server's (and its host's) CPU when nothing happens,
+ *                     in the same unit, to subtract from "hb".
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +138,8 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, NULL, PMIX_POINTER);
         PMIX_INFO_LOAD(&hb[0], PMIX_MONITOR_HEARTBEAT_TIME, &one, PMIX_UINT32);
         PMIX_INFO_LOAD(&hb[1], PMIX_MONITOR_HEARTBEAT_DROPS, &one, PMIX_UINT32);
-        if (PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, hb, 2, NULL, NULL) != PMIX_SUCCESS) {
+        bool idle = strcmp(argv[1], "idle") == 0;
+        if (!idle && PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, hb, 2, NULL, NULL) != PMIX_SUCCESS) {
             if (me.rank == 0) printf("heartbeat monitoring not available\n");
             PMIx_Finalize(NULL, 0);
             return 3;
@@ -141,7 +147,7 @@ int main(int argc, char **argv)
         fence();
         if (me.rank == 0) c0 = cpu_us(server);
         for (k = 0; k < 50; k++) {
-            PMIx_Heartbeat();
+            if (!idle) PMIx_Heartbeat();
             usleep(100000);
         }
         fence();
