@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "testutil.h"
 
 #define C1 (PMIX_EXTERNAL_ERR_BASE - 11)
 #define C2 (PMIX_EXTERNAL_ERR_BASE - 12)
@@ -76,33 +77,7 @@
 #define WAIT_MS 5000   /* bound for anything that must happen */
 #define QUIET_MS 300   /* grace period for anything that must not happen */
 
-static pmix_proc_t me;
 static uint32_t nranks;
-static int npass, nfail;
-
-static void check(bool ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, what, buf);
-    fflush(stdout);
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
 
 static void deadline(struct timespec *ts, long ms)
 {
@@ -365,12 +340,6 @@ static void notify(const char *what, pmix_status_t code, pmix_data_range_t range
         check(false, what, "notify callback not called within %d ms", WAIT_MS);
     else
         check(w.status == PMIX_SUCCESS, what, "notify callback status %s", PMIx_Error_string(w.status));
-}
-
-static void fence(const char *what)
-{
-    pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
-    check(rc == PMIX_SUCCESS, what, "PMIx_Fence returned %s", PMIx_Error_string(rc));
 }
 
 /* rank 0: the calls since `from` must be exactly `want` */
