@@ -28,6 +28,7 @@
  */
 #define _DEFAULT_SOURCE /* OpenPMIx's header inlines need strdup, setenv, strncasecmp */
 #include <pmix.h>
+#include <pmix_server.h>
 #include <pmix_tool.h>
 
 #include <stdbool.h>
@@ -1255,6 +1256,34 @@ static void test_compress_and_cpuset(void)
         memset(&cs, 0, sizeof cs);
         expect("parse_cpuset_good_string", PMIx_Parse_cpuset_string("hwloc:0-3,8", &cs), PMIX_SUCCESS);
         PMIx_Cpuset_destruct(&cs);
+    }
+    {
+        /* binding and locality: NULLs and foreign or malformed input */
+        pmix_cpuset_t cs, foreign;
+        pmix_locality_t l = 12345;
+        char *out = (char *) 1;
+        int dummy;
+        memset(&cs, 0, sizeof cs);
+        expect("get_cpuset_null", PMIx_Get_cpuset(NULL, PMIX_CPUBIND_PROCESS), PMIX_ERR_BAD_PARAM);
+        expect("get_cpuset_bad_envelope", PMIx_Get_cpuset(&cs, 7), PMIX_ERR_BAD_PARAM);
+        expect("get_cpuset_process", PMIx_Get_cpuset(&cs, PMIX_CPUBIND_PROCESS), PMIX_SUCCESS);
+        PMIx_Cpuset_destruct(&cs);
+        memset(&foreign, 0, sizeof foreign);
+        foreign.source = "hwloc";
+        foreign.bitmap = &dummy; /* an object this library did not make: never read */
+        expect("generate_cpuset_string_null", PMIx_server_generate_cpuset_string(NULL, &out), PMIX_ERR_BAD_PARAM);
+        expect("generate_cpuset_string_foreign", PMIx_server_generate_cpuset_string(&foreign, &out), PMIX_ERR_BAD_PARAM);
+        expect_true("generate_cpuset_string_foreign_output", out == NULL, "non-NULL", "NULL");
+        out = (char *) 1;
+        expect("generate_locality_null_out", PMIx_server_generate_locality_string(&foreign, NULL), PMIX_ERR_BAD_PARAM);
+        expect("generate_locality_foreign", PMIx_server_generate_locality_string(&foreign, &out), PMIX_ERR_BAD_PARAM);
+        expect_true("generate_locality_foreign_output", out == NULL, "non-NULL", "NULL");
+        expect("relative_locality_null", PMIx_Get_relative_locality(NULL, "SK0", &l), PMIX_ERR_BAD_PARAM);
+        expect("relative_locality_null_out", PMIx_Get_relative_locality("SK0", "SK0", NULL), PMIX_ERR_BAD_PARAM);
+        expect("relative_locality_garbage", PMIx_Get_relative_locality("SK0:L3x", "SK0:L30", &l), PMIX_ERR_BAD_PARAM);
+        expect_true("relative_locality_garbage_unknown", l == PMIX_LOCALITY_UNKNOWN, "set", "PMIX_LOCALITY_UNKNOWN");
+        expect("relative_locality_good", PMIx_Get_relative_locality("SK0:CR1", "hwloc:SK0:CR2", &l), PMIX_SUCCESS);
+        expect_true("relative_locality_good_value", l == (PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_PACKAGE), "other bits", "node + package");
     }
 }
 

@@ -18,4 +18,5 @@ pub mod runtime;
 pub mod server;
 pub mod client;
 pub mod tool;
+pub mod topology;
 pub mod wire;

@@ -217,6 +217,27 @@ t_groups() {
         [ "$(echo "$out" | grep -Ec '^client_groups rank [0-3]: [1-9][0-9]* passed, 0 failed$')" = 4 ] || { echo "$run: not 4 clean summaries"; return 1; }
     done
 }
+t_topology() {
+    # Locality strings and cpuset strings: the same as OpenPMIx's (hwloc) on
+    # this machine, for each CPU and for all of them; our relative locality
+    # answers PMIX_SUCCESS with the levels the strings share (OpenPMIx 4.2.2
+    # answers TAKE-NEXT-OPTION even when it computed one); PMIx_Get_cpuset is
+    # the binding taskset gave.
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/topology.c -o "$B/topology" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    cc -std=gnu99 -I"$REF_INC" c-tests/topology.c -o "$B/topology_ref" -l:libpmix.so.2 || return 1
+    local args="hwloc:0-$(( $(nproc) - 1 ))" c ours ref
+    for c in $(seq 0 $(( $(nproc) - 1 ))); do args="$args hwloc:$c"; done
+    ours=$(with_ours "$B/topology" $args) || return 1
+    ref=$(TMPDIR=$B "$B/topology_ref" $args) || return 1
+    echo "$ours"; echo "--- OpenPMIx:"; echo "$ref"
+    [ "$(echo "$ours" | grep -E '^(loc|str|cpuset) ')" = "$(echo "$ref" | grep -E '^(loc|str|cpuset) ')" ] || { echo "differs from OpenPMIx"; return 1; }
+    echo "$ours" | grep -q '^loc .* SUCCESS SK' || { echo "no locality string"; return 1; }
+    [ -z "$(echo "$ours" | grep '^rel ' | grep -v ' SUCCESS ')" ] || { echo "a relative locality failed"; return 1; }
+    # a string against itself shares every level it names (here at least node + package)
+    echo "$ours" | grep -Eq '^rel 0 0 SUCCESS [0-9]+$' || return 1
+    [ $(( $(echo "$ours" | sed -n 's/^rel 0 0 SUCCESS //p') & 16416 )) = 16416 ] || { echo "rel 0 0 lacks node/package"; return 1; }
+    [ "$(with_ours taskset -c 0 "$B/topology" | grep '^cpuset')" = "cpuset SUCCESS hwloc:0" ] || { echo "Get_cpuset under taskset -c 0"; return 1; }
+}
 t_setup() { tools/setup-tests.sh "$B/setup"; }
 t_rfc_examples() {
     # The design documents' example programs, unchanged, under pmixrun.
@@ -321,6 +342,7 @@ step rfc-example-programs t_rfc_examples
 step get-data-scope t_scope
 step tool-attach-switch-disconnect t_tool
 step groups t_groups
+step topology-vs-openpmix t_topology
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers

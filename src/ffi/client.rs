@@ -1002,7 +1002,22 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(cpuset_string: *const c_char, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: pmix_bind_envelope_t) -> pmix_status_t {
-    not_yet!("PMIx_Get_cpuset")
+    status_entry!("PMIx_Get_cpuset", {
+        require!("PMIx_Get_cpuset", !cpuset.is_null() && (ref_ == PMIX_CPUBIND_PROCESS || ref_ == PMIX_CPUBIND_THREAD));
+        let c = &mut *cpuset;
+        if !c.source.is_null() && core::ffi::CStr::from_ptr(c.source).to_bytes() != b"hwloc" {
+            crate::pmix_debug!(1, "PMIx_Get_cpuset: a cpuset of another source");
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let cpus = match crate::topology::binding(ref_ == PMIX_CPUBIND_THREAD) {
+            Ok(c) => c,
+            Err(e) => return e,
+        };
+        // (the caller passes a constructed cpuset: nothing in it to free)
+        *c = core::mem::zeroed();
+        let text = format!("hwloc:{}", crate::topology::format_list(&cpus));
+        crate::data::cpuset::parse_cpuset(text.as_bytes(), c).err().unwrap_or(PMIX_SUCCESS)
+    })
 }
 
 #[no_mangle]
@@ -1016,7 +1031,22 @@ pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_relative_locality(locality1: *const c_char, locality2: *const c_char, locality: *mut pmix_locality_t) -> pmix_status_t {
-    not_yet!("PMIx_Get_relative_locality")
+    status_entry!("PMIx_Get_relative_locality", {
+        require!("PMIx_Get_relative_locality", !locality1.is_null() && !locality2.is_null() && !locality.is_null());
+        let a = String::from_utf8_lossy(core::ffi::CStr::from_ptr(locality1).to_bytes()).into_owned();
+        let b = String::from_utf8_lossy(core::ffi::CStr::from_ptr(locality2).to_bytes()).into_owned();
+        match crate::topology::relative_locality(&a, &b) {
+            Ok(l) => {
+                *locality = l;
+                PMIX_SUCCESS
+            }
+            Err(e) => {
+                *locality = PMIX_LOCALITY_UNKNOWN;
+                crate::pmix_debug!(1, "PMIx_Get_relative_locality: cannot read {a:?} / {b:?}");
+                e
+            }
+        }
+    })
 }
 
 #[no_mangle]

@@ -274,13 +274,50 @@ pub unsafe extern "C" fn PMIx_Register_attributes(function: *mut c_char, attrs: 
 }
 
 #[no_mangle]
+/// The CPUs of a cpuset this library made (PMIx_Parse_cpuset_string, PMIx_Get_cpuset).
+unsafe fn cpus_of(cpuset: &pmix_cpuset_t) -> Option<crate::topology::CpuSet> {
+    let text = crate::data::cpuset::bitmap_text(cpuset)?;
+    crate::topology::parse_list(core::str::from_utf8(text).ok()?)
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_locality_string(cpuset: *const pmix_cpuset_t, locality: *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_server_generate_locality_string")
+    status_entry!("PMIx_server_generate_locality_string", {
+        require!("PMIx_server_generate_locality_string", !cpuset.is_null() && !locality.is_null());
+        *locality = core::ptr::null_mut();
+        let Some(cpus) = cpus_of(&*cpuset) else {
+            crate::pmix_debug!(1, "PMIx_server_generate_locality_string: not a cpuset of this library");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        match crate::topology::locality_string(&cpus) {
+            Some(l) => {
+                *locality = crate::cmem::strdup_bytes(l.as_bytes()) as *mut c_char;
+                if (*locality).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
+            }
+            None => {
+                crate::pmix_debug!(1, "PMIx_server_generate_locality_string: no topology in /sys, or CPUs {} not on this machine", crate::topology::format_list(&cpus));
+                PMIX_ERR_NOT_AVAILABLE
+            }
+        }
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_cpuset_t, cpuset_string: *mut *mut c_char) -> pmix_status_t {
-    not_yet!("PMIx_server_generate_cpuset_string")
+    status_entry!("PMIx_server_generate_cpuset_string", {
+        require!("PMIx_server_generate_cpuset_string", !cpuset.is_null() && !cpuset_string.is_null());
+        *cpuset_string = core::ptr::null_mut();
+        let c = &*cpuset;
+        let (Some(cpus), false) = (cpus_of(c), c.source.is_null()) else {
+            crate::pmix_debug!(1, "PMIx_server_generate_cpuset_string: not a cpuset of this library");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        let mut s = core::ffi::CStr::from_ptr(c.source).to_bytes().to_vec();
+        s.push(b':');
+        s.extend_from_slice(crate::topology::format_list(&cpus).as_bytes());
+        *cpuset_string = crate::cmem::strdup_bytes(&s) as *mut c_char;
+        if (*cpuset_string).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
+    })
 }
 
 #[no_mangle]
