@@ -273,7 +273,6 @@ pub unsafe extern "C" fn PMIx_Register_attributes(function: *mut c_char, attrs: 
     not_yet!("PMIx_Register_attributes")
 }
 
-#[no_mangle]
 /// The CPUs of a cpuset this library made (PMIx_Parse_cpuset_string, PMIx_Get_cpuset).
 unsafe fn cpus_of(cpuset: &pmix_cpuset_t) -> Option<crate::topology::CpuSet> {
     let text = crate::data::cpuset::bitmap_text(cpuset)?;
