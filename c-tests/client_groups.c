@@ -20,6 +20,8 @@
  *    PMIX_GROUP_ID grpA) within 2 s; rank 3 does not.
  * 4. Ranks 0 and 1 destruct grpA (PMIX_SUCCESS); a second destruct is
  *    PMIX_ERR_NOT_FOUND. Rank 3 destructs grpB with PMIx_Group_destruct_nb.
+ *    Then ranks 0-2 construct "grpL"; rank 0's destruct_nb is pending when
+ *    rank 2 leaves; rank 1's destruct then completes it (both PMIX_SUCCESS).
  * 5. Rank 0 constructs "grpT" = {0,3} with PMIX_TIMEOUT 1; rank 3 never
  *    joins: PMIX_ERR_TIMEOUT after 0.9 to 4 s.
  * 6. Invitations: rank 0 invites ranks 1, 2, 3 into "grpI" (ASSIGN_CONTEXT_ID,
@@ -306,6 +308,35 @@ int main(void)
         check(fired(&g) == 1 && g.st == PMIX_SUCCESS, "destruct_nb grpB", "fired %d, %s", fired(&g), PMIx_Error_string(g.st));
     }
     fence("fence 4");
+
+    /* 4b. a member leaves while a destruct waits for it */
+    if (me.rank <= 2) {
+        rc = construct("grpL", a, 3, false, false, 0, &cid, &nm);
+        check(rc == PMIX_SUCCESS, "construct grpL", "%s", PMIx_Error_string(rc));
+    }
+    {
+        struct nbgroup g = {PTHREAD_MUTEX_INITIALIZER, 0, PMIX_SUCCESS, -1, -1, {"", 0}};
+        if (me.rank == 0) {
+            rc = PMIx_Group_destruct_nb("grpL", NULL, 0, op_cb, &g);
+            check(rc == PMIX_SUCCESS, "destruct_nb grpL", "%s", PMIx_Error_string(rc));
+        }
+        fence("fence 4b");
+        if (me.rank == 2) {
+            rc = PMIx_Group_leave("grpL", NULL, 0);
+            check(rc == PMIX_SUCCESS, "leave grpL during destruct", "%s", PMIx_Error_string(rc));
+        }
+        fence("fence 4c");
+        if (me.rank == 1) {
+            rc = PMIx_Group_destruct("grpL", NULL, 0);
+            check(rc == PMIX_SUCCESS, "destruct grpL after a leave", "%s", PMIx_Error_string(rc));
+        }
+        if (me.rank == 0) {
+            long end = now_ms() + 3000;
+            while (fired(&g) == 0 && now_ms() < end) msleep(10);
+            check(fired(&g) == 1 && g.st == PMIX_SUCCESS, "destruct_nb grpL", "fired %d, %s", fired(&g), PMIx_Error_string(g.st));
+        }
+    }
+    fence("fence 4d");
 
     /* 5. timeout */
     if (me.rank == 0) {

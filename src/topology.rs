@@ -18,10 +18,18 @@ use crate::data::elem::Res;
 
 pub type CpuSet = BTreeSet<u32>;
 
-/// A list such as `0-3,8` (or a hex mask such as `0x0f`).
+/// The largest CPU (or object) number a list may name: lists come from
+/// peers and callers, and each number is a set entry.
+const MAX_ID: u32 = 65535;
+
+/// A list such as `0-3,8` (or a hex mask such as `0x0f`); None when
+/// malformed, empty, or naming a number above MAX_ID.
 pub fn parse_list(text: &str) -> Option<CpuSet> {
     let t = text.trim();
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if hex.is_empty() || hex.len() > (MAX_ID as usize + 1) / 4 {
+            return None;
+        }
         let mut set = CpuSet::new();
         for (i, c) in hex.bytes().rev().enumerate() {
             let v = (c as char).to_digit(16)?;
@@ -31,22 +39,21 @@ pub fn parse_list(text: &str) -> Option<CpuSet> {
                 }
             }
         }
-        return Some(set);
+        return (!set.is_empty()).then_some(set);
     }
     let mut set = CpuSet::new();
     for part in t.split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
-                if a > b || b - a > 1 << 20 {
-                    return None;
-                }
-                set.extend(a..=b);
-            }
+        let (a, b): (u32, u32) = match part.split_once('-') {
+            Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
             None => {
-                set.insert(part.parse().ok()?);
+                let a = part.parse().ok()?;
+                (a, a)
             }
+        };
+        if a > b || b > MAX_ID {
+            return None;
         }
+        set.extend(a..=b);
     }
     (!set.is_empty()).then_some(set)
 }
@@ -57,7 +64,7 @@ pub fn format_list(set: &CpuSet) -> String {
     let mut it = set.iter().copied().peekable();
     while let Some(start) = it.next() {
         let mut end = start;
-        while it.peek() == Some(&(end + 1)) {
+        while end.checked_add(1).is_some_and(|n| it.peek() == Some(&n)) {
             end += 1;
             it.next();
         }
@@ -140,9 +147,9 @@ fn machine(root: &Path) -> Option<Machine> {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = name.strip_prefix("node").and_then(|n| n.parse::<u32>().ok()) else { continue };
-            if let Some(cpus) = read_trim(&e.path().join("cpulist")).and_then(|s| parse_list(&s)) {
-                numa.push((id, cpus));
-            }
+            // (a node without CPUs still counts in the numbering)
+            let cpus = read_trim(&e.path().join("cpulist")).and_then(|s| parse_list(&s)).unwrap_or_default();
+            numa.push((id, cpus));
         }
     }
     numa.sort();
@@ -164,12 +171,16 @@ fn locality_string_in(root: &Path, cpus: &CpuSet) -> Option<String> {
             tokens.push(format!("{name}{}", format_list(&hit)));
         }
     }
-    let nodes: CpuSet = m.numa.iter().filter(|(_, c)| !c.is_disjoint(cpus)).map(|(id, _)| *id).collect();
+    // NUMA nodes by logical index: their rank in OS-number order.
+    let nodes: CpuSet = m.numa.iter().enumerate().filter(|(_, (_, c))| !c.is_disjoint(cpus)).map(|(i, _)| i as u32).collect();
     if !nodes.is_empty() {
         tokens.push(format!("NM{}", format_list(&nodes)));
     }
     (!tokens.is_empty()).then(|| tokens.join(":"))
 }
+
+/// The levels of a locality string.
+const LEVELS: [&str; 7] = ["SK", "L3", "L2", "L1", "CR", "HT", "NM"];
 
 /// What two locality strings share (with or without OpenPMIx's `hwloc:`
 /// prefix): PMIX_LOCALITY_SHARE_NODE, plus a bit per level whose index
@@ -184,6 +195,10 @@ pub fn relative_locality(a: &str, b: &str) -> Res<pmix_locality_t> {
                     return Err(PMIX_ERR_BAD_PARAM);
                 }
                 let (kind, list) = t.split_at(2);
+                if !LEVELS.contains(&kind) {
+                    crate::pmix_debug!(1, "relative locality: unknown level {kind:?}");
+                    return Err(PMIX_ERR_BAD_PARAM);
+                }
                 parse_list(list).map(|l| (kind, l)).ok_or(PMIX_ERR_BAD_PARAM)
             })
             .collect()
@@ -202,11 +217,7 @@ pub fn relative_locality(a: &str, b: &str) -> Res<pmix_locality_t> {
             "L2" => PMIX_LOCALITY_SHARE_L2CACHE,
             "L1" => PMIX_LOCALITY_SHARE_L1CACHE,
             "CR" => PMIX_LOCALITY_SHARE_CORE,
-            "HT" => PMIX_LOCALITY_SHARE_HWTHREAD,
-            other => {
-                crate::pmix_debug!(1, "relative locality: unknown level {other:?}");
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
+            _ => PMIX_LOCALITY_SHARE_HWTHREAD, // "HT" (names checked when parsed)
         };
     }
     Ok(loc)
@@ -227,6 +238,10 @@ mod tests {
         assert_eq!(format_list(&set(&[0, 1, 2, 3, 8, 10, 11])), "0-3,8,10-11");
         assert_eq!(parse_list("3-1"), None);
         assert_eq!(parse_list("x"), None);
+        assert_eq!(parse_list("0x"), None);
+        assert_eq!(parse_list("0-70000"), None);
+        assert_eq!(parse_list("65535"), Some(set(&[65535])));
+        assert_eq!(format_list(&set(&[u32::MAX - 1, u32::MAX])), format!("{}-{}", u32::MAX - 1, u32::MAX));
     }
 
     /// A fake sysfs: 2 packages x 2 cores x 2 threads, SMT siblings numbered
@@ -275,7 +290,8 @@ mod tests {
         assert_eq!(same_core, PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_NUMA | PMIX_LOCALITY_SHARE_PACKAGE | PMIX_LOCALITY_SHARE_L3CACHE | PMIX_LOCALITY_SHARE_L2CACHE | PMIX_LOCALITY_SHARE_L1CACHE | PMIX_LOCALITY_SHARE_CORE);
         assert_eq!(relative_locality(&a, &c).unwrap(), PMIX_LOCALITY_SHARE_NODE);
         assert_eq!(relative_locality(&format!("hwloc:{a}"), &b).unwrap(), same_core);
-        assert!(relative_locality("SK0:XX1", "XX1").is_err());
+        assert!(relative_locality("SK0:XX1", "XX2").is_err());
+        assert!(relative_locality("SK0:XX1", &a).is_err());
         assert!(relative_locality("SK", &a).is_err());
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -91,6 +91,26 @@ pub unsafe fn destruct_cpuset(c: &mut pmix_cpuset_t) {
     c.source = ptr::null_mut();
     c.bitmap = ptr::null_mut();
 }
+/// Replace the CPU list of `c` (its bitmap, if ours, is freed; a foreign one
+/// is left alone), keeping its source or setting `source` when it has none.
+///
+/// # Safety
+/// `c` is a valid (constructed) cpuset.
+pub unsafe fn set_cpus(c: &mut pmix_cpuset_t, source: &[u8], cpus: &[u8]) -> Res {
+    let b = new_object(cpus)?;
+    if c.source.is_null() {
+        let s = cmem::strdup_bytes(source);
+        if s.is_null() {
+            libc::free(b);
+            return Err(PMIX_ERR_NOMEM);
+        }
+        c.source = s as *mut c_char;
+    }
+    free_object(c.bitmap);
+    c.bitmap = b;
+    Ok(())
+}
+
 /// The CPU list text of a cpuset we created.
 ///
 /// # Safety

@@ -1005,18 +1005,16 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, ref_: pmix_
     status_entry!("PMIx_Get_cpuset", {
         require!("PMIx_Get_cpuset", !cpuset.is_null() && (ref_ == PMIX_CPUBIND_PROCESS || ref_ == PMIX_CPUBIND_THREAD));
         let c = &mut *cpuset;
-        if !c.source.is_null() && core::ffi::CStr::from_ptr(c.source).to_bytes() != b"hwloc" {
+        if !c.source.is_null() && !core::ffi::CStr::from_ptr(c.source).to_bytes().eq_ignore_ascii_case(b"hwloc") {
             crate::pmix_debug!(1, "PMIx_Get_cpuset: a cpuset of another source");
-            return PMIX_ERR_BAD_PARAM;
+            return PMIX_ERR_NOT_SUPPORTED;
         }
         let cpus = match crate::topology::binding(ref_ == PMIX_CPUBIND_THREAD) {
             Ok(c) => c,
             Err(e) => return e,
         };
-        // (the caller passes a constructed cpuset: nothing in it to free)
-        *c = core::mem::zeroed();
-        let text = format!("hwloc:{}", crate::topology::format_list(&cpus));
-        crate::data::cpuset::parse_cpuset(text.as_bytes(), c).err().unwrap_or(PMIX_SUCCESS)
+        let text = crate::topology::format_list(&cpus);
+        crate::data::cpuset::set_cpus(c, b"hwloc", text.as_bytes()).err().unwrap_or(PMIX_SUCCESS)
     })
 }
 

@@ -77,6 +77,16 @@ pub struct Groups {
     next_context_id: usize,
 }
 
+/// A PMIX_SIZE (or other unsigned) value as usize.
+fn size_of_info(i: &Info) -> Option<usize> {
+    let v = i.value_ref();
+    if v.r#type == PMIX_SIZE {
+        // SAFETY: a PMIX_SIZE value.
+        return Some(unsafe { v.data.size });
+    }
+    i.as_u32().map(|x| x as usize)
+}
+
 fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
     find(directives, key).is_some_and(|i| i.truthy())
 }
@@ -142,6 +152,11 @@ impl ServerRole {
             answer(net, PMIX_ERR_LOST_CONNECTION, &[]);
             return Ok(());
         }
+        if self.groups.ops.iter().any(|o| o.op == op && o.name == name && o.arrived.iter().any(|(_, _, p)| p == who)) {
+            crate::pmix_debug!(1, "{who}: group {name}: already taking part in this operation");
+            answer(net, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
         let idx = match self.groups.ops.iter().position(|o| o.op == op && o.name == name && !o.at_host) {
             Some(i) if self.groups.ops[i].members != members => {
                 crate::pmix_debug!(1, "{who}: group {name}: members differ from the other participants'");
@@ -176,19 +191,24 @@ impl ServerRole {
                 o.timer = Some(net.timer(Duration::from_secs(t as u64)));
             }
         }
-        if !o.arrived.iter().any(|(_, _, p)| p == who) {
-            o.arrived.push((conn, req, who.clone()));
-        } else {
-            answer(net, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+        o.arrived.push((conn, req, who.clone()));
+        self.group_check_arrivals(net, idx);
+        Ok(())
+    }
+
+    /// Operation `idx` completes its local part once every local member arrived.
+    fn group_check_arrivals(&mut self, net: &mut Net, idx: usize) {
+        let o = &self.groups.ops[idx];
+        if o.at_host {
+            return;
         }
         let local: Vec<&Proc> = o.members.iter().filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).collect();
         if local.iter().all(|p| o.arrived.iter().any(|(_, _, a)| a == *p)) {
             self.group_local_part_done(net, idx);
         }
-        Ok(())
     }
 
+    /// A constructed group or an invitation has this name.
     fn group_name_taken(&self, name: &str) -> bool {
         self.groups.known.contains_key(name) || self.groups.invitations.iter().any(|i| i.name == name)
     }
@@ -200,7 +220,7 @@ impl ServerRole {
     /// PMIx_Group_invite: the leader `who` invites `procs` into group `name`.
     #[allow(clippy::too_many_arguments)]
     fn invite(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, name: &str, procs: &[Proc], directives: &[Info]) -> Result<(), pmix_status_t> {
-        if self.group_name_taken(name) {
+        if self.group_name_taken(name) || self.groups.ops.iter().any(|o| o.name == name) {
             crate::pmix_debug!(5, "{who}: group {name} exists already");
             return Err(PMIX_ERR_EXISTS);
         }
@@ -356,14 +376,19 @@ impl ServerRole {
         let mut results = Vec::new();
         if st == PMIX_SUCCESS {
             if o.op == PMIX_GROUP_CONSTRUCT {
-                // A context id the host assigned (groups across servers), else ours.
-                let from_host = find(&host_infos, PMIX_GROUP_CONTEXT_ID).and_then(|i| i.as_u32()).map(|c| c as usize);
+                // A context id the host assigned (groups across servers), else
+                // ours, which is unique only when every member is ours.
+                let from_host = find(&host_infos, PMIX_GROUP_CONTEXT_ID).and_then(size_of_info);
+                let all_local = o.members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
                 let context_id = from_host.or_else(|| {
-                    o.assign_context_id.then(|| {
+                    (o.assign_context_id && all_local).then(|| {
                         self.groups.next_context_id += 1;
                         self.groups.next_context_id
                     })
                 });
+                if o.assign_context_id && context_id.is_none() {
+                    crate::pmix_debug!(1, "group {}: the host assigned no context id", o.name);
+                }
                 if let Some(c) = context_id {
                     results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
                 }
@@ -416,6 +441,27 @@ impl ServerRole {
             self.groups.known.remove(name);
         }
         self.tell_group(net, PMIX_GROUP_LEFT, who, name, &rest);
+        // A destruct in progress no longer waits for it (and its own call, if
+        // it made one, is done: it is out of the group).
+        let pending: Vec<u64> = self.groups.ops.iter().filter(|o| o.op == PMIX_GROUP_DESTRUCT && o.name == name && o.members.contains(who)).map(|o| o.seq).collect();
+        for seq in pending {
+            let Some(i) = self.groups.ops.iter().position(|o| o.seq == seq) else { continue };
+            let o = &mut self.groups.ops[i];
+            o.members.retain(|p| p != who);
+            o.procs.retain(|p| p != who);
+            let mine: Vec<(ConnId, u32)> = o.arrived.iter().filter(|(_, _, p)| p == who).map(|(c, r, _)| (*c, *r)).collect();
+            o.arrived.retain(|(_, _, p)| p != who);
+            let mut e = Encoder::default();
+            let _ = encode_infos(&mut e, &[]);
+            for (c, r) in mine {
+                reply(net, c, r, PMIX_SUCCESS, e.bytes());
+            }
+            if self.groups.ops[i].arrived.is_empty() {
+                self.finish_group_op(net, seq, PMIX_SUCCESS, Vec::new());
+            } else {
+                self.group_check_arrivals(net, i);
+            }
+        }
         PMIX_SUCCESS
     }
 

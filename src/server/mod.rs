@@ -1460,6 +1460,10 @@ impl Role for ServerRole {
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
             self.terminated(net, &peer.proc);
         }
+        if peer.tool {
+            // A tool is no registered client: its groups and invitations end here.
+            self.group_member_ended(net, &peer.proc);
+        }
         self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, &peer.proc);
         self.parked.retain(|p| p.conn != conn);
