@@ -248,37 +248,47 @@ case_cleanup() {  # case_cleanup pmixrun|rm_simple
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 
+# signal_launcher <sig> <log> <min ms> <ready file...>: pmixrun runs (under
+# timeout, started by the caller as `timeout ... &` with its pid in $tp) until
+# every ready file exists and at least <min ms> passed since $t0; then <sig>
+# goes to pmixrun itself. Sets RCS (exit status) and MS (ms from the signal to the exit).
+signal_launcher() {
+    local sig=$1 log=$2 min=$3 i f ready pp t1; shift 3
+    for i in $(seq 100); do
+        ready=1
+        for f in "$@"; do [ -e "$D/$f" ] || ready=0; done
+        [ $ready = 1 ] && [ $(( $(now_ms) - t0 )) -ge "$min" ] && break
+        sleep 0.1
+    done
+    [ $ready = 1 ] || add "the ranks were not ready within 10 s"
+    pp=$(pgrep -P "$tp" | head -n 1)
+    if [ -n "$pp" ]; then
+        echo "[SIG$sig to pmixrun pid $pp after $(( $(now_ms) - t0 )) ms]" >>"$log"
+        kill -"$sig" "$pp"
+    else
+        add "no pmixrun process under timeout pid $tp"
+    fi
+    t1=$(now_ms)
+    wait "$tp" 2>/dev/null; RCS=$?
+    MS=$(( $(now_ms) - t1 ))
+    echo "[exit $RCS, $MS ms after SIG$sig]" >>"$log"
+}
+
 case_ctrlc() {
     local name=ctrlc-pmixrun log=$B/jobctl-ctrlc-pmixrun.log marker; marker=$(new_marker ctrlc)
     local envcmd=(env --default-signal=INT)
     env --default-signal=INT true 2>/dev/null || envcmd=(env)
     D=$(scratch)
     why=""
-    local t0 tp pp i rcs=0
     t0=$(now_ms)
     # As after Ctrl-C in a terminal: SIGINT with its default disposition, sent to pmixrun only.
     timeout $T "${envcmd[@]}" "$PMIXRUN" -v -n 2 "$B/cleanup_rules" "$D" sleep "$marker" >"$log" 2>&1 &
     tp=$!
-    for i in $(seq 100); do
-        [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ $(( $(now_ms) - t0 )) -ge 1000 ] && break
-        sleep 0.1
-    done
-    [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] || add "the ranks did not register within 10 s"
-    pp=$(pgrep -P "$tp" | head -n 1)
-    if [ -n "$pp" ]; then
-        echo "[SIGINT to pmixrun pid $pp after $(( $(now_ms) - t0 )) ms]" >>"$log"
-        kill -INT "$pp"
-    else
-        add "no pmixrun process under timeout pid $tp"
-    fi
-    local t1; t1=$(now_ms)
-    wait "$tp" 2>/dev/null; rcs=$?
-    local ms=$(( $(now_ms) - t1 ))
-    echo "[exit $rcs, $ms ms after SIGINT]" >>"$log"
+    signal_launcher INT "$log" 1000 ready.0 ready.1
     { echo "--- disk after the job:"; (cd "$D" && find . -exec ls -ld {} + | sort -k9); } >>"$log" 2>&1
-    [ $rcs -ne 124 ] || add "pmixrun still running after $T s"
-    [ $rcs -eq 130 ] || add "exit $rcs, expected 130 (128 + SIGINT)"
-    [ "$ms" -le 5000 ] || add "pmixrun took $ms ms to exit after SIGINT (limit 5 s)"
+    [ $RCS -ne 124 ] || add "pmixrun still running after $T s"
+    [ $RCS -eq 130 ] || add "exit $RCS, expected 130 (128 + SIGINT)"
+    [ "$MS" -le 5000 ] || add "pmixrun took $MS ms to exit after SIGINT (limit 5 s)"
     if grep -q ': FAIL' "$log"; then add "a registration failed"; fi
     absent ctrlc/r0 ctrlc/r1 ctrlc/ns
     if grep -q 'woke up' "$log"; then add "a rank slept to the end"; fi
@@ -292,26 +302,11 @@ case_preempt() {  # case_preempt quick|stay
     local notice=20; [ "$mode" = stay ] && notice=2
     D=$(scratch)
     why=""
-    local t0 tp pp i rcs=0
     t0=$(now_ms)
     timeout $T "$PMIXRUN" -v --preempt-notice $notice -n 3 "$B/jctl_preempt" "$D" "$mode" "$marker" >"$log" 2>&1 &
     tp=$!
-    for i in $(seq 100); do
-        [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] && break
-        sleep 0.1
-    done
-    [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] || add "the ranks were not ready within 10 s"
-    pp=$(pgrep -P "$tp" | head -n 1)
-    if [ -n "$pp" ]; then
-        echo "[SIGTERM to pmixrun pid $pp after $(( $(now_ms) - t0 )) ms]" >>"$log"
-        kill -TERM "$pp"
-    else
-        add "no pmixrun process under timeout pid $tp"
-    fi
-    local t1; t1=$(now_ms)
-    wait "$tp" 2>/dev/null; rcs=$?
-    local ms=$(( $(now_ms) - t1 ))
-    echo "[exit $rcs, $ms ms after SIGTERM]" >>"$log"
+    signal_launcher TERM "$log" 0 ready.0 ready.1 ready.2
+    local rcs=$RCS ms=$MS
     [ $rcs -eq 143 ] || add "exit $rcs, expected 143 (128 + SIGTERM)"
     if grep -q 'FAIL' "$log"; then add "a rank failed"; fi
     [ -f "$D/alert.0" ] && [ -f "$D/alert.1" ] || add "rank 0 or 1 (preemptible) got no alert"

@@ -717,64 +717,58 @@ fn infos_done(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce
     })
 }
 
+/// Blocking construct / invite: results handed to the caller.
+#[allow(clippy::too_many_arguments)]
+unsafe fn group_blocking(fname: &str, tag: u16, grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
+    let name = group_name(grp);
+    if name.is_none() || procs.is_null() || nprocs == 0 {
+        crate::pmix_debug!(1, "{fname}: bad parameter: group name or procs");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+    let (st, r) = group_wait(tag, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
+    if !results.is_null() && !nresults.is_null() {
+        let (p, n) = crate::owned::infos_to_c(&r);
+        *results = p;
+        *nresults = n;
+    }
+    st
+}
+
+/// Non-blocking construct / invite: results to the info callback.
+#[allow(clippy::too_many_arguments)]
+unsafe fn group_nb(fname: &str, tag: u16, grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+    let name = group_name(grp);
+    if name.is_none() || procs.is_null() || nprocs == 0 {
+        crate::pmix_debug!(1, "{fname}: bad parameter: group name or procs");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
+    if crate::client::handle().is_none() {
+        return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
+    }
+    crate::client::api::group(tag, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
+    PMIX_SUCCESS
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
-    status_entry!("PMIx_Group_construct", {
-        let name = group_name(grp);
-        require!("PMIx_Group_construct", name.is_some() && !procs.is_null() && nprocs > 0);
-        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
-        let (st, r) = group_wait(crate::wire::GROUP_CONSTRUCT, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
-        if !results.is_null() && !nresults.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresults = n;
-        }
-        st
-    })
+    status_entry!("PMIx_Group_construct", { group_blocking("PMIx_Group_construct", crate::wire::GROUP_CONSTRUCT, grp, procs, nprocs, directives, ndirs, results, nresults) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_construct_nb(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    status_entry!("PMIx_Group_construct_nb", {
-        let name = group_name(grp);
-        require!("PMIx_Group_construct_nb", name.is_some() && !procs.is_null() && nprocs > 0);
-        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        if crate::client::handle().is_none() {
-            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
-        }
-        crate::client::api::group(crate::wire::GROUP_CONSTRUCT, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
-        PMIX_SUCCESS
-    })
+    status_entry!("PMIx_Group_construct_nb", { group_nb("PMIx_Group_construct_nb", crate::wire::GROUP_CONSTRUCT, grp, procs, nprocs, info, ninfo, cbfunc, cbdata) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresult: *mut usize) -> pmix_status_t {
-    status_entry!("PMIx_Group_invite", {
-        let name = group_name(grp);
-        require!("PMIx_Group_invite", name.is_some() && !procs.is_null() && nprocs > 0);
-        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let (st, r) = group_wait(crate::wire::GROUP_INVITE, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
-        if !results.is_null() && !nresult.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresult = n;
-        }
-        st
-    })
+    status_entry!("PMIx_Group_invite", { group_blocking("PMIx_Group_invite", crate::wire::GROUP_INVITE, grp, procs, nprocs, info, ninfo, results, nresult) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Group_invite_nb(grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    status_entry!("PMIx_Group_invite_nb", {
-        let name = group_name(grp);
-        require!("PMIx_Group_invite_nb", name.is_some() && !procs.is_null() && nprocs > 0);
-        let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        if crate::client::handle().is_none() {
-            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
-        }
-        crate::client::api::group(crate::wire::GROUP_INVITE, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
-        PMIX_SUCCESS
-    })
+    status_entry!("PMIx_Group_invite_nb", { group_nb("PMIx_Group_invite_nb", crate::wire::GROUP_INVITE, grp, procs, nprocs, info, ninfo, cbfunc, cbdata) })
 }
 
 /// The accept / decline argument of PMIx_Group_join.
