@@ -240,6 +240,16 @@ static void enqueue(job_t *j)
     pthread_mutex_unlock(&lock);
 }
 
+/* A deferred callback: the caller fills in the callback pointer. */
+static job_t *new_job(void (*run)(job_t *), pmix_status_t st, void *cbdata)
+{
+    job_t *j = xcalloc(1, sizeof(*j));
+    j->run = run;
+    j->status = st;
+    j->cbdata = cbdata;
+    return j;
+}
+
 static void run_op(job_t *j) { j->opcb(j->status, j->cbdata); }
 
 static void run_info(job_t *j) { j->infocb(j->status, NULL, 0, j->cbdata, NULL, NULL); }
@@ -283,11 +293,8 @@ static pmix_status_t answer_op(pmix_status_t st, pmix_op_cbfunc_t cbfunc, void *
     if (cbfunc == NULL) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
     if (mode == MODE_IMM && imm_ok) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
     if (mode == MODE_DEFER) {
-        j = xcalloc(1, sizeof(*j));
-        j->run = run_op;
-        j->status = st;
+        j = new_job(run_op, st, cbdata);
         j->opcb = cbfunc;
-        j->cbdata = cbdata;
         enqueue(j);
         return PMIX_SUCCESS;
     }
@@ -364,11 +371,8 @@ static pmix_status_t answer_info(pmix_status_t st, pmix_info_cbfunc_t cbfunc, vo
     job_t *j;
     if (cbfunc == NULL || mode == MODE_IMM) return st == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : st;
     if (mode == MODE_DEFER) {
-        j = xcalloc(1, sizeof(*j));
-        j->run = run_info;
-        j->status = st;
+        j = new_job(run_info, st, cbdata);
         j->infocb = cbfunc;
-        j->cbdata = cbdata;
         enqueue(j);
         return PMIX_SUCCESS;
     }
@@ -440,11 +444,8 @@ static pmix_status_t answer_modex(pmix_status_t st, const char *data, size_t nda
         memcpy(copy, data, ndata);
     }
     if (mode == MODE_DEFER) {
-        job_t *j = xcalloc(1, sizeof(*j));
-        j->run = run_modex;
-        j->status = st;
+        job_t *j = new_job(run_modex, st, cbdata);
         j->mdxcb = cbfunc;
-        j->cbdata = cbdata;
         j->data = copy;
         j->ndata = ndata;
         enqueue(j);
@@ -707,11 +708,8 @@ static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys,
 
     if (mode == MODE_IMM && st != PMIX_SUCCESS) return st;
     if (mode == MODE_DEFER) {
-        job_t *j = xcalloc(1, sizeof(*j));
-        j->run = run_lookup;
-        j->status = st;
+        job_t *j = new_job(run_lookup, st, cbdata);
         j->lkcb = cbfunc;
-        j->cbdata = cbdata;
         j->pdata = pd;
         j->npdata = found;
         enqueue(j);
