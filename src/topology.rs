@@ -156,6 +156,33 @@ fn machine(root: &Path) -> Option<Machine> {
     Some(Machine { levels, numa })
 }
 
+/// The objects of one level of this machine ("CR": cores, "HT": hardware
+/// threads, ...) in logical order, each as its CPUs; empty when unknown.
+pub fn objects(level: &str) -> Vec<CpuSet> {
+    machine(Path::new("/sys")).and_then(|m| m.levels.into_iter().find(|(n, _)| *n == level).map(|(_, o)| o)).unwrap_or_default()
+}
+
+/// Bind the calling thread (in a child between fork and exec: the process)
+/// to `cpus`. Only a syscall: safe after fork.
+pub fn bind_self(mask: &libc::cpu_set_t) -> std::io::Result<()> {
+    // SAFETY: a valid mask of the right size.
+    if unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), mask) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The kernel mask of `cpus`.
+pub fn mask_of(cpus: &CpuSet) -> libc::cpu_set_t {
+    // SAFETY: plain data, then bits set within its size.
+    let mut m: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+    for c in cpus.iter().filter(|c| (**c as usize) < 8 * core::mem::size_of::<libc::cpu_set_t>()) {
+        // SAFETY: c is below the mask's capacity.
+        unsafe { libc::CPU_SET(*c as usize, &mut m) };
+    }
+    m
+}
+
 /// The locality string of `cpus` on this machine (None when the machine
 /// cannot be read or the set touches none of it).
 pub fn locality_string(cpus: &CpuSet) -> Option<String> {

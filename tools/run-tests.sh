@@ -238,6 +238,21 @@ t_topology() {
     [ $(( $(echo "$ours" | sed -n 's/^rel 0 0 SUCCESS //p') & 16416 )) = 16416 ] || { echo "rel 0 0 lacks node/package"; return 1; }
     [ "$(with_ours taskset -c 0 "$B/topology" | grep '^cpuset')" = "cpuset SUCCESS hwloc:0" ] || { echo "Get_cpuset under taskset -c 0"; return 1; }
 }
+t_binding() {
+    # pmixrun --bind-to core: ranks bound round robin over the cores, their
+    # PMIX_CPUSET / PMIX_LOCALITY_STRING in the job data match what the
+    # library computes, and relative locality shows which ranks share a core.
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_locality.c -o "$B/client_locality" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    local cores out n
+    cores=$(lscpu -p=CORE,SOCKET | grep -v '^#' | sort -u | wc -l)
+    n=$(( cores + 1 ))   # one core holds two ranks
+    out=$(with_ours timeout 60 "$PMIXRUN" --bind-to core -n $n "$B/client_locality" bound "$cores" 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    [ "$(echo "$out" | grep -Ec '^client_locality rank [0-9]+: [1-9][0-9]* passed, 0 failed$')" = "$n" ] || return 1
+    out=$(with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_locality" unbound 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    [ "$(echo "$out" | grep -Ec '^client_locality rank [0-9]+: [1-9][0-9]* passed, 0 failed$')" = 2 ]
+}
 t_setup() { tools/setup-tests.sh "$B/setup"; }
 t_rfc_examples() {
     # The design documents' example programs, unchanged, under pmixrun.
@@ -343,6 +358,7 @@ step get-data-scope t_scope
 step tool-attach-switch-disconnect t_tool
 step groups t_groups
 step topology-vs-openpmix t_topology
+step pmixrun-bind-to-core t_binding
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
 step no-session-leftovers t_no_leftovers

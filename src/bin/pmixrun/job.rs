@@ -23,6 +23,9 @@ pub struct Options {
     /// Seconds preemptible ranks get between PMIX_JCTRL_PREEMPT_ALERT and
     /// the stop, when pmixrun is told to end by SIGTERM (0: no notice).
     pub preempt_notice: u64,
+    /// --bind-to: each rank pinned to one object of this level ("CR": a
+    /// core, "HT": a hardware thread), round robin; None: not bound.
+    pub bind_to: Option<&'static str>,
     pub verbose: bool,
     /// Output kept per rank and stream for tools that pull it later:
     /// bytes, and whether the newest (true) or the oldest is dropped beyond.
@@ -31,7 +34,7 @@ pub struct Options {
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, verbose: false, iof_cache: None };
+    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, bind_to: None, verbose: false, iof_cache: None };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -109,6 +112,14 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     let v = val(&mut i)?;
                     opts.grace = v.parse().map_err(|_| format!("bad grace period '{v}'"))?;
                 }
+                "--bind-to" => {
+                    opts.bind_to = match val(&mut i)?.as_str() {
+                        "core" => Some("CR"),
+                        "hwthread" => Some("HT"),
+                        "none" => None,
+                        other => return Err(format!("--bind-to {other}: core, hwthread or none")),
+                    };
+                }
                 "--preempt-notice" => {
                     let v = val(&mut i)?;
                     opts.preempt_notice = v.parse().map_err(|_| format!("bad preemption notice '{v}'"))?;
@@ -164,6 +175,8 @@ pub struct Launcher {
     pub pids: crate::host::Pids,
     ranks: HashMap<i32, Rank>,
     pub preemption: Option<Preemption>,
+    /// --bind-to (see Options).
+    pub bind_to: Option<&'static str>,
     /// Abnormal exits seen before the job was stopped: (proc, code, finalize missing).
     failures: Vec<(Proc, i32, bool)>,
     /// When to pick the job's exit code from `failures` (a short window, so the
@@ -182,7 +195,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), preemption: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -209,8 +222,16 @@ impl Launcher {
             Info::new("pmix.nodeid", Value::u32(0)),
             Info::new("pmix.mapby", Value::string("BYSLOT:OVERSUBSCRIBE")),
             Info::new("pmix.rankby", Value::string("SLOT")),
-            Info::new("pmix.bindto", Value::string("NONE")),
+            Info::new("pmix.bindto", Value::string(match self.bind_to { Some("CR") => "CORE", Some(_) => "HWTHREAD", None => "NONE" })),
         ];
+        // Binding: each rank to one core / hardware thread, round robin.
+        let places = self.bind_to.map(pmix::topology::objects).unwrap_or_default();
+        if self.bind_to.is_some() && places.is_empty() {
+            eprintln!("pmixrun: --bind-to: the machine's topology cannot be read; ranks are not bound");
+        } else if !places.is_empty() && size as usize > places.len() {
+            eprintln!("pmixrun: --bind-to: {size} ranks on {} places: some share one", places.len());
+        }
+        let place_of = |r: u32| places.get(r as usize % places.len().max(1)).cloned();
         if let Some(p) = parent {
             info.push(Info::new("pmix.parent", Value::proc(p)));
             info.push(Info::new("pmix.spawned", Value::boolean(true)));
@@ -220,13 +241,20 @@ impl Launcher {
         let mut placement = Vec::new();
         for (appnum, app) in apps.iter().enumerate() {
             for app_rank in 0..app.maxprocs {
-                let items = vec![
+                let mut items = vec![
                     Info::new("pmix.rank", Value::rank(r)),
                     Info::new("pmix.appnum", Value::u32(appnum as u32)),
                     Info::new("pmix.apprank", Value::rank(app_rank)),
                     Info::new("pmix.grank", Value::rank(r)),
                     Info::new("pmix.app.size", Value::u32(app.maxprocs)),
                 ];
+                // A bound rank's CPUs and locality (what peers compare with PMIx_Get_relative_locality).
+                if let Some(cpus) = place_of(r) {
+                    items.push(Info::new("pmix.cpuset", Value::string(&pmix::topology::format_list(&cpus))));
+                    if let Some(l) = pmix::topology::locality_string(&cpus) {
+                        items.push(Info::new("pmix.locstr", Value::string(&l)));
+                    }
+                }
                 info.push(proc_array(items));
                 placement.push((r, appnum));
                 r += 1;
@@ -281,9 +309,13 @@ impl Launcher {
                     crate::io::StdinTarget::None => false,
                 };
             cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
+            let mask = place_of(rank).map(|c| pmix::topology::mask_of(&c));
             // SAFETY: only async-signal-safe calls between fork and exec.
             unsafe {
-                cmd.pre_exec(|| {
+                cmd.pre_exec(move || {
+                    if let Some(m) = &mask {
+                        pmix::topology::bind_self(m)?;
+                    }
                     let mut set: libc::sigset_t = core::mem::zeroed();
                     libc::sigfillset(&mut set);
                     libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, core::ptr::null_mut());

@@ -33,6 +33,10 @@ Per app context:
 Global (before the first program):
       --timeout S    kill the job after S seconds (exit code 124)
       --grace S      seconds between SIGTERM and SIGKILL (default 2)
+      --bind-to WHAT pin each rank to one core or hwthread (round robin over
+                     the machine's, in hwloc's logical order), or none
+                     (default); bound ranks get PMIX_CPUSET and
+                     PMIX_LOCALITY_STRING in their job data
       --preempt-notice S  on SIGTERM, ranks that registered themselves
                      preemptible (PMIX_JOB_CTRL_PREEMPTIBLE) get the event
                      PMIX_JCTRL_PREEMPT_ALERT and up to S seconds (default
@@ -129,6 +133,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
     pmix::server::init(Box::new(host), &info).map_err(|e| format!("cannot start the PMIx server ({})", pmix::strings::error_name(e)))?;
     let mut launcher = job::Launcher::new(tx.clone(), verbose);
     launcher.ompi_hint = opts.ompi_hint;
+    launcher.bind_to = opts.bind_to;
     launcher.pids = pids;
     launcher.io = std::sync::Arc::new(opts.io.clone());
     launcher.stdins = stdins.clone();
