@@ -379,6 +379,7 @@ fi
 # Every program launched directly by pmixrun (rpmix is the resource manager).
 P=(env "${direct_env[@]}" "$pmixrun" --timeout "$((tmo > 10 ? tmo - 5 : tmo))")
 case_hello "pmixrun/hello" rpmix 4 "${P[@]}" -n 4
+case_hello "pmixrun/hello-bound" rpmix 3 "${P[@]}" --bind-to core -n 3
 case_spawn "pmixrun/spawn" rpmix "${P[@]}" -n 4
 case_pubsub "pmixrun/pubsub" rpmix 2 "${P[@]}" -n 4
 case_abort "pmixrun/abort" rpmix "${P[@]}" -n 4
