@@ -214,7 +214,6 @@ fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(p
     let t2 = target.clone();
     request(wire::GET, e.into_bytes(), Box::new(move |st, b| {
         if st != PMIX_SUCCESS {
-            let st = if st == PMIX_ERR_UNREACH || st == PMIX_ERR_LOST_CONNECTION { st } else { st };
             return done(st, None);
         }
         let mut d = Decoder::new(b);

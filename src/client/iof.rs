@@ -228,7 +228,7 @@ impl Pull {
 
     /// Where the next output of `src` comes from (host, pid; pid 0: unknown).
     pub fn set_origin(&mut self, src: &Proc, host: &str, pid: u32) {
-        if self.fmt.tag == Tag::Detailed && self.origins.get(src).is_none_or(|(h, p)| h != host || *p != pid) {
+        if self.fmt.tag == Tag::Detailed && self.origins.get(src).map_or(true, |(h, p)| h != host || *p != pid) {
             self.origins.insert(src.clone(), (host.to_string(), pid));
         }
     }

@@ -11,8 +11,6 @@ use crate::abi::*;
 use crate::ffi::boundary::{fire_op, SendPtr};
 use crate::runtime::Oneshot;
 
-/// Event handlers of a process initialised without a server.
-
 /// A completion that fires a C op callback.
 fn op_done(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> crate::client::api::Done {
     let cbd = SendPtr(cbdata);

@@ -99,7 +99,7 @@ pub fn preemptible(nspace: Option<&str>) -> Vec<Proc> {
     let mut v: Vec<Proc> = g
         .iter()
         .flat_map(|m| m.iter())
-        .filter(|(p, r)| r.preemptible == Some(true) && nspace.is_none_or(|n| p.nspace == n))
+        .filter(|(p, r)| r.preemptible == Some(true) && nspace.map_or(true, |n| p.nspace == n))
         .map(|(p, _)| p.clone())
         .collect();
     v.sort();
@@ -255,7 +255,7 @@ impl ServerRole {
         for c in self.checkpoints.iter_mut() {
             let selected = match which {
                 Which::All => true,
-                Which::Id(id) => c.id.as_deref().is_none_or(|x| x == id),
+                Which::Id(id) => c.id.as_deref().map_or(true, |x| x == id),
                 Which::Seq(n) => c.seq == n,
             };
             if !selected || !c.waiting.contains(proc) {
