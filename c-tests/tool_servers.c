@@ -7,7 +7,9 @@
  * With two servers: an event handler and an IOF pull registered while the
  * first server is primary still work after PMIx_tool_set_server makes the
  * second one primary (the handler hears an event the second server
- * delivers; both deregister with PMIX_SUCCESS).
+ * delivers; both deregister with PMIX_SUCCESS); when the second server
+ * ends, one PMIX_ERR_LOST_CONNECTION event names it (PMIX_EVENT_AFFECTED_PROC)
+ * and the first keeps answering.
  * Exit 0 when every step answered as expected.
  */
 #define _DEFAULT_SOURCE
@@ -30,6 +32,24 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
 {
     (void)id; (void)source; (void)info; (void)ninfo; (void)results; (void)nresults;
     if (status == TOOL_CODE) heard++;
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static volatile int lost_events;
+static pmix_proc_t lost_server;
+
+static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t i;
+    (void)id; (void)source; (void)results; (void)nresults;
+    if (status == PMIX_ERR_LOST_CONNECTION) {
+        for (i = 0; i < ninfo; i++)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC && info[i].value.data.proc)
+                lost_server = *info[i].value.data.proc;
+        lost_events++;
+    }
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
@@ -131,6 +151,21 @@ int main(int argc, char **argv)
         rc = PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL);
         CHECK(rc == PMIX_ERR_BAD_PARAM, "IOF deregister twice: %s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
         CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server back to the first");
+        /* the second server's job ends (a few seconds): the loss names it */
+        {
+            pmix_status_t lc = PMIX_ERR_LOST_CONNECTION;
+            int lref = PMIx_Register_event_handler(&lc, 1, NULL, 0, on_lost, NULL, NULL);
+            CHECK(lref >= 0, "register a lost-connection handler: %s", PMIx_Error_string(lref));
+            for (i = 0; i < 1000 && lost_events == 0; i++) {
+                struct timespec ts = {0, 10000000L};
+                nanosleep(&ts, NULL);
+            }
+            CHECK(lost_events == 1, "%d lost-connection events when the second server ended, expected 1", lost_events);
+            CHECK(PMIX_CHECK_PROCID(&lost_server, &srv2), "the lost-connection event names %s:%u, not the second server %s:%u",
+                  lost_server.nspace, lost_server.rank, srv2.nspace, srv2.rank);
+            CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server still answers after the second ended");
+            PMIx_Deregister_event_handler((size_t)lref, NULL, NULL);
+        }
         CHECK(PMIx_tool_disconnect(&srv2) == PMIX_SUCCESS, "disconnect the second");
         CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first still answers");
     }

@@ -167,7 +167,7 @@ t_tool() {
     for p in tool_query tool_servers; do
         cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
     done
-    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 6 & pid=$!
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 12 & pid=$!
     sleep 0.5
     out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
     out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
@@ -185,6 +185,7 @@ t_tool() {
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 1 sleep 3 & pid2=$!
     sleep 0.5
     out3=$(with_ours timeout 20 "$B/tool_servers" $pid $pid2 2>&1); rc3=$?
+    kill -TERM $pid 2>/dev/null   # done with the first server (it would sleep on)
     wait $pid $pid2
     echo "$out"; echo "$out2"; echo "$out3"; echo "$out4"; echo "$out5"; echo "$out6"; echo "$out7"
     [ $rc4 = 0 ] && echo "$out4" | grep -q 'has 3 ranks' && [ $rc5 = 0 ] && echo "$out5" | grep -q 'has 3 ranks' &&

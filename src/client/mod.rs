@@ -79,6 +79,8 @@ pub struct ClientRole {
     pub iof: HashMap<u32, iof::Pull>,
     /// Buffering-time timers: timer id -> local pull handle.
     pub iof_timers: HashMap<u64, u32>,
+    /// The server at the other end, when known (named in a lost-connection event).
+    server: Option<Proc>,
 }
 
 impl ClientRole {
@@ -139,9 +141,11 @@ impl ClientRole {
         for (_, cont) in std::mem::take(&mut self.pending) {
             cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
         }
-        let chain = events_of_client().chain_for(PMIX_ERR_LOST_CONNECTION, &[]);
+        // Which server went (a tool may hold several): PMIX_EVENT_AFFECTED_PROC.
+        let info: Vec<Info> = self.server.iter().map(|s| Info::new("pmix.evproc", Value::proc(s))).collect();
+        let chain = events_of_client().chain_for(PMIX_ERR_LOST_CONNECTION, &info);
         let me = self.me.clone();
-        events::notify(chain, PMIX_ERR_LOST_CONNECTION, &me, &[], self.poster());
+        events::notify(chain, PMIX_ERR_LOST_CONNECTION, &me, &info, self.poster());
     }
 }
 
@@ -322,7 +326,7 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
             Info::new("pmix.srvr.uri", Value::string(uri)),
         ],
     );
-    let engine = start_engine(me.clone(), cache.clone(), s)?;
+    let engine = start_engine(me.clone(), cache.clone(), s, Some(srv.clone()))?;
     Ok((srv, me, engine))
 }
 
@@ -520,8 +524,9 @@ pub fn init() -> (Proc, pmix_status_t) {
     let (me, status, engine) = match (ns, rank) {
         (Some(ns), Some(rank)) => {
             let me = Proc::new(&ns, rank);
+            let srv = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, _)| Proc::new(&ns, r)));
             match connect(&me, &cache) {
-                Ok(stream) => match start_engine(me.clone(), cache.clone(), stream) {
+                Ok(stream) => match start_engine(me.clone(), cache.clone(), stream, srv) {
                     Ok(e) => (me, PMIX_SUCCESS, Some(e)),
                     Err(e) => (me, e, None),
                 },
@@ -544,7 +549,7 @@ pub fn init() -> (Proc, pmix_status_t) {
     (me, status)
 }
 
-fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream) -> Res<runtime::Engine<ClientRole>> {
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream, server: Option<Proc>) -> Res<runtime::Engine<ClientRole>> {
     stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
     let role = ClientRole {
         conn: Some(2),
@@ -555,6 +560,7 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
         me,
         iof: HashMap::new(),
         iof_timers: HashMap::new(),
+        server,
     };
     let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
