@@ -24,7 +24,7 @@ use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, I
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
 use crate::data::elem::Res;
-use crate::server::{nspace, reply, settled, ServerRole};
+use crate::server::{nspace, reply, reply_infos, settled, ServerRole};
 use crate::wire;
 
 /// A constructed group.
@@ -97,11 +97,7 @@ impl ServerRole {
         let name = decode_str(d)?;
         let procs = decode_procs(d)?;
         let directives = decode_infos(d)?;
-        let answer = |net: &mut Net, st: pmix_status_t, infos: &[Info]| {
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, infos);
-            reply(net, conn, req, st, e.bytes());
-        };
+        let answer = |net: &mut Net, st: pmix_status_t, infos: &[Info]| reply_infos(net, conn, req, st, infos);
         if name.is_empty() || name.len() > PMIX_MAX_NSLEN {
             crate::pmix_debug!(1, "{who}: group name {name:?} is empty or too long");
             answer(net, PMIX_ERR_BAD_PARAM, &[]);
@@ -273,9 +269,7 @@ impl ServerRole {
         if accept {
             self.invitee_answered(net, seq, who, Some((conn, req)));
         } else {
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &[]);
-            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            reply_infos(net, conn, req, PMIX_SUCCESS, &[]);
             self.invitee_answered(net, seq, who, None);
         }
         Ok(())
@@ -451,10 +445,8 @@ impl ServerRole {
             o.procs.retain(|p| p != who);
             let mine: Vec<(ConnId, u32)> = o.arrived.iter().filter(|(_, _, p)| p == who).map(|(c, r, _)| (*c, *r)).collect();
             o.arrived.retain(|(_, _, p)| p != who);
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &[]);
             for (c, r) in mine {
-                reply(net, c, r, PMIX_SUCCESS, e.bytes());
+                reply_infos(net, c, r, PMIX_SUCCESS, &[]);
             }
             if self.groups.ops[i].arrived.is_empty() {
                 self.finish_group_op(net, seq, PMIX_SUCCESS, Vec::new());

@@ -18,8 +18,7 @@ use crate::owned::{find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
 use crate::server::nspace::infos_of_array;
-use crate::server::{reply, ServerRole};
-use crate::data::pack::Encoder;
+use crate::server::{reply_infos, ServerRole};
 
 /// How a process wants to be told to checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,9 +148,7 @@ fn timeout_of(directives: &[Info]) -> Option<u32> {
 }
 
 fn answer(net: &mut Net, conn: ConnId, req: u32, st: pmix_status_t) {
-    let mut e = Encoder::default();
-    let _ = crate::owned::encode_infos(&mut e, &[]);
-    reply(net, conn, req, st, e.bytes());
+    reply_infos(net, conn, req, st, &[]);
 }
 
 impl ServerRole {

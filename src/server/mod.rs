@@ -103,6 +103,13 @@ fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u
     net.send(conn, req, wire::REPLY, &b);
 }
 
+/// A reply whose body is a list of infos (what every info-style request expects).
+fn reply_infos(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, infos: &[Info]) {
+    let mut e = Encoder::default();
+    let _ = encode_infos(&mut e, infos);
+    reply(net, conn, req, status, e.bytes());
+}
+
 /// The reply status the client sees for a host's answer: "done at once" is success.
 fn settled(st: pmix_status_t) -> pmix_status_t {
     if st == PMIX_OPERATION_SUCCEEDED {
@@ -169,6 +176,14 @@ impl ServerRole {
         let h = self.handle();
         Box::new(move |st| {
             h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+        })
+    }
+
+    /// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
+    fn done_reply_infos(&self, conn: ConnId, req: u32) -> host::DoneInfos {
+        let h = self.handle();
+        Box::new(move |st, infos| {
+            h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
         })
     }
 
@@ -294,9 +309,7 @@ impl ServerRole {
             jobctl::register(who, r);
         }
         if !actions {
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &[]);
-            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            reply_infos(net, conn, req, PMIX_SUCCESS, &[]);
             return Ok(());
         }
         if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(net, conn, req, who, &targets, &directives) {
@@ -310,14 +323,7 @@ impl ServerRole {
                 return Ok(());
             }
         }
-        let h = self.handle();
-        let u = self.host.job_control(who, &targets, &directives, Box::new(move |st, infos| {
-            h.run(move |_, net| {
-                let mut e = Encoder::default();
-                let _ = encode_infos(&mut e, &infos);
-                reply(net, conn, req, settled(st), e.bytes());
-            });
-        }));
+        let u = self.host.job_control(who, &targets, &directives, self.done_reply_infos(conn, req));
         if let Upcall::Now(st) = u {
             if st == PMIX_ERR_NOT_SUPPORTED {
                 crate::pmix_debug!(5, "{who}: the host does not support job control");
@@ -338,21 +344,12 @@ impl ServerRole {
         };
         let answer = |net: &mut Net, st| {
             if req != 0 {
-                let mut e = Encoder::default();
-                let _ = encode_infos(&mut e, &[]);
-                reply(net, conn, req, st, e.bytes());
+                reply_infos(net, conn, req, st, &[]);
             }
         };
         // The host monitors when it can, unless the server was asked to.
         if !self.enable_monitoring && !monitor.is(PMIX_SEND_HEARTBEAT) {
-            let h = self.handle();
-            let u = self.host.monitor(who, &monitor, error, &directives, Box::new(move |st, infos| {
-                h.run(move |_, net| {
-                    let mut e = Encoder::default();
-                    let _ = encode_infos(&mut e, &infos);
-                    reply(net, conn, req, settled(st), e.bytes());
-                });
-            }));
+            let u = self.host.monitor(who, &monitor, error, &directives, self.done_reply_infos(conn, req));
             match u {
                 Upcall::Pending => return Ok(()),
                 Upcall::Now(st) if st != PMIX_ERR_NOT_SUPPORTED => {
@@ -774,9 +771,7 @@ impl ServerRole {
                 .and_then(|ns| ns.committed.get(&target.rank))
                 .map(|c| c.iter().filter(|(s, i)| *s == scope && i.key() == key).map(|(_, i)| i.clone()).collect())
                 .unwrap_or_default();
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &data);
-            reply(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, e.bytes());
+            reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
             return Ok(());
         }
         if self.answer_get(net, conn, req, &target, &key) {
@@ -1228,14 +1223,7 @@ impl ServerRole {
             wire::VALIDATE_CRED => {
                 let cred = d.blob()?.to_vec();
                 let info = decode_infos(&mut d)?;
-                let h = self.handle();
-                let u = self.host.validate_credential(&who, &cred, &info, Box::new(move |st, infos| {
-                    h.run(move |_, net| {
-                        let mut e = Encoder::default();
-                        let _ = encode_infos(&mut e, &infos);
-                        reply(net, conn, req, settled(st), e.bytes());
-                    });
-                }));
+                let u = self.host.validate_credential(&who, &cred, &info, self.done_reply_infos(conn, req));
                 if let Upcall::Now(st) = u {
                     reply(net, conn, req, settled(st), &[]);
                 }
@@ -1255,14 +1243,7 @@ impl ServerRole {
             wire::ALLOCATE => {
                 let directive = d.u32()? as u8;
                 let data = decode_infos(&mut d)?;
-                let h = self.handle();
-                let u = self.host.allocate(&who, directive, &data, Box::new(move |st, infos| {
-                    h.run(move |_, net| {
-                        let mut e = Encoder::default();
-                        let _ = encode_infos(&mut e, &infos);
-                        reply(net, conn, req, settled(st), e.bytes());
-                    });
-                }));
+                let u = self.host.allocate(&who, directive, &data, self.done_reply_infos(conn, req));
                 if let Upcall::Now(st) = u {
                     reply(net, conn, req, settled(st), &[]);
                 }
@@ -1334,19 +1315,10 @@ impl ServerRole {
             }
         }
         if all_local && !answers.is_empty() {
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &answers);
-            reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+            reply_infos(net, conn, req, PMIX_SUCCESS, &answers);
             return;
         }
-        let h = self.handle();
-        let u = self.host.query(who, &queries, Box::new(move |st, infos| {
-            h.run(move |_, net| {
-                let mut e = Encoder::default();
-                let _ = encode_infos(&mut e, &infos);
-                reply(net, conn, req, settled(st), e.bytes());
-            });
-        }));
+        let u = self.host.query(who, &queries, self.done_reply_infos(conn, req));
         if let Upcall::Now(st) = u {
             let mut e = Encoder::default();
             let _ = encode_infos(&mut e, &answers);
