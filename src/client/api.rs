@@ -383,34 +383,30 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOn
 
 /// PMIx_Group_construct / _destruct / _leave (`tag`): `done(status, results)`.
 pub fn group(tag: u16, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
-    if handle().is_none() {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
-    }
-    let mut e = Encoder::default();
-    crate::owned::encode_str(&mut e, name);
-    encode_procs(&mut e, &procs);
-    if let Err(st) = encode_infos(&mut e, &directives) {
-        return done(st, Vec::new());
-    }
-    request(tag, e.into_bytes(), Box::new(move |st, b| {
-        let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
-        done(st, infos)
-    }));
+    group_request(tag, name, &procs, &directives, None, done)
 }
 
 /// PMIx_Group_join: accept or decline `leader`'s invitation to `name`.
 pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    let opt = if accept { PMIX_GROUP_ACCEPT } else { PMIX_GROUP_DECLINE };
+    group_request(wire::GROUP_JOIN, name, leader.as_slice(), &directives, Some(opt as u32), done)
+}
+
+/// A group request: name, procs, directives (and a join's answer); the reply carries infos.
+fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join_opt: Option<u32>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
     if handle().is_none() {
         return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
     }
     let mut e = Encoder::default();
     crate::owned::encode_str(&mut e, name);
-    encode_procs(&mut e, leader.as_slice());
-    if let Err(st) = encode_infos(&mut e, &directives) {
+    encode_procs(&mut e, procs);
+    if let Err(st) = encode_infos(&mut e, directives) {
         return done(st, Vec::new());
     }
-    e.u32(if accept { PMIX_GROUP_ACCEPT as u32 } else { PMIX_GROUP_DECLINE as u32 });
-    request(wire::GROUP_JOIN, e.into_bytes(), Box::new(move |st, b| {
+    if let Some(o) = join_opt {
+        e.u32(o);
+    }
+    request(tag, e.into_bytes(), Box::new(move |st, b| {
         let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
         done(st, infos)
     }));

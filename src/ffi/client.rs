@@ -18,6 +18,42 @@ fn op_done(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> crate::client::api:
     Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) })
 }
 
+/// The completion of an operation answered with infos.
+type InfosDone = Box<dyn FnOnce(pmix_status_t, Vec<crate::owned::Info>) + Send>;
+
+/// Start an operation answered with infos and wait for it (blocking API
+/// calls); the results go to `results`/`nresults` when both are given.
+unsafe fn wait_infos(results: *mut *mut pmix_info_t, nresults: *mut usize, start: impl FnOnce(InfosDone)) -> pmix_status_t {
+    if crate::runtime::on_progress_thread() {
+        return PMIX_ERR_WOULD_BLOCK;
+    }
+    let done = Oneshot::new();
+    let d = done.clone();
+    start(Box::new(move |st, r| d.set((st, r))));
+    let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+    if !results.is_null() && !nresults.is_null() {
+        let (p, n) = crate::owned::infos_to_c(&r);
+        *results = p;
+        *nresults = n;
+    }
+    st
+}
+
+/// Hand results to a C info callback (it releases them through release_infos).
+fn infos_done(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> InfosDone {
+    let cbd = SendPtr(cbdata);
+    Box::new(move |st, r| {
+        let (p, n) = crate::owned::infos_to_c(&r);
+        let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
+        match cbfunc {
+            // SAFETY: the caller's callback; it releases the results with release_infos.
+            Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
+            // SAFETY: nobody to hand the results to.
+            None => unsafe { release_infos(rel) },
+        }
+    })
+}
+
 /// Start an operation and wait for its status (blocking API calls).
 fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
     if crate::runtime::on_progress_thread() {
@@ -432,15 +468,7 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(queries: *mut pmix_query_t, nqueries
             Ok(q) => q,
             Err(e) => return e,
         };
-        let cbd = SendPtr(cbdata);
-        crate::client::api::query(&q, Box::new(move |st, r| {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
-            if let Some(f) = cbfunc {
-                // SAFETY: the caller's callback; it releases the results with release_infos.
-                unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) };
-            }
-        }));
+        crate::client::api::query(&q, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -470,19 +498,7 @@ pub unsafe extern "C" fn PMIx_Log_nb(data: *const pmix_info_t, ndata: usize, dir
 pub unsafe extern "C" fn PMIx_Allocation_request(directive: pmix_alloc_directive_t, info: *mut pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_Allocation_request", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        if crate::runtime::on_progress_thread() {
-            return PMIX_ERR_WOULD_BLOCK;
-        }
-        let done = Oneshot::new();
-        let d = done.clone();
-        crate::client::api::allocate(directive, i, Box::new(move |st, r| d.set((st, r))));
-        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
-        if !results.is_null() && !nresults.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresults = n;
-        }
-        st
+        wait_infos(results, nresults, |done| crate::client::api::allocate(directive, i, done))
     })
 }
 
@@ -494,15 +510,7 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(directive: pmix_alloc_direct
         if crate::client::handle().is_none() {
             return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
         }
-        let cbd = SendPtr(cbdata);
-        crate::client::api::allocate(directive, i, Box::new(move |st, r| {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
-            if let Some(f) = cbfunc {
-                // SAFETY: the caller's callback; it releases the results with release_infos.
-                unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) };
-            }
-        }));
+        crate::client::api::allocate(directive, i, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -512,19 +520,7 @@ pub unsafe extern "C" fn PMIx_Job_control(targets: *const pmix_proc_t, ntargets:
     status_entry!("PMIx_Job_control", {
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
         let ts = crate::owned::procs_of(targets, ntargets);
-        if crate::runtime::on_progress_thread() {
-            return PMIX_ERR_WOULD_BLOCK;
-        }
-        let done = Oneshot::new();
-        let dd = done.clone();
-        crate::client::api::job_control(ts, d, Box::new(move |st, r| dd.set((st, r))));
-        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
-        if !results.is_null() && !nresults.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresults = n;
-        }
-        st
+        wait_infos(results, nresults, |done| crate::client::api::job_control(ts, d, done))
     })
 }
 
@@ -536,17 +532,7 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(targets: *const pmix_proc_t, ntarge
             // A server process itself, or a client without a server.
             return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else if crate::server::handle().is_some() { PMIX_ERR_NOT_SUPPORTED } else { PMIX_ERR_INIT };
         }
-        let cbd = SendPtr(cbdata);
-        crate::client::api::job_control(crate::owned::procs_of(targets, ntargets), d, Box::new(move |st, r| {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
-            match cbfunc {
-                // SAFETY: the caller's callback; it releases the results with release_infos.
-                Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
-                // SAFETY: nobody to hand the results to.
-                None => unsafe { release_infos(rel) },
-            }
-        }));
+        crate::client::api::job_control(crate::owned::procs_of(targets, ntargets), d, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -557,19 +543,7 @@ pub unsafe extern "C" fn PMIx_Process_monitor(monitor: *const pmix_info_t, error
         require!("PMIx_Process_monitor", !monitor.is_null());
         let Ok(m) = crate::owned::Info::copy_of(&*monitor) else { return PMIX_ERR_NOMEM };
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
-        if crate::runtime::on_progress_thread() {
-            return PMIX_ERR_WOULD_BLOCK;
-        }
-        let done = Oneshot::new();
-        let dd = done.clone();
-        crate::client::api::monitor(m, error, d, Box::new(move |st, r| dd.set((st, r))));
-        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
-        if !results.is_null() && !nresults.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresults = n;
-        }
-        st
+        wait_infos(results, nresults, |done| crate::client::api::monitor(m, error, d, done))
     })
 }
 
@@ -586,17 +560,7 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, er
         if crate::client::handle().is_none() {
             return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
         }
-        let cbd = SendPtr(cbdata);
-        crate::client::api::monitor(m, error, d, Box::new(move |st, r| {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
-            match cbfunc {
-                // SAFETY: the caller's callback; it releases the results with release_infos.
-                Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
-                // SAFETY: a heartbeat (PMIx_Heartbeat passes no callback).
-                None => unsafe { release_infos(rel) },
-            }
-        }));
+        crate::client::api::monitor(m, error, d, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -647,19 +611,7 @@ pub unsafe extern "C" fn PMIx_Validate_credential(cred: *const pmix_byte_object_
         let Ok(c) = crate::data::value::bo_slice(&*cred) else { return PMIX_ERR_BAD_PARAM };
         let c = c.to_vec();
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        if crate::runtime::on_progress_thread() {
-            return PMIX_ERR_WOULD_BLOCK;
-        }
-        let done = Oneshot::new();
-        let d = done.clone();
-        crate::client::api::validate_credential(c, i, Box::new(move |st, r| d.set((st, r))));
-        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
-        if !results.is_null() && !nresults.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresults = n;
-        }
-        st
+        wait_infos(results, nresults, |done| crate::client::api::validate_credential(c, i, done))
     })
 }
 
@@ -689,32 +641,6 @@ unsafe fn group_name(grp: *const c_char) -> Option<String> {
     crate::cmem::bounded_cstr(grp, PMIX_MAX_NSLEN + 1).and_then(|b| core::str::from_utf8(b).ok()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
-/// Run a group operation and wait for it (blocking forms).
-fn group_wait(tag: u16, name: String, procs: Vec<crate::owned::Proc>, d: Vec<crate::owned::Info>) -> (pmix_status_t, Vec<crate::owned::Info>) {
-    if crate::runtime::on_progress_thread() {
-        return (PMIX_ERR_WOULD_BLOCK, Vec::new());
-    }
-    let done = Oneshot::new();
-    let dd = done.clone();
-    crate::client::api::group(tag, &name, procs, d, Box::new(move |st, r| dd.set((st, r))));
-    done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()))
-}
-
-/// Hand group results to an info callback (released through release_infos).
-fn infos_done(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> Box<dyn FnOnce(pmix_status_t, Vec<crate::owned::Info>) + Send> {
-    let cbd = SendPtr(cbdata);
-    Box::new(move |st, r| {
-        let (p, n) = crate::owned::infos_to_c(&r);
-        let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
-        match cbfunc {
-            // SAFETY: the caller's callback; it releases the results with release_infos.
-            Some(f) => unsafe { f(st, p, n, cbd.get(), Some(release_infos), rel) },
-            // SAFETY: nobody to hand the results to.
-            None => unsafe { release_infos(rel) },
-        }
-    })
-}
-
 /// Blocking construct / invite: results handed to the caller.
 #[allow(clippy::too_many_arguments)]
 unsafe fn group_blocking(fname: &str, tag: u16, grp: *const c_char, procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
@@ -724,13 +650,8 @@ unsafe fn group_blocking(fname: &str, tag: u16, grp: *const c_char, procs: *cons
         return PMIX_ERR_BAD_PARAM;
     }
     let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-    let (st, r) = group_wait(tag, name.unwrap(), crate::owned::procs_of(procs, nprocs), d);
-    if !results.is_null() && !nresults.is_null() {
-        let (p, n) = crate::owned::infos_to_c(&r);
-        *results = p;
-        *nresults = n;
-    }
-    st
+    let procs = crate::owned::procs_of(procs, nprocs);
+    wait_infos(results, nresults, |done| crate::client::api::group(tag, &name.unwrap(), procs, d, done))
 }
 
 /// Non-blocking construct / invite: results to the info callback.
@@ -784,20 +705,8 @@ pub unsafe extern "C" fn PMIx_Group_join(grp: *const c_char, leader: *const pmix
         let (name, accept) = (group_name(grp), join_opt(opt));
         require!("PMIx_Group_join", name.is_some() && accept.is_some());
         let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        if crate::runtime::on_progress_thread() {
-            return PMIX_ERR_WOULD_BLOCK;
-        }
         let l = leader.as_ref().map(crate::owned::Proc::from_c);
-        let done = Oneshot::new();
-        let dd = done.clone();
-        crate::client::api::group_join(&name.unwrap(), l, accept.unwrap(), d, Box::new(move |st, r| dd.set((st, r))));
-        let (st, r) = done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()));
-        if !results.is_null() && !nresult.is_null() {
-            let (p, n) = crate::owned::infos_to_c(&r);
-            *results = p;
-            *nresult = n;
-        }
-        st
+        wait_infos(results, nresult, |done| crate::client::api::group_join(&name.unwrap(), l, accept.unwrap(), d, done))
     })
 }
 
@@ -824,7 +733,7 @@ unsafe fn group_op(tag: u16, fname: &str, grp: *const c_char, info: *const pmix_
     };
     let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
     match cb {
-        None => group_wait(tag, name, Vec::new(), d).0,
+        None => wait_infos(core::ptr::null_mut(), core::ptr::null_mut(), |done| crate::client::api::group(tag, &name, Vec::new(), d, done)),
         Some((cbfunc, cbdata)) => {
             if crate::client::handle().is_none() {
                 return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
