@@ -159,7 +159,13 @@ fn machine(root: &Path) -> Option<Machine> {
 /// The objects of one level of this machine ("CR": cores, "HT": hardware
 /// threads, ...) in logical order, each as its CPUs; empty when unknown.
 pub fn objects(level: &str) -> Vec<CpuSet> {
-    machine(Path::new("/sys")).and_then(|m| m.levels.into_iter().find(|(n, _)| *n == level).map(|(_, o)| o)).unwrap_or_default()
+    this_machine().and_then(|m| m.levels.iter().find(|(n, _)| *n == level).map(|(_, o)| o.clone())).unwrap_or_default()
+}
+
+/// This machine, read from /sys once (a launcher asks for every rank).
+fn this_machine() -> Option<&'static Machine> {
+    static MACHINE: std::sync::OnceLock<Option<Machine>> = std::sync::OnceLock::new();
+    MACHINE.get_or_init(|| machine(Path::new("/sys"))).as_ref()
 }
 
 /// Bind the calling thread (in a child between fork and exec: the process)
@@ -186,11 +192,10 @@ pub fn mask_of(cpus: &CpuSet) -> libc::cpu_set_t {
 /// The locality string of `cpus` on this machine (None when the machine
 /// cannot be read or the set touches none of it).
 pub fn locality_string(cpus: &CpuSet) -> Option<String> {
-    locality_string_in(Path::new("/sys"), cpus)
+    locality_string_of(this_machine()?, cpus)
 }
 
-fn locality_string_in(root: &Path, cpus: &CpuSet) -> Option<String> {
-    let m = machine(root)?;
+fn locality_string_of(m: &Machine, cpus: &CpuSet) -> Option<String> {
     let mut tokens = Vec::new();
     for (name, objs) in &m.levels {
         let hit: CpuSet = objs.iter().enumerate().filter(|(_, o)| !o.is_disjoint(cpus)).map(|(i, _)| i as u32).collect();
@@ -307,12 +312,12 @@ mod tests {
     fn locality_on_a_two_package_smt_machine() {
         let root = fake_sysfs();
         // cpu 4 is core 0's second thread: logical PU 1 (tree order), core 0.
-        assert_eq!(locality_string_in(&root, &set(&[4])).unwrap(), "SK0:L30:L20:L10:CR0:HT1:NM0");
-        assert_eq!(locality_string_in(&root, &set(&[1])).unwrap(), "SK0:L30:L21:L11:CR1:HT2:NM0");
-        assert_eq!(locality_string_in(&root, &set(&[2, 3])).unwrap(), "SK1:L31:L22-3:L12-3:CR2-3:HT4,6:NM1");
-        let a = locality_string_in(&root, &set(&[0])).unwrap();
-        let b = locality_string_in(&root, &set(&[4])).unwrap();
-        let c = locality_string_in(&root, &set(&[2])).unwrap();
+        assert_eq!(locality_string_of(&machine(&root).unwrap(), &set(&[4])).unwrap(), "SK0:L30:L20:L10:CR0:HT1:NM0");
+        assert_eq!(locality_string_of(&machine(&root).unwrap(), &set(&[1])).unwrap(), "SK0:L30:L21:L11:CR1:HT2:NM0");
+        assert_eq!(locality_string_of(&machine(&root).unwrap(), &set(&[2, 3])).unwrap(), "SK1:L31:L22-3:L12-3:CR2-3:HT4,6:NM1");
+        let a = locality_string_of(&machine(&root).unwrap(), &set(&[0])).unwrap();
+        let b = locality_string_of(&machine(&root).unwrap(), &set(&[4])).unwrap();
+        let c = locality_string_of(&machine(&root).unwrap(), &set(&[2])).unwrap();
         let same_core = relative_locality(&a, &b).unwrap();
         assert_eq!(same_core, PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_NUMA | PMIX_LOCALITY_SHARE_PACKAGE | PMIX_LOCALITY_SHARE_L3CACHE | PMIX_LOCALITY_SHARE_L2CACHE | PMIX_LOCALITY_SHARE_L1CACHE | PMIX_LOCALITY_SHARE_CORE);
         assert_eq!(relative_locality(&a, &c).unwrap(), PMIX_LOCALITY_SHARE_NODE);
