@@ -200,30 +200,13 @@ int main(void)
 {
     pmix_status_t rc, codes[7] = {PMIX_GROUP_LEFT, PMIX_GROUP_MEMBER_FAILED, PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
                                   PMIX_GROUP_INVITE_DECLINED, PMIX_GROUP_INVITE_FAILED, PMIX_GROUP_CONSTRUCT_COMPLETE};
-    pmix_value_t *val = NULL;
-    pmix_proc_t wild;
-    uint32_t size = 0;
     long cid = -1, nm = -1, my_cid = -1;
     char buf[128];
     static const pmix_rank_t a[] = {0, 1, 2}, b[] = {3}, t[] = {0, 3}, f[] = {1, 3}, not_me[] = {1, 2};
 
     alarm(40);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        printf("client_groups: PMIx_Init: %s\n", PMIx_Error_string(rc));
-        return 1;
-    }
-    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val) == PMIX_SUCCESS && val) {
-        size = val->data.uint32;
-        PMIX_VALUE_RELEASE(val);
-    }
-    if (size != 4) {
-        printf("client_groups: needs exactly 4 ranks (job size %u)\n", (unsigned)size);
-        PMIx_Finalize(NULL, 0);
-        return 1;
-    }
+    if (!init_job_of("client_groups", 4)) return 1;
     rc = register_handler(codes, 7, on_group_event);
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
     fence("fence 0");

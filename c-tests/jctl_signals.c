@@ -239,9 +239,6 @@ static bool nb_done(struct nbwait *w, pmix_status_t *st)
 int main(int argc, char **argv)
 {
     pmix_status_t rc;
-    pmix_value_t *val = NULL;
-    pmix_proc_t wild;
-    uint32_t size = 0;
     struct sigaction sa;
     char buf[512];
     int tot_pass, tot_fail;
@@ -258,22 +255,7 @@ int main(int argc, char **argv)
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGUSR2, &sa, NULL);
 
-    rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        printf("jctl_signals: PMIx_Init: %s\n", PMIx_Error_string(rc));
-        return 1;
-    }
-    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val) {
-        size = val->data.uint32;
-        PMIX_VALUE_RELEASE(val);
-    }
-    if (size != 3) {
-        printf("jctl_signals: needs exactly 3 ranks (job size %u)\n", (unsigned)size);
-        PMIx_Finalize(NULL, 0);
-        return 1;
-    }
+    if (!init_job_of("jctl_signals", 3)) return 1;
 
     {
         pmix_status_t code = PMIX_JCTRL_CHECKPOINT;

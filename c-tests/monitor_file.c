@@ -32,41 +32,8 @@
 
 #include <pmix.h>
 #include "testutil.h"
+#include "alertlog.h"
 
-
-struct alert {
-    pmix_status_t code;
-    bool src_me;
-    char id[32];
-    long t;
-};
-
-#define MAXALERTS 64
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct alert alerts[MAXALERTS];
-static int nalerts;
-
-static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
-                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
-                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
-{
-    size_t i;
-    (void)hid; (void)results; (void)nresults;
-    pthread_mutex_lock(&lock);
-    if (nalerts < MAXALERTS) {
-        struct alert *a = &alerts[nalerts++];
-        memset(a, 0, sizeof(*a));
-        a->t = now_ms();
-        a->code = status;
-        a->src_me = source && PMIX_CHECK_PROCID(source, &me);
-        snprintf(a->id, sizeof(a->id), "-");
-        for (i = 0; info && i < ninfo; i++)
-            if (strcmp(info[i].key, PMIX_MONITOR_ID) == 0 && info[i].value.type == PMIX_STRING && info[i].value.data.string)
-                snprintf(a->id, sizeof(a->id), "%s", info[i].value.data.string);
-    }
-    pthread_mutex_unlock(&lock);
-    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
 
 /* check_time 0 = leave PMIX_MONITOR_FILE_CHECK_TIME out */
 static pmix_status_t start_file(const char *id, const char *path, uint32_t check_time)
@@ -85,19 +52,6 @@ static pmix_status_t start_file(const char *id, const char *path, uint32_t check
     PMIX_INFO_DESTRUCT(&mon);
     for (i = 0; i < n; i++) PMIX_INFO_DESTRUCT(&dirs[i]);
     return rc;
-}
-
-static int count(const char *id, long after, struct alert *first)
-{
-    int i, n = 0;
-    pthread_mutex_lock(&lock);
-    for (i = 0; i < nalerts; i++) {
-        if ((id && strcmp(alerts[i].id, id) != 0) || alerts[i].t <= after) continue;
-        if (n == 0 && first) *first = alerts[i];
-        n++;
-    }
-    pthread_mutex_unlock(&lock);
-    return n;
 }
 
 static bool append(const char *path)
@@ -134,7 +88,7 @@ int main(int argc, char **argv)
     check(append(grow) && append(still), "create files", "cannot write in %s", argv[1]);
     {
         pmix_status_t code = PMIX_MONITOR_FILE_ALERT;
-        rc = register_handler(&code, 1, handler);
+        rc = register_handler(&code, 1, alert_handler);
     }
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
 
@@ -154,18 +108,18 @@ int main(int argc, char **argv)
         msleep(300);
     }
     check(appended, "append", "appending to %s failed", grow);
-    n = count("grow", 0, &a);
+    n = find_alerts("grow", 0, &a);
     check(n == 0, "grow: no alert", "%d alerts for the growing file (first %ld ms after start)", n, n ? a.t - t0 : 0);
-    n = count("still", 0, &a);
+    n = find_alerts("still", 0, &a);
     check(n == 1, "still: one alert", "%d alerts for the file that does not grow, expected 1", n);
     if (n >= 1) {
         check(a.t - t0 >= 1000 && a.t - t0 <= 2500, "still: alert time", "%ld ms after the monitor started, expected 1000..2500", a.t - t0);
         check(a.code == PMIX_MONITOR_FILE_ALERT, "still: alert code", "%s", PMIx_Error_string(a.code));
-        check(a.src_me, "still: alert source", "the source is not this process");
+        check(a.has_src && PMIX_CHECK_PROCID(&a.src, &me), "still: alert source", "the source is not this process");
         printf("monitor_file: info: \"still\" alert %ld ms after the monitor started\n", a.t - t0);
     }
-    n = count(NULL, 0, NULL);
-    check(n == count("grow", 0, NULL) + count("still", 0, NULL), "alert ids", "%d alerts without the id of a monitor", n - count("grow", 0, NULL) - count("still", 0, NULL));
+    n = find_alerts(NULL, 0, NULL);
+    check(n == find_alerts("grow", 0, NULL) + find_alerts("still", 0, NULL), "alert ids", "%d alerts without the id of a monitor", n - find_alerts("grow", 0, NULL) - find_alerts("still", 0, NULL));
 
     PMIX_INFO_LOAD(&mon, PMIX_MONITOR_CANCEL, NULL, PMIX_STRING);
     rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, NULL, NULL);
@@ -173,7 +127,7 @@ int main(int argc, char **argv)
     t_cancel = now_ms();
     check(rc == PMIX_SUCCESS, "cancel all", "%s", PMIx_Error_string(rc));
     msleep(2500);
-    n = count(NULL, t_cancel, NULL);
+    n = find_alerts(NULL, t_cancel, NULL);
     check(n == 0, "cancel all: silence", "%d alerts after the cancel", n);
 
     printf("monitor_file: %d passed, %d failed\n", npass, nfail);

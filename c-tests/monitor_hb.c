@@ -45,45 +45,10 @@
 
 #include <pmix.h>
 #include "testutil.h"
+#include "alertlog.h"
 
 #define HB2 (PMIX_EXTERNAL_ERR_BASE - 21)
 
-
-struct alert {
-    pmix_status_t code;
-    pmix_rank_t src;
-    bool src_ns_ok;
-    char id[32];
-    long t;
-};
-
-#define MAXALERTS 64
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct alert alerts[MAXALERTS];
-static int nalerts;
-
-static void handler(size_t hid, pmix_status_t status, const pmix_proc_t *source,
-                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
-                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
-{
-    size_t i;
-    (void)hid; (void)results; (void)nresults;
-    pthread_mutex_lock(&lock);
-    if (nalerts < MAXALERTS) {
-        struct alert *a = &alerts[nalerts++];
-        memset(a, 0, sizeof(*a));
-        a->t = now_ms();
-        a->code = status;
-        a->src = source ? source->rank : PMIX_RANK_UNDEF;
-        a->src_ns_ok = source && strncmp(source->nspace, me.nspace, PMIX_MAX_NSLEN) == 0;
-        snprintf(a->id, sizeof(a->id), "-");
-        for (i = 0; info && i < ninfo; i++)
-            if (strcmp(info[i].key, PMIX_MONITOR_ID) == 0 && info[i].value.type == PMIX_STRING && info[i].value.data.string)
-                snprintf(a->id, sizeof(a->id), "%s", info[i].value.data.string);
-    }
-    pthread_mutex_unlock(&lock);
-    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
 
 /* start a heartbeat monitor; time 0 = leave PMIX_MONITOR_HEARTBEAT_TIME out */
 static pmix_status_t start_hb(const char *id, uint32_t time, uint32_t drops, pmix_status_t code, bool app_control)
@@ -125,39 +90,20 @@ static long beat_for(long ms)
     return last;
 }
 
-/* alerts with this id: count, and the first one */
-static int find_alerts(const char *id, long after, struct alert *first)
-{
-    int i, n = 0;
-    pthread_mutex_lock(&lock);
-    for (i = 0; i < nalerts; i++) {
-        if (strcmp(alerts[i].id, id) != 0 || alerts[i].t <= after) continue;
-        if (n == 0 && first) *first = alerts[i];
-        n++;
-    }
-    pthread_mutex_unlock(&lock);
-    return n;
-}
-
-static int total_alerts(void)
-{
-    int n;
-    pthread_mutex_lock(&lock);
-    n = nalerts;
-    pthread_mutex_unlock(&lock);
-    return n;
-}
-
 /* one alert for `id` in [last+lo, last+hi] with `code` from rank 1 */
 static void check_alert(const char *what, const char *id, pmix_status_t code, long start, long last, long lo, long hi)
 {
     struct alert a;
     int n = find_alerts(id, start, &a);
+    bool our_ns;
+    pmix_rank_t src;
     check(n == 1, what, "%d alerts for monitor %s, expected exactly 1", n, id);
     if (n < 1) return;
+    our_ns = a.has_src && strncmp(a.src.nspace, me.nspace, PMIX_MAX_NSLEN) == 0;
+    src = a.has_src ? a.src.rank : PMIX_RANK_UNDEF;
     check(a.code == code, what, "alert code %d (%s), expected %d", a.code, PMIx_Error_string(a.code), code);
-    check(a.src == 1 && a.src_ns_ok, what, "alert source rank %u (namespace %s), expected rank 1 of ours",
-          (unsigned)a.src, a.src_ns_ok ? "ok" : "differs");
+    check(src == 1 && our_ns, what, "alert source rank %u (namespace %s), expected rank 1 of ours",
+          (unsigned)src, our_ns ? "ok" : "differs");
     check(a.t >= last + lo && a.t <= last + hi, what, "alert %ld ms after the last beat, expected %ld..%ld ms",
           a.t - last, lo, hi);
     check(find_alerts(id, start, NULL) - find_alerts(id, last, NULL) == 0, what,
@@ -181,34 +127,16 @@ static int stall_mode(void)
 int main(int argc, char **argv)
 {
     pmix_status_t rc, codes[2] = {PMIX_MONITOR_HEARTBEAT_ALERT, HB2};
-    pmix_value_t *val = NULL;
-    pmix_proc_t wild;
-    uint32_t size = 0;
     bool stall = argc > 1 && strcmp(argv[1], "stall") == 0;
     char buf[256];
     long a_start = 0, a_last = 0, b_cancel = 0, c_start = 0, c_last = 0;
 
     alarm(stall ? 30 : 40);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        printf("monitor_hb: PMIx_Init: %s\n", PMIx_Error_string(rc));
-        return 1;
-    }
-    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val) {
-        size = val->data.uint32;
-        PMIX_VALUE_RELEASE(val);
-    }
-    if (size != 2) {
-        printf("monitor_hb: needs exactly 2 ranks (job size %u)\n", (unsigned)size);
-        PMIx_Finalize(NULL, 0);
-        return 1;
-    }
+    if (!init_job_of("monitor_hb", 2)) return 1;
     if (stall) return stall_mode();
 
-    rc = register_handler(codes, 2, handler);
+    rc = register_handler(codes, 2, alert_handler);
     check(rc == PMIX_SUCCESS, "register handler", "%s", PMIx_Error_string(rc));
     if (me.rank == 0) {
         rc = start_hb("bad", 0, 0, PMIX_MONITOR_HEARTBEAT_ALERT, false);

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,31 @@ static inline pmix_status_t register_handler(pmix_status_t *codes, size_t n, pmi
     if (!done) return PMIX_ERR_TIMEOUT;
     free(w);
     return rc;
+}
+
+/* PMIx_Init, then require a job of exactly `want` ranks. Prints why not
+ * (as "<prog>: ...") and returns false; the caller then exits 1. */
+static inline bool init_job_of(const char *prog, uint32_t want)
+{
+    pmix_value_t *val = NULL;
+    pmix_proc_t wild;
+    uint32_t size = 0;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        printf("%s: PMIx_Init: %s\n", prog, PMIx_Error_string(rc));
+        return false;
+    }
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val) == PMIX_SUCCESS && val) {
+        size = val->data.uint32;
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (size != want) {
+        printf("%s: needs exactly %u ranks (job size %u)\n", prog, (unsigned)want, (unsigned)size);
+        PMIx_Finalize(NULL, 0);
+        return false;
+    }
+    return true;
 }
 
 /* A fence of the whole job that collects data. */

@@ -37,19 +37,11 @@
 # exit status 0 only when every case passed.
 set -u
 
-ORIG_PWD=$PWD
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=${1:-$ROOT/c-tests/build}
-case $B in /*) ;; *) B=$ORIG_PWD/$B ;; esac
-LIBDIR=${RPMIX_LIBDIR:-$ROOT/target/release}
-case $LIBDIR in /*) ;; *) LIBDIR=$ORIG_PWD/$LIBDIR ;; esac
-PMIXRUN=${RPMIX_PMIXRUN:-$LIBDIR/pmixrun}
-CC=${CC:-cc}
+. "$(dirname "$0")/testlib.sh"
 CFLAGS="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 T=30             # timeout of every run
 FENCE_KILL_MAX=15
 
-. "$ROOT/tools/testlib.sh"
 MARKER_PREFIX=rpmix-fault
 
 require_lib "$LIBDIR" "$B"

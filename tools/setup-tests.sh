@@ -44,19 +44,11 @@
 # exit status 0 only when every case passed.
 set -u
 
-ORIG_PWD=$PWD
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=${1:-$ROOT/c-tests/build}
-case $B in /*) ;; *) B=$ORIG_PWD/$B ;; esac
-LIBDIR=${RPMIX_LIBDIR:-$ROOT/target/release}
-case $LIBDIR in /*) ;; *) LIBDIR=$ORIG_PWD/$LIBDIR ;; esac
-PMIXRUN=${RPMIX_PMIXRUN:-$LIBDIR/pmixrun}
+. "$(dirname "$0")/testlib.sh"
 REF_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
-CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 T=60             # timeout of every run
 
-. "$ROOT/tools/testlib.sh"
 finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
 
 mkdir -p "$B" || { echo "cannot create $B"; exit 1; }

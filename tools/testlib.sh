@@ -1,11 +1,24 @@
 # Shared helpers of the test drivers (sourced by fault-tests.sh,
-# jobctl-tests.sh and setup-tests.sh).
+# jobctl-tests.sh and setup-tests.sh, with the driver's arguments).
 #
 # Counters: pass <case> / fail <case> <why> <log> print one line each and
 # count into $passed / $failed. Inside a case, add <why> collects reasons in
 # $why (empty: the case passed).
 # Needs: $T (seconds every run may take) for run_timed, $MARKER_PREFIX for
 # new_marker.
+
+# Paths: ROOT (the checkout), B (the build directory: the driver's first
+# argument, default c-tests/build), LIBDIR (RPMIX_LIBDIR, default
+# target/release), PMIXRUN (RPMIX_PMIXRUN, default LIBDIR/pmixrun), CC;
+# relative paths are taken from the directory the driver was started in.
+ORIG_PWD=$PWD
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${1:-$ROOT/c-tests/build}
+case $B in /*) ;; *) B=$ORIG_PWD/$B ;; esac
+LIBDIR=${RPMIX_LIBDIR:-$ROOT/target/release}
+case $LIBDIR in /*) ;; *) LIBDIR=$ORIG_PWD/$LIBDIR ;; esac
+PMIXRUN=${RPMIX_PMIXRUN:-$LIBDIR/pmixrun}
+CC=${CC:-cc}
 
 passed=0; failed=0
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
