@@ -2,7 +2,7 @@
  * rm_simple: a minimal single-node resource manager built on the PMIx
  * server API only (pmix_server.h, plus pmix.h for the string helpers).
  *
- *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] [-E] [--] prog [args...]
+ *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] [-E] [--] prog [args...]
  *
  * It starts one PMIx server, prepares one namespace "rm.<pid>" of N
  * processes on this host as a real RM does (PMIx_server_setup_application,
@@ -22,6 +22,9 @@
  *                        status) where the Standard allows, cbfunc otherwise
  *                defer   return PMIX_SUCCESS and call cbfunc later from the
  *                        main thread, as a host with its own event loop does
+ *                twice   a faulty host: as direct, but op, info and modex
+ *                        callbacks are called twice (the library must ignore
+ *                        the duplicate)
  *   -s         call register_nspace / register_client / deregister_* with a
  *              NULL cbfunc (blocking form) instead of waiting for a callback
  *   -p         phantom rank: the job gets one more rank (rank N) placed on a
@@ -74,7 +77,7 @@
 
 extern char **environ;
 
-enum mode { MODE_DIRECT, MODE_IMM, MODE_DEFER };
+enum mode { MODE_DIRECT, MODE_IMM, MODE_DEFER, MODE_TWICE };
 
 static int verbose;
 static enum mode mode = MODE_DIRECT;
@@ -299,6 +302,7 @@ static pmix_status_t answer_op(pmix_status_t st, pmix_op_cbfunc_t cbfunc, void *
         return PMIX_SUCCESS;
     }
     cbfunc(st, cbdata);
+    if (mode == MODE_TWICE) cbfunc(st, cbdata);
     return PMIX_SUCCESS;
 }
 
@@ -377,6 +381,7 @@ static pmix_status_t answer_info(pmix_status_t st, pmix_info_cbfunc_t cbfunc, vo
         return PMIX_SUCCESS;
     }
     cbfunc(st, NULL, 0, cbdata, NULL, NULL);
+    if (mode == MODE_TWICE) cbfunc(st, NULL, 0, cbdata, NULL, NULL);
     return PMIX_SUCCESS;
 }
 
@@ -449,6 +454,17 @@ static pmix_status_t answer_modex(pmix_status_t st, const char *data, size_t nda
         j->data = copy;
         j->ndata = ndata;
         enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    if (mode == MODE_TWICE) {
+        /* the duplicate gets its own copy: each call's data is released by its own release_fn */
+        char *again = NULL;
+        if (ndata > 0) {
+            again = xcalloc(ndata, 1);
+            memcpy(again, copy, ndata);
+        }
+        cbfunc(st, copy, ndata, cbdata, copy ? release_bytes : NULL, copy);
+        cbfunc(st, again, ndata, cbdata, again ? release_bytes : NULL, again);
         return PMIX_SUCCESS;
     }
     cbfunc(st, copy, ndata, cbdata, copy ? release_bytes : NULL, copy);
@@ -1146,7 +1162,7 @@ static void on_signal(int sig) { got_signal = sig; }
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer] [-s] [-p] "
+    fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] "
                     "[-E] [--] prog [args...]\n");
     exit(2);
 }
@@ -1197,6 +1213,7 @@ int main(int argc, char **argv)
             if (strcmp(m, "direct") == 0) mode = MODE_DIRECT;
             else if (strcmp(m, "imm") == 0) mode = MODE_IMM;
             else if (strcmp(m, "defer") == 0) mode = MODE_DEFER;
+            else if (strcmp(m, "twice") == 0) mode = MODE_TWICE;
             else usage();
         } else if (strcmp(a, "-v") == 0) {
             verbose = 1;
@@ -1252,7 +1269,7 @@ int main(int argc, char **argv)
     PMIX_INFO_DESTRUCT(&sinfo[1]);
     if (rc != PMIX_SUCCESS) die("PMIx_server_init: %s", PMIx_Error_string(rc));
     logv("server up (%s), mode %s%s, %d ranks of %s", PMIx_Get_version(),
-         mode == MODE_DIRECT ? "direct" : mode == MODE_IMM ? "imm" : "defer",
+         mode == MODE_DIRECT ? "direct" : mode == MODE_IMM ? "imm" : mode == MODE_TWICE ? "twice" : "defer",
          sync_reg ? ", blocking registration" : "", nprocs, argv[argi]);
 
     register_job(host);

@@ -2,8 +2,9 @@
  * A minimal PMIx server for the session-directory tests:
  *   server_dirs [sys] [sched] [ctrl] [rmclean] [tool] [sleep=S]
  * initialises with the matching attributes (system server, scheduler, system
- * controller, PMIX_TDIR_RMCLEAN, tool support), prints its init status, stays
- * up S seconds, finalises. Exit 0 after a successful init, 3 if init failed.
+ * controller, PMIX_TDIR_RMCLEAN, tool support), prints its init status and
+ * its URI (from PMIx_server_setup_fork of an unregistered proc, which needs
+ * no registration), stays up S seconds, finalises. Exit 0 after a successful init, 3 if init failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,19 @@ int main(int argc, char **argv)
     printf("server_dirs: init %s\n", PMIx_Error_string(rc));
     fflush(stdout);
     if (rc != PMIX_SUCCESS) return 3;
+    {
+        pmix_proc_t p;
+        char **env = NULL;
+        PMIX_LOAD_PROCID(&p, "server_dirs.probe", 0);
+        if (PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS) {
+            for (i = 0; env && env[i]; i++) {
+                if (strncmp(env[i], "PMIX_SERVER_URI41=", 18) == 0) printf("server_dirs: uri %s\n", env[i] + 18);
+                free(env[i]);
+            }
+            free(env);
+        }
+        fflush(stdout);
+    }
     sleep((unsigned) secs);
     rc = PMIx_server_finalize();
     return rc == PMIX_SUCCESS ? 0 : 1;

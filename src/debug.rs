@@ -3,7 +3,6 @@
 //! Level 1: errors the library handled (bad input, dropped peers). Level 5: every
 //! API entry that fails. Level 10: every API call and upcall.
 
-use std::io::Write;
 use std::sync::OnceLock;
 
 static LEVEL: OnceLock<u32> = OnceLock::new();
@@ -20,9 +19,12 @@ pub fn level() -> u32 {
 
 #[doc(hidden)]
 pub fn emit(args: std::fmt::Arguments<'_>) {
-    let mut err = std::io::stderr().lock();
-    // A failed write to stderr has nowhere else to go.
-    let _ = writeln!(err, "[rpmix:{}] {}", std::process::id(), args);
+    // One write(2) per line and no stderr lock: lines of several threads do
+    // not interleave, and a fork child (setup_fork) cannot block on a lock
+    // another thread of its parent held.
+    let line = format!("[rpmix:{}] {}\n", std::process::id(), args);
+    // SAFETY: writing our own buffer to fd 2; a failed write has nowhere else to go.
+    let _ = unsafe { libc::write(2, line.as_ptr() as *const libc::c_void, line.len()) };
 }
 
 /// `pmix_debug!(level, "fmt", args...)`: print when PMIX_DEBUG >= level.

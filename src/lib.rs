@@ -13,6 +13,7 @@ pub mod debug;
 pub mod ffi;
 pub mod strings;
 pub mod events;
+pub mod forksafe;
 pub mod owned;
 pub mod runtime;
 pub mod server;

@@ -109,6 +109,13 @@ impl Value {
         // SAFETY: da describes `arr`, deep-copied by load.
         unsafe { Value::load(&da as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY).unwrap() }
     }
+    /// A PMIX_DATA_ARRAY of PMIX_INFO (deep copies).
+    pub fn infos(infos: &[Info]) -> Value {
+        // Info is a transparent pmix_info_t: the slice is a C info array.
+        let da = pmix_data_array_t { r#type: PMIX_INFO, size: infos.len(), array: infos.as_ptr() as *mut c_void };
+        // SAFETY: da describes `infos`, deep-copied by load.
+        unsafe { Value::load(&da as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY).expect("out of memory") }
+    }
     pub fn u16(x: u16) -> Value {
         // SAFETY: x is a u16 element.
         unsafe { Value::load(&x as *const u16 as *const c_void, PMIX_UINT16).unwrap() }
@@ -196,6 +203,7 @@ impl Drop for Value {
 }
 
 /// An owned `pmix_info_t`.
+#[repr(transparent)]
 pub struct Info(pub pmix_info_t);
 
 // SAFETY: an Info exclusively owns the libc memory it points to.

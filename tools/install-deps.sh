@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install, on Debian, what the tests and benchmarks need, when missing:
 # OpenPMIx 4.2.2's headers and library (the reference), pahole (abi-check),
-# valgrind, pkg-config, g++ and python3.
+# valgrind, pkg-config, g++, python3, Open MPI, OpenPMIx's examples, tools and
+# Python bindings. Slurm comes with tools/install-slurm.sh (its test driver).
 set -e
 missing=""
 [ -d /usr/lib/x86_64-linux-gnu/pmix2/include ] || missing="$missing libpmix-dev"
@@ -14,6 +15,10 @@ command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
 command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 command -v bc >/dev/null 2>&1 || missing="$missing bc"
+# OpenPMIx's example programs (libpmix-dev's docs), tools and Python bindings.
+[ -d /usr/share/doc/libpmix-dev/examples ] || missing="$missing libpmix-dev"
+command -v pattrs >/dev/null 2>&1 || missing="$missing libpmix-bin"
+/usr/bin/python3 -c 'import pmix' >/dev/null 2>&1 || missing="$missing python3-pmix"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$missing (run as root, or: apt-get install$missing)" >&2

@@ -83,13 +83,19 @@ one_per_node() {
 }
 
 tool_support_required() {
-    # a tool is refused by a server started without tool support, accepted with it
-    local pid out
-    "$B/server_dirs" sleep=3 >/dev/null & pid=$!
+    # As OpenPMIx: a server started without tool support accepts a tool that
+    # has its URI, but writes no rendezvous file, so a tool finds it by pid
+    # only with tool support.
+    local pid out uri
+    "$B/server_dirs" sleep=3 >"$B/tool_support.out" & pid=$!
     sleep 0.5
+    uri=$(sed -n 's/^server_dirs: uri //p' "$B/tool_support.out")
+    [ -n "$uri" ] || { echo "no uri printed: $(cat "$B/tool_support.out")"; wait $pid; return 1; }
+    out=$("$LIBDIR/pmixctl" --uri "$uri" ps 2>&1); rc=$?
+    echo "$out" | grep -q "runs no job" || { echo "without tool support, by URI: rc $rc: $out"; wait $pid; return 1; }
     out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?
     wait $pid
-    [ $rc != 0 ] && echo "$out" | grep -q NOT-SUPPORTED || { echo "without tool support: rc $rc: $out"; return 1; }
+    [ $rc != 0 ] || { echo "without tool support, by pid: found a rendezvous file: $out"; return 1; }
     "$B/server_dirs" tool sleep=3 >/dev/null & pid=$!
     sleep 0.5
     out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?

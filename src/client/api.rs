@@ -161,6 +161,9 @@ fn get_local(target: &Proc, key: &str) -> Option<Value> {
 
 /// PMIx_Get / Get_nb core. `target` None = own namespace (own data first).
 pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+    if key.is_empty() {
+        return get_all(target, info, done);
+    }
     let Some(me) = me() else {
         // Server role: what the server holds, never waiting.
         if let (Some(h), Some(t)) = (crate::server::handle(), target) {
@@ -173,8 +176,9 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
         return done(PMIX_ERR_INIT, None);
     };
     let target = target.unwrap_or_else(|| me.clone());
-    // A Get restricted to one scope asks the server, which keeps the scopes.
-    let scoped = find(&info, PMIX_DATA_SCOPE).is_some();
+    // A Get restricted to one scope, or qualified by a group's context id,
+    // asks the server, which keeps the scopes and the qualified data.
+    let scoped = answered_as_asked(&info);
     if scoped && handle().is_some() {
         return get_remote(target, key, info, done);
     }
@@ -200,11 +204,56 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
     if handle().is_none() {
         return done(PMIX_ERR_NOT_FOUND, None);
     }
+    // A reserved key of our own job that we do not hold is, as a rule, one the
+    // host never registered: the server answers with what it has at once
+    // instead of waiting for a commit (as OpenPMIx does). Otherwise two ranks
+    // asking for each other's PMIX_FABRIC_COORDINATES would wait for each other.
+    let mut info = info;
+    if key.starts_with("pmix") && target.nspace == me.nspace && find(&info, PMIX_IMMEDIATE).is_none() {
+        info.push(Info::new("pmix.immediate", Value::boolean(true)));
+    }
     get_remote(target, key, info, done)
 }
 
+/// PMIx_Get with a NULL key: everything held for one rank, as a
+/// PMIX_DATA_ARRAY of PMIX_INFO (OpenPMIx's answer; Open MPI's mpirun reads
+/// its daemons' wire-up this way). Not for a whole job (rank wildcard).
+fn get_all(target: Option<Proc>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+    let Some(target) = target.filter(|t| t.rank != PMIX_RANK_WILDCARD) else {
+        crate::pmix_debug!(1, "PMIx_Get: a NULL key needs one named rank");
+        return done(PMIX_ERR_BAD_PARAM, None);
+    };
+    let answer = |infos: Vec<Info>| if infos.is_empty() { (PMIX_ERR_NOT_FOUND, None) } else { (PMIX_SUCCESS, Some(Value::infos(&infos))) };
+    let Some(me) = me() else {
+        // Server role: what the server holds.
+        let Some(h) = crate::server::handle() else { return done(PMIX_ERR_INIT, None) };
+        if crate::runtime::on_progress_thread() {
+            return done(PMIX_ERR_WOULD_BLOCK, None);
+        }
+        let (st, v) = answer(h.call(move |s, _| s.get_all(&target)).unwrap_or_default());
+        return done(st, v);
+    };
+    if target == me || handle().is_none() {
+        let (st, v) = answer(cache().map(|c| c.all_of(&target)).unwrap_or_default());
+        return done(st, v);
+    }
+    get_remote(target.clone(), String::new(), info, Box::new(move |st, _| {
+        if st != PMIX_SUCCESS {
+            return done(st, None);
+        }
+        let (st, v) = answer(cache().map(|c| c.all_of(&target)).unwrap_or_default());
+        done(st, v)
+    }));
+}
+
+/// A Get whose answer is the server's for exactly this request (a scope, or
+/// a context-id qualifier), not the target's data to cache.
+fn answered_as_asked(info: &[Info]) -> bool {
+    find(info, PMIX_DATA_SCOPE).is_some() || find(info, PMIX_GROUP_CONTEXT_ID).is_some()
+}
+
 fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
-    let scoped = find(&info, PMIX_DATA_SCOPE).is_some();
+    let scoped = answered_as_asked(&info);
     let mut e = Encoder::default();
     target.encode(&mut e);
     crate::owned::encode_str(&mut e, &key);
@@ -225,6 +274,9 @@ fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(p
             Ok(infos) => {
                 if let Some(c) = cache() {
                     c.put(&t2, infos);
+                }
+                if key.is_empty() {
+                    return done(PMIX_SUCCESS, None); // all of it, now cached
                 }
                 match get_local(&t2, &key).or_else(|| cache().and_then(|c| c.get(&Proc::wildcard(&t2.nspace), &key))) {
                     Some(v) => done(PMIX_SUCCESS, Some(v)),
@@ -322,6 +374,24 @@ pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
 }
 
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
+    // A server process (no client role): it writes the standard channels itself.
+    if handle().is_none() && me().is_none() {
+        if let Some(h) = crate::server::handle() {
+            let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+            let s2 = slot.clone();
+            let queued = h.run(move |s, _| {
+                if let Some(d) = s2.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    d(crate::server::log::write_locally(&s.me, &data, &directives));
+                }
+            });
+            if !queued {
+                if let Some(d) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    d(PMIX_ERR_INIT);
+                }
+            }
+            return;
+        }
+    }
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &data).and_then(|_| encode_infos(&mut e, &directives)) {
         return done(st);
@@ -347,7 +417,59 @@ pub fn spawn(job_info: Vec<Info>, apps: &crate::server::host::CArray, done: Box<
     }));
 }
 
+/// What PMIX_QUERY_STABLE_ABI_VERSION and _PROVISIONAL_ABI_VERSION answer
+/// (OpenPMIx 4.2's value: these ABI levels are not defined yet).
+pub const ABI_VERSION: &str = "0.0";
+
+/// The answers to queries the library gives itself, in every role and before
+/// init: None when some key needs a server.
+fn local_query(queries: &crate::server::host::CArray) -> Option<Vec<Info>> {
+    let mut answers = Vec::new();
+    for q in queries.queries() {
+        // SAFETY: keys is NULL or a NULL-terminated argv of our own copy.
+        let n = unsafe { crate::cmem::argv_len(q.keys) };
+        for k in 0..n {
+            // SAFETY: index within argv.
+            let key = unsafe { crate::cmem::cstr_bytes(*q.keys.add(k)) }?;
+            match key {
+                b"pmix.qry.stabiver" | b"pmix.qry.prabiver" => {
+                    answers.push(Info::new(std::str::from_utf8(key).ok()?, Value::string(ABI_VERSION)))
+                }
+                _ => return None,
+            }
+        }
+    }
+    (!answers.is_empty()).then_some(answers)
+}
+
+/// Run `f` off the caller's stack: on a progress thread of ours, or on a
+/// thread of its own when no role is initialised (no callback fires inline).
+fn later(f: impl FnOnce() + Send + 'static) {
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
+    let s2 = slot.clone();
+    let run = move || {
+        if let Some(f) = s2.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            f()
+        }
+    };
+    let queued = match (handle(), crate::server::handle()) {
+        (Some(h), _) => h.run(move |_, _| run()),
+        (None, Some(h)) => h.run(move |_, _| run()),
+        (None, None) => false,
+    };
+    if !queued {
+        std::thread::spawn(move || {
+            if let Some(f) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                f()
+            }
+        });
+    }
+}
+
 pub fn query(queries: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    if let Some(answers) = local_query(queries) {
+        return later(move || done(PMIX_SUCCESS, answers));
+    }
     let mut e = Encoder::default();
     e.u32(queries.len as u32);
     for q in queries.queries() {

@@ -45,6 +45,14 @@ impl Cache {
     pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
         self.lookup(&p.nspace, p.rank, key)
     }
+
+    /// Everything held for one rank (not its job's data), sorted by key.
+    pub fn all_of(&self, p: &Proc) -> Vec<Info> {
+        let m = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let mut v: Vec<Info> = m.get(&p.nspace).and_then(|ns| ns.get(&p.rank)).map(|r| r.values().cloned().collect()).unwrap_or_default();
+        v.sort_by(|a, b| a.key().cmp(b.key()));
+        v
+    }
 }
 
 /// The event handlers of this client or tool: one registry for all its

@@ -145,6 +145,21 @@ pub unsafe extern "C" fn PMIx_Fence_nb(procs: *const pmix_proc_t, nprocs: usize,
     })
 }
 
+/// The key of a Get: "" for NULL (everything held for one named rank,
+/// which needs a proc), else a non-empty key.
+///
+/// # Safety
+/// `key` is NULL or a C string.
+unsafe fn get_key(proc: *const pmix_proc_t, key: *const c_char) -> Option<String> {
+    if key.is_null() {
+        if proc.is_null() {
+            crate::pmix_debug!(1, "PMIx_Get: NULL key and NULL proc");
+        }
+        return (!proc.is_null()).then(String::new);
+    }
+    crate::owned::key_of(key).filter(|k| !k.is_empty())
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, info: *const pmix_info_t, ninfo: usize, val: *mut *mut pmix_value_t) -> pmix_status_t {
     // Hot path: a cached value of a named proc, without copying the key or
@@ -170,8 +185,8 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
         }
     }
     status_entry!("PMIx_Get", {
-        require!("PMIx_Get", !val.is_null() && !key.is_null());
-        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        require!("PMIx_Get", !val.is_null());
+        let Some(k) = get_key(proc, key) else { return PMIX_ERR_BAD_PARAM };
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let target = proc.as_ref().map(crate::owned::Proc::from_c);
         let done = Oneshot::new();
@@ -197,8 +212,8 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Get_nb(proc: *const pmix_proc_t, key: *const c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_value_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Get_nb", {
-        require!("PMIx_Get_nb", cbfunc.is_some() && !key.is_null());
-        let Some(k) = crate::owned::key_of(key) else { return PMIX_ERR_BAD_PARAM };
+        require!("PMIx_Get_nb", cbfunc.is_some());
+        let Some(k) = get_key(proc, key) else { return PMIX_ERR_BAD_PARAM };
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let target = proc.as_ref().map(crate::owned::Proc::from_c);
         let cbd = SendPtr(cbdata);

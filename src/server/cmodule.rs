@@ -8,7 +8,10 @@
 
 use core::ffi::{c_char, c_void};
 use std::ffi::CString;
-use std::sync::{Arc, Mutex};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use super::host::*;
 use crate::abi::*;
@@ -69,43 +72,57 @@ impl Drop for Keep {
 unsafe impl Send for Keep {}
 
 struct Ctx<F: ?Sized> {
-    done: Mutex<Option<Box<F>>>,
+    done: Box<F>,
     _keep: Keep,
 }
 
-/// Start an upcall: the raw pointer is the callback's cbdata.
-fn ctx<F: ?Sized>(done: Box<F>, keep: Keep) -> (Arc<Ctx<F>>, *mut c_void) {
-    let a = Arc::new(Ctx { done: Mutex::new(Some(done)), _keep: keep });
-    let raw = Arc::into_raw(a.clone()) as *mut c_void;
-    (a, raw)
+/// Upcalls whose callback has not fired yet, by the id handed to the host as
+/// cbdata. An id, not a pointer: a host that fires a callback twice, late, or
+/// with a stale cbdata finds nothing and is ignored, instead of freeing
+/// memory twice.
+static PENDING: Mutex<Option<HashMap<usize, Box<dyn Any + Send>>>> = Mutex::new(None);
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// Start an upcall: the id (as a pointer) is the callback's cbdata.
+fn ctx<F: ?Sized + Send + 'static>(done: Box<F>, keep: Keep) -> (usize, *mut c_void) {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let c: Box<dyn Any + Send> = Box::new(Ctx { done, _keep: keep });
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(id, c);
+    (id, id as *mut c_void)
 }
 
-/// After the upcall returned `rc`: SUCCESS means the callback will fire.
-fn settle<F: ?Sized>(rc: pmix_status_t, ours: Arc<Ctx<F>>, raw: *mut c_void) -> Upcall {
+fn remove(id: usize) -> Option<Box<dyn Any + Send>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).as_mut()?.remove(&id)
+}
+
+/// After the upcall returned `rc`: SUCCESS means the callback will fire (or
+/// already did, inline); the result is queued to the progress thread either way.
+fn settle(rc: pmix_status_t, id: usize, _raw: *mut c_void) -> Upcall {
     if rc == PMIX_SUCCESS {
         return Upcall::Pending;
     }
-    let unfired = ours.done.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
-    if unfired {
-        // SAFETY: the callback will not fire: reclaim the reference it would have taken.
-        drop(unsafe { Arc::from_raw(raw as *const Ctx<F>) });
+    if remove(id).is_some() {
+        // The callback will not fire: the upcall is over.
         Upcall::Now(rc)
     } else {
         Upcall::Pending // it fired inline despite the error return
     }
 }
 
-/// Take the completion in a callback (None if it already fired).
-///
-/// # Safety
-/// `cbdata` came from `ctx::<F>` and this callback runs once.
-unsafe fn take<F: ?Sized>(cbdata: *mut c_void) -> Option<Box<F>> {
-    if cbdata.is_null() {
+/// Take the completion in a callback (None if it already fired, or never was
+/// ours): `cbdata` is only compared as a number, never dereferenced.
+fn take<F: ?Sized + Send + 'static>(cbdata: *mut c_void) -> Option<Box<F>> {
+    let Some(c) = remove(cbdata as usize) else {
+        crate::pmix_debug!(1, "host callback with unknown or already completed cbdata {cbdata:p}: ignored");
         return None;
+    };
+    match c.downcast::<Ctx<F>>() {
+        Ok(c) => Some(c.done),
+        Err(_) => {
+            crate::pmix_debug!(1, "host callback of the wrong kind for cbdata {cbdata:p}: ignored");
+            None
+        }
     }
-    let a = Arc::from_raw(cbdata as *const Ctx<F>);
-    let d = a.done.lock().unwrap_or_else(|e| e.into_inner()).take();
-    d
 }
 
 type OpF = dyn FnOnce(pmix_status_t) + Send;

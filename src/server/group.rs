@@ -50,6 +50,8 @@ struct GroupOp {
     at_host: bool,
     assign_context_id: bool,
     notify_termination: bool,
+    /// Each arrived member's PMIX_GROUP_INFO (stored under the context id).
+    member_info: Vec<(Proc, Vec<Info>)>,
 }
 
 /// An invitation in progress.
@@ -75,10 +77,29 @@ pub struct Groups {
     invitations: Vec<Invitation>,
     next_seq: u64,
     next_context_id: usize,
+    /// Members' PMIX_GROUP_INFO by (member, context id): what PMIx_Get of a
+    /// key of that member answers with a PMIX_GROUP_CONTEXT_ID qualifier. Kept
+    /// after the group's destruct (the id stays unique), until the member's
+    /// namespace goes.
+    pub qualified: BTreeMap<(Proc, usize), Vec<Info>>,
+}
+
+/// The infos of a PMIX_GROUP_INFO value (a data array of infos).
+fn group_info_of(directives: &[Info]) -> Vec<Info> {
+    let Some(i) = find(directives, PMIX_GROUP_INFO) else { return Vec::new() };
+    let v = i.value_ref();
+    // SAFETY: union fields read per the type tags; the array holds `size` infos.
+    unsafe {
+        if v.r#type != PMIX_DATA_ARRAY || v.data.darray.is_null() || (*v.data.darray).r#type != PMIX_INFO {
+            return Vec::new();
+        }
+        let da = &*v.data.darray;
+        Info::copy_array(da.array as *const pmix_info_t, da.size).unwrap_or_default()
+    }
 }
 
 /// A PMIX_SIZE (or other unsigned) value as usize.
-fn size_of_info(i: &Info) -> Option<usize> {
+pub(super) fn size_of_info(i: &Info) -> Option<usize> {
     let v = i.value_ref();
     if v.r#type == PMIX_SIZE {
         // SAFETY: a PMIX_SIZE value.
@@ -175,6 +196,7 @@ impl ServerRole {
                     at_host: false,
                     assign_context_id: false,
                     notify_termination: false,
+                    member_info: Vec::new(),
                 });
                 self.groups.ops.len() - 1
             }
@@ -186,6 +208,10 @@ impl ServerRole {
             if o.timer.is_none() {
                 o.timer = Some(net.timer(Duration::from_secs(t as u64)));
             }
+        }
+        let mine = group_info_of(&directives);
+        if !mine.is_empty() {
+            o.member_info.push((who.clone(), mine));
         }
         o.arrived.push((conn, req, who.clone()));
         self.group_check_arrivals(net, idx);
@@ -385,6 +411,11 @@ impl ServerRole {
                 }
                 if let Some(c) = context_id {
                     results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
+                    for (p, infos) in &o.member_info {
+                        self.groups.qualified.insert((p.clone(), c), infos.clone());
+                    }
+                } else if !o.member_info.is_empty() {
+                    crate::pmix_debug!(5, "group {}: PMIX_GROUP_INFO without a context id to qualify it is dropped", o.name);
                 }
                 results.push(Info::new("pmix.grp.mbrs", Value::procs(&o.members)));
                 self.groups.known.insert(o.name.clone(), Group { members: o.members.clone(), context_id, notify_termination: o.notify_termination });
@@ -502,6 +533,24 @@ impl ServerRole {
         for (name, rest) in notices {
             self.tell_group(net, PMIX_GROUP_MEMBER_FAILED, proc, &name, &rest);
         }
+    }
+
+    /// Replace each group name in `procs` (as a namespace with rank wildcard)
+    /// by the group's members: a fence over a group is a fence over them.
+    pub(super) fn expand_groups(&self, procs: Vec<Proc>) -> Vec<Proc> {
+        let mut out = Vec::with_capacity(procs.len());
+        for p in procs {
+            match self.groups.known.get(&p.nspace) {
+                Some(g) if p.rank == PMIX_RANK_WILDCARD && !self.nspaces.contains_key(&p.nspace) => out.extend(g.members.iter().cloned()),
+                _ => out.push(p),
+            }
+        }
+        out
+    }
+
+    /// A member's PMIX_GROUP_INFO values under context id `cid`.
+    pub(super) fn qualified_data(&self, target: &Proc, cid: usize, key: &str) -> Vec<Info> {
+        self.groups.qualified.get(&(target.clone(), cid)).map(|v| v.iter().filter(|i| key.is_empty() || i.key() == key).cloned().collect()).unwrap_or_default()
     }
 
     /// Answers to the group queries (None: not a group query).

@@ -7,6 +7,7 @@ pub mod cmodule;
 pub mod group;
 pub mod iof;
 pub mod jobctl;
+pub mod log;
 pub mod monitor;
 pub mod host;
 pub mod nspace;
@@ -59,7 +60,17 @@ struct ParkedGet {
     target: Proc,
     key: String,
     timer: Option<u64>,
+    /// Set while the host's direct_modex upcall answers it (its request id).
+    dmodex: Option<u64>,
 }
+
+/// How long a Get waits for a key a connected local client has not committed
+/// (OpenPMIx's default): PMIX_ERR_TIMEOUT after it.
+const LOCAL_GET_WAIT: Duration = Duration::from_secs(2);
+/// How long a Get waits for the host's direct_modex answer when the caller
+/// gave no PMIX_TIMEOUT: long enough for a remote peer that is still starting,
+/// finite if the host never answers. A later answer is stored, not replied.
+const REMOTE_GET_WAIT: Duration = Duration::from_secs(120);
 
 pub struct ServerRole {
     host: Box<dyn Host>,
@@ -70,6 +81,7 @@ pub struct ServerRole {
     barriers: Vec<Barrier>,
     parked: Vec<ParkedGet>,
     next_barrier: u64,
+    next_dmodex: u64,
     /// PMIx_Store_internal in server role.
     internal: HashMap<Proc, Vec<Info>>,
     pub events: events::Registry,
@@ -86,8 +98,6 @@ pub struct ServerRole {
     iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
-    /// PMIX_SERVER_TOOL_SUPPORT (or system/session support): tools may connect.
-    pub tool_support: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
     proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
@@ -130,6 +140,7 @@ impl ServerRole {
             barriers: Vec::new(),
             parked: Vec::new(),
             next_barrier: 1,
+            next_dmodex: 1,
             internal: HashMap::new(),
             events: events::Registry::default(),
             psets: HashMap::new(),
@@ -141,7 +152,6 @@ impl ServerRole {
             iof: iof::Iof::default(),
             iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
-            tool_support: false,
             proc_epilogs: HashMap::new(),
             session_dir: None,
             handle: None,
@@ -489,6 +499,7 @@ impl ServerRole {
     }
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
+        self.groups.qualified.retain(|(p, _), _| p.nspace != name);
         if let Some(mut ns) = self.nspaces.remove(name) {
             // The namespace's directory, if we made it (with what its ranks left there).
             if let Some(sd) = &self.session_dir {
@@ -559,6 +570,21 @@ impl ServerRole {
         ns.job.iter().find(|i| i.key() == key).map(|i| i.value())
     }
 
+    /// Everything this server holds for one rank (PMIx_Get with a NULL key in
+    /// the server's process): what the host stored with PMIx_Store_internal,
+    /// registered, and what the rank committed.
+    pub fn get_all(&self, proc: &Proc) -> Vec<Info> {
+        let mut out: Vec<Info> = self.internal.get(proc).cloned().unwrap_or_default();
+        if let Some(ns) = self.nspaces.get(&proc.nspace) {
+            for i in ns.data_for(proc.rank, true) {
+                if !out.iter().any(|o| o.key() == i.key()) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
     /// Committed REMOTE/GLOBAL data of a local proc, as a blob for PMIx_server_dmodex_request.
     pub fn dmodex_blob(&self, proc: &Proc) -> Res<Vec<u8>> {
         let ns = self.nspaces.get(&proc.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
@@ -595,10 +621,11 @@ impl ServerRole {
         for c in targets {
             net.send(c, 0, wire::EVENT, body.bytes());
         }
-        if matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM | PMIX_RANGE_LOCAL | PMIX_RANGE_UNDEF) {
-            let chain = self.events.chain_for(status, info);
-            events::notify(chain, status, source, info, self.poster());
-        }
+        // The host's own handlers hear every event its clients raise, whatever
+        // the range, as with OpenPMIx (Slurm's default handler ends the step
+        // on any event not marked PMIX_EVENT_NON_DEFAULT).
+        let chain = self.events.chain_for(status, info);
+        events::notify(chain, status, source, info, self.poster());
     }
 
     // ---- client requests ----
@@ -679,8 +706,6 @@ impl ServerRole {
         let taken = chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p));
         let refusal = if !ok {
             Some((PMIX_ERR_NOT_SUPPORTED, "bad hello"))
-        } else if !self.tool_support {
-            Some((PMIX_ERR_NOT_SUPPORTED, "this server was started without tool support"))
         } else if !allowed {
             Some((PMIX_ERR_NO_PERMISSIONS, "different user"))
         } else if taken {
@@ -751,7 +776,7 @@ impl ServerRole {
             c.push((scope, i));
         }
         ns.has_committed.insert(who.rank);
-        self.release_parked(net, who);
+        self.retry_parked(net, who);
         Ok(())
     }
 
@@ -774,17 +799,28 @@ impl ServerRole {
             reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
             return Ok(());
         }
+        // Data qualified by a group's context id (the members' PMIX_GROUP_INFO).
+        if let Some(cid) = find(&info, PMIX_GROUP_CONTEXT_ID).and_then(|i| group::size_of_info(&i)) {
+            let data = self.qualified_data(&target, cid, &key);
+            reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
+            return Ok(());
+        }
         if self.answer_get(net, conn, req, &target, &key) {
             return Ok(());
         }
-        let waitable = !immediate
-            && target.rank != PMIX_RANK_WILDCARD
-            && self.nspaces.get(&target.nspace).is_some_and(|ns| {
-                ns.clients.get(&target.rank).is_some_and(|r| !r.finalized && !r.terminated) && !ns.has_committed.contains(&target.rank)
-            });
-        if waitable {
-            let timer = timeout.filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
-            self.parked.push(ParkedGet { conn, req, target, key, timer });
+        // A local client of ours: wait for its commit (or its end).
+        let client = self.nspaces.get(&target.nspace).and_then(|ns| ns.clients.get(&target.rank));
+        if !immediate && target.rank != PMIX_RANK_WILDCARD && client.is_some_and(|r| !r.finalized && !r.terminated) {
+            let connected = client.is_some_and(|r| r.conn.is_some());
+            // PMIX_TIMEOUT 0 waits until the target commits the key or ends; a
+            // target not connected yet is waited for until it ends (OpenPMIx).
+            let wait = match timeout {
+                Some(0) => None,
+                Some(t) => Some(Duration::from_secs(t as u64)),
+                None => connected.then_some(LOCAL_GET_WAIT),
+            };
+            let timer = wait.map(|w| net.timer(w));
+            self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: None });
             return Ok(());
         }
         // A proc this server does not serve: ask the host (direct modex).
@@ -794,14 +830,23 @@ impl ServerRole {
             if !key.is_empty() {
                 dinfo.push(Info::new("pmix.req.key", Value::string(&key)));
             }
+            let id = self.next_dmodex;
+            self.next_dmodex += 1;
+            let wait = timeout.filter(|t| *t > 0).map_or(REMOTE_GET_WAIT, |t| Duration::from_secs(t as u64));
+            let timer = Some(net.timer(wait));
+            self.parked.push(ParkedGet { conn, req, target: target.clone(), key, timer, dmodex: Some(id) });
+            // The host may answer inside the upcall, later, or (wrongly) both:
+            // the answer is queued to this thread and the first one wins.
             let h = self.handle();
             let t2 = target.clone();
             let u = self.host.direct_modex(&target, &dinfo, Box::new(move |st, data| {
-                h.run(move |s, net| s.dmodex_done(net, conn, req, &t2, &key, st, &data));
+                h.run(move |s, net| s.dmodex_done(net, id, &t2, st, &data));
             }));
             if let Upcall::Now(st) = u {
                 let st = if st == PMIX_SUCCESS || st == PMIX_ERR_NOT_SUPPORTED || st == PMIX_OPERATION_SUCCEEDED { PMIX_ERR_NOT_FOUND } else { st };
-                reply(net, conn, req, st, &[]);
+                if let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
+                    reply(net, p.conn, p.req, st, &[]);
+                }
             }
             return Ok(());
         }
@@ -811,7 +856,7 @@ impl ServerRole {
 
     /// The host's direct-modex answer: a blob from the owning server's
     /// PMIx_server_dmodex_request. Store it, then answer the Get.
-    fn dmodex_done(&mut self, net: &mut Net, conn: ConnId, req: u32, target: &Proc, key: &str, st: pmix_status_t, data: &[u8]) {
+    fn dmodex_done(&mut self, net: &mut Net, id: u64, target: &Proc, st: pmix_status_t, data: &[u8]) {
         if st == PMIX_SUCCESS {
             match parse_blob(data) {
                 Ok(records) => {
@@ -828,9 +873,24 @@ impl ServerRole {
                 Err(_) => crate::pmix_debug!(1, "direct modex for {target}: the host's data does not decode"),
             }
         }
-        if !self.answer_get(net, conn, req, target, key) {
-            reply(net, conn, req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
+        // Already answered (timeout, or a second completion from the host).
+        let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) else {
+            crate::pmix_debug!(5, "direct modex for {target}: late or repeated answer ignored");
+            return;
+        };
+        if !self.answer_get(net, p.conn, p.req, target, &p.key) {
+            reply(net, p.conn, p.req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
         }
+    }
+
+    /// Remove the first parked Get matching `pred`, cancelling its timer.
+    fn take_parked(&mut self, net: &mut Net, pred: impl Fn(&ParkedGet) -> bool) -> Option<ParkedGet> {
+        let i = self.parked.iter().position(pred)?;
+        let p = self.parked.remove(i);
+        if let Some(t) = p.timer {
+            net.cancel_timer(t);
+        }
+        Some(p)
     }
 
     /// Answer a Get if the data is here: all data of the target rank (the client caches it).
@@ -850,8 +910,28 @@ impl ServerRole {
         true
     }
 
+    /// After a commit of `target`: answer the parked Gets it now satisfies;
+    /// the others keep waiting (a later commit may bring their key).
+    fn retry_parked(&mut self, net: &mut Net, target: &Proc) {
+        let mut i = 0;
+        while i < self.parked.len() {
+            let p = &self.parked[i];
+            if p.dmodex.is_none() && p.target == *target && self.answer_get(net, p.conn, p.req, &p.target, &p.key) {
+                let p = self.parked.remove(i);
+                if let Some(t) = p.timer {
+                    net.cancel_timer(t);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// `target` ended (finalized, lost, deregistered): its parked Gets end
+    /// with what is there, else NOT_FOUND.
     fn release_parked(&mut self, net: &mut Net, target: &Proc) {
-        let (now, keep): (Vec<ParkedGet>, Vec<ParkedGet>) = std::mem::take(&mut self.parked).into_iter().partition(|p| p.target == *target);
+        let (now, keep): (Vec<ParkedGet>, Vec<ParkedGet>) =
+            std::mem::take(&mut self.parked).into_iter().partition(|p| p.dmodex.is_none() && p.target == *target);
         self.parked = keep;
         for p in now {
             if let Some(t) = p.timer {
@@ -871,6 +951,7 @@ impl ServerRole {
         if procs.is_empty() {
             procs.push(Proc::wildcard(&who.nspace));
         }
+        let procs = self.expand_groups(procs);
         let members = nspace::expand(&procs, &self.nspaces);
         if !members.contains(who) {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
@@ -1150,8 +1231,11 @@ impl ServerRole {
                     dirs.push(Info::new("pmix.log.source", Value::proc(&who)));
                 }
                 let done = self.done_reply(conn, req);
-                let u = self.host.log(&who, &data, &dirs, done);
-                self.upcall_reply(net, conn, req, u);
+                match self.host.log(&who, &data, &dirs, done) {
+                    // No log upcall: the standard channels are written here.
+                    Upcall::Now(PMIX_ERR_NOT_SUPPORTED) => reply(net, conn, req, log::write_locally(&who, &data, &dirs), &[]),
+                    u => self.upcall_reply(net, conn, req, u),
+                }
             }
             wire::SPAWN => {
                 let info = decode_infos(&mut d)?;
@@ -1267,6 +1351,8 @@ impl ServerRole {
     /// Queries the library can answer itself; the rest go to the host.
     fn on_query(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, queries: CArray) {
         let mut answers = Vec::new();
+        // Answers of ours used only when the host has none.
+        let mut fallback = Vec::new();
         let mut all_local = true;
         for q in queries.queries() {
             // SAFETY: keys is NULL or a NULL-terminated argv (decoded by us).
@@ -1282,11 +1368,13 @@ impl ServerRole {
                         Some(i) => answers.push(i),
                         None => all_local = false,
                     },
+                    // The host knows namespaces beyond this server: asked
+                    // first (as OpenPMIx does); ours answer if it cannot.
                     "pmix.qry.ns" => {
                         let mut names: Vec<&String> = self.nspaces.iter().filter(|(_, n)| n.registered).map(|(k, _)| k).collect();
                         names.sort();
                         let s: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-                        answers.push(Info::new("pmix.qry.ns", Value::string(&s.join(","))));
+                        fallback.push(Info::new("pmix.qry.ns", Value::string(&s.join(","))));
                     }
                     "pmix.jctrl.preempt" | "pmix.jctrl.ckmethod" => {
                         let p = find(&quals, PMIX_PROCID).map(|i| procs_of_value(i.value_ref())).and_then(|v| v.into_iter().next()).unwrap_or_else(|| who.clone());
@@ -1304,6 +1392,8 @@ impl ServerRole {
                             answers.push(Info::new("pmix.jctrl.ckmethod", Value::string(&m.iter().map(|i| i.key().to_string()).collect::<Vec<_>>().join(","))));
                         }
                     }
+                    // The library's own ABI versions (OpenPMIx answers these itself).
+                    "pmix.qry.stabiver" | "pmix.qry.prabiver" => answers.push(Info::new(&key, Value::string(crate::client::api::ABI_VERSION))),
                     "pmix.job.size" | "pmix.local.size" | "pmix.num.nodes" | "pmix.univ.size" | "pmix.max.size" => {
                         match self.nspaces.get(&qns).and_then(|n| n.job.iter().find(|i| i.key() == key)) {
                             Some(i) => answers.push(i.clone()),
@@ -1314,16 +1404,21 @@ impl ServerRole {
                 }
             }
         }
-        if all_local && !answers.is_empty() {
+        if all_local && fallback.is_empty() && !answers.is_empty() {
             reply_infos(net, conn, req, PMIX_SUCCESS, &answers);
             return;
         }
+        // A host that answers queries answers all of them (as with
+        // OpenPMIx); ours stand only when it has no query upcall.
         let u = self.host.query(who, &queries, self.done_reply_infos(conn, req));
         if let Upcall::Now(st) = u {
-            let mut e = Encoder::default();
-            let _ = encode_infos(&mut e, &answers);
-            let st = if !answers.is_empty() && st == PMIX_ERR_NOT_SUPPORTED { PMIX_QUERY_PARTIAL_SUCCESS } else { settled(st) };
-            reply(net, conn, req, st, e.bytes());
+            answers.extend(fallback);
+            let st = match st {
+                PMIX_ERR_NOT_SUPPORTED if all_local => PMIX_SUCCESS,
+                PMIX_ERR_NOT_SUPPORTED if !answers.is_empty() => PMIX_QUERY_PARTIAL_SUCCESS,
+                st => settled(st),
+            };
+            reply_infos(net, conn, req, st, &answers);
         }
     }
 }
@@ -1431,6 +1526,10 @@ impl Role for ServerRole {
             // Lost without finalize: never reported to the host as a clean finalize.
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
             self.terminated(net, &peer.proc);
+            // The host's own handlers hear it (OpenPMIx raises it to them too).
+            let info = vec![Info::new("pmix.evproc", Value::proc(&peer.proc))];
+            let chain = self.events.chain_for(PMIX_ERR_LOST_CONNECTION, &info);
+            events::notify(chain, PMIX_ERR_LOST_CONNECTION, &peer.proc, &info, self.poster());
         }
         if peer.tool {
             // A tool is no registered client: its groups and invitations end here.
@@ -1560,7 +1659,6 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let listener = mio::net::UnixListener::from_std(listener);
     let mut role = ServerRole::new(host, me.clone(), hostname.clone());
     role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
-    role.tool_support = flag(PMIX_SERVER_TOOL_SUPPORT) || flag(PMIX_SERVER_SYSTEM_SUPPORT) || flag(PMIX_SERVER_SESSION_SUPPORT);
     if let Some(n) = find(info, PMIX_IOF_CACHE_SIZE).and_then(|i| i.as_u32()) {
         role.iof.cache_size = n as usize;
     }
@@ -1571,7 +1669,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let h2 = handle.clone();
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
-    setup::start(backends);
+    setup::start(backends, fork_vars(&contact, &tmpdir, &system_tmpdir, &hostname));
     let mut rendezvous = Vec::new();
     let mut files = exclusive;
     if flag(PMIX_SERVER_TOOL_SUPPORT) {
@@ -1607,34 +1705,21 @@ pub fn finalize() -> Res {
 
 /// The environment a client of `proc` needs (PMIx_server_setup_fork): the
 /// variables to set, then the edits (host directives and backends) to apply.
+/// Safe in a fork child (see `setup::child_env`).
 pub fn fork_env(proc: &Proc) -> Res<(Vec<(String, String)>, Vec<setup::EnvOp>)> {
-    // A rank the host never registered gets no environment.
-    if !runtime::on_progress_thread() {
-        let h = handle().ok_or(PMIX_ERR_INIT)?;
-        let p = proc.clone();
-        if h.call(move |s, _| s.client_state(&p)).flatten().is_none() {
-            crate::pmix_debug!(1, "PMIx_server_setup_fork: {proc} is not a registered client");
-            return Err(PMIX_ERR_NOT_FOUND);
-        }
-    }
-    let vars = fork_vars(proc)?;
-    Ok((vars, setup::child_ops(proc)))
+    setup::child_env(proc)
 }
 
-fn fork_vars(proc: &Proc) -> Res<Vec<(String, String)>> {
-    let g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let g = g.as_ref().ok_or(PMIX_ERR_INIT)?;
-    let mut env = vec![
-        ("PMIX_NAMESPACE".to_string(), proc.nspace.clone()),
-        ("PMIX_RANK".to_string(), proc.rank.to_string()),
-    ];
+/// The variables every child of this server gets, whatever its rank.
+fn fork_vars(contact: &str, tmpdir: &str, system_tmpdir: &str, hostname: &str) -> Vec<(String, String)> {
+    let mut env = Vec::new();
     for v in wire::URI_VARS {
-        env.push((v.to_string(), g.contact.clone()));
+        env.push((v.to_string(), contact.to_string()));
     }
     env.push(("PMIX_VERSION".into(), env!("CARGO_PKG_VERSION").into()));
-    env.push(("PMIX_SERVER_TMPDIR".into(), g.tmpdir.clone()));
-    env.push(("PMIX_SYSTEM_TMPDIR".into(), g.system_tmpdir.clone()));
-    env.push(("PMIX_HOSTNAME".into(), g.hostname.clone()));
+    env.push(("PMIX_SERVER_TMPDIR".into(), tmpdir.to_string()));
+    env.push(("PMIX_SYSTEM_TMPDIR".into(), system_tmpdir.to_string()));
+    env.push(("PMIX_HOSTNAME".into(), hostname.to_string()));
     env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
-    Ok(env)
+    env
 }

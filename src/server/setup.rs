@@ -20,10 +20,11 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use crate::abi::*;
 use crate::data::elem::Res;
+use crate::forksafe::Published;
 use crate::owned::{Info, Proc, Value};
 
 /// One environment edit.
@@ -38,22 +39,22 @@ pub enum EnvOp {
 }
 
 /// The hooks of a network-support backend.
-pub trait Backend: Send {
+pub trait Backend: Send + Sync {
     fn name(&self) -> &'static str;
     /// Head node, once per application: infos for the launch message.
-    fn setup_application(&mut self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
+    fn setup_application(&self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
         Ok(Vec::new())
     }
     /// This node, before any local process of `nspace` is forked.
-    fn setup_local(&mut self, _nspace: &str, _info: &[Info]) -> Res {
+    fn setup_local(&self, _nspace: &str, _info: &[Info]) -> Res {
         Ok(())
     }
     /// Extra environment for one child.
-    fn child_env(&mut self, _proc: &Proc) -> Vec<EnvOp> {
+    fn child_env(&self, _proc: &Proc) -> Vec<EnvOp> {
         Vec::new()
     }
-    fn child_finalized(&mut self, _proc: &Proc) {}
-    fn app_finalized(&mut self, _nspace: &str) {}
+    fn child_finalized(&self, _proc: &Proc) {}
+    fn app_finalized(&self, _nspace: &str) {}
 }
 
 fn envar_info(key: &str, name: &str, value: &str, sep: char) -> Info {
@@ -70,7 +71,7 @@ impl Backend for Transport {
     fn name(&self) -> &'static str {
         "transport"
     }
-    fn setup_application(&mut self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
+    fn setup_application(&self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
         let mut k = [0u8; 16];
         // SAFETY: getrandom fills the buffer.
         let n = unsafe { libc::getrandom(k.as_mut_ptr() as *mut libc::c_void, k.len(), 0) };
@@ -92,7 +93,7 @@ impl Backend for Env {
     fn name(&self) -> &'static str {
         "env"
     }
-    fn setup_application(&mut self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
+    fn setup_application(&self, _nspace: &str, _info: &[Info]) -> Res<Vec<Info>> {
         let mut v: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k.starts_with("PMIX_MCA_") && k != "PMIX_MCA_pnet").collect();
         v.sort();
         Ok(v.iter().map(|(k, val)| envar_info("pmix.envar.set", k, val, ':')).collect())
@@ -113,22 +114,22 @@ impl Backend for Recorder {
     fn name(&self) -> &'static str {
         "test"
     }
-    fn setup_application(&mut self, nspace: &str, info: &[Info]) -> Res<Vec<Info>> {
+    fn setup_application(&self, nspace: &str, info: &[Info]) -> Res<Vec<Info>> {
         self.log(&format!("setup_application {nspace} {}", info.len()));
         Ok(vec![Info::new("rpmix.test.marker", Value::string(nspace))])
     }
-    fn setup_local(&mut self, nspace: &str, _info: &[Info]) -> Res {
+    fn setup_local(&self, nspace: &str, _info: &[Info]) -> Res {
         self.log(&format!("setup_local {nspace}"));
         Ok(())
     }
-    fn child_env(&mut self, proc: &Proc) -> Vec<EnvOp> {
+    fn child_env(&self, proc: &Proc) -> Vec<EnvOp> {
         self.log(&format!("child_env {proc}"));
         vec![EnvOp::Set("RPMIX_PNET_TEST".into(), proc.to_string())]
     }
-    fn child_finalized(&mut self, proc: &Proc) {
+    fn child_finalized(&self, proc: &Proc) {
         self.log(&format!("child_finalized {proc}"));
     }
-    fn app_finalized(&mut self, nspace: &str) {
+    fn app_finalized(&self, nspace: &str) {
         self.log(&format!("app_finalized {nspace}"));
     }
 }
@@ -165,24 +166,29 @@ pub fn select(spec: Option<&str>) -> Res<Vec<Box<dyn Backend>>> {
     })
 }
 
-/// Backends of the running server, and the environment edits registered per namespace.
+/// What setup_fork needs, published for lock-free reads (a host may call
+/// setup_fork in a fork child): the server's own variables, its backends, and
+/// the environment edits registered per namespace.
+#[derive(Clone)]
 pub struct Setup {
-    backends: Vec<Box<dyn Backend>>,
+    fork_vars: Vec<(String, String)>,
+    backends: Arc<Vec<Box<dyn Backend>>>,
     env: HashMap<String, Vec<EnvOp>>,
 }
 
-pub static SETUP: Mutex<Option<Setup>> = Mutex::new(None);
+static SETUP: Published<Setup> = Published::new();
 
-pub fn start(backends: Vec<Box<dyn Backend>>) {
-    *SETUP.lock().unwrap_or_else(|e| e.into_inner()) = Some(Setup { backends, env: HashMap::new() });
+/// At server init: the backends and the variables every child gets.
+pub fn start(backends: Vec<Box<dyn Backend>>, fork_vars: Vec<(String, String)>) {
+    SETUP.update(|_| Some(Setup { fork_vars, backends: Arc::new(backends), env: HashMap::new() }));
 }
 
 pub fn stop() {
-    *SETUP.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    SETUP.update(|_| None);
 }
 
-fn with<R>(f: impl FnOnce(&mut Setup) -> R) -> Option<R> {
-    SETUP.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
+fn with<R>(f: impl FnOnce(&Setup) -> R) -> Option<R> {
+    SETUP.read(|s| s.map(f))
 }
 
 /// Names of the active backends (for logs and tests).
@@ -193,7 +199,7 @@ pub fn active() -> Vec<&'static str> {
 pub fn setup_application(nspace: &str, info: &[Info]) -> Res<Vec<Info>> {
     with(|s| {
         let mut out = Vec::new();
-        for b in s.backends.iter_mut() {
+        for b in s.backends.iter() {
             out.extend(b.setup_application(nspace, info)?);
         }
         Ok(out)
@@ -203,7 +209,7 @@ pub fn setup_application(nspace: &str, info: &[Info]) -> Res<Vec<Info>> {
 
 pub fn setup_local(nspace: &str, info: &[Info]) -> Res {
     with(|s| {
-        for b in s.backends.iter_mut() {
+        for b in s.backends.iter() {
             b.setup_local(nspace, info)?;
         }
         Ok(())
@@ -212,13 +218,15 @@ pub fn setup_local(nspace: &str, info: &[Info]) -> Res {
 }
 
 pub fn child_finalized(proc: &Proc) {
-    with(|s| s.backends.iter_mut().for_each(|b| b.child_finalized(proc)));
+    with(|s| s.backends.iter().for_each(|b| b.child_finalized(proc)));
 }
 
 pub fn app_finalized(nspace: &str) {
-    with(|s| {
-        s.backends.iter_mut().for_each(|b| b.app_finalized(nspace));
+    with(|s| s.backends.iter().for_each(|b| b.app_finalized(nspace)));
+    SETUP.update(|s| {
+        let mut s = s?.clone();
         s.env.remove(nspace);
+        Some(s)
     });
 }
 
@@ -298,21 +306,29 @@ pub fn take_env_directives(info: Vec<Info>) -> Res<(Vec<EnvOp>, Vec<Info>)> {
 }
 
 pub fn set_env_ops(nspace: &str, ops: Vec<EnvOp>) {
-    with(|s| {
+    SETUP.update(|s| {
+        let mut s = s?.clone();
         s.env.insert(nspace.to_string(), ops);
+        Some(s)
     });
 }
 
-/// The edits for one child: the namespace's directives, then the backends'.
-pub fn child_ops(proc: &Proc) -> Vec<EnvOp> {
+/// The environment of one child (PMIx_server_setup_fork): the server's
+/// variables to set, then the edits (the namespace's directives, then the
+/// backends'). Takes no lock and needs no other thread, so a host may call it
+/// in a fork child; it asks nothing of the registration of `proc` (OpenPMIx
+/// does not either: hosts call it before PMIx_server_register_client).
+pub fn child_env(proc: &Proc) -> Res<(Vec<(String, String)>, Vec<EnvOp>)> {
     with(|s| {
+        let mut vars = vec![("PMIX_NAMESPACE".to_string(), proc.nspace.clone()), ("PMIX_RANK".to_string(), proc.rank.to_string())];
+        vars.extend(s.fork_vars.iter().cloned());
         let mut ops = s.env.get(&proc.nspace).cloned().unwrap_or_default();
-        for b in s.backends.iter_mut() {
+        for b in s.backends.iter() {
             ops.extend(b.child_env(proc));
         }
-        ops
+        (vars, ops)
     })
-    .unwrap_or_default()
+    .ok_or(PMIX_ERR_INIT)
 }
 
 /// Apply edits to a list of (name, value).

@@ -1,0 +1,679 @@
+#!/bin/bash
+# Slurm 22.05 (Debian) `srun --mpi=pmix` jobs, with OpenPMIx 4.2.2 and with
+# rpmix on both sides: slurmstepd's PMIx server (Slurm's mpi/pmix plugin
+# dlopen()s /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so) and the tasks.
+#
+#   tools/slurm-tests.sh [BUILD_DIR]        (default: c-tests/build)
+#
+# Needs root (Slurm daemons, a mount namespace). Installs what is missing
+# with tools/install-slurm.sh.
+# Time: typically ~20 s. Bounded: the namespace part (daemons, both phases,
+# its clean-up) is killed by `timeout -k 5 170`; inside, every srun gets
+# min(30 s, what is left of a 150 s budget) (cases left without budget are
+# "not run" and fail), so the clean-up fits. With the build (~5 s) and the
+# final check (<= 11 s) the driver never takes more than ~3 min 10 s.
+#
+# Environment:
+#   RPMIX_LIBDIR        rpmix's library directory (default: target/release)
+#   RPMIX_SLURM_DEBUG   PMIX_DEBUG level given to slurmd (so slurmstepd's
+#                       PMIx server) and to the tasks, e.g. 5 (default: none);
+#                       slurmstepd's stderr up to the tasks' launch (later
+#                       it is the job's: the server's lines are then in the
+#                       case logs) goes to
+#                       BUILD_DIR/slurm/logs/daemons.slurmstepd.stderr (a
+#                       wrapper bind-mounted over /usr/sbin/slurmstepd, in
+#                       the namespace only)
+#   RPMIX_SLURMD_DEBUG  SlurmdDebug (default: debug; debug2 for details)
+#   RPMIX_SLURM_ONLY    run only the cases whose name matches this ERE
+#   CC                  the C compiler (default: cc)
+#
+# How:
+#   * The test programs are built against OpenPMIx's headers into
+#     BUILD_DIR/slurm (-l:libpmix.so.2: the loader picks the library).
+#   * The script re-executes itself inside a private mount namespace
+#     (`unshare -m --propagation private`), where everything runs: munged
+#     (a generated key, socket/pid/log/seed files in the test folder
+#     /tmp/rpmix-slurm.XXXXXX), slurmctld and slurmd (foreground, -f a
+#     generated one-node slurm.conf: NodeName=<hostname> CPUs=$(nproc),
+#     RealMemory from /proc/meminfo, proctrack/linuxproc, task/none, no
+#     cgroup plugin (22.05's slurmd loads one anyway: cgroup.conf names
+#     cgroup/v1, which creates nothing -- checked), SlurmUser=root, state/spool/pid/log/TmpFS in the test folder,
+#     MpiDefault=none, select/cons_tres, one partition, free ports).
+#   * Phase 1, OpenPMIx: every case, nothing mounted.
+#   * Phase 2, rpmix: slurmd is stopped, rpmix's libpmix.so is copied into
+#     the test folder (a rebuild cannot change it mid-run) and bind-mounted
+#     over /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so (mount follows the
+#     symlink and covers libpmix.so.2.6.2, hence also libpmix.so.2 and
+#     /usr/lib/x86_64-linux-gnu/libpmix.so.2 in the namespace: checked),
+#     slurmd is restarted (slurmstepd, exec'd per step, loads the plugin and
+#     the library at job time; slurmctld never loads them), every case again. Nothing outside the namespace
+#     sees the mount (checked from outside at the end).
+#   * Each run: `timeout <=30 srun --mpi=pmix -O -N1 -n N ...` with a unique
+#     RPMIX_SLURM_CASE marker in the environment (the tasks inherit it);
+#     afterwards any process carrying the marker is reported and killed.
+#   * Every task prints PMIx_Get_version() of the library it runs on: it
+#     must start with "OpenPMIx" in phase 1 and "rpmix" in phase 2, and in
+#     the basic case rank 0 reports its parent slurmstepd's mapped libpmix,
+#     whose inode must be OpenPMIx's file (phase 1) or rpmix's copy (phase
+#     2). A wrong library fails the case outright.
+#   * Clean-up (inside): the daemons are stopped by PID, then every process
+#     left in the namespace (stuck tasks, slurmstepd) is killed by PID, the
+#     mount removed. Outside: any process still in the namespace or with the
+#     test folder on its command line is killed and fails the "cleanup"
+#     case, as does a libpmix mount visible outside; logs are copied to
+#     BUILD_DIR/slurm/logs, the test folder removed.
+#
+# Cases (N = 4 tasks unless said; each run with OpenPMIx, then rpmix):
+#   basic        c-tests/slurm/slurm_client.c basic: job data after init,
+#                Put/Commit/Fence(collect)/Get of every rank, an event from
+#                the last rank to rank 0 (PMIX_EVENT_NON_DEFAULT), the
+#                slurmstepd's mapped libpmix (see above)
+#   event-host   slurm_client event-host: the last rank notifies an event,
+#                range NAMESPACE, without PMIX_EVENT_NON_DEFAULT. OpenPMIx's
+#                server runs its own handlers for every event a client
+#                notifies; slurmstepd's default handler then logs "Error
+#                handler invoked: status = -3011" and kills the step. The
+#                case passes when that line appears (OpenPMIx's behaviour).
+#   abort        slurm_client abort: rank 1 PMIx_Abort(7); srun ends in time
+#                with a non-zero status; rpmix's srun status must equal
+#                OpenPMIx's (7 with Slurm 22.05)
+#   fence-kill   c-tests/fault_fence_kill.c (now): rank 3 SIGKILLs itself
+#                while the others fence; srun must end in time, non-zero,
+#                and its status equal OpenPMIx's; the survivors' fence
+#                statuses are shown when they differ
+#   mpi-hello    c-tests/mpi/hello.c (Open MPI 4.1.4): Allreduce, Barrier;
+#                every rank prints the PMIx_Get_version() it loaded
+#   mpi-abort    c-tests/mpi/abort.c: MPI_Abort(3); status compared as abort
+#   oex-<name>   OpenPMIx's examples (hello, nodeinfo, client, client2,
+#                dmodex; -n 2) built with c-tests/openpmix-examples/examples.h;
+#                exit 0, the example's completion line, no failure message
+# After every run, the step's slurmstepd (the PMIx server) must exit within
+# 5 s; rpmix's not exiting when OpenPMIx's did fails the case (the reverse
+# is shown as a note: OpenPMIx's slurmstepd sometimes hangs in fini after
+# an abort).
+# Verdict: a case FAILS when it passes on OpenPMIx and fails on rpmix (or
+# ran on the wrong library); one failing on both is reported as
+# "SKIP: <case> (fails on both: <why>)" and does not fail the driver.
+#
+# Prints PASS:/FAIL:/SKIP: lines, a table, and last "N passed, M failed";
+# exit status 0 only when nothing failed.
+set -u
+# No core files in the work tree: OpenPMIx 4.2.2's slurmstepd sometimes
+# crashes in PMIx_server_finalize at the end of a step (seen in its backtrace).
+ulimit -c 0
+
+INSIDE=0
+if [ "${1:-}" = --inside ]; then
+    INSIDE=1; TESTDIR=$2; shift 2
+fi
+. "$(dirname "$0")/testlib.sh" "$@"
+
+HARD_LIMIT=170   # seconds, the whole namespace part (hard)
+BUDGET=150       # seconds for the cases, from the start of the inside part
+T_CASE=30        # per srun
+PMIX_LIB_PATH=/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so
+PMIX_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
+EXDIR=/usr/share/doc/libpmix-dev/examples
+SB=$B/slurm
+MARKER_PREFIX=rpmix-slurm
+ONLY=${RPMIX_SLURM_ONLY:-}
+OEX_LIST="hello nodeinfo client client2 dmodex"
+
+# pids_in_ns <ns>: the live (not zombie) processes whose mount namespace is
+# <ns> ("mnt:[N]"), one `ls` for all of /proc.
+pids_in_ns() {
+    local p
+    for p in $(ls -l /proc/[0-9]*/ns/mnt 2>/dev/null | awk -v ns="$1" '$NF == ns { split($(NF-2), a, "/"); print a[3] }'); do
+        # not this (sub)shell; gone ones ('': the ls|awk helpers) and zombies neither
+        [ "$p" = "$BASHPID" ] && continue
+        case $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) in Z|'') continue ;; esac
+        echo "$p"
+    done
+}
+
+# ======================================================================
+# Outside: build, then run the inside part in a private mount namespace.
+# ======================================================================
+if [ $INSIDE = 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "slurm-tests: needs root (Slurm daemons, mount namespace)"; echo "0 passed, 1 failed"; exit 1
+    fi
+    mkdir -p "$SB/logs" || { echo "cannot create $SB"; echo "0 passed, 1 failed"; exit 1; }
+    if ! "$ROOT/tools/install-slurm.sh" >"$SB/install.log" 2>&1; then
+        fail install "tools/install-slurm.sh failed" "$SB/install.log"; echo "$passed passed, $failed failed"; exit 1
+    fi
+    RLIB=$LIBDIR/libpmix.so
+    [ -e "$RLIB" ] || RLIB=$LIBDIR/libpmix.so.2
+    if [ ! -e "$RLIB" ]; then
+        echo "no $LIBDIR/libpmix.so (build the library, or set RPMIX_LIBDIR)"; echo "0 passed, 1 failed"; exit 1
+    fi
+    command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
+
+    # ---- build (against OpenPMIx's headers) ----
+    blog=$SB/build.log; : >"$blog"; built=1
+    CF="-std=gnu99 -g -O1 -Wall"
+    $CC $CF -I"$PMIX_INC" "$ROOT/c-tests/slurm/slurm_client.c" -o "$SB/slurm_client" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
+    $CC $CF -I"$PMIX_INC" "$ROOT/c-tests/fault_fence_kill.c" -o "$SB/fault_fence_kill" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
+    mpicc -O1 -g -I"$ROOT/c-tests/mpi" "$ROOT/c-tests/mpi/hello.c" -o "$SB/mpi_hello" -ldl >>"$blog" 2>&1 || built=0
+    mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort" >>"$blog" 2>&1 || built=0
+    mkdir -p "$SB/oex"
+    for n in $OEX_LIST; do
+        $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$PMIX_INC" "$EXDIR/$n.c" \
+            -o "$SB/oex/$n" -l:libpmix.so.2 -lpthread >>"$blog" 2>&1 || { built=0; echo "build of $n failed" >>"$blog"; }
+    done
+    if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$blog"; echo "$passed passed, $failed failed"; exit 1; fi
+
+    CG_BEFORE=$(ls -d /sys/fs/cgroup/*/slurm /sys/fs/cgroup/*/system.slice/slurm* 2>/dev/null)
+    daemon_pids() { local n; for n in slurmd slurmctld slurmstepd munged; do pgrep -x "$n"; done; }
+    DAEMONS_BEFORE=$(daemon_pids)
+    TESTDIR=$(mktemp -d /tmp/rpmix-slurm.XXXXXX) || exit 1
+    chmod 700 "$TESTDIR"
+    OUTER_NS=$(readlink /proc/self/ns/mnt)
+    t0=$(now_ms)
+    OUTER_NS=$OUTER_NS timeout -k 5 $HARD_LIMIT unshare -m --propagation private "$0" --inside "$TESTDIR" "$@"
+    irc=$?
+    echo "(namespace part: exit $irc after $(( ($(now_ms) - t0) / 1000 )) s)"
+
+    # ---- clean-up check, from outside ----
+    why=""; clog=$SB/logs/cleanup.log; : >"$clog"
+    NS=$(cat "$TESTDIR/mntns" 2>/dev/null || true)
+    left=""
+    if [ ! -f "$TESTDIR/counts" ]; then
+        # the namespace part was killed before its own clean-up: keep its logs
+        for f in "$TESTDIR"/log/*; do [ -f "$f" ] && cp "$f" "$SB/logs/daemons.$(basename "$f")"; done
+    fi
+    # (when the namespace part finished, everything should be gone at once)
+    for i in $(seq 10); do
+        left=""
+        [ -n "$NS" ] && left=$(pids_in_ns "$NS")
+        # (the pattern "...[.]..." does not match grep's own command line)
+        left="$left $(grep -lE -- "${TESTDIR//./[.]}" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 | grep -vx $$)"
+        left=$(echo $left | tr ' ' '\n' | sort -un | tr '\n' ' ')
+        [ -z "${left// /}" ] && { left=""; break; }
+        sleep 0.2
+    done
+    if [ -n "$left" ]; then
+        add "processes left running:$left"
+        ps -o pid,ppid,args -p "$(echo $left | tr ' ' ',')" >>"$clog" 2>&1
+        kill -9 $left 2>/dev/null
+    fi
+    if grep -Eq 'libpmix|slurmstepd' /proc/self/mountinfo; then
+        add "a mount of the test is visible outside the namespace"; grep -E 'libpmix|slurmstepd' /proc/self/mountinfo >>"$clog"
+    fi
+    # cgroup/v1 is loaded by slurmd but must not have created anything
+    for d in /sys/fs/cgroup/*/slurm /sys/fs/cgroup/*/system.slice/slurm*; do
+        [ -e "$d" ] && [ -z "$CG_BEFORE" ] && { echo "created: $d" >>"$clog"; rmdir "$d" 2>/dev/null; }
+    done
+    stray=$(pgrep -f -- "$TESTDIR" || true)
+    [ -n "$stray" ] && { add "processes with the test folder remain: $stray"; kill -9 $stray 2>/dev/null; }
+    # the OpenPMIx library outside is untouched
+    if ! strings "$PMIX_LIB_PATH" 2>/dev/null | grep -q 'OpenPMIx'; then add "$PMIX_LIB_PATH is not OpenPMIx's outside"; fi
+    # no slurm/munge process (zombies aside) that was not there before
+    for i in $(seq 25); do
+        new=""
+        for p in $(daemon_pids); do
+            case " $(echo $DAEMONS_BEFORE) " in *" $p "*) continue ;; esac
+            [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" = Z ] && continue
+            new="$new $p"
+        done
+        [ -z "$new" ] && break
+        sleep 0.2
+    done
+    if [ -n "$new" ]; then
+        add "slurm/munge processes left:$new"
+        # (not ours provably -- neither in the namespace nor naming the test
+        # folder, those were killed above -- so only reported)
+        ps -o pid,ppid,stat,args -p "$(echo $new | tr ' ' ',')" >>"$clog" 2>&1
+    fi
+
+    # counters of the inside part
+    ip=0; if_=1; ib=0
+    [ -f "$TESTDIR/counts" ] && read -r ip if_ ib <"$TESTDIR/counts"
+    [ -f "$TESTDIR/counts" ] || echo "FAIL: the namespace part did not finish (exit $irc; timed out?)"
+    rm -rf "$TESTDIR"
+    [ -e "$TESTDIR" ] && add "cannot remove $TESTDIR"
+    if [ -z "$why" ]; then pass cleanup; else fail cleanup "$why" "$clog"; fi
+    passed=$((passed + ip)); failed=$((failed + if_))
+    [ "$ib" -gt 0 ] && echo "($ib case(s) fail on both libraries: not counted)"
+    echo "$passed passed, $failed failed"
+    [ $failed = 0 ]
+    exit $?
+fi
+
+# ======================================================================
+# Inside the private mount namespace.
+# ======================================================================
+START=$(now_ms)
+NS=$(readlink /proc/self/ns/mnt)
+echo "$NS" >"$TESTDIR/mntns"
+if [ -z "${OUTER_NS:-}" ] || [ "$NS" = "$OUTER_NS" ]; then
+    echo "FAIL: not in a private mount namespace ($NS)"; echo "0 1 0" >"$TESTDIR/counts"; exit 1
+fi
+# nothing of the caller's PMIx/Slurm/loader setup may leak into the jobs
+unset LD_LIBRARY_PATH LD_PRELOAD $(env | sed -n 's/^\(\(PMIX\|SLURM\|OMPI\|PRTE\|SQUEUE\|SINFO\|SRUN\|SALLOC\)_[A-Za-z0-9_]*\)=.*/\1/p')
+export TMPDIR=$TESTDIR/tmp
+mkdir -p "$TMPDIR" "$TESTDIR/state" "$TESTDIR/spool" "$TESTDIR/log"
+LOGS=$SB/logs
+rm -f "$LOGS"/*.log "$LOGS"/daemons.* 2>/dev/null
+mkdir -p "$LOGS"
+both=0
+PIDS_DAEMONS=""
+MOUNTED=0
+STEPD_WRAPPED=0
+
+remaining() { echo $(( BUDGET - ($(now_ms) - START) / 1000 )); }
+
+# kill_ns_procs: every process of this namespace but this shell (and its
+# subshells) -- stuck tasks, slurmstepd, srun -- by PID.
+kill_ns_procs() {
+    local sig=$1 p list=""
+    for p in $(pids_in_ns "$NS"); do
+        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
+        [ -e "/proc/$p" ] || continue
+        # our own short-lived helpers (ls, awk, subshells) are children of this shell
+        [ "$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)" = $$ ] && continue
+        [ "$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)" = "$BASHPID" ] && continue
+        list="$list $p"
+    done
+    if [ -n "$list" ]; then
+        ps -o pid,ppid,stat,args -p "$(echo $list | tr ' ' ',')" >>"$TESTDIR/log/leftovers.$sig" 2>&1
+        kill "-$sig" $list 2>/dev/null
+    fi
+    echo "$list"
+}
+
+cleanup_inside() {
+    local p i left
+    trap - EXIT INT TERM
+    for p in $PIDS_DAEMONS; do kill -TERM "$p" 2>/dev/null; done
+    for i in $(seq 30); do
+        left=""
+        for p in $PIDS_DAEMONS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+        [ -z "$left" ] && break
+        sleep 0.1
+    done
+    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    kill_ns_procs TERM >/dev/null
+    sleep 0.3
+    left=$(kill_ns_procs KILL)
+    [ -n "$left" ] && echo "(killed leftover processes in the namespace:$left)"
+    wait 2>/dev/null
+    [ $MOUNTED = 1 ] && umount "$PMIX_LIB_PATH" 2>/dev/null
+    [ $STEPD_WRAPPED = 1 ] && umount /usr/sbin/slurmstepd 2>/dev/null
+    # keep the daemons' logs
+    for f in "$TESTDIR"/log/*; do [ -f "$f" ] && cp "$f" "$LOGS/daemons.$(basename "$f")"; done
+    cp "$TESTDIR/slurm.conf" "$LOGS/daemons.slurm.conf" 2>/dev/null
+    echo "$passed $failed $both" >"$TESTDIR/counts"
+}
+trap cleanup_inside EXIT
+trap 'exit 1' INT TERM
+
+die_setup() {  # die_setup <why> <log>
+    fail setup "$1" "$2"
+    exit 1
+}
+
+# ---- munge ----
+port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
+dd if=/dev/urandom of="$TESTDIR/munge.key" bs=1024 count=1 status=none
+chmod 400 "$TESTDIR/munge.key"
+MSOCK=$TESTDIR/munge.sock
+munged -F -f --key-file="$TESTDIR/munge.key" --socket="$MSOCK" --pid-file="$TESTDIR/munged.pid" \
+    --log-file="$TESTDIR/log/munged.log" --seed-file="$TESTDIR/munged.seed" >"$TESTDIR/log/munged.out" 2>&1 &
+PIDS_DAEMONS="$PIDS_DAEMONS $!"
+for i in $(seq 50); do [ -S "$MSOCK" ] && break; sleep 0.1; done
+[ -S "$MSOCK" ] || die_setup "munged did not start" "$TESTDIR/log/munged.out"
+if ! munge -S "$MSOCK" -n | unmunge -S "$MSOCK" >"$TESTDIR/log/munge-check.log" 2>&1; then
+    die_setup "munge/unmunge round trip failed" "$TESTDIR/log/munge-check.log"
+fi
+
+# ---- slurm.conf ----
+HOST=$(hostname -s)
+NCPU=$(nproc)
+MEM_MB=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 * 9 / 10 ))
+P1=0; P2=0
+for i in $(seq 50); do
+    p=$(( 20000 + RANDOM % 30000 ))
+    if port_free $p && port_free $((p + 1)); then P1=$p; P2=$((p + 1)); break; fi
+done
+[ $P1 = 0 ] && die_setup "no free ports" /dev/null
+CONF=$TESTDIR/slurm.conf
+cat >"$CONF" <<EOF
+ClusterName=rpmixtest
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$P1
+SlurmdPort=$P2
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$MSOCK
+StateSaveLocation=$TESTDIR/state
+SlurmdSpoolDir=$TESTDIR/spool
+SlurmctldPidFile=$TESTDIR/slurmctld.pid
+SlurmdPidFile=$TESTDIR/slurmd.pid
+SlurmctldLogFile=$TESTDIR/log/slurmctld.log
+SlurmdLogFile=$TESTDIR/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=${RPMIX_SLURMD_DEBUG:-debug}
+TmpFS=$TESTDIR/tmp
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+ReturnToService=2
+KillWait=2
+InactiveLimit=0
+MinJobAge=2
+MessageTimeout=10
+SlurmdTimeout=120
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM_MB State=UNKNOWN
+PartitionName=test Nodes=$HOST Default=YES MaxTime=INFINITE OverSubscribe=YES State=UP
+EOF
+# slurmd 22.05 always initialises a cgroup plugin (reading cgroup.conf next
+# to slurm.conf); "CgroupPlugin=disabled" only exists from 23.02 on. No
+# cgroup-based plugin is configured, so cgroup/v1 (this machine's hierarchy)
+# is loaded but creates nothing (checked from outside: no .../slurm dirs).
+printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n' >"$TESTDIR/cgroup.conf"
+export SLURM_CONF=$CONF
+
+start_slurmctld() {
+    slurmctld -D -i -f "$CONF" >>"$TESTDIR/log/slurmctld.out" 2>&1 &
+    SLURMCTLD_PID=$!
+    PIDS_DAEMONS="$PIDS_DAEMONS $SLURMCTLD_PID"
+}
+start_slurmd() {
+    local dbg=()
+    [ -n "${RPMIX_SLURM_DEBUG:-}" ] && dbg=(env PMIX_DEBUG="$RPMIX_SLURM_DEBUG")
+    "${dbg[@]}" slurmd -D -f "$CONF" >>"$TESTDIR/log/slurmd.out" 2>&1 &
+    SLURMD_PID=$!
+    PIDS_DAEMONS="$PIDS_DAEMONS $SLURMD_PID"
+}
+wait_idle() {  # wait_idle <seconds>: the node shows idle in sinfo
+    local i st
+    for i in $(seq $(( $1 * 5 ))); do
+        st=$(sinfo -h -N -o '%T' 2>/dev/null | head -n1)
+        case $st in idle) return 0 ;; esac
+        sleep 0.2
+    done
+    echo "node state: '$st'" >>"$TESTDIR/log/slurmd.out"
+    return 1
+}
+# With RPMIX_SLURM_DEBUG, slurmstepd's stderr (a pipe slurmd does not keep)
+# goes to log/slurmstepd.stderr, so the PMIx server's PMIX_DEBUG lines are
+# kept: a wrapper is bind-mounted over /usr/sbin/slurmstepd in this
+# namespace only, exec'ing a copy of the real binary.
+if [ -n "${RPMIX_SLURM_DEBUG:-}" ]; then
+    cp /usr/sbin/slurmstepd "$TESTDIR/slurmstepd.real"
+    printf '#!/bin/sh\nexec 2>>"%s"\nexec "%s" "$@"\n' "$TESTDIR/log/slurmstepd.stderr" "$TESTDIR/slurmstepd.real" >"$TESTDIR/slurmstepd-wrap"
+    chmod 755 "$TESTDIR/slurmstepd-wrap"
+    mount --bind "$TESTDIR/slurmstepd-wrap" /usr/sbin/slurmstepd && STEPD_WRAPPED=1
+fi
+start_slurmctld
+start_slurmd
+if ! wait_idle 30; then
+    cat "$TESTDIR/log/slurmctld.out" "$TESTDIR/log/slurmd.out" >"$LOGS/setup.log" 2>/dev/null
+    tail -n 20 "$TESTDIR/log/slurmctld.log" "$TESTDIR/log/slurmd.log" >>"$LOGS/setup.log" 2>/dev/null
+    die_setup "the node did not become idle in 30 s" "$LOGS/setup.log"
+fi
+echo "(slurm up after $(( ($(now_ms) - START) / 1000 )) s: node $HOST, $NCPU CPUs, ${MEM_MB} MB, ports $P1/$P2)"
+
+# ---- running one case ----
+# run_srun <log> <ntasks> <prog args...>: sets RC, MS; marker in the environment.
+run_srun() {
+    local log=$1 n=$2; shift 2
+    local t=$T_CASE rem; rem=$(remaining)
+    [ "$rem" -lt "$t" ] && t=$rem
+    if [ "$t" -lt 5 ]; then echo "[not run: time budget exhausted]" >"$log"; RC=125; MS=0; return; fi
+    local marker; marker=$(new_marker x)
+    local stepd_before; stepd_before=$(stepd_pids)
+    local t0; t0=$(now_ms)
+    local dbg=(); [ -n "${RPMIX_SLURM_DEBUG:-}" ] && dbg=(PMIX_DEBUG="$RPMIX_SLURM_DEBUG")
+    ( cd "$SB" && env "${dbg[@]}" RPMIX_SLURM_CASE=$marker OMPI_MCA_mpi_yield_when_idle=1 \
+        timeout -k 3 "$t" srun --mpi=pmix -O -N 1 -n "$n" -t 2 "$@" >"$log" 2>&1; exit $? ) 2>/dev/null
+    RC=$?
+    MS=$(( $(now_ms) - t0 ))
+    TIMEDOUT=0
+    [ $RC = 124 ] || [ "$MS" -ge $(( t * 1000 - 200 )) ] && TIMEDOUT=1
+    echo "[exit $RC after $MS ms$([ $TIMEDOUT = 1 ] && echo ", timed out (limit $t s)")]" >>"$log"
+    LEFT=""
+    local i pids
+    for i in $(seq 30); do
+        pids=$(grep -l -a -F -- "$marker" /proc/[0-9]*/environ 2>/dev/null | sed 's,/proc/\([0-9]*\)/environ,\1,' | grep -vx -e $$ -e "$BASHPID" || true)
+        [ -z "$pids" ] && break
+        sleep 0.1
+    done
+    if [ -n "$pids" ]; then
+        LEFT=$pids
+        echo "leftover processes:" >>"$log"; ps -o pid,ppid,args -p "$(echo $pids | tr ' ' ',')" >>"$log" 2>&1
+        kill -9 $pids 2>/dev/null
+    fi
+    # the step's slurmstepd (the PMIx server) must exit after the step
+    local p new
+    STEPD_LEFT=""
+    for i in $(seq 50); do
+        new=""
+        for p in $(stepd_pids); do
+            case " $stepd_before " in *" $p "*) ;; *) new="$new $p" ;; esac
+        done
+        [ -z "$new" ] && break
+        sleep 0.1
+    done
+    if [ -n "$new" ]; then
+        STEPD_LEFT=$new
+        echo "slurmstepd still running 5 s after srun ended:" >>"$log"
+        ps -o pid,ppid,stat,args -p "$(echo $new | tr ' ' ',')" >>"$log" 2>&1
+        for p in $new; do echo "  stack of $p:"; cat /proc/$p/task/*/wchan 2>/dev/null | sort | uniq -c; echo; done >>"$log" 2>&1
+    fi
+}
+# slurmstepd processes (not zombies) of this namespace
+stepd_pids() {
+    local p
+    for p in $(pgrep -x slurmstepd); do
+        [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" = Z ] && continue
+        [ "$(readlink /proc/$p/ns/mnt 2>/dev/null)" = "$NS" ] && echo "$p"
+    done
+}
+
+# check_versions <log> <want prefix> <expected count>: every "version" line
+# (slurm_client, "pmix=" for MPI) names the right library.
+check_versions() {
+    local log=$1 want=$2 cnt=$3 got bad
+    got=$(grep -cE "(: version |pmix=)$want" "$log")
+    bad=$(grep -E '(: version |pmix=)' "$log" | grep -vE "(: version |pmix=)$want" | head -n1)
+    [ -n "$bad" ] && { add "WRONG LIBRARY: $bad"; LIBWRONG=1; }
+    [ "$got" -lt "$cnt" ] && add "$got of $cnt tasks printed a $want version"
+}
+
+declare -A RES WHY RCS TIMES STEPD
+# case_basic <lib> <want>
+case_basic() {
+    local lib=$1 want=$2 log=$LOGS/basic.$1.log
+    why=""
+    run_srun "$log" 4 ./slurm_client basic 4
+    [ $RC = 0 ] || add "srun exit $RC"
+    [ "$(grep -c ': OK$' "$log")" = 4 ] || add "$(grep -c ': OK$' "$log") of 4 ranks OK"
+    grep -q 'FAIL' "$log" && add "$(grep -m1 FAIL "$log")"
+    check_versions "$log" "$want" 4
+    # slurmstepd's libpmix
+    local sl ino_want
+    sl=$(grep -m1 'stepd-lib' "$log")
+    if [ "$lib" = rpmix ]; then ino_want=$(stat -c %i "$TESTDIR/libpmix.so"); else ino_want=$(stat -L -c %i "$PMIX_LIB_PATH"); fi
+    if [ -z "$sl" ]; then add "no stepd-lib line"
+    elif [ "$(echo "$sl" | awk '{print $5}')" != "$ino_want" ]; then add "WRONG LIBRARY in slurmstepd: $sl (want inode $ino_want)"; LIBWRONG=1
+    fi
+    [ -n "$LEFT" ] && add "processes left running"
+}
+case_abort() {
+    local lib=$1 want=$2 log=$LOGS/abort.$1.log
+    why=""
+    run_srun "$log" 4 ./slurm_client abort 4
+    [ $TIMEDOUT = 1 ] && add "timed out"
+    [ $RC = 0 ] && add "srun exit 0"
+    grep -q 'still alive' "$log" && add "$(grep -m1 'still alive' "$log")"
+    check_versions "$log" "$want" 4
+    [ -n "$LEFT" ] && add "processes left running"
+}
+case_event_host() {
+    local lib=$1 want=$2 log=$LOGS/event-host.$1.log
+    why=""
+    run_srun "$log" 4 ./slurm_client event-host 4
+    [ $TIMEDOUT = 1 ] && add "timed out"
+    grep -q 'notified event' "$log" || add "the last rank did not notify"
+    grep -q 'Error handler invoked: status = -3011' "$log" ||
+        add "slurmstepd's default event handler was not invoked (no 'Error handler invoked: status = -3011'; srun exit $RC, $(grep -c ': done$' "$log") of 4 ranks finished normally)"
+    check_versions "$log" "$want" 4
+    [ -n "$LEFT" ] && add "processes left running"
+}
+case_fence_kill() {
+    local lib=$1 want=$2 log=$LOGS/fence-kill.$1.log
+    why=""
+    run_srun "$log" 4 ./fault_fence_kill now
+    [ $TIMEDOUT = 1 ] && add "timed out"
+    [ $RC = 0 ] && add "srun exit 0"
+    grep -q 'PMIx_Init failed\|first fence failed' "$log" && add "$(grep -m1 'PMIx_Init failed\|first fence failed' "$log")"
+    [ -n "$LEFT" ] && add "processes left running"
+}
+case_mpi_hello() {
+    local lib=$1 want=$2 log=$LOGS/mpi-hello.$1.log
+    why=""
+    run_srun "$log" 4 ./mpi_hello
+    [ $RC = 0 ] || add "srun exit $RC"
+    [ "$(grep -c '^hello [0-3]/4 pmix=' "$log")" = 4 ] || add "$(grep -c '^hello [0-3]/4 pmix=' "$log") of 4 hello lines"
+    check_versions "$log" "$want" 4
+    [ -n "$LEFT" ] && add "processes left running"
+}
+case_mpi_abort() {
+    local lib=$1 want=$2 log=$LOGS/mpi-abort.$1.log
+    why=""
+    run_srun "$log" 4 ./mpi_abort
+    [ $TIMEDOUT = 1 ] && add "timed out"
+    [ $RC = 0 ] && add "srun exit 0"
+    grep -q 'passed the barrier' "$log" && add "MPI_Abort did not kill the job"
+    grep -q 'calling MPI_Abort' "$log" || add "rank 1 did not reach MPI_Abort"
+    [ -n "$LEFT" ] && add "processes left running"
+}
+# oex: name -> completion regex and count (of 2 tasks)
+declare -A OEX_RE=(
+  [hello]='PMIx_Finalize successfully completed' [nodeinfo]='PMIx_Finalize successfully completed'
+  [client]='PMIx_Finalize successfully completed' [client2]='PMIx_Finalize successfully completed'
+  [dmodex]='rank 0:PMIx_Finalize successfully'
+)
+declare -A OEX_N=([hello]=2 [nodeinfo]=2 [client]=2 [client2]=2 [dmodex]=1)
+case_oex() {
+    local name=$1 lib=$2 log=$LOGS/oex-$1.$2.log
+    why=""
+    run_srun "$log" 2 ./oex/"$name"
+    [ $RC = 0 ] || add "srun exit $RC"
+    local c; c=$(grep -cE "${OEX_RE[$name]}" "$log")
+    [ "$c" -ge "${OEX_N[$name]}" ] || add "$c of ${OEX_N[$name]} completion lines"
+    local e; e=$(grep -E 'failed|FAILED|Error|ERROR|wrong|WAS NOT RETURNED|incorrect|Failed to|PMIX ERROR' "$log" | grep -v 'coordinates.* failed: NOT-FOUND' | head -n1)
+    [ -n "$e" ] && add "$e"
+    [ -n "$LEFT" ] && add "processes left running"
+}
+
+CASES="basic event-host abort fence-kill mpi-hello mpi-abort"
+for n in $OEX_LIST; do CASES="$CASES oex-$n"; done
+if [ -n "$ONLY" ]; then
+    sel=""; for c in $CASES; do echo "$c" | grep -Eq -- "$ONLY" && sel="$sel $c"; done; CASES=$sel
+fi
+
+run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib>]
+    local c=$1 lib=$2 want=$3
+    LIBWRONG=0
+    case $c in
+        basic) case_basic "$lib" "$want" ;;
+        abort) case_abort "$lib" "$want" ;;
+        fence-kill) case_fence_kill "$lib" "$want" ;;
+        event-host) case_event_host "$lib" "$want" ;;
+        mpi-hello) case_mpi_hello "$lib" "$want" ;;
+        mpi-abort) case_mpi_abort "$lib" "$want" ;;
+        oex-*) case_oex "${c#oex-}" "$lib" ;;
+    esac
+    [ $RC = 125 ] && why="not run: time budget exhausted"
+    if [ -z "$why" ]; then RES[$c.$lib]=pass; else RES[$c.$lib]=fail; fi
+    [ $LIBWRONG = 1 ] && RES[$c.$lib]=wronglib
+    WHY[$c.$lib]=$why; RCS[$c.$lib]=$RC; TIMES[$c.$lib]=$MS; STEPD[$c.$lib]=$STEPD_LEFT
+    printf '  %-14s %-8s %-4s exit %-3s %5d ms %s%s\n' "$c" "$lib" "${RES[$c.$lib]}" "$RC" "$MS" "${why:+($why)}" \
+        "${STEPD_LEFT:+ [slurmstepd$STEPD_LEFT still running 5 s after srun]}"
+}
+
+# ---- phase 1: OpenPMIx ----
+echo "== phase 1: OpenPMIx ($(readlink -f "$PMIX_LIB_PATH"))"
+for c in $CASES; do run_case "$c" openpmix OpenPMIx; done
+
+# ---- phase 2: rpmix ----
+kill -TERM "$SLURMD_PID" 2>/dev/null
+for i in $(seq 50); do kill -0 "$SLURMD_PID" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$SLURMD_PID" 2>/dev/null
+wait "$SLURMD_PID" 2>/dev/null
+cp "$LIBDIR/libpmix.so" "$TESTDIR/libpmix.so" 2>/dev/null || cp -L "$LIBDIR/libpmix.so.2" "$TESTDIR/libpmix.so"
+if ! mount --bind "$TESTDIR/libpmix.so" "$PMIX_LIB_PATH"; then
+    die_setup "mount --bind failed" /dev/null
+fi
+MOUNTED=1
+ri=$(stat -c %i "$TESTDIR/libpmix.so")
+for f in "$PMIX_LIB_PATH" /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 /usr/lib/x86_64-linux-gnu/libpmix.so.2; do
+    [ "$(stat -L -c %i "$f")" = "$ri" ] || die_setup "$f is not rpmix inside the namespace after the mount" /dev/null
+done
+echo "== phase 2: rpmix (bind-mounted over $PMIX_LIB_PATH -> $(readlink -f "$PMIX_LIB_PATH"); covers libpmix.so.2)"
+start_slurmd
+if ! wait_idle 30; then
+    cp "$TESTDIR/log/slurmd.out" "$LOGS/setup.log" 2>/dev/null
+    die_setup "slurmd did not come back with rpmix mounted" "$LOGS/setup.log"
+fi
+for c in $CASES; do run_case "$c" rpmix rpmix; done
+
+# ---- verdicts ----
+# Cases rpmix fails for a reason tracked in an open issue, recognised by the
+# exact failure line (any other failure of the case still fails the driver).
+declare -A KNOWN_GAP KNOWN_GAP_TEXT
+KNOWN_GAP[oex-client]="PMIx_Load_topology answers NOT_SUPPORTED until the hwloc issue (14) is done"
+KNOWN_GAP_TEXT[oex-client]="PMIx_Load_topology failed: NOT-SUPPORTED"
+echo "== verdicts"
+printf '%-14s %-10s %-10s %s\n' case openpmix rpmix note
+for c in $CASES; do
+    o=${RES[$c.openpmix]} r=${RES[$c.rpmix]} note=""
+    if [ "$o" = pass ] && [ "$r" = pass ]; then
+        case $c in abort|mpi-abort|fence-kill)
+            if [ "${RCS[$c.openpmix]}" != "${RCS[$c.rpmix]}" ]; then
+                r=fail; WHY[$c.rpmix]="srun exit ${RCS[$c.rpmix]}, OpenPMIx's ${RCS[$c.openpmix]}"
+            else note="srun exit ${RCS[$c.rpmix]} on both"; fi ;;
+        esac
+        if [ $c = fence-kill ]; then
+            so=$(grep -o 'fence returned .*' "$LOGS/fence-kill.openpmix.log" | sort | uniq -c | tr -s ' ' | paste -sd';')
+            sr=$(grep -o 'fence returned .*' "$LOGS/fence-kill.rpmix.log" | sort | uniq -c | tr -s ' ' | paste -sd';')
+            [ "$so" != "$sr" ] && note="$note; survivors' fence: OpenPMIx:$so / rpmix:$sr"
+        fi
+    fi
+    # a slurmstepd (PMIx server) that does not exit: compared like the rest
+    [ -n "${STEPD[$c.openpmix]}" ] && note="$note; OpenPMIx's slurmstepd did not exit after the step"
+    if [ -n "${STEPD[$c.rpmix]}" ]; then
+        if [ -z "${STEPD[$c.openpmix]}" ] && [ "$r" = pass ]; then
+            r=fail; WHY[$c.rpmix]="rpmix's slurmstepd did not exit within 5 s after the step (OpenPMIx's did)"
+        else note="$note; rpmix's slurmstepd did not exit after the step"; fi
+    fi
+    note=${note#; }
+    printf '%-14s %-10s %-10s %s\n' "$c" "$o" "$r" "$note"
+    if [ "$o" = wronglib ] || [ "$r" = wronglib ]; then
+        fail "$c" "ran on the wrong library: ${WHY[$c.openpmix]} ${WHY[$c.rpmix]}" "$LOGS/$c.rpmix.log"
+    elif [ "$r" = pass ]; then
+        if [ "$o" = pass ]; then pass "$c"; else pass "$c (fails on OpenPMIx only: ${WHY[$c.openpmix]})"; fi
+    elif [ "$o" = pass ] && [ -n "${KNOWN_GAP[$c]:-}" ] && grep -q -- "${KNOWN_GAP_TEXT[$c]}" "$LOGS/$c.rpmix.log"; then
+        # Not counted as passed: named in the output, the README and the issue.
+        echo "KNOWN GAP: $c (rpmix: ${KNOWN_GAP[$c]})"
+    elif [ "$o" = pass ]; then
+        fail "$c" "rpmix: ${WHY[$c.rpmix]}" "$LOGS/$c.rpmix.log"
+    else
+        echo "SKIP: $c (fails on both: OpenPMIx: ${WHY[$c.openpmix]}; rpmix: ${WHY[$c.rpmix]})"
+        both=$((both + 1))
+    fi
+done
+echo "(inside: $(( ($(now_ms) - START) / 1000 )) s)"
+exit 0
