@@ -689,6 +689,11 @@ mod tests {
     }
 }
 
+/// What PMIX_QUERY_STABLE_ABI_VERSION and _PROVISIONAL_ABI_VERSION answer
+/// (OpenPMIx 4.2's value, as in VERSION below: these ABI levels are not
+/// defined yet).
+pub const ABI_VERSION: &str = "0.0";
+
 /// `PMIx_Get_version`: names rpmix, its version (from Cargo.toml) and the PMIx
 /// Standard level it implements. Open MPI only checks that the first character
 /// is >= '3'.

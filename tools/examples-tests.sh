@@ -221,23 +221,9 @@ marker_pids() {
     grep -lzx -- "EXAMPLES_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null \
         | sed -e 's#^/proc/##' -e 's#/environ$##' | grep -vx "$$"
 }
-# reap <marker> <log>: wait up to 3 s for the marked processes to end, then kill them; 1 if any were left
-reap() {
-    local i pids
-    for i in $(seq 30); do
-        pids=$(marker_pids "$1")
-        [ -z "$pids" ] && return 0
-        sleep 0.1
-    done
-    echo "[leftover processes, killed:]" >>"$2"
-    ps -o pid,ppid,etimes,args -p $(echo $pids | tr ' ' ',') >>"$2" 2>&1
-    kill -9 $pids 2>/dev/null
-    return 1
-}
-
 # normalise <file>: stable text for diffing (sorted)
 normalise() {
-    sed -E -e '/^\[attempt [0-9]+\]$/d' -e '/^\[exit [0-9]+ after/d' -e '/^\[leftover processes/,$d' \
+    sed -E -e '/^\[attempt [0-9]+\]$/d' -e '/^\[exit [0-9]+ after/d' -e '/^leftover processes:$/,$d' \
         -e "s#$SCRATCH[^ ]*#TMP#g" -e 's#/tmp/[^ ]*#TMP#g' \
         -e "s/\\b$HOSTNAME_\\b/HOST/g" \
         -e 's/pmixrun\.[0-9]+\.[0-9]+/NS/g' -e 's/prterun-[A-Za-z0-9_.-]*/NS/g' -e 's/\b[0-9]{8,}\b/NS/g' \
@@ -290,7 +276,7 @@ run_once() {
     (cd "$OEX" && export TMPDIR=$tdir EXAMPLES_MARKER=$marker LD_LIBRARY_PATH=$libpath \
         && run_timed "$LOG" "${cmd[@]}"; echo "$RC $MS" >"$tdir/.rc") </dev/null
     read -r RC MS <"$tdir/.rc"
-    LEFT=0; reap "$marker" "$LOG" || LEFT=1
+    LEFT=0; leftovers "$marker" "$LOG" marker_pids || LEFT=1
     [ "$attempt" -gt 1 ] && echo "[attempt $attempt]" >>"$LOG"
     rm -rf "$tdir"
 }

@@ -39,11 +39,14 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # new_marker <case>: a unique string to put on a case's command lines.
 new_marker() { echo "$MARKER_PREFIX-$$-$1-$RANDOM$RANDOM"; }
 
-# leftovers <marker> <log>: 0 when no process carries the marker (waits up to 5 s), else kill them.
+# leftovers <marker> <log> [finder]: 0 when no process carries the marker
+# (waits up to 5 s), else kill them. `finder <marker>` lists the pids
+# (default: the marker on their command line, pgrep -f).
+marker_in_args() { pgrep -f -- "$1" || true; }
 leftovers() {
-    local marker=$1 log=$2 i pids
+    local marker=$1 log=$2 finder=${3:-marker_in_args} i pids
     for i in $(seq 50); do
-        pids=$(pgrep -f -- "$marker" || true)
+        pids=$($finder "$marker")
         [ -z "$pids" ] && return 0
         sleep 0.1
     done

@@ -21,7 +21,7 @@
  *   PMIx_Finalize. Rank 0 also prints the libpmix mapped by its parent (the
  *   slurmstepd hosting the PMIx server) as
  *   "rank 0: stepd-lib <dev> <inode> <path>".
- *   Each rank prints "rank R: OK" or "rank R: FAIL <what>" lines and exits
+ *   Each rank prints "rank R: OK" or "rank R: <what>: FAIL <why>" lines and exits
  *   0 / 1.
  * event-host: after a fence, the last rank notifies the event with range
  *   NAMESPACE and no PMIX_EVENT_NON_DEFAULT; everybody waits 2 s, fences,
@@ -35,7 +35,6 @@
  * alarm(40) bounds every rank.
  */
 #define _DEFAULT_SOURCE
-#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,30 +44,12 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include "../testutil.h"
 
 #define MY_EVENT (PMIX_EXTERNAL_ERR_BASE - 11)
 
-static pmix_proc_t me;
-static int nfail;
 static volatile int event_seen;
 static volatile pmix_rank_t event_src = PMIX_RANK_UNDEF;
-static volatile int reg_done;
-static volatile pmix_status_t reg_status = -1;
-
-static void failf(const char *what, const char *detail)
-{
-    printf("rank %u: FAIL %s: %s\n", (unsigned)me.rank, what, detail);
-    fflush(stdout);
-    nfail++;
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
 
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
                      pmix_info_t *results, size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -79,13 +60,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     if (cbfunc != NULL) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-static void registered(pmix_status_t status, size_t refid, void *cbdata)
-{
-    (void)refid; (void)cbdata;
-    reg_status = status;
-    reg_done = 1;
-}
-
 static bool get_u32(const pmix_proc_t *p, const char *key, uint32_t *out)
 {
     pmix_value_t *v = NULL;
@@ -93,7 +67,7 @@ static bool get_u32(const pmix_proc_t *p, const char *key, uint32_t *out)
     char buf[256];
     if (rc != PMIX_SUCCESS || v == NULL) {
         snprintf(buf, sizeof buf, "PMIx_Get(%s): %s", key, PMIx_Error_string(rc));
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
         return false;
     }
     switch (v->type) {
@@ -102,7 +76,7 @@ static bool get_u32(const pmix_proc_t *p, const char *key, uint32_t *out)
     case PMIX_INT: *out = (uint32_t)v->data.integer; break;
     default:
         snprintf(buf, sizeof buf, "PMIx_Get(%s): unexpected type %s", key, PMIx_Data_type_string(v->type));
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
         PMIX_VALUE_RELEASE(v);
         return false;
     }
@@ -153,32 +127,32 @@ static int run_basic(uint32_t want)
     int i;
 
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    if (me.nspace[0] == '\0') failf("job data", "empty namespace");
+    if (me.nspace[0] == '\0') check(false, "job data", "%s", "empty namespace");
     if (get_u32(&wild, PMIX_JOB_SIZE, &size) && size != want) {
         snprintf(buf, sizeof buf, "PMIX_JOB_SIZE %u, expected %u", (unsigned)size, (unsigned)want);
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
-    if (me.rank >= want) failf("job data", "rank out of range");
+    if (me.rank >= want) check(false, "job data", "%s", "rank out of range");
     if (procid == NULL || (pmix_rank_t)atoi(procid) != me.rank) {
         snprintf(buf, sizeof buf, "rank %u but SLURM_PROCID %s", (unsigned)me.rank, procid ? procid : "(unset)");
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
     if (get_u32(&wild, PMIX_LOCAL_SIZE, &lsize) && lsize != want) {
         snprintf(buf, sizeof buf, "PMIX_LOCAL_SIZE %u, expected %u (one node)", (unsigned)lsize, (unsigned)want);
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
     if (get_u32(&wild, PMIX_UNIV_SIZE, &usize) && usize < want) {
         snprintf(buf, sizeof buf, "PMIX_UNIV_SIZE %u < %u", (unsigned)usize, (unsigned)want);
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
     if (get_u32(&me, PMIX_LOCAL_RANK, &lrank) && lrank != me.rank) {
         snprintf(buf, sizeof buf, "PMIX_LOCAL_RANK %u != rank %u (one node)", (unsigned)lrank, (unsigned)me.rank);
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
     rc = PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING) {
         snprintf(buf, sizeof buf, "PMIx_Get(PMIX_HOSTNAME): %s", PMIx_Error_string(rc));
-        failf("job data", buf);
+        check(false, "job data", "%s", buf);
     }
     if (v != NULL) PMIX_VALUE_RELEASE(v);
     printf("rank %u: job size %u local size %u univ size %u local rank %u\n", (unsigned)me.rank, (unsigned)size,
@@ -186,27 +160,22 @@ static int run_basic(uint32_t want)
     fflush(stdout);
 
     if (me.rank == 0) {
-        rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, registered, NULL);
-        for (i = 0; i < 5000 && !reg_done; i++) msleep(1);
-        if (!reg_done || reg_status < 0) {
-            snprintf(buf, sizeof buf, "PMIx_Register_event_handler: %s (callback %s)", PMIx_Error_string(rc),
-                     reg_done ? PMIx_Error_string(reg_status) : "not called");
-            failf("event", buf);
-        }
+        rc = register_handler(&code, 1, on_event);
+        check(rc == PMIX_SUCCESS, "event", "PMIx_Register_event_handler: %s", PMIx_Error_string(rc));
     }
 
     snprintf(mine, sizeof mine, "value-from-rank-%u", (unsigned)me.rank);
     val.type = PMIX_STRING;
     val.data.string = mine;
-    if ((rc = PMIx_Put(PMIX_GLOBAL, "slurmtest.str", &val)) != PMIX_SUCCESS) failf("put", PMIx_Error_string(rc));
+    if ((rc = PMIx_Put(PMIX_GLOBAL, "slurmtest.str", &val)) != PMIX_SUCCESS) check(false, "put", "%s", PMIx_Error_string(rc));
     val.type = PMIX_UINT32;
     val.data.uint32 = 1000 + me.rank;
-    if ((rc = PMIx_Put(PMIX_GLOBAL, "slurmtest.u32", &val)) != PMIX_SUCCESS) failf("put", PMIx_Error_string(rc));
-    if ((rc = PMIx_Commit()) != PMIX_SUCCESS) failf("commit", PMIx_Error_string(rc));
+    if ((rc = PMIx_Put(PMIX_GLOBAL, "slurmtest.u32", &val)) != PMIX_SUCCESS) check(false, "put", "%s", PMIx_Error_string(rc));
+    if ((rc = PMIx_Commit()) != PMIX_SUCCESS) check(false, "commit", "%s", PMIx_Error_string(rc));
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &collect, 1);
     PMIX_INFO_DESTRUCT(&collect);
-    if (rc != PMIX_SUCCESS) failf("fence", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "fence", "%s", PMIx_Error_string(rc));
 
     for (r = 0; r < want; r++) {
         char exp[64];
@@ -217,14 +186,14 @@ static int run_basic(uint32_t want)
         if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING || strcmp(v->data.string, exp) != 0) {
             snprintf(buf, sizeof buf, "PMIx_Get(rank %u, slurmtest.str): %s%s%s", (unsigned)r, PMIx_Error_string(rc),
                      v && v->type == PMIX_STRING ? " value " : "", v && v->type == PMIX_STRING ? v->data.string : "");
-            failf("get", buf);
+            check(false, "get", "%s", buf);
         }
         if (v != NULL) PMIX_VALUE_RELEASE(v);
         v = NULL;
         rc = PMIx_Get(&p, "slurmtest.u32", NULL, 0, &v);
         if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32 || v->data.uint32 != 1000 + r) {
             snprintf(buf, sizeof buf, "PMIx_Get(rank %u, slurmtest.u32): %s", (unsigned)r, PMIx_Error_string(rc));
-            failf("get", buf);
+            check(false, "get", "%s", buf);
         }
         if (v != NULL) PMIX_VALUE_RELEASE(v);
     }
@@ -236,23 +205,23 @@ static int run_basic(uint32_t want)
         PMIX_INFO_LOAD(&nd, PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
         rc = PMIx_Notify_event(MY_EVENT, &me, PMIX_RANGE_NAMESPACE, &nd, 1, NULL, NULL);
         PMIX_INFO_DESTRUCT(&nd);
-        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) failf("notify", PMIx_Error_string(rc));
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) check(false, "notify", "%s", PMIx_Error_string(rc));
     }
     if (me.rank == 0) {
         for (i = 0; i < 10000 && !event_seen; i++) msleep(1);
-        if (!event_seen) failf("event", "not received within 10 s");
+        if (!event_seen) check(false, "event", "%s", "not received within 10 s");
         else if (event_src != want - 1) {
             snprintf(buf, sizeof buf, "source rank %u, expected %u", (unsigned)event_src, (unsigned)(want - 1));
-            failf("event", buf);
+            check(false, "event", "%s", buf);
         } else {
             printf("rank 0: event received from rank %u\n", (unsigned)event_src);
         }
         print_stepd_lib();
     }
     rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) failf("final fence", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "final fence", "%s", PMIx_Error_string(rc));
     rc = PMIx_Finalize(NULL, 0);
-    if (rc != PMIX_SUCCESS) failf("finalize", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "finalize", "%s", PMIx_Error_string(rc));
     if (nfail == 0) printf("rank %u: OK\n", (unsigned)me.rank);
     fflush(stdout);
     return nfail == 0 ? 0 : 1;
@@ -261,7 +230,7 @@ static int run_basic(uint32_t want)
 static int run_event_host(uint32_t want)
 {
     pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) failf("fence", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "fence", "%s", PMIx_Error_string(rc));
     if (me.rank == want - 1) {
         rc = PMIx_Notify_event(MY_EVENT, &me, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
         printf("rank %u: notified event %d (range NAMESPACE, default handlers included): %s\n", (unsigned)me.rank,
@@ -270,7 +239,7 @@ static int run_event_host(uint32_t want)
     }
     msleep(2000); /* time for the host's handler to act */
     rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) failf("final fence", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "final fence", "%s", PMIx_Error_string(rc));
     PMIx_Finalize(NULL, 0);
     printf("rank %u: done\n", (unsigned)me.rank);
     return nfail == 0 ? 0 : 1;
@@ -279,7 +248,7 @@ static int run_event_host(uint32_t want)
 static int run_abort(void)
 {
     pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) failf("fence", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) check(false, "fence", "%s", PMIx_Error_string(rc));
     if (me.rank == 1) {
         printf("rank 1: calling PMIx_Abort(7)\n");
         fflush(stdout);

@@ -376,20 +376,8 @@ pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
     // A server process (no client role): it writes the standard channels itself.
     if handle().is_none() && me().is_none() {
-        if let Some(h) = crate::server::handle() {
-            let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
-            let s2 = slot.clone();
-            let queued = h.run(move |s, _| {
-                if let Some(d) = s2.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    d(crate::server::log::write_locally(&s.me, &data, &directives));
-                }
-            });
-            if !queued {
-                if let Some(d) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    d(PMIX_ERR_INIT);
-                }
-            }
-            return;
+        if let Some(server) = crate::server::own_proc() {
+            return later(move || done(crate::server::log::write_locally(&server, &data, &directives)));
         }
     }
     let mut e = Encoder::default();
@@ -417,10 +405,6 @@ pub fn spawn(job_info: Vec<Info>, apps: &crate::server::host::CArray, done: Box<
     }));
 }
 
-/// What PMIX_QUERY_STABLE_ABI_VERSION and _PROVISIONAL_ABI_VERSION answer
-/// (OpenPMIx 4.2's value: these ABI levels are not defined yet).
-pub const ABI_VERSION: &str = "0.0";
-
 /// The answers to queries the library gives itself, in every role and before
 /// init: None when some key needs a server.
 fn local_query(queries: &crate::server::host::CArray) -> Option<Vec<Info>> {
@@ -433,7 +417,7 @@ fn local_query(queries: &crate::server::host::CArray) -> Option<Vec<Info>> {
             let key = unsafe { crate::cmem::cstr_bytes(*q.keys.add(k)) }?;
             match key {
                 b"pmix.qry.stabiver" | b"pmix.qry.prabiver" => {
-                    answers.push(Info::new(std::str::from_utf8(key).ok()?, Value::string(ABI_VERSION)))
+                    answers.push(Info::new(std::str::from_utf8(key).ok()?, Value::string(crate::strings::ABI_VERSION)))
                 }
                 _ => return None,
             }
@@ -444,25 +428,23 @@ fn local_query(queries: &crate::server::host::CArray) -> Option<Vec<Info>> {
 
 /// Run `f` off the caller's stack: on a progress thread of ours, or on a
 /// thread of its own when no role is initialised (no callback fires inline).
-fn later(f: impl FnOnce() + Send + 'static) {
+fn later<F: FnOnce() + Send + 'static>(f: F) {
+    // Shared so that `f` can still run on a thread of its own when the
+    // engine refuses the job (it is stopping) and drops our closure.
     let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
-    let s2 = slot.clone();
-    let run = move || {
-        if let Some(f) = s2.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    let fire = |s: &std::sync::Mutex<Option<F>>| {
+        if let Some(f) = s.lock().unwrap_or_else(|e| e.into_inner()).take() {
             f()
         }
     };
+    let s2 = slot.clone();
     let queued = match (handle(), crate::server::handle()) {
-        (Some(h), _) => h.run(move |_, _| run()),
-        (None, Some(h)) => h.run(move |_, _| run()),
+        (Some(h), _) => h.run(move |_, _| fire(&s2)),
+        (None, Some(h)) => h.run(move |_, _| fire(&s2)),
         (None, None) => false,
     };
     if !queued {
-        std::thread::spawn(move || {
-            if let Some(f) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                f()
-            }
-        });
+        std::thread::spawn(move || fire(&slot));
     }
 }
 

@@ -841,7 +841,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(status: pmix_status_t, source: *const
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let src = match source.as_ref() {
             Some(s) => crate::owned::Proc::from_c(s),
-            None => match crate::client::me().or_else(|| crate::server::SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())) {
+            None => match crate::client::me().or_else(crate::server::own_proc) {
                 Some(p) => p,
                 None => return PMIX_ERR_INIT,
             },

@@ -152,7 +152,7 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *
     status_entry!("PMIx_server_setup_fork", {
         require!("PMIx_server_setup_fork", !proc.is_null() && !env.is_null());
         let p = crate::owned::Proc::from_c(&*proc);
-        match crate::server::fork_env(&p) {
+        match crate::server::setup::child_env(&p) {
             Ok((vars, ops)) => {
                 for (k, v) in vars {
                     if let Err(e) = crate::cmem::env_set(&mut *env, &k, &v) {

@@ -8,7 +8,7 @@ use crate::abi::*;
 use crate::owned::{find, Info, Proc};
 
 /// The text of a log entry: a string, or a byte object's bytes.
-fn text_of(i: &Info) -> Option<Vec<u8>> {
+pub fn text_of(i: &Info) -> Option<Vec<u8>> {
     if let Some(s) = i.as_str() {
         return Some(s.into_bytes());
     }

@@ -624,6 +624,11 @@ impl ServerRole {
         // The host's own handlers hear every event its clients raise, whatever
         // the range, as with OpenPMIx (Slurm's default handler ends the step
         // on any event not marked PMIX_EVENT_NON_DEFAULT).
+        self.notify_own_handlers(status, source, info);
+    }
+
+    /// Run this process's (the host's) handlers registered for `status`.
+    fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
         let chain = self.events.chain_for(status, info);
         events::notify(chain, status, source, info, self.poster());
     }
@@ -1393,7 +1398,7 @@ impl ServerRole {
                         }
                     }
                     // The library's own ABI versions (OpenPMIx answers these itself).
-                    "pmix.qry.stabiver" | "pmix.qry.prabiver" => answers.push(Info::new(&key, Value::string(crate::client::api::ABI_VERSION))),
+                    "pmix.qry.stabiver" | "pmix.qry.prabiver" => answers.push(Info::new(&key, Value::string(crate::strings::ABI_VERSION))),
                     "pmix.job.size" | "pmix.local.size" | "pmix.num.nodes" | "pmix.univ.size" | "pmix.max.size" => {
                         match self.nspaces.get(&qns).and_then(|n| n.job.iter().find(|i| i.key() == key)) {
                             Some(i) => answers.push(i.clone()),
@@ -1527,9 +1532,7 @@ impl Role for ServerRole {
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
             self.terminated(net, &peer.proc);
             // The host's own handlers hear it (OpenPMIx raises it to them too).
-            let info = vec![Info::new("pmix.evproc", Value::proc(&peer.proc))];
-            let chain = self.events.chain_for(PMIX_ERR_LOST_CONNECTION, &info);
-            events::notify(chain, PMIX_ERR_LOST_CONNECTION, &peer.proc, &info, self.poster());
+            self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &peer.proc, &[Info::new("pmix.evproc", Value::proc(&peer.proc))]);
         }
         if peer.tool {
             // A tool is no registered client: its groups and invitations end here.
@@ -1597,10 +1600,6 @@ pub struct ServerGlobal {
     pub engine: runtime::Engine<ServerRole>,
     pub session: session::SessionDir,
     pub me: Proc,
-    pub contact: String,
-    pub tmpdir: String,
-    pub system_tmpdir: String,
-    pub hostname: String,
     /// Rendezvous files for tools (PMIX_SERVER_TOOL/SESSION/SYSTEM_SUPPORT).
     pub rendezvous: Vec<session::Rendezvous>,
 }
@@ -1610,6 +1609,11 @@ pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
 /// The running server's handle (None when not initialised).
 pub fn handle() -> Option<Handle<ServerRole>> {
     SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.handle.clone())
+}
+
+/// The running server's own name (its process in the server role).
+pub fn own_proc() -> Option<Proc> {
+    SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())
 }
 
 /// PMIX_SERVER_SYS_CONTROLLER: not in the 4.2.2 header (later PMIx versions
@@ -1686,7 +1690,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     for f in files {
         rendezvous.extend(session::Rendezvous::write(f, &contact));
     }
-    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), contact, tmpdir, system_tmpdir, hostname, rendezvous });
+    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous });
     Ok(me)
 }
 
@@ -1701,13 +1705,6 @@ pub fn finalize() -> Res {
     g.session.remove();
     setup::stop();
     Ok(())
-}
-
-/// The environment a client of `proc` needs (PMIx_server_setup_fork): the
-/// variables to set, then the edits (host directives and backends) to apply.
-/// Safe in a fork child (see `setup::child_env`).
-pub fn fork_env(proc: &Proc) -> Res<(Vec<(String, String)>, Vec<setup::EnvOp>)> {
-    setup::child_env(proc)
 }
 
 /// The variables every child of this server gets, whatever its rank.

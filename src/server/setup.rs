@@ -313,12 +313,15 @@ pub fn set_env_ops(nspace: &str, ops: Vec<EnvOp>) {
     });
 }
 
+/// A child's variables to set, then the edits to apply.
+pub type ChildEnv = (Vec<(String, String)>, Vec<EnvOp>);
+
 /// The environment of one child (PMIx_server_setup_fork): the server's
 /// variables to set, then the edits (the namespace's directives, then the
 /// backends'). Takes no lock and needs no other thread, so a host may call it
 /// in a fork child; it asks nothing of the registration of `proc` (OpenPMIx
 /// does not either: hosts call it before PMIx_server_register_client).
-pub fn child_env(proc: &Proc) -> Res<(Vec<(String, String)>, Vec<EnvOp>)> {
+pub fn child_env(proc: &Proc) -> Res<ChildEnv> {
     with(|s| {
         let mut vars = vec![("PMIX_NAMESPACE".to_string(), proc.nspace.clone()), ("PMIX_RANK".to_string(), proc.rank.to_string())];
         vars.extend(s.fork_vars.iter().cloned());

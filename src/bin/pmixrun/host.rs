@@ -114,16 +114,8 @@ fn uid_of(info: &[Info]) -> u32 {
 
 /// The text of a log entry (strings, or bytes that look like text).
 fn log_text(i: &Info) -> Option<String> {
-    if let Some(s) = i.as_str() {
-        return Some(s);
-    }
-    let v = i.value_ref();
-    if v.r#type == PMIX_BYTE_OBJECT {
-        // SAFETY: a byte object value.
-        let b = unsafe { pmix::data::value::bo_slice(&v.data.bo) }.ok()?;
-        return Some(String::from_utf8_lossy(b).trim_end_matches('\0').to_string());
-    }
-    None
+    let b = pmix::server::log::text_of(i)?;
+    Some(String::from_utf8_lossy(&b).trim_end_matches('\0').to_string())
 }
 
 fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {

@@ -279,7 +279,7 @@ impl Launcher {
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
-            let (vars, ops) = pmix::server::fork_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
+            let (vars, ops) = pmix::server::setup::child_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
             let mut env: Vec<(String, String)> = std::env::vars().collect();
             pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::server::setup::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
