@@ -151,10 +151,6 @@ declare -A INFO_RE=(
 # its exact line (any other failure of the case still fails the driver).
 KNOWN_GAP="PMIx_Load_topology answers NOT_SUPPORTED until the hwloc issue (14) is done"
 KNOWN_GAP_TEXT="PMIx_Load_topology failed: NOT-SUPPORTED"
-# pmixrun (not the library: the example passes on rpmix under server.c and
-# mpirun) answers a Get of a peer's PMIX_LOCAL key NOT_FOUND at once; open bug.
-PMIXRUN_DMODEX_GAP="pmixrun answers a Get of a peer's PMIX_LOCAL key NOT_FOUND (open pmixrun bug; the library passes under server.c and mpirun)"
-PMIXRUN_DMODEX_TEXT="-1-local failed: NOT-FOUND"
 
 declare -A BOTH=(
   [server:dynamic]="server.c's spawn upcall only registers DYNSPACE and never starts procs: PMIx_Spawn never completes"
@@ -340,12 +336,6 @@ while read -r ex np limit ek re cnt hosts; do
         elif [ $refres = PASS ] && grep -q -- "$KNOWN_GAP_TEXT" "$rlog"; then
             # Not counted as passed: named here, in the README and in its issue.
             echo "KNOWN GAP: $case_name ($KNOWN_GAP)"; verdict="known gap: $KNOWN_GAP"
-        elif [ "$case_name" = server-abi_with_init ] && [ $R = DIFF ] && grep -q -- "ABI (Provisional): String: 1" "$rlog"; then
-            # rpmix passes the whole query to a host that has a query upcall;
-            # OpenPMIx answers the ABI keys itself and passes only the rest: open.
-            echo "KNOWN GAP: $case_name (a query mixing ABI keys and host keys goes whole to the host; open)"; verdict="known gap"
-        elif [ "$case_name" = pmixrun-dmodex ] && [ $refres = PASS ] && grep -q -- "$PMIXRUN_DMODEX_TEXT" "$rlog"; then
-            echo "KNOWN GAP: $case_name ($PMIXRUN_DMODEX_GAP)"; verdict="known gap: $PMIXRUN_DMODEX_GAP"
         elif [ $refres = PASS ]; then fail "$case_name" "rpmix: $RW" "$rlog"; verdict=FAIL
         elif [ "$h" = pmixrun ]; then
             echo "SKIP: $case_name (fails on both; reference: OpenPMIx under mpirun)"; verdict="fails on both (reference: OpenPMIx under mpirun)"

@@ -208,8 +208,10 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
     // host never registered: the server answers with what it has at once
     // instead of waiting for a commit (as OpenPMIx does). Otherwise two ranks
     // asking for each other's PMIX_FABRIC_COORDINATES would wait for each other.
+    // Reserved means the "pmix." prefix (OpenPMIx checks only "pmix"): a key a
+    // program made from its namespace, e.g. "pmixrun.12.1-1-local", is waited for.
     let mut info = info;
-    if key.starts_with("pmix") && target.nspace == me.nspace && find(&info, PMIX_IMMEDIATE).is_none() {
+    if key.starts_with("pmix.") && target.nspace == me.nspace && find(&info, PMIX_IMMEDIATE).is_none() {
         info.push(Info::new("pmix.immediate", Value::boolean(true)));
     }
     get_remote(target, key, info, done)
@@ -405,25 +407,50 @@ pub fn spawn(job_info: Vec<Info>, apps: &crate::server::host::CArray, done: Box<
     }));
 }
 
-/// The answers to queries the library gives itself, in every role and before
-/// init: None when some key needs a server.
-fn local_query(queries: &crate::server::host::CArray) -> Option<Vec<Info>> {
+/// Keys the library answers itself, in every role and before init, as
+/// OpenPMIx does: its own ABI levels.
+fn local_answer(key: &[u8]) -> Option<Info> {
+    match key {
+        b"pmix.qry.stabiver" => Some(Info::new("pmix.qry.stabiver", Value::string(crate::strings::ABI_VERSION))),
+        b"pmix.qry.prabiver" => Some(Info::new("pmix.qry.prabiver", Value::string(crate::strings::ABI_VERSION))),
+        _ => None,
+    }
+}
+
+/// Split queries into the answers the library gives itself and the queries
+/// (as encoded for the server, with those keys left out) that need a server:
+/// `(answers, number of queries left, their encoding)`.
+fn split_queries(queries: &crate::server::host::CArray) -> Res<(Vec<Info>, u32, Encoder)> {
     let mut answers = Vec::new();
+    let mut rest = Encoder::default();
+    let mut n = 0;
     for q in queries.queries() {
         // SAFETY: keys is NULL or a NULL-terminated argv of our own copy.
-        let n = unsafe { crate::cmem::argv_len(q.keys) };
-        for k in 0..n {
+        let nkeys = unsafe { crate::cmem::argv_len(q.keys) };
+        let mut keys: Vec<*mut core::ffi::c_char> = Vec::with_capacity(nkeys + 1);
+        for k in 0..nkeys {
             // SAFETY: index within argv.
-            let key = unsafe { crate::cmem::cstr_bytes(*q.keys.add(k)) }?;
-            match key {
-                b"pmix.qry.stabiver" | b"pmix.qry.prabiver" => {
-                    answers.push(Info::new(std::str::from_utf8(key).ok()?, Value::string(crate::strings::ABI_VERSION)))
-                }
-                _ => return None,
+            let kp = unsafe { *q.keys.add(k) };
+            // SAFETY: an entry of the argv: a C string.
+            match unsafe { crate::cmem::cstr_bytes(kp) }.and_then(local_answer) {
+                Some(a) => answers.push(a),
+                None => keys.push(kp),
             }
         }
+        if nkeys > 0 && keys.is_empty() {
+            continue; // answered here entirely
+        }
+        keys.push(core::ptr::null_mut());
+        // The same query with its remaining keys (borrowed: encoding copies them).
+        let mut left = *q;
+        if nkeys > 0 {
+            left.keys = keys.as_mut_ptr();
+        }
+        // SAFETY: `left` points at the caller's strings and qualifiers, alive here.
+        unsafe { rest.elem(crate::data::kind::Kind::Query, &left as *const pmix_query_t as *const u8, 0)? };
+        n += 1;
     }
-    (!answers.is_empty()).then_some(answers)
+    Ok((answers, n, rest))
 }
 
 /// Run `f` off the caller's stack: on a progress thread of ours, or on a
@@ -449,20 +476,23 @@ fn later<F: FnOnce() + Send + 'static>(f: F) {
 }
 
 pub fn query(queries: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
-    if let Some(answers) = local_query(queries) {
+    let (answers, n, rest) = match split_queries(queries) {
+        Ok(x) => x,
+        Err(st) => return done(st, Vec::new()),
+    };
+    if n == 0 {
         return later(move || done(PMIX_SUCCESS, answers));
     }
+    // The rest goes to the server (and its host); our answers join its.
     let mut e = Encoder::default();
-    e.u32(queries.len as u32);
-    for q in queries.queries() {
-        // SAFETY: a valid query of our own copy.
-        if let Err(st) = unsafe { e.elem(crate::data::kind::Kind::Query, q as *const pmix_query_t as *const u8, 0) } {
-            return done(st, Vec::new());
-        }
-    }
+    e.u32(n);
+    e.raw(rest.bytes());
     request(wire::QUERY, e.into_bytes(), Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, infos)
+        let mut all = answers;
+        let ours = all.len();
+        all.extend(decode_infos(&mut Decoder::new(b)).unwrap_or_default());
+        let st = if st != PMIX_SUCCESS && st != PMIX_QUERY_PARTIAL_SUCCESS && ours > 0 { PMIX_QUERY_PARTIAL_SUCCESS } else { st };
+        done(st, all)
     }));
 }
 

@@ -1397,8 +1397,6 @@ impl ServerRole {
                             answers.push(Info::new("pmix.jctrl.ckmethod", Value::string(&m.iter().map(|i| i.key().to_string()).collect::<Vec<_>>().join(","))));
                         }
                     }
-                    // The library's own ABI versions (OpenPMIx answers these itself).
-                    "pmix.qry.stabiver" | "pmix.qry.prabiver" => answers.push(Info::new(&key, Value::string(crate::strings::ABI_VERSION))),
                     "pmix.job.size" | "pmix.local.size" | "pmix.num.nodes" | "pmix.univ.size" | "pmix.max.size" => {
                         match self.nspaces.get(&qns).and_then(|n| n.job.iter().find(|i| i.key() == key)) {
                             Some(i) => answers.push(i.clone()),
