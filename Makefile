@@ -51,6 +51,7 @@ bench: deps build
 	@tools/bench-ompi.sh $(BUILD)
 	@tools/bench-jctl.sh $(BUILD)
 	@tools/bench-iof.sh $(BUILD)
+	@tools/bench-slurm.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

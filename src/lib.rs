@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod strings;
 pub mod events;
 pub mod forksafe;
+pub mod hwloc;
 pub mod owned;
 pub mod runtime;
 pub mod server;

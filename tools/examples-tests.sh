@@ -51,9 +51,10 @@
 # server.c has a race of its own: it stops when `wakeup` (= nprocs) reaches
 # 0, but both a client's finalize upcall and its SIGCHLD decrement it, so it
 # can finalize while a client has not even connected (that client then
-# prints "PMIx_Init failed: UNREACHABLE"). Runs under server.c are
-# therefore tried up to 3 times (both libraries alike) and the first passing
-# attempt counts.
+# prints "PMIx_Init failed: UNREACHABLE", or a later request of a rank
+# still running fails). Runs under server.c are therefore tried up to 5 times
+# (both libraries alike; 3 were not always enough on a loaded 2-core
+# machine) and the first passing attempt counts.
 #
 # Comparison: for server and mpirun, when both libraries pass, the outputs
 # are normalised (pids, host name, namespaces: mpirun's numeric jobids,
@@ -80,7 +81,7 @@ PMIX_INC=${OPENPMIX_INCLUDE:-/usr/lib/x86_64-linux-gnu/pmix2/include}
 OEXSRC=$ROOT/c-tests/openpmix-examples
 OEX=$B/oex
 HOSTNAME_=$(hostname)
-SRV_TRIES=3
+SRV_TRIES=5
 
 mkdir -p "$OEX" || { echo "cannot create $OEX"; echo "0 passed, 1 failed"; exit 1; }
 command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
@@ -147,10 +148,6 @@ declare -A INFO_RE=(
 )
 
 # Runs that fail on both libraries (host:example -> reason).
-# The one failure rpmix is known to have where OpenPMIx passes, recognised by
-# its exact line (any other failure of the case still fails the driver).
-KNOWN_GAP="PMIx_Load_topology answers NOT_SUPPORTED until the hwloc issue (14) is done"
-KNOWN_GAP_TEXT="PMIx_Load_topology failed: NOT-SUPPORTED"
 
 declare -A BOTH=(
   [server:dynamic]="server.c's spawn upcall only registers DYNSPACE and never starts procs: PMIx_Spawn never completes"
@@ -333,9 +330,6 @@ while read -r ex np limit ek re cnt hosts; do
         refres=$O
         [ "$h" = pmixrun ] && refres=${ORES[mpirun:$ex]:-FAIL}
         if [ $R = PASS ]; then pass "$case_name"; verdict=ok
-        elif [ $refres = PASS ] && grep -q -- "$KNOWN_GAP_TEXT" "$rlog"; then
-            # Not counted as passed: named here, in the README and in its issue.
-            echo "KNOWN GAP: $case_name ($KNOWN_GAP)"; verdict="known gap: $KNOWN_GAP"
         elif [ $refres = PASS ]; then fail "$case_name" "rpmix: $RW" "$rlog"; verdict=FAIL
         elif [ "$h" = pmixrun ]; then
             echo "SKIP: $case_name (fails on both; reference: OpenPMIx under mpirun)"; verdict="fails on both (reference: OpenPMIx under mpirun)"

@@ -15,6 +15,7 @@ command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
 command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 command -v bc >/dev/null 2>&1 || missing="$missing bc"
+[ -e /usr/include/hwloc.h ] || missing="$missing libhwloc-dev"
 # OpenPMIx's example programs (libpmix-dev's docs), tools and Python bindings.
 [ -d /usr/share/doc/libpmix-dev/examples ] || missing="$missing libpmix-dev"
 command -v pattrs >/dev/null 2>&1 || missing="$missing libpmix-bin"

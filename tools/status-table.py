@@ -22,7 +22,7 @@ PLAN = [
     ("PMIx_server", "server core (#3)"), ("PMIx_generate", "server core (#3)"),
     ("PMIx_Store_internal", "server core (#3)"),
     ("PMIx_Group", "groups"), ("PMIx_Fabric", "fabric (not planned yet)"),
-    ("PMIx_Compute_distances", "hwloc topology objects (not planned)"), ("PMIx_Load_topology", "hwloc topology objects (not planned)"),
+    ("PMIx_Compute_distances", "hwloc device distances (#14)"),
     ("PMIx_Get_cpuset", "topology (not planned yet)"), ("PMIx_Get_relative_locality", "topology (not planned yet)"),
     ("PMIx_Register_attributes", "attribute registration (not planned yet)"),
     ("PMIx_", "client core (#3)"),

@@ -893,7 +893,23 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(topo: *mut pmix_topology_t, c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
-    not_yet!("PMIx_Load_topology")
+    status_entry!("PMIx_Load_topology", {
+        require!("PMIx_Load_topology", !topo.is_null());
+        let t = &mut *topo;
+        // A source the caller named other than hwloc is one we cannot provide.
+        if crate::cmem::cstr_bytes(t.source).is_some_and(|s| !s.starts_with(b"hwloc")) {
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        match crate::hwloc::process_topology() {
+            Ok((p, source)) => {
+                // (a source the caller set is its own: replaced, not freed)
+                t.source = source;
+                t.topology = p;
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
 }
 
 #[no_mangle]
