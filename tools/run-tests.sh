@@ -165,6 +165,26 @@ t_semantics() {
     grep -q '^client_semantics: a line logged by rank 0$' "$B/semantics_rpmix.err" || { echo "the logged line did not reach the host's stderr"; return 1; }
     cat "$B/semantics_rpmix.txt"
 }
+t_modex() {
+    # What a fence carries to the host and when peers' data is fetched on
+    # demand (rm_simple -p: a phantom rank on a second node), upcall by upcall
+    # as the host logs them, on both libraries: a fence without
+    # PMIX_COLLECT_DATA carries no data (ndata=0), a collecting one carries
+    # the committed data, and a Get of the phantom's key is one direct_modex.
+    cc -std=gnu99 -Wall -Wextra -Werror -I"$REF_INC" c-tests/client_modex.c -o "$B/client_modex_refh" -l:libpmix.so.2 -lpthread || return 1
+    build_mp || return 1
+    pattern() {  # the host's upcalls, payload sizes as zero / non-zero
+        grep -E 'upcall (fence_nb|direct_modex)|all ranks done|^client_modex' "$1" |
+            sed -E -e 's/rm\.[0-9]+/rm.N/g' -e 's/ndata=[1-9][0-9]*/ndata>0/' -e 's/ninfo=[0-9]+ \[.*pmix\.collect=(true|false).*\]/collect=\1/' -e 's/^rm_simple: //'
+    }
+    local m
+    for m in nocollect collect; do
+        timeout 60 "$B/rm_simple_refh" -p -v -n 2 "$B/client_modex_refh" $m >"$B/modex_$m.openpmix" 2>&1 || { echo "OpenPMIx, $m: failed"; tail "$B/modex_$m.openpmix"; return 1; }
+        with_ours timeout 60 "$B/rm_simple" -p -v -n 2 "$B/client_modex_refh" $m >"$B/modex_$m.rpmix" 2>&1 || { echo "rpmix, $m: failed"; tail "$B/modex_$m.rpmix"; return 1; }
+        diff <(pattern "$B/modex_$m.openpmix") <(pattern "$B/modex_$m.rpmix") || { echo "$m: the upcalls differ from OpenPMIx's"; return 1; }
+        pattern "$B/modex_$m.rpmix"
+    done
+}
 t_load_topology() {
     # PMIx_Load_topology walked with hwloc by a client built against
     # OpenPMIx's headers: the same lines on both libraries (rpmix's run under
@@ -397,6 +417,7 @@ step rm-simple-missing-keys t_rm_missing
 step host-completes-inline-16-ranks t_rm_inline_16
 step semantics-vs-openpmix t_semantics
 step load-topology-vs-openpmix t_load_topology
+step modex-upcalls-vs-openpmix t_modex
 step pmixrun-8-ranks t_pmixrun_basic
 step pmixrun-exit-codes t_pmixrun_exits
 step pmixrun-signals t_pmixrun_signal

@@ -176,15 +176,13 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cb
         let p = crate::owned::Proc::from_c(&*proc);
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         let cbd = SendPtr(cbdata);
-        let ok = h.run(move |s, _| {
-            let (st, mut blob) = match s.dmodex_blob(&p) {
-                Ok(b) => (PMIX_SUCCESS, b),
-                Err(e) => (e, Vec::new()),
-            };
-            if let Some(f) = cbfunc {
-                // SAFETY: the caller's callback; the blob lives through the call.
-                unsafe { f(st, blob.as_mut_ptr() as *mut c_char, blob.len(), cbd.get()) };
-            }
+        let ok = h.run(move |s, net| {
+            s.dmodex_request(net, p, Box::new(move |st, mut blob| {
+                if let Some(f) = cbfunc {
+                    // SAFETY: the caller's callback; the blob lives through the call.
+                    unsafe { f(st, blob.as_mut_ptr() as *mut c_char, blob.len(), cbd.get()) };
+                }
+            }));
         });
         if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT }
     })

@@ -64,6 +64,14 @@ struct ParkedGet {
     dmodex: Option<u64>,
 }
 
+/// A host's PMIx_server_dmodex_request for a local client that has not
+/// committed yet: answered at its commit, its end, or REMOTE_GET_WAIT.
+pub struct ParkedDmodex {
+    target: Proc,
+    timer: u64,
+    done: Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>,
+}
+
 /// How long a Get waits for a key a connected local client has not committed
 /// (OpenPMIx's default): PMIX_ERR_TIMEOUT after it.
 const LOCAL_GET_WAIT: Duration = Duration::from_secs(2);
@@ -80,6 +88,7 @@ pub struct ServerRole {
     peers: HashMap<ConnId, Peer>,
     barriers: Vec<Barrier>,
     parked: Vec<ParkedGet>,
+    parked_dmodex: Vec<ParkedDmodex>,
     next_barrier: u64,
     next_dmodex: u64,
     /// PMIx_Store_internal in server role.
@@ -139,6 +148,7 @@ impl ServerRole {
             peers: HashMap::new(),
             barriers: Vec::new(),
             parked: Vec::new(),
+            parked_dmodex: Vec::new(),
             next_barrier: 1,
             next_dmodex: 1,
             internal: HashMap::new(),
@@ -585,14 +595,48 @@ impl ServerRole {
         out
     }
 
-    /// Committed REMOTE/GLOBAL data of a local proc, as a blob for PMIx_server_dmodex_request.
+    /// PMIx_server_dmodex_request: `proc`'s data for another node, once it
+    /// committed (as OpenPMIx, a request that comes first waits for that
+    /// commit, the proc's end, or REMOTE_GET_WAIT).
+    pub fn dmodex_request(&mut self, net: &mut Net, proc: Proc, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>) {
+        let waits = self.nspaces.get(&proc.nspace).is_some_and(|ns| {
+            !ns.has_committed.contains(&proc.rank) && ns.clients.get(&proc.rank).is_some_and(|r| !r.finalized && !r.terminated)
+        });
+        if waits {
+            let timer = net.timer(REMOTE_GET_WAIT);
+            self.parked_dmodex.push(ParkedDmodex { target: proc, timer, done });
+            return;
+        }
+        self.answer_dmodex(proc, done);
+    }
+
+    fn answer_dmodex(&self, proc: Proc, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>) {
+        match self.dmodex_blob(&proc) {
+            Ok(b) => done(PMIX_SUCCESS, b),
+            Err(e) => done(e, Vec::new()),
+        }
+    }
+
+    /// The parked dmodex requests for `target` (it committed or ended) are answered now.
+    fn release_dmodex(&mut self, net: &mut Net, target: &Proc) {
+        let (now, keep): (Vec<ParkedDmodex>, Vec<ParkedDmodex>) = std::mem::take(&mut self.parked_dmodex).into_iter().partition(|p| p.target == *target);
+        self.parked_dmodex = keep;
+        for p in now {
+            net.cancel_timer(p.timer);
+            self.answer_dmodex(p.target, p.done);
+        }
+    }
+
+    /// Committed REMOTE/GLOBAL data of a local proc (not what the host
+    /// registered, which the asking server has from its own host), as a blob
+    /// for PMIx_server_dmodex_request.
     pub fn dmodex_blob(&self, proc: &Proc) -> Res<Vec<u8>> {
         let ns = self.nspaces.get(&proc.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
         if !ns.is_local(proc.rank) {
             return Err(PMIX_ERR_NOT_FOUND);
         }
         let mut e = Encoder::default();
-        blob_record(&mut e, proc, &ns.data_for(proc.rank, false))?;
+        blob_record(&mut e, proc, &ns.committed_for(proc.rank, false))?;
         Ok(e.into_bytes())
     }
 
@@ -782,6 +826,7 @@ impl ServerRole {
         }
         ns.has_committed.insert(who.rank);
         self.retry_parked(net, who);
+        self.release_dmodex(net, who);
         Ok(())
     }
 
@@ -935,6 +980,7 @@ impl ServerRole {
     /// `target` ended (finalized, lost, deregistered): its parked Gets end
     /// with what is there, else NOT_FOUND.
     fn release_parked(&mut self, net: &mut Net, target: &Proc) {
+        self.release_dmodex(net, target);
         let (now, keep): (Vec<ParkedGet>, Vec<ParkedGet>) =
             std::mem::take(&mut self.parked).into_iter().partition(|p| p.dmodex.is_none() && p.target == *target);
         self.parked = keep;
@@ -1021,16 +1067,22 @@ impl ServerRole {
         b.at_host = true;
         let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
         let u = if kind == wire::FENCE {
+            // Only a collecting fence carries data, and only what the local
+            // participants committed for other nodes (as OpenPMIx): without
+            // it, peers fetch what they need on demand (direct modex).
             let mut blob = Encoder::default();
-            for p in local {
-                let data = self.nspaces.get(&p.nspace).map(|ns| ns.data_for(p.rank, false)).unwrap_or_default();
-                if blob_record(&mut blob, &p, &data).is_err() {
-                    continue;
+            let collect = self.barriers[idx].collect;
+            if collect {
+                for p in local {
+                    let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
+                    if !data.is_empty() && blob_record(&mut blob, &p, &data).is_err() {
+                        continue;
+                    }
                 }
             }
-            if self.barriers[idx].collect {
-                info.push(Info::new("pmix.collect", Value::boolean(true)));
-            }
+            // The host hears whether to collect, once, either way (as from OpenPMIx).
+            info.retain(|i| !i.is(PMIX_COLLECT_DATA));
+            info.push(Info::new("pmix.collect", Value::boolean(collect)));
             self.host.fence_nb(
                 &procs,
                 &info,
@@ -1571,6 +1623,9 @@ impl Role for ServerRole {
             let p = self.parked.remove(i);
             reply(net, p.conn, p.req, PMIX_ERR_TIMEOUT, &[]);
         }
+        if let Some(i) = self.parked_dmodex.iter().position(|p| p.timer == timer) {
+            (self.parked_dmodex.remove(i).done)(PMIX_ERR_TIMEOUT, Vec::new());
+        }
     }
 
     fn on_stop(&mut self, net: &mut Net) {
@@ -1588,6 +1643,9 @@ impl Role for ServerRole {
         }
         for p in std::mem::take(&mut self.parked) {
             reply(net, p.conn, p.req, PMIX_ERR_LOST_CONNECTION, &[]);
+        }
+        for p in std::mem::take(&mut self.parked_dmodex) {
+            (p.done)(PMIX_ERR_LOST_CONNECTION, Vec::new());
         }
     }
 }

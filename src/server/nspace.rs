@@ -205,24 +205,27 @@ impl Nspace {
     /// Data of `rank` visible to a requester: committed (LOCAL/GLOBAL when the
     /// requester is on this node, REMOTE/GLOBAL otherwise) plus registered proc data.
     pub fn data_for(&self, rank: pmix_rank_t, requester_local: bool) -> Vec<Info> {
-        let mut out = Vec::new();
-        if let Some(c) = self.committed.get(&rank) {
-            for (scope, i) in c {
-                let visible = match *scope {
-                    PMIX_LOCAL => requester_local,
-                    PMIX_REMOTE => !requester_local,
-                    PMIX_INTERNAL => false,
-                    _ => true,
-                };
-                if visible {
-                    out.push(i.clone());
-                }
-            }
-        }
+        let mut out = self.committed_for(rank, requester_local);
         if let Some(p) = self.procs.get(&rank) {
             out.extend(p.iter().cloned());
         }
         out
+    }
+
+    /// What `rank` committed that a requester may see (see data_for): for one
+    /// on another node, what a fence or a direct modex carries there. The
+    /// registered proc data is not sent: every server has its own from its host.
+    pub fn committed_for(&self, rank: pmix_rank_t, requester_local: bool) -> Vec<Info> {
+        let Some(c) = self.committed.get(&rank) else { return Vec::new() };
+        c.iter()
+            .filter(|(scope, _)| match *scope {
+                PMIX_LOCAL => requester_local,
+                PMIX_REMOTE => !requester_local,
+                PMIX_INTERNAL => false,
+                _ => true,
+            })
+            .map(|(_, i)| i.clone())
+            .collect()
     }
 }
 
