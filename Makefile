@@ -52,6 +52,7 @@ bench: deps build
 	@tools/bench-jctl.sh $(BUILD)
 	@tools/bench-iof.sh $(BUILD)
 	@tools/bench-slurm.sh $(BUILD)
+	@tools/bench-twohost.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -379,6 +379,7 @@ t_iof() { tools/iof-tests.sh "$B/iof"; }
 t_session() { tools/session-tests.sh "$B/session"; }
 t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/ompi-tests.sh "$B/mpi"; }
 t_faults() { tools/fault-tests.sh "$B/faults"; }
+t_twohost() { tools/twohost-tests.sh "$B/mpi"; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
 t_examples() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/examples-tests.sh "$B"; }
@@ -436,6 +437,7 @@ step topology-vs-openpmix t_topology
 step pmixrun-bind-to-core t_binding
 step fault-injection t_faults
 step open-mpi-drop-in t_openmpi
+step open-mpi-two-hosts t_twohost
 step python-bindings t_python
 step slurm-srun-mpi-pmix t_slurm
 step openpmix-examples t_examples
