@@ -20,6 +20,10 @@
  *     PMIX_ERR_BAD_PARAM and no callback; a valid one calls back with success
  *     (the results released through the given cbfunc); setup_local_support
  *     with an empty nspace: PMIX_ERR_BAD_PARAM
+ * (e) in a fork child of the server (as Slurm's slurmstepd calls it, between
+ *     fork and exec): setup_fork works; a call that needs the server's
+ *     progress thread (register_client) answers PMIX_ERR_INIT at once
+ *     instead of waiting for a thread the child does not have
  */
 #define _DEFAULT_SOURCE
 #include <pthread.h>
@@ -32,6 +36,8 @@
 #include <unistd.h>
 
 #include <pmix_server.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 static int npass, nfail;
 
@@ -290,6 +296,32 @@ int main(void)
            "(d) setup_local_support(\"\")");
     msleep(100);
     check(read_count(&op_calls) == before, "(d) ... and no callback was called");
+
+    /* (e) */
+    {
+        pid_t pid;
+        int status = -1, t;
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0) {
+            char **cenv = calloc(1, sizeof(char *));
+            pmix_proc_t cp;
+            bool ok;
+            PMIX_LOAD_PROCID(&cp, "sb.good", 3);
+            ok = PMIx_server_setup_fork(&cp, &cenv) == PMIX_SUCCESS && env_get(cenv, "PMIX_RANK") &&
+                 strcmp(env_get(cenv, "PMIX_RANK"), "3") == 0;
+            ok = ok && PMIx_server_register_client(&cp, getuid(), getgid(), NULL, op_cb, NULL) == PMIX_ERR_INIT;
+            _exit(ok ? 0 : 1);
+        }
+        for (t = 0; t < 1000 && waitpid(pid, &status, WNOHANG) == 0; t++) msleep(10);
+        if (t == 1000) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        }
+        check(t < 1000 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "(e) fork child: setup_fork works, register_client answers PMIX_ERR_INIT at once (%s)",
+              t == 1000 ? "hung" : "ended");
+    }
 
     rc = PMIx_server_finalize();
     expect(rc, PMIX_SUCCESS, "server_finalize");

@@ -1662,13 +1662,27 @@ pub struct ServerGlobal {
 
 pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
 
-/// The running server's handle (None when not initialised).
+/// The process that initialised the server (0: none). A fork child of it
+/// has the server's memory but not its progress thread.
+static SERVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// The running server's handle (None when not initialised, and in a fork
+/// child of the server's process: there a request would wait for a progress
+/// thread that does not exist, and the lock may be held by a thread that is
+/// gone; every server call answers PMIX_ERR_INIT instead, except setup_fork,
+/// which needs neither).
 pub fn handle() -> Option<Handle<ServerRole>> {
+    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
+        return None;
+    }
     SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.handle.clone())
 }
 
 /// The running server's own name (its process in the server role).
 pub fn own_proc() -> Option<Proc> {
+    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
+        return None;
+    }
     SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())
 }
 
@@ -1747,11 +1761,16 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         rendezvous.extend(session::Rendezvous::write(f, &contact));
     }
     *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous });
+    SERVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);
     Ok(me)
 }
 
 /// Stop the server, also with clients and namespaces still registered.
 pub fn finalize() -> Res {
+    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
+        return Err(PMIX_ERR_INIT); // not the server's process (a fork child of it)
+    }
+    SERVER_PID.store(0, std::sync::atomic::Ordering::Relaxed);
     let taken = SERVER.lock().unwrap_or_else(|e| e.into_inner()).take();
     let Some(mut g) = taken else { return Err(PMIX_ERR_INIT) };
     g.handle.run(|_, net| net.stop());
