@@ -7,8 +7,15 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::pack::{Decoder, Encoder};
 use crate::owned::Proc;
+use crate::owned::{self, decode_infos, decode_procs, find};
 use crate::runtime::ConnId;
+use crate::runtime::Net;
+use crate::wire;
+
+use super::{reply, ServerRole};
 
 /// One registration of a PMIx_IOF_pull.
 pub struct Pull {
@@ -137,5 +144,115 @@ mod tests {
         assert!(p.matches(&Proc::new("ns", 2), PMIX_FWD_STDOUT_CHANNEL));
         assert!(!p.matches(&Proc::new("ns", 3), PMIX_FWD_STDOUT_CHANNEL));
         assert!(!p.matches(&Proc::new("ns", 2), PMIX_FWD_STDERR_CHANNEL));
+    }
+}
+
+// ---- requests from clients and tools ----
+
+/// Where forwarded output comes from, for PMIX_IOF_TAG_DETAILED_OUTPUT.
+pub(super) struct Origin<'a> {
+    host: &'a str,
+    /// 0 when unknown.
+    pid: u32,
+}
+
+pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, origin: &Origin<'_>, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+    let mut e = Encoder::default();
+    e.u32(handle);
+    source.encode(&mut e);
+    e.u32(channel as u32);
+    e.blob(data);
+    e.u32(complete as u32);
+    owned::encode_str(&mut e, origin.host);
+    e.u32(origin.pid);
+    net.send(conn, 0, wire::IOF, e.bytes());
+}
+
+impl ServerRole {
+    /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
+    pub fn iof_deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+        let targets: Vec<(ConnId, u32)> = self.iof.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
+        if targets.is_empty() {
+            self.iof.cache(source, channel, (data.to_vec(), complete));
+            return;
+        }
+        let origin = Origin { host: &self.hostname, pid: self.pid_of(source) };
+        for (conn, handle) in targets {
+            send_iof(net, conn, handle, source, &origin, channel, data, complete);
+        }
+    }
+
+    /// The pid of a local process: the kernel's word for a connected client,
+    /// else PMIX_PROC_PID as the host registered it (0: unknown).
+    pub(super) fn pid_of(&self, p: &Proc) -> u32 {
+        let ns = self.nspaces.get(&p.nspace);
+        let conn = ns.and_then(|n| n.clients.get(&p.rank)).and_then(|c| c.conn);
+        if let Some(peer) = conn.and_then(|c| self.peers.get(&c)) {
+            return peer.cred.pid.max(0) as u32;
+        }
+        ns.and_then(|n| n.procs.get(&p.rank)).and_then(|v| find(v, PMIX_PROC_PID)).and_then(|i| i.as_u32()).unwrap_or(0)
+    }
+
+    /// The largest backlog of forwarded output any pulling tool has not read
+    /// yet: a host that can make its sources wait (pmixrun) throttles on it,
+    /// so a slow tool bounds memory instead of growing it.
+    pub fn iof_backlog(&self, net: &Net) -> usize {
+        self.iof.pulls.iter().map(|p| net.queued(p.conn)).max().unwrap_or(0)
+    }
+
+    pub(super) fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let procs = decode_procs(d)?;
+        let channels = d.u32()? as pmix_iof_channel_t;
+        let handle = d.u32()?;
+        let directives = decode_infos(d)?;
+        if channels & PMIX_FWD_STDIN_CHANNEL != 0 || channels == 0 || procs.is_empty() {
+            reply(net, conn, req, if channels & PMIX_FWD_STDIN_CHANNEL != 0 { PMIX_ERR_NOT_SUPPORTED } else { PMIX_ERR_BAD_PARAM }, &[]);
+            return Ok(());
+        }
+        // Ask the host only for combinations it was not asked for before.
+        let fresh: Vec<Proc> = procs
+            .iter()
+            .filter(|p| [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL].iter().any(|c| channels & c != 0 && !self.iof_asked.contains(&((*p).clone(), *c))))
+            .cloned()
+            .collect();
+        if !fresh.is_empty() {
+            for p in &fresh {
+                for c in [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL] {
+                    if channels & c != 0 {
+                        self.iof_asked.insert((p.clone(), c));
+                    }
+                }
+            }
+            let _ = self.host.iof_pull(&fresh, &directives, channels, Box::new(|_| {}));
+        }
+        let id = self.iof.add_pull(conn, handle, who.clone(), procs, channels);
+        let mut e = Encoder::default();
+        e.u32(id);
+        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        // Output written before anyone pulled it follows the reply.
+        for (src, ch, (data, complete)) in self.iof.take_cached(id) {
+            let origin = Origin { host: &self.hostname, pid: self.pid_of(&src) };
+            send_iof(net, conn, handle, &src, &origin, ch, &data, complete);
+        }
+        Ok(())
+    }
+
+    pub(super) fn on_iof_deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) -> Res {
+        let id = d.u32()?;
+        let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
+        reply(net, conn, req, st, &[]);
+        Ok(())
+    }
+
+    /// PMIx_IOF_push from a tool: stdin for the targets, through the host.
+    pub(super) fn on_iof_push(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let targets = decode_procs(d)?;
+        let has = d.u32()? != 0;
+        let data = d.blob()?.to_vec();
+        let directives = decode_infos(d)?;
+        let done = self.done_reply(conn, req);
+        let u = self.host.push_stdin(who, &targets, &directives, has.then_some(&data[..]), done);
+        self.upcall_reply(net, conn, req, u);
+        Ok(())
     }
 }

@@ -14,11 +14,16 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::pack::Decoder;
+use crate::owned::{decode_infos, decode_procs};
 use crate::owned::{find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
 use crate::server::nspace::infos_of_array;
 use crate::server::{reply_infos, ServerRole};
+
+use super::{cleanup, reply, settled};
 
 /// How a process wants to be told to checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,5 +317,84 @@ impl ServerRole {
                 net.cancel_timer(t);
             }
         }
+    }
+}
+
+// ---- requests from clients and tools ----
+
+impl ServerRole {
+    /// PMIx_Job_control from a client or tool: cleanup registration and the
+    /// registration of checkpoint methods / preemptibility are handled here
+    /// (never relayed); requests that act on processes go to the host.
+    pub(super) fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let targets = decode_procs(d)?;
+        let directives = decode_infos(d)?;
+        let cred = self.peers.get(&conn).map(|p| p.cred).ok_or(PMIX_ERR_UNREACH)?;
+        let request = match cleanup::parse(&directives) {
+            Ok(r) => r,
+            Err(e) => {
+                reply(net, conn, req, e, &[]);
+                return Ok(());
+            }
+        };
+        let registration = registration(&directives);
+        let actions = directives.iter().any(|i| !cleanup::is_cleanup_key(i) && !is_registration_key(i) && !i.is(PMIX_JOB_CTRL_ID));
+        // Cleanup: a process may register it only for itself or its own namespace.
+        if !request.is_empty() {
+            let ctargets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.clone() };
+            if ctargets.iter().any(|t| !(t == who || (t.nspace == who.nspace && t.rank == PMIX_RANK_WILDCARD))) {
+                reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
+                return Ok(());
+            }
+            // All or nothing across the targets.
+            let mut proc_e = self.proc_epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+            let Some(ns) = self.nspaces.get(&who.nspace) else {
+                reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+                return Ok(());
+            };
+            let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+            for t in &ctargets {
+                let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
+                if let Err(e) = r {
+                    reply(net, conn, req, e, &[]);
+                    return Ok(());
+                }
+            }
+            if ctargets.iter().any(|t| t == who) {
+                self.proc_epilogs.insert(who.clone(), proc_e);
+            }
+            if ctargets.iter().any(|t| t != who) {
+                if let Some(ns) = self.nspaces.get_mut(&who.nspace) {
+                    ns.epilog = Some(ns_e);
+                }
+            }
+        }
+        // Registration is information about the requester (targets ignored, as the RFC says).
+        if let Some(r) = registration {
+            register(who, r);
+        }
+        if !actions {
+            reply_infos(net, conn, req, PMIX_SUCCESS, &[]);
+            return Ok(());
+        }
+        if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(net, conn, req, who, &targets, &directives) {
+            return Ok(());
+        }
+        if let Some(c) = find(&directives, PMIX_JOB_CTRL_CANCEL) {
+            // Checkpoints are the server's own pending requests; anything else is the host's.
+            let id = c.as_str().filter(|s| !s.is_empty());
+            if self.cancel_checkpoints(net, who, id.as_deref()) > 0 {
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+                return Ok(());
+            }
+        }
+        let u = self.host.job_control(who, &targets, &directives, self.done_reply_infos(conn, req));
+        if let Upcall::Now(st) = u {
+            if st == PMIX_ERR_NOT_SUPPORTED {
+                crate::pmix_debug!(5, "{who}: the host does not support job control");
+            }
+            reply(net, conn, req, settled(st), &[]);
+        }
+        Ok(())
     }
 }

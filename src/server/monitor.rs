@@ -14,7 +14,13 @@ use std::time::Duration;
 
 use crate::abi::*;
 use crate::data::elem::Res;
+use crate::data::pack::Decoder;
+use crate::owned::decode_infos;
 use crate::owned::{find, Info, Proc};
+use crate::runtime::{ConnId, Net};
+
+use super::host::Upcall;
+use super::{reply, reply_infos, settled, ServerRole};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileWatch {
@@ -195,5 +201,79 @@ mod tests {
         let _ = std::fs::remove_file(&p);
         let bad = Info::new("pmix.monitor.fmon", Value::string("relative"));
         assert!(parse(&bad, 0, &d, &Proc::new("ns", 0)).is_err());
+    }
+}
+
+// ---- requests from clients and tools ----
+
+impl ServerRole {
+    /// PMIx_Process_monitor from a client: heartbeats, file monitors, cancel.
+    pub(super) fn on_monitor(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let mut m = decode_infos(d)?;
+        let error = d.u32()? as i32;
+        let directives = decode_infos(d)?;
+        let Some(monitor) = m.pop() else {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        };
+        let answer = |net: &mut Net, st| {
+            if req != 0 {
+                reply_infos(net, conn, req, st, &[]);
+            }
+        };
+        // The host monitors when it can, unless the server was asked to.
+        if !self.enable_monitoring && !monitor.is(PMIX_SEND_HEARTBEAT) {
+            let u = self.host.monitor(who, &monitor, error, &directives, self.done_reply_infos(conn, req));
+            match u {
+                Upcall::Pending => return Ok(()),
+                Upcall::Now(st) if st != PMIX_ERR_NOT_SUPPORTED => {
+                    answer(net, settled(st));
+                    return Ok(());
+                }
+                Upcall::Now(_) => {} // not supported by the host: monitor here
+            }
+        }
+        match parse(&monitor, error, &directives, who) {
+            Err(e) => answer(net, e),
+            Ok(Request::Beat) => {
+                for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
+                    m.beats += 1;
+                }
+                answer(net, PMIX_SUCCESS);
+            }
+            Ok(Request::Cancel(id)) => {
+                let before = self.monitors.len();
+                let gone: Vec<u64> = self
+                    .monitors
+                    .iter()
+                    .filter(|m| m.target == *who && (id.is_none() || m.id == id))
+                    .map(|m| m.timer)
+                    .collect();
+                self.monitors.retain(|m| !(m.target == *who && (id.is_none() || m.id == id)));
+                for t in gone {
+                    net.cancel_timer(t);
+                }
+                answer(net, if self.monitors.len() < before { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
+            }
+            Ok(Request::Start(mut m)) => {
+                if let Some(id) = &m.id {
+                    if self.monitors.iter().any(|x| x.target == *who && x.id.as_ref() == Some(id)) {
+                        answer(net, PMIX_ERR_EXISTS);
+                        return Ok(());
+                    }
+                }
+                m.timer = net.timer(m.period);
+                self.monitors.push(m);
+                answer(net, PMIX_SUCCESS);
+            }
+        }
+        Ok(())
+    }
+
+    /// A client's heartbeat counts for every monitor watching it.
+    pub(super) fn on_heartbeat(&mut self, who: &Proc) {
+        for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
+            m.beats += 1;
+        }
     }
 }

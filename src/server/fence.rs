@@ -1,0 +1,229 @@
+//! Fences and connect/disconnect barriers: local arrival, the host's
+//! fence_nb upcall, and the data a collecting fence brings back.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::elem::Res;
+use crate::data::pack::{Decoder, Encoder};
+use crate::owned::{decode_infos, decode_procs, encode_infos, Info, Proc, Value};
+use crate::runtime::{ConnId, Net};
+use crate::wire;
+
+use super::host::Upcall;
+use super::modex::{blob_record, read_blob_record};
+use super::nspace::{self, Nspace};
+use super::{reply, settled, ServerRole};
+
+/// A fence (or connect/disconnect barrier) in progress.
+pub(super) struct Barrier {
+    kind: u16,
+    /// Participants as the callers named them (passed to the host).
+    procs: Vec<Proc>,
+    /// Expanded, sorted participants: the barrier's identity.
+    members: Vec<Proc>,
+    collect: bool,
+    info: Vec<Info>,
+    local_needed: BTreeSet<Proc>,
+    arrived: Vec<(ConnId, u32, Proc)>,
+    timer: Option<u64>,
+    at_host: bool,
+    id: u64,
+}
+
+impl ServerRole {
+    pub(super) fn on_barrier(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let mut procs = decode_procs(d)?;
+        let collect = d.u32()? != 0;
+        let timeout = d.u32()?;
+        let info = decode_infos(d)?;
+        if procs.is_empty() {
+            procs.push(Proc::wildcard(&who.nspace));
+        }
+        let procs = self.expand_groups(procs);
+        let members = nspace::expand(&procs, &self.nspaces);
+        if !members.contains(who) {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            return Ok(());
+        }
+        // A participant that already ended (lost, finalized, deregistered) can never arrive.
+        let gone = members.iter().any(|p| {
+            self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated)
+        });
+        if gone {
+            reply(net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
+            return Ok(());
+        }
+        let idx = match self.barriers.iter().position(|b| b.kind == tag && b.members == members && !b.at_host) {
+            Some(i) => i,
+            None => {
+                let local_needed: BTreeSet<Proc> = members
+                    .iter()
+                    .filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)))
+                    .cloned()
+                    .collect();
+                let id = self.next_barrier;
+                self.next_barrier += 1;
+                self.barriers.push(Barrier {
+                    kind: tag,
+                    procs,
+                    members,
+                    collect,
+                    info,
+                    local_needed,
+                    arrived: Vec::new(),
+                    timer: None,
+                    at_host: false,
+                    id,
+                });
+                self.barriers.len() - 1
+            }
+        };
+        let b = &mut self.barriers[idx];
+        b.collect |= collect;
+        if timeout > 0 && b.timer.is_none() {
+            b.timer = Some(net.timer(Duration::from_secs(timeout as u64)));
+        }
+        b.arrived.push((conn, req, who.clone()));
+        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+        if b.local_needed.is_subset(&arrived) {
+            self.local_part_done(net, idx);
+        }
+        Ok(())
+    }
+
+    /// Every local participant arrived: finish here, or ask the host when others take part.
+    pub(super) fn local_part_done(&mut self, net: &mut Net, idx: usize) {
+        let all_local = self.barriers[idx].members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+        if all_local {
+            let b = self.barriers.remove(idx);
+            self.finish_barrier(net, b, PMIX_SUCCESS);
+            return;
+        }
+        let h = self.handle();
+        let b = &mut self.barriers[idx];
+        b.at_host = true;
+        let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
+        let u = if kind == wire::FENCE {
+            // Only a collecting fence carries data, and only what the local
+            // participants committed for other nodes (as OpenPMIx): without
+            // it, peers fetch what they need on demand (direct modex).
+            let mut blob = Encoder::default();
+            let collect = self.barriers[idx].collect;
+            if collect {
+                for p in local {
+                    let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
+                    if !data.is_empty() && blob_record(&mut blob, &p, &data).is_err() {
+                        continue;
+                    }
+                }
+            }
+            // The host hears whether to collect, once, either way (as from OpenPMIx).
+            info.retain(|i| !i.is(PMIX_COLLECT_DATA));
+            info.push(Info::new("pmix.collect", Value::boolean(collect)));
+            self.host.fence_nb(
+                &procs,
+                &info,
+                blob.into_bytes(),
+                Box::new(move |st, data| {
+                    h.run(move |s, net| s.host_barrier_done(net, id, st, &data));
+                }),
+            )
+        } else if kind == wire::CONNECT {
+            self.host.connect(&procs, &info, Box::new(move |st| {
+                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
+            }))
+        } else {
+            self.host.disconnect(&procs, &info, Box::new(move |st| {
+                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
+            }))
+        };
+        if let Upcall::Now(st) = u {
+            self.host_barrier_done(net, id, settled(st), &[]);
+        }
+    }
+
+    pub(super) fn host_barrier_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+        let Some(idx) = self.barriers.iter().position(|b| b.id == id) else { return };
+        let b = self.barriers.remove(idx);
+        if st == PMIX_SUCCESS {
+            // Ingest the other servers' data (records of procs not local here).
+            let mut d = Decoder::new(data);
+            while d.remaining() > 0 {
+                match read_blob_record(&mut d) {
+                    Ok((p, infos)) => {
+                        let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
+                        if !ns.is_local(p.rank) {
+                            let c = ns.committed.entry(p.rank).or_default();
+                            for i in infos {
+                                c.retain(|(_, x)| x.key() != i.key());
+                                c.push((PMIX_GLOBAL, i));
+                            }
+                            ns.has_committed.insert(p.rank);
+                        }
+                    }
+                    Err(_) => {
+                        crate::pmix_debug!(1, "fence: host returned data that does not decode; ignoring the rest");
+                        break;
+                    }
+                }
+            }
+        }
+        self.finish_barrier(net, b, settled(st));
+    }
+
+    pub(super) fn finish_barrier(&mut self, net: &mut Net, b: Barrier, st: pmix_status_t) {
+        if let Some(t) = b.timer {
+            net.cancel_timer(t);
+        }
+        let mut body = Encoder::default();
+        if st == PMIX_SUCCESS && (b.collect || b.kind == wire::CONNECT) {
+            // Data of every participant, plus job data of their namespaces for connect.
+            let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
+            for p in &b.members {
+                if let Some(ns) = self.nspaces.get(&p.nspace) {
+                    records.push((p.clone(), ns.data_for(p.rank, true)));
+                }
+            }
+            if b.kind == wire::CONNECT {
+                let names: BTreeSet<&String> = b.members.iter().map(|p| &p.nspace).collect();
+                for n in names {
+                    if let Some(ns) = self.nspaces.get(n) {
+                        records.push((Proc::wildcard(n), ns.job.clone()));
+                    }
+                }
+            }
+            body.u32(records.len() as u32);
+            for (p, infos) in &records {
+                p.encode(&mut body);
+                let _ = encode_infos(&mut body, infos);
+            }
+        } else {
+            body.u32(0);
+        }
+        for (conn, req, _) in &b.arrived {
+            reply(net, *conn, *req, st, body.bytes());
+        }
+    }
+
+    pub(super) fn fail_barriers_of(&mut self, net: &mut Net, proc: &Proc, st: pmix_status_t) {
+        let (hit, keep): (Vec<Barrier>, Vec<Barrier>) =
+            std::mem::take(&mut self.barriers).into_iter().partition(|b| b.members.contains(proc));
+        self.barriers = keep;
+        for b in hit {
+            let arrived: Vec<(ConnId, u32, Proc)> = b.arrived.iter().filter(|(_, _, p)| p != proc).cloned().collect();
+            let b = Barrier { arrived, ..b };
+            self.finish_barrier(net, b, st);
+        }
+    }
+
+    /// A barrier's timeout: true if `timer` was one (it fails with TIMEOUT).
+    pub(super) fn barrier_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+        let Some(i) = self.barriers.iter().position(|b| b.timer == Some(timer)) else { return false };
+        let mut b = self.barriers.remove(i);
+        b.timer = None;
+        self.finish_barrier(net, b, PMIX_ERR_TIMEOUT);
+        true
+    }
+}
