@@ -243,12 +243,22 @@ pub unsafe fn env_unset(env: *mut *mut c_char, key: &str) {
     *env.add(w) = ptr::null_mut();
 }
 
+/// One environment edit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvOp {
+    Set(String, String),
+    /// Set only when absent.
+    Add(String, String),
+    Unset(String),
+    Prepend(String, String, char),
+    Append(String, String, char),
+}
+
 /// Apply setup edits (set, add, unset, prepend, append) to a C environment array.
 ///
 /// # Safety
 /// As `env_set`.
-pub unsafe fn env_apply(env: &mut *mut *mut c_char, ops: &[crate::server::setup::EnvOp]) -> Result<(), crate::abi::pmix_status_t> {
-    use crate::server::setup::EnvOp;
+pub unsafe fn env_apply(env: &mut *mut *mut c_char, ops: &[EnvOp]) -> Result<(), crate::abi::pmix_status_t> {
     for op in ops {
         match op {
             EnvOp::Set(k, v) => env_set(env, k, v)?,

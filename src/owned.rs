@@ -6,7 +6,7 @@ use core::ffi::{c_char, c_void};
 
 use crate::abi::*;
 use crate::cmem;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
 use crate::data::{self, value};

@@ -3,15 +3,15 @@
 //! A connected tool uses the client machinery (Query, Get, Log, events).
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::owned::{find, Info, Proc};
 use crate::wire;
 
 /// The socket of the server of process `pid` (its session directory is
 /// `<tmpdir>/rpmix.<host>.<pid>`).
 fn socket_of_pid(pid: u32, infos: &[Info]) -> String {
-    let tmp = crate::server::session::server_tmpdir(infos);
-    format!("{tmp}/rpmix.{}.{pid}/server.sock", crate::server::session::hostname())
+    let tmp = crate::rendezvous::server_tmpdir(infos);
+    format!("{tmp}/rpmix.{}.{pid}/server.sock", crate::rendezvous::hostname())
 }
 
 /// Read a contact from `file:<path>` (first line).
@@ -24,7 +24,7 @@ fn contact_from(uri: &str) -> Option<String> {
 
 pub fn init(infos: &[Info]) -> Res<Proc> {
     let pid = std::process::id();
-    let host = crate::server::session::hostname();
+    let host = crate::rendezvous::hostname();
     let given = match (find(infos, PMIX_TOOL_NSPACE).and_then(|i| i.as_str()), find(infos, PMIX_TOOL_RANK).and_then(|i| i.as_u32())) {
         (Some(ns), Some(r)) => Some(Proc::new(&ns, r)),
         (None, None) => None,
@@ -71,9 +71,9 @@ fn with_retries<T>(infos: &[Info], mut connect: impl FnMut() -> Res<T>) -> Res<T
 
 /// The system server's (socket path, contact), from its rendezvous file.
 fn system_server(infos: &[Info]) -> Res<(String, String)> {
-    let host = crate::server::session::hostname();
-    let f = format!("{}/pmix.sys.{host}", crate::server::session::system_tmpdir(infos));
-    let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+    let host = crate::rendezvous::hostname();
+    let f = format!("{}/pmix.sys.{host}", crate::rendezvous::system_tmpdir(infos));
+    let u = crate::rendezvous::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
     let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
     Ok((p, u))
 }
@@ -95,7 +95,7 @@ fn connect_any<T>(infos: &[Info], connect: impl Fn(&str, &str) -> Res<T>) -> Res
 /// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM),
 /// server pid, server namespace, then the contact in our environment.
 pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
-    let host = crate::server::session::hostname();
+    let host = crate::rendezvous::hostname();
     let flag = |k| find(infos, k).is_some_and(|i| i.truthy());
     let uri = find(infos, PMIX_SERVER_URI)
         .or_else(|| find(infos, PMIX_TCP_URI))
@@ -106,7 +106,7 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
         (p, u)
     } else if let Some(f) = find(infos, PMIX_TOOL_ATTACHMENT_FILE).or_else(|| find(infos, PMIX_LAUNCHER_RENDEZVOUS_FILE)).and_then(|i| i.as_str()) {
         // (a launcher this tool started writes its contact to the latter)
-        let u = crate::server::session::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
+        let u = crate::rendezvous::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)
     } else if flag(PMIX_CONNECT_TO_SYSTEM) {
@@ -120,8 +120,8 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
             crate::pmix_debug!(1, "PMIx_tool_init: bad server namespace {ns:?}");
             return Err(PMIX_ERR_BAD_PARAM);
         }
-        let f = std::path::Path::new(&crate::server::session::server_tmpdir(infos)).join(format!("pmix.{host}.tool.{ns}"));
-        let u = crate::server::session::read_rendezvous(&f).ok_or(PMIX_ERR_UNREACH)?;
+        let f = std::path::Path::new(&crate::rendezvous::server_tmpdir(infos)).join(format!("pmix.{host}.tool.{ns}"));
+        let u = crate::rendezvous::read_rendezvous(&f).ok_or(PMIX_ERR_UNREACH)?;
         let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
         (p, u)
     } else if let Some(u) = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()) {

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 
 pub type CpuSet = BTreeSet<u32>;
 

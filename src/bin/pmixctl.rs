@@ -136,13 +136,13 @@ fn run(args: &[String]) -> Result<(), String> {
         let mut one: pmix_query_t = unsafe { core::mem::zeroed() };
         one.keys = keys;
         // SAFETY: `one` is a valid query; CArray::copy deep-copies it.
-        let q = unsafe { pmix::server::host::CArray::copy(pmix::data::kind::Kind::Query, &one as *const pmix_query_t as *const u8, 1) };
+        let q = unsafe { pmix::data::carray::CArray::copy(pmix::data::kind::Kind::Query, &one as *const pmix_query_t as *const u8, 1) };
         // SAFETY: made by argv_from, no longer referenced.
         unsafe { pmix::cmem::argv_free(keys) };
         let q = q.map_err(|e| pmix::strings::error_name(e).to_string())?;
         let done = Oneshot::new();
         let d = done.clone();
-        pmix::client::api::query(&q, Box::new(move |st, r| d.set((st, r))));
+        pmix::facade::query(&q, Box::new(move |st, r| d.set((st, r))));
         let (st, r) = done.wait().ok_or("lost the server")?;
         let names: Vec<String> = r.first().and_then(|i| i.as_str()).map(|s| s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()).unwrap_or_default();
         if st != PMIX_SUCCESS && names.is_empty() {

@@ -3,7 +3,7 @@
 //! one; inline when the answer needs no server).
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, Info, Proc, Value};
 use crate::runtime::Oneshot;
@@ -164,17 +164,7 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
     if key.is_empty() {
         return get_all(target, info, done);
     }
-    let Some(me) = me() else {
-        // Server role: what the server holds, never waiting.
-        if let (Some(h), Some(t)) = (crate::server::handle(), target) {
-            let r = if crate::runtime::on_progress_thread() { None } else { h.call(move |s, _| s.get_local(&t, &key)) };
-            return match r.flatten() {
-                Some(v) => done(PMIX_SUCCESS, Some(v)),
-                None => done(PMIX_ERR_NOT_FOUND, None),
-            };
-        }
-        return done(PMIX_ERR_INIT, None);
-    };
+    let Some(me) = me() else { return done(PMIX_ERR_INIT, None) };
     let target = target.unwrap_or_else(|| me.clone());
     // A Get restricted to one scope, or qualified by a group's context id,
     // asks the server, which keeps the scopes and the qualified data.
@@ -226,15 +216,7 @@ fn get_all(target: Option<Proc>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_stat
         return done(PMIX_ERR_BAD_PARAM, None);
     };
     let answer = |infos: Vec<Info>| if infos.is_empty() { (PMIX_ERR_NOT_FOUND, None) } else { (PMIX_SUCCESS, Some(Value::infos(&infos))) };
-    let Some(me) = me() else {
-        // Server role: what the server holds.
-        let Some(h) = crate::server::handle() else { return done(PMIX_ERR_INIT, None) };
-        if crate::runtime::on_progress_thread() {
-            return done(PMIX_ERR_WOULD_BLOCK, None);
-        }
-        let (st, v) = answer(h.call(move |s, _| s.get_all(&target)).unwrap_or_default());
-        return done(st, v);
-    };
+    let Some(me) = me() else { return done(PMIX_ERR_INIT, None) };
     if target == me || handle().is_none() {
         let (st, v) = answer(cache().map(|c| c.all_of(&target)).unwrap_or_default());
         return done(st, v);
@@ -342,16 +324,6 @@ pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
 
 pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: Done) {
     if handle().is_none() {
-        if let Some(h) = crate::server::handle() {
-            let ok = h.run(move |s, net| {
-                s.deliver_event(net, status, &source, range, &info);
-                done(PMIX_SUCCESS);
-            });
-            if !ok {
-                // the closure (and `done`) was dropped: nothing to call
-            }
-            return;
-        }
         // A client without a server: only its own handlers can hear it.
         return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
     }
@@ -376,12 +348,6 @@ pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
 }
 
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
-    // A server process (no client role): it writes the standard channels itself.
-    if handle().is_none() && me().is_none() {
-        if let Some(server) = crate::server::own_proc() {
-            return later(move || done(crate::server::log::write_locally(&server, &data, &directives)));
-        }
-    }
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &data).and_then(|_| encode_infos(&mut e, &directives)) {
         return done(st);
@@ -389,7 +355,7 @@ pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
     request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done(st)));
 }
 
-pub fn spawn(job_info: Vec<Info>, apps: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, String) + Send>) {
+pub fn spawn(job_info: Vec<Info>, apps: &crate::data::carray::CArray, done: Box<dyn FnOnce(pmix_status_t, String) + Send>) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &job_info) {
         return done(st, String::new());
@@ -420,7 +386,7 @@ fn local_answer(key: &[u8]) -> Option<Info> {
 /// Split queries into the answers the library gives itself and the queries
 /// (as encoded for the server, with those keys left out) that need a server:
 /// `(answers, number of queries left, their encoding)`.
-fn split_queries(queries: &crate::server::host::CArray) -> Res<(Vec<Info>, u32, Encoder)> {
+pub fn split_queries(queries: &crate::data::carray::CArray) -> Res<(Vec<Info>, u32, Encoder)> {
     let mut answers = Vec::new();
     let mut rest = Encoder::default();
     let mut n = 0;
@@ -453,37 +419,9 @@ fn split_queries(queries: &crate::server::host::CArray) -> Res<(Vec<Info>, u32, 
     Ok((answers, n, rest))
 }
 
-/// Run `f` off the caller's stack: on a progress thread of ours, or on a
-/// thread of its own when no role is initialised (no callback fires inline).
-fn later<F: FnOnce() + Send + 'static>(f: F) {
-    // Shared so that `f` can still run on a thread of its own when the
-    // engine refuses the job (it is stopping) and drops our closure.
-    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
-    let fire = |s: &std::sync::Mutex<Option<F>>| {
-        if let Some(f) = s.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            f()
-        }
-    };
-    let s2 = slot.clone();
-    let queued = match (handle(), crate::server::handle()) {
-        (Some(h), _) => h.run(move |_, _| fire(&s2)),
-        (None, Some(h)) => h.run(move |_, _| fire(&s2)),
-        (None, None) => false,
-    };
-    if !queued {
-        std::thread::spawn(move || fire(&slot));
-    }
-}
-
-pub fn query(queries: &crate::server::host::CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
-    let (answers, n, rest) = match split_queries(queries) {
-        Ok(x) => x,
-        Err(st) => return done(st, Vec::new()),
-    };
-    if n == 0 {
-        return later(move || done(PMIX_SUCCESS, answers));
-    }
-    // The rest goes to the server (and its host); our answers join its.
+/// The queries `split_queries` left for the server (and its host): `n`
+/// of them, encoded in `rest`; the library's own `answers` join the server's.
+pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
     let mut e = Encoder::default();
     e.u32(n);
     e.raw(rest.bytes());

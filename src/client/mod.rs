@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
@@ -543,7 +543,7 @@ pub fn init() -> (Proc, pmix_status_t) {
         }
         (Some(ns), None) => (Proc::new(&ns, 0), PMIX_ERR_DATA_VALUE_NOT_FOUND, None),
         _ => {
-            let me = Proc::new(&format!("singleton.{}.{}", crate::server::session::hostname(), std::process::id()), 0);
+            let me = Proc::new(&format!("singleton.{}.{}", crate::rendezvous::hostname(), std::process::id()), 0);
             cache.put(&Proc::wildcard(&me.nspace), vec![Info::new("pmix.job.size", Value::u32(1)), Info::new("pmix.univ.size", Value::u32(1))]);
             (me, PMIX_ERR_UNREACH, None)
         }

@@ -5,7 +5,7 @@
 use core::ffi::c_char;
 use core::ptr;
 
-use super::elem::Res;
+use crate::status::Res;
 use crate::abi::*;
 use crate::cmem;
 

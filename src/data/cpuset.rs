@@ -10,7 +10,7 @@
 use core::ffi::{c_char, c_void};
 use core::ptr;
 
-use super::elem::Res;
+use crate::status::Res;
 use crate::abi::*;
 use crate::cmem;
 

@@ -16,7 +16,7 @@ use crate::cmem;
 /// so hostile input cannot exhaust the stack.
 pub const MAX_DEPTH: u32 = 32;
 
-pub type Res<T = ()> = Result<T, pmix_status_t>;
+use crate::status::Res;
 
 /// Recursion guard for walks over caller-built data (destruct, print), which
 /// may be arbitrarily deep or even cyclic: past the limit the walk stops.

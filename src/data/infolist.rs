@@ -6,7 +6,8 @@
 
 use core::ffi::c_void;
 
-use super::elem::{self, Res};
+use super::elem;
+use crate::status::Res;
 use super::kind::Kind;
 use super::value;
 use crate::abi::*;

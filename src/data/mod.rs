@@ -6,6 +6,7 @@
 //! functions below are what the `PMIx_*` entries call.
 
 pub mod buffer;
+pub mod carray;
 pub mod compress;
 pub mod cpuset;
 pub mod elem;
@@ -17,7 +18,7 @@ pub mod value;
 
 use core::ffi::{c_char, c_void};
 
-use elem::Res;
+use crate::status::Res;
 use kind::Kind;
 
 use crate::abi::*;

@@ -14,7 +14,8 @@
 use core::ffi::{c_char, c_void};
 use core::ptr;
 
-use super::elem::{self, Res, MAX_DEPTH};
+use super::elem::{self, MAX_DEPTH};
+use crate::status::Res;
 use super::kind::{Kind, Num};
 use super::value;
 use crate::abi::*;

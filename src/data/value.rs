@@ -6,7 +6,8 @@
 use core::ffi::{c_char, c_void};
 use core::ptr;
 
-use super::elem::{self, Res};
+use super::elem;
+use crate::status::Res;
 use super::kind::{Kind, Num};
 use crate::abi::*;
 use crate::cmem;

@@ -191,7 +191,7 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
         let target = proc.as_ref().map(crate::owned::Proc::from_c);
         let done = Oneshot::new();
         let d = done.clone();
-        crate::client::api::get(target, k, i, Box::new(move |st, v| d.set((st, v))));
+        crate::facade::get(target, k, i, Box::new(move |st, v| d.set((st, v))));
         match done.wait() {
             Some((PMIX_SUCCESS, Some(v))) => {
                 let p = crate::cmem::calloc_one::<pmix_value_t>();
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn PMIx_Get_nb(proc: *const pmix_proc_t, key: *const c_cha
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let target = proc.as_ref().map(crate::owned::Proc::from_c);
         let cbd = SendPtr(cbdata);
-        crate::client::api::get(target, k, i, Box::new(move |st, v| {
+        crate::facade::get(target, k, i, Box::new(move |st, v| {
             let mut v = v;
             let p = v.as_mut().map_or(core::ptr::null_mut(), |v| &mut v.0 as *mut pmix_value_t);
             if let Some(f) = cbfunc {
@@ -325,7 +325,7 @@ pub unsafe extern "C" fn PMIx_Spawn(job_info: *const pmix_info_t, ninfo: usize, 
     status_entry!("PMIx_Spawn", {
         require!("PMIx_Spawn", !apps.is_null() && napps > 0);
         let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
-        let a = match crate::server::host::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+        let a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
             Ok(a) => a,
             Err(e) => return e,
         };
@@ -345,7 +345,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(job_info: *const pmix_info_t, ninfo: usiz
     status_entry!("PMIx_Spawn_nb", {
         require!("PMIx_Spawn_nb", !apps.is_null() && napps > 0);
         let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
-        let a = match crate::server::host::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+        let a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
             Ok(a) => a,
             Err(e) => return e,
         };
@@ -401,28 +401,15 @@ pub unsafe extern "C" fn PMIx_Disconnect_nb(ranges: *const pmix_proc_t, nprocs: 
 pub unsafe extern "C" fn PMIx_Resolve_peers(nodename: *const c_char, nspace: *const c_char, procs: *mut *mut pmix_proc_t, nprocs: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_Resolve_peers", {
         require!("PMIx_Resolve_peers", !procs.is_null() && !nprocs.is_null());
-        let Some(me) = crate::client::me() else { return PMIX_ERR_INIT };
-        let ns = crate::owned::key_of(nspace).filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
-        let Some(cache) = crate::client::cache() else { return PMIX_ERR_INIT };
-        let my_host = cache.get(&me, "pmix.hname").and_then(|v| v.as_str());
         let host = crate::cmem::cstr_bytes(nodename).map(|b| String::from_utf8_lossy(b).into_owned());
-        let size = cache.get(&crate::owned::Proc::wildcard(&ns), "pmix.job.size").and_then(|v| v.as_u32()).unwrap_or(0);
-        let mut out = Vec::new();
-        for r in 0..size {
-            let h = cache.get(&crate::owned::Proc::new(&ns, r), "pmix.hname").and_then(|v| v.as_str());
-            let here = match &host {
-                None => true,
-                Some(want) => h.as_deref().or(my_host.as_deref()) == Some(want.as_str()),
-            };
-            if here {
-                out.push(crate::owned::Proc::new(&ns, r).to_c());
+        let out: Vec<pmix_proc_t> = match crate::facade::resolve_peers(host, crate::owned::key_of(nspace)) {
+            Ok(peers) => peers.iter().map(crate::owned::Proc::to_c).collect(),
+            Err(e) => {
+                *procs = core::ptr::null_mut();
+                *nprocs = 0;
+                return e;
             }
-        }
-        if out.is_empty() {
-            *procs = core::ptr::null_mut();
-            *nprocs = 0;
-            return PMIX_ERR_NOT_FOUND;
-        }
+        };
         let p = crate::cmem::calloc_array(out.len(), core::mem::size_of::<pmix_proc_t>()) as *mut pmix_proc_t;
         if p.is_null() {
             return PMIX_ERR_NOMEM;
@@ -438,19 +425,15 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(nodename: *const c_char, nspace: *co
 pub unsafe extern "C" fn PMIx_Resolve_nodes(nspace: *const c_char, nodelist: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_Resolve_nodes", {
         require!("PMIx_Resolve_nodes", !nodelist.is_null());
-        let Some(me) = crate::client::me() else { return PMIX_ERR_INIT };
-        let ns = crate::owned::key_of(nspace).filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
-        let Some(cache) = crate::client::cache() else { return PMIX_ERR_INIT };
-        let w = crate::owned::Proc::wildcard(&ns);
-        let list = cache.get(&w, "pmix.nlist").and_then(|v| v.as_str()).or_else(|| cache.get(&w, "pmix.hname").and_then(|v| v.as_str()));
+        let list = crate::facade::resolve_nodes(crate::owned::key_of(nspace));
         match list {
-            Some(l) => {
+            Ok(l) => {
                 *nodelist = crate::cmem::strdup_bytes(l.as_bytes());
                 PMIX_SUCCESS
             }
-            None => {
+            Err(e) => {
                 *nodelist = core::ptr::null_mut();
-                PMIX_ERR_NOT_FOUND
+                e
             }
         }
     })
@@ -460,13 +443,13 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(nspace: *const c_char, nodelist: *mu
 pub unsafe extern "C" fn PMIx_Query_info(queries: *mut pmix_query_t, nqueries: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_Query_info", {
         require!("PMIx_Query_info", !queries.is_null() && nqueries > 0 && !results.is_null() && !nresults.is_null());
-        let q = match crate::server::host::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
+        let q = match crate::data::carray::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
             Ok(q) => q,
             Err(e) => return e,
         };
         let done = Oneshot::new();
         let d = done.clone();
-        crate::client::api::query(&q, Box::new(move |st, r| d.set((st, r))));
+        crate::facade::query(&q, Box::new(move |st, r| d.set((st, r))));
         let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         let (p, n) = crate::owned::infos_to_c(&r);
         *results = p;
@@ -479,11 +462,11 @@ pub unsafe extern "C" fn PMIx_Query_info(queries: *mut pmix_query_t, nqueries: u
 pub unsafe extern "C" fn PMIx_Query_info_nb(queries: *mut pmix_query_t, nqueries: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Query_info_nb", {
         require!("PMIx_Query_info_nb", !queries.is_null() && nqueries > 0 && cbfunc.is_some());
-        let q = match crate::server::host::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
+        let q = match crate::data::carray::CArray::copy(crate::data::kind::Kind::Query, queries as *const u8, nqueries) {
             Ok(q) => q,
             Err(e) => return e,
         };
-        crate::client::api::query(&q, infos_done(cbfunc, cbdata));
+        crate::facade::query(&q, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -494,7 +477,7 @@ pub unsafe extern "C" fn PMIx_Log(data: *const pmix_info_t, ndata: usize, direct
         let (Ok(d1), Ok(d2)) = (crate::owned::Info::copy_array(data, ndata), crate::owned::Info::copy_array(directives, ndirs)) else {
             return PMIX_ERR_NOMEM;
         };
-        wait_status(move |d| crate::client::api::log(d1, d2, d))
+        wait_status(move |d| crate::facade::log(d1, d2, d))
     })
 }
 
@@ -504,7 +487,7 @@ pub unsafe extern "C" fn PMIx_Log_nb(data: *const pmix_info_t, ndata: usize, dir
         let (Ok(d1), Ok(d2)) = (crate::owned::Info::copy_array(data, ndata), crate::owned::Info::copy_array(directives, ndirs)) else {
             return PMIX_ERR_NOMEM;
         };
-        crate::client::api::log(d1, d2, op_done(cbfunc, cbdata));
+        crate::facade::log(d1, d2, op_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -545,7 +528,7 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(targets: *const pmix_proc_t, ntarge
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
         if crate::client::handle().is_none() {
             // A server process itself, or a client without a server.
-            return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else if crate::server::handle().is_some() { PMIX_ERR_NOT_SUPPORTED } else { PMIX_ERR_INIT };
+            return crate::facade::no_server_status();
         }
         crate::client::api::job_control(crate::owned::procs_of(targets, ntargets), d, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
@@ -797,17 +780,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(codes: *mut pmix_status_t, 
                 unsafe { f(PMIX_SUCCESS, id, cbd.get()) };
             }
         };
-        if let Some(h) = crate::client::handle() {
-            if h.run(move |_, _| reg(&mut |f| f(&mut crate::client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
-        } else if let Some(h) = crate::server::handle() {
-            if h.run(move |s, _| reg(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
-        } else if crate::client::me().is_some() {
-            // Initialised without a server: keep the handler for local events.
-            reg(&mut |f| f(&mut crate::client::events_of_client()));
-            PMIX_SUCCESS
-        } else {
-            PMIX_ERR_INIT
-        }
+        crate::facade::edit_event_registry(Box::new(reg))
     })
 }
 
@@ -822,16 +795,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(evhdlr_ref: usize, cbfunc
             // SAFETY: the caller's callback.
             unsafe { fire_op(cbfunc, st, cbd) };
         };
-        if let Some(h) = crate::client::handle() {
-            if h.run(move |_, _| dereg(&mut |f| f(&mut crate::client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
-        } else if let Some(h) = crate::server::handle() {
-            if h.run(move |s, _| dereg(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
-        } else if crate::client::me().is_some() {
-            dereg(&mut |f| f(&mut crate::client::events_of_client()));
-            PMIX_SUCCESS
-        } else {
-            PMIX_ERR_INIT
-        }
+        crate::facade::edit_event_registry(Box::new(dereg))
     })
 }
 
@@ -841,12 +805,12 @@ pub unsafe extern "C" fn PMIx_Notify_event(status: pmix_status_t, source: *const
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let src = match source.as_ref() {
             Some(s) => crate::owned::Proc::from_c(s),
-            None => match crate::client::me().or_else(crate::server::own_proc) {
+            None => match crate::facade::own_proc() {
                 Some(p) => p,
                 None => return PMIX_ERR_INIT,
             },
         };
-        crate::client::api::notify(status, src, range, i, op_done(cbfunc, cbdata));
+        crate::facade::notify(status, src, range, i, op_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -1107,19 +1071,7 @@ pub unsafe extern "C" fn PMIx_Store_internal(proc: *const pmix_proc_t, key: *con
             Ok(v) => v,
             Err(e) => return e,
         };
-        let info = crate::owned::Info::new(&k, v);
-        if let Some(c) = crate::client::cache() {
-            c.put(&p, vec![info]);
-            PMIX_SUCCESS
-        } else if let Some(h) = crate::server::handle() {
-            if crate::runtime::on_progress_thread() {
-                if h.run(move |s, _| s.store_internal(&p, info)) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
-            } else {
-                h.call(move |s, _| s.store_internal(&p, info)).map(|_| PMIX_SUCCESS).unwrap_or(PMIX_ERR_INIT)
-            }
-        } else {
-            PMIX_ERR_INIT
-        }
+        crate::facade::store_internal(p, crate::owned::Info::new(&k, v))
     })
 }
 

@@ -20,7 +20,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::owned::Info;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::host::*;
+use crate::data::carray::CArray;
 use crate::abi::*;
 use crate::owned::{free_c_infos, infos_to_c, Info, Proc};
 

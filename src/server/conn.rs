@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_str, encode_infos, Info, Proc, Value};
 use crate::owned;

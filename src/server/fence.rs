@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_procs, encode_infos, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};

@@ -23,7 +23,7 @@ use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::server::{nspace, reply, reply_infos, settled, ServerRole};
 use crate::wire;
 

@@ -8,7 +8,7 @@
 //! `Now(PMIX_ERR_NOT_SUPPORTED)`: the default of every method.
 
 use crate::abi::*;
-use crate::data::kind::Kind;
+use crate::data::carray::CArray;
 use crate::owned::{Info, Proc};
 
 pub enum Upcall {
@@ -21,53 +21,6 @@ pub type DoneData = Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>;
 pub type DoneInfos = Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>;
 pub type DoneLookup = Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>;
 pub type DoneSpawn = Box<dyn FnOnce(pmix_status_t, String) + Send>;
-
-/// An owned C array of PMIx structs (apps, queries), freed on drop.
-pub struct CArray {
-    pub kind: Kind,
-    pub ptr: *mut u8,
-    pub len: usize,
-}
-
-// SAFETY: the array exclusively owns its libc memory.
-unsafe impl Send for CArray {}
-
-impl CArray {
-    /// A deep copy of `n` elements at `p`.
-    ///
-    /// # Safety
-    /// `p` is NULL or points to `n` valid elements of `kind`.
-    pub unsafe fn copy(kind: Kind, p: *const u8, n: usize) -> Result<CArray, pmix_status_t> {
-        let (ptr, len) = crate::data::elem::copy_array(kind, p, n, 0)?;
-        Ok(CArray { kind, ptr, len })
-    }
-    pub fn empty(kind: Kind) -> CArray {
-        CArray { kind, ptr: core::ptr::null_mut(), len: 0 }
-    }
-    pub fn apps(&self) -> &[pmix_app_t] {
-        assert_eq!(self.kind, Kind::App);
-        if self.ptr.is_null() {
-            return &[];
-        }
-        // SAFETY: ptr holds len apps.
-        unsafe { core::slice::from_raw_parts(self.ptr as *const pmix_app_t, self.len) }
-    }
-    pub fn queries(&self) -> &[pmix_query_t] {
-        assert_eq!(self.kind, Kind::Query);
-        if self.ptr.is_null() {
-            return &[];
-        }
-        // SAFETY: ptr holds len queries.
-        unsafe { core::slice::from_raw_parts(self.ptr as *const pmix_query_t, self.len) }
-    }
-}
-
-impl Drop for CArray {
-    fn drop(&mut self) {
-        // SAFETY: we own the array.
-        unsafe { crate::data::elem::free_array(self.kind, self.ptr, self.len) }
-    }
-}
 
 /// What the server may ask of its host. Defaults: not supported.
 #[allow(unused_variables)]

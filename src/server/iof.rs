@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::Proc;
 use crate::owned::{self, decode_infos, decode_procs, find};

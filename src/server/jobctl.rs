@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::Decoder;
 use crate::owned::{decode_infos, decode_procs};
 use crate::owned::{find, Info, Proc, Value};

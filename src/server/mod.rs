@@ -24,14 +24,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
 use crate::owned::{self, decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
-use host::{CArray, Host, Upcall};
+use crate::data::carray::CArray;
+use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
 use fence::Barrier;
 use modex::{ParkedDmodex, ParkedGet};
@@ -611,7 +612,7 @@ pub struct ServerGlobal {
     pub session: session::SessionDir,
     pub me: Proc,
     /// Rendezvous files for tools (PMIX_SERVER_TOOL/SESSION/SYSTEM_SUPPORT).
-    pub rendezvous: Vec<session::Rendezvous>,
+    pub rendezvous: Vec<crate::rendezvous::Rendezvous>,
 }
 
 pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
@@ -650,9 +651,9 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     if g.is_some() {
         return Err(PMIX_ERR_INIT);
     }
-    let hostname = session::hostname();
-    let tmpdir = session::server_tmpdir(info);
-    let system_tmpdir = session::system_tmpdir(info);
+    let hostname = crate::rendezvous::hostname();
+    let tmpdir = crate::rendezvous::server_tmpdir(info);
+    let system_tmpdir = crate::rendezvous::system_tmpdir(info);
     let pid = std::process::id();
     let me = Proc::new(
         &find(info, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| format!("rpmix.{hostname}.{pid}")),
@@ -672,7 +673,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     .filter(|(on, _)| *on)
     .map(|(_, name)| sysdir.join(name))
     .collect();
-    if let Some(taken) = exclusive.iter().find(|f| session::occupied(f)) {
+    if let Some(taken) = exclusive.iter().find(|f| crate::rendezvous::occupied(f)) {
         crate::pmix_debug!(1, "PMIx_server_init: {} exists and names a running server: only one per node", taken.display());
         return Err(PMIX_ERR_EXISTS);
     }
@@ -712,7 +713,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         files.push(std::path::PathBuf::from(f));
     }
     for f in files {
-        rendezvous.extend(session::Rendezvous::write(f, &contact));
+        rendezvous.extend(crate::rendezvous::Rendezvous::write(f, &contact));
     }
     *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous });
     SERVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::Decoder;
 use crate::owned::decode_infos;
 use crate::owned::{find, Info, Proc};

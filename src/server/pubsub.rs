@@ -1,7 +1,7 @@
 //! Publish, lookup and unpublish: relayed to the host, with the caller's
 //! identity as the kernel gave it (never what the caller claims).
 
-use crate::data::elem::Res;
+use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_str, encode_infos, Proc};
 use crate::runtime::{ConnId, Net};

@@ -5,7 +5,8 @@ use crate::abi::*;
 use crate::owned::{find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 
-use super::host::{CArray, Upcall};
+use super::host::Upcall;
+use crate::data::carray::CArray;
 use super::{jobctl, procs_of_value};
 use super::{reply_infos, settled, ServerRole};
 

@@ -23,20 +23,10 @@ use std::io::Write;
 use std::sync::Arc;
 
 use crate::abi::*;
-use crate::data::elem::Res;
+use crate::cmem::EnvOp;
+use crate::status::Res;
 use crate::forksafe::Published;
 use crate::owned::{Info, Proc, Value};
-
-/// One environment edit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EnvOp {
-    Set(String, String),
-    /// Set only when absent.
-    Add(String, String),
-    Unset(String),
-    Prepend(String, String, char),
-    Append(String, String, char),
-}
 
 /// The hooks of a network-support backend.
 pub trait Backend: Send + Sync {

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use pmix::abi::*;
 use pmix::owned::{find, Info, Proc};
-use pmix::server::host::{CArray, Done, DoneLookup, DoneSpawn, Host, Upcall};
+use pmix::data::carray::CArray;
+use pmix::server::host::{Done, DoneLookup, DoneSpawn, Host, Upcall};
 
 use crate::Event;
 

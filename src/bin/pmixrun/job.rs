@@ -206,7 +206,7 @@ impl Launcher {
     pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, String> {
         self.jobs += 1;
         let nspace = format!("pmixrun.{}.{}", std::process::id(), self.jobs);
-        let host = pmix::server::session::hostname();
+        let host = pmix::rendezvous::hostname();
         let size: u32 = apps.iter().map(|a| a.maxprocs).sum();
         let ranks: Vec<String> = (0..size).map(|r| r.to_string()).collect();
         let mut info = vec![
@@ -281,7 +281,7 @@ impl Launcher {
             let proc = Proc::new(&nspace, rank);
             let (vars, ops) = pmix::server::setup::child_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
             let mut env: Vec<(String, String)> = std::env::vars().collect();
-            pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::server::setup::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
+            pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::cmem::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
             let mut cmd = Command::new(&app.cmd);
             cmd.args(&app.argv[1..]);

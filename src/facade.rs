@@ -1,0 +1,198 @@
+//! The facade: the one place that chooses which role answers a call.
+//!
+//! A process is a client, a tool, a server, or a server that also calls the
+//! client API (a host such as Slurm's stepd or pmixrun). The roles never call
+//! each other: a call that any of them may answer comes here, and this module
+//! asks the roles that are initialised, the client first.
+
+use crate::abi::*;
+use crate::data::carray::CArray;
+use crate::events::Registry;
+use crate::owned::{Info, Proc, Value};
+use crate::status::Res;
+use crate::{client, server};
+
+/// Who this process is: its client identity, else its server's.
+pub fn own_proc() -> Option<Proc> {
+    client::me().or_else(server::own_proc)
+}
+
+/// The status of a request that needs a server connection when there is
+/// none: UNREACH for a client without a server, NOT_SUPPORTED in a server
+/// process (it has no server above it), INIT before any init.
+pub fn no_server_status() -> pmix_status_t {
+    if client::me().is_some() {
+        PMIX_ERR_UNREACH
+    } else if server::handle().is_some() {
+        PMIX_ERR_NOT_SUPPORTED
+    } else {
+        PMIX_ERR_INIT
+    }
+}
+
+/// Run `f` off the caller's stack: on a progress thread of ours (the
+/// client's, else the server's), or on a thread of its own when no role is
+/// initialised. No callback fires inline.
+pub fn later<F: FnOnce() + Send + 'static>(f: F) {
+    // Shared so that `f` can still run on a thread of its own when the
+    // engine refuses the job (it is stopping) and drops our closure.
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
+    let fire = |s: &std::sync::Mutex<Option<F>>| {
+        if let Some(f) = s.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            f()
+        }
+    };
+    let s2 = slot.clone();
+    let queued = match (client::handle(), server::handle()) {
+        (Some(h), _) => h.run(move |_, _| fire(&s2)),
+        (None, Some(h)) => h.run(move |_, _| fire(&s2)),
+        (None, None) => false,
+    };
+    if !queued {
+        std::thread::spawn(move || fire(&slot));
+    }
+}
+
+type GetDone = Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>;
+
+/// PMIx_Get / Get_nb. `target` None = own namespace; an empty key asks for
+/// everything held for one rank. In a server process (no client role) the
+/// server answers with what it holds, never waiting.
+pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
+    let Some(h) = server::handle().filter(|_| client::me().is_none()) else {
+        return client::api::get(target, key, info, done);
+    };
+    if key.is_empty() {
+        let Some(t) = target.filter(|t| t.rank != PMIX_RANK_WILDCARD) else {
+            crate::pmix_debug!(1, "PMIx_Get: a NULL key needs one named rank");
+            return done(PMIX_ERR_BAD_PARAM, None);
+        };
+        if crate::runtime::on_progress_thread() {
+            // Waiting for the server's own thread from that thread would deadlock.
+            return done(PMIX_ERR_WOULD_BLOCK, None);
+        }
+        let infos = h.call(move |s, _| s.get_all(&t)).unwrap_or_default();
+        return if infos.is_empty() { done(PMIX_ERR_NOT_FOUND, None) } else { done(PMIX_SUCCESS, Some(Value::infos(&infos))) };
+    }
+    let Some(t) = target else { return done(PMIX_ERR_INIT, None) };
+    // (on the server's own thread the store cannot be read: not found)
+    let found = if crate::runtime::on_progress_thread() { None } else { h.call(move |s, _| s.get_local(&t, &key)).flatten() };
+    match found {
+        Some(v) => done(PMIX_SUCCESS, Some(v)),
+        None => done(PMIX_ERR_NOT_FOUND, None),
+    }
+}
+
+/// PMIx_Notify_event: through the client's server, or delivered by this
+/// process's own server when it has no client role.
+pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: client::api::Done) {
+    if client::handle().is_none() {
+        if let Some(h) = server::handle() {
+            // When the loop has ended, the closure (and `done`) is dropped unrun:
+            // the caller was told success only if it runs.
+            h.run(move |s, net| {
+                s.deliver_event(net, status, &source, range, &info);
+                done(PMIX_SUCCESS);
+            });
+            return;
+        }
+    }
+    client::api::notify(status, source, range, info, done)
+}
+
+/// PMIx_Log: a server process (no client role) writes the standard
+/// channels itself; a client sends it to its server.
+pub fn log(data: Vec<Info>, directives: Vec<Info>, done: client::api::Done) {
+    if client::handle().is_none() && client::me().is_none() {
+        if let Some(me) = server::own_proc() {
+            return later(move || done(server::log::write_locally(&me, &data, &directives)));
+        }
+    }
+    client::api::log(data, directives, done)
+}
+
+/// PMIx_Query_info: the keys the library answers itself are answered here
+/// (in every role, before init too); the rest go to the server.
+pub fn query(queries: &CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+    let (answers, n, rest) = match client::api::split_queries(queries) {
+        Ok(x) => x,
+        Err(st) => return done(st, Vec::new()),
+    };
+    if n == 0 {
+        return later(move || done(PMIX_SUCCESS, answers));
+    }
+    client::api::query_server(answers, n, rest, done)
+}
+
+/// How an event-registry edit reaches the registry: the editor receives a
+/// function that lends it the registry (the registry's lock is released
+/// before the editor calls back into the caller).
+pub type RegistryEdit = Box<dyn FnOnce(&mut dyn FnMut(&mut dyn FnMut(&mut Registry))) + Send>;
+
+/// Run `edit` on this process's event registry: the client's (on its
+/// progress thread, or here when initialised without a server), else the
+/// server's. The status says whether it was queued.
+pub fn edit_event_registry(edit: RegistryEdit) -> pmix_status_t {
+    if let Some(h) = client::handle() {
+        if h.run(move |_, _| edit(&mut |f| f(&mut client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+    } else if let Some(h) = server::handle() {
+        if h.run(move |s, _| edit(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+    } else if client::me().is_some() {
+        // Initialised without a server: the handlers hear local events.
+        edit(&mut |f| f(&mut client::events_of_client()));
+        PMIX_SUCCESS
+    } else {
+        PMIX_ERR_INIT
+    }
+}
+
+/// PMIx_Store_internal: into the client's cache, else the server's store.
+pub fn store_internal(proc: Proc, info: Info) -> pmix_status_t {
+    if let Some(c) = client::cache() {
+        c.put(&proc, vec![info]);
+        return PMIX_SUCCESS;
+    }
+    let Some(h) = server::handle() else { return PMIX_ERR_INIT };
+    let queued = if crate::runtime::on_progress_thread() {
+        h.run(move |s, _| s.store_internal(&proc, info))
+    } else {
+        h.call(move |s, _| s.store_internal(&proc, info)).is_some()
+    };
+    if queued {
+        PMIX_SUCCESS
+    } else {
+        PMIX_ERR_INIT
+    }
+}
+
+/// PMIx_Resolve_peers: the ranks of `nspace` (default: ours) on `node`
+/// (default: every node), from the job data the client holds. A rank with no
+/// host name registered counts as on ours.
+pub fn resolve_peers(node: Option<String>, nspace: Option<String>) -> Res<Vec<Proc>> {
+    let me = client::me().ok_or(PMIX_ERR_INIT)?;
+    let ns = nspace.filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
+    let cache = client::cache().ok_or(PMIX_ERR_INIT)?;
+    let my_host = cache.get(&me, "pmix.hname").and_then(|v| v.as_str());
+    let size = cache.get(&Proc::wildcard(&ns), "pmix.job.size").and_then(|v| v.as_u32()).unwrap_or(0);
+    let peers: Vec<Proc> = (0..size)
+        .map(|r| Proc::new(&ns, r))
+        .filter(|p| match &node {
+            None => true,
+            Some(want) => cache.get(p, "pmix.hname").and_then(|v| v.as_str()).or_else(|| my_host.clone()).as_deref() == Some(want.as_str()),
+        })
+        .collect();
+    if peers.is_empty() {
+        return Err(PMIX_ERR_NOT_FOUND);
+    }
+    Ok(peers)
+}
+
+/// PMIx_Resolve_nodes: the comma-separated node list of `nspace` (default:
+/// ours), or its one host name.
+pub fn resolve_nodes(nspace: Option<String>) -> Res<String> {
+    let me = client::me().ok_or(PMIX_ERR_INIT)?;
+    let ns = nspace.filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
+    let cache = client::cache().ok_or(PMIX_ERR_INIT)?;
+    let w = Proc::wildcard(&ns);
+    cache.get(&w, "pmix.nlist").and_then(|v| v.as_str()).or_else(|| cache.get(&w, "pmix.hname").and_then(|v| v.as_str())).ok_or(PMIX_ERR_NOT_FOUND)
+}
