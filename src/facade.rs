@@ -36,9 +36,9 @@ pub fn no_server_status() -> pmix_status_t {
 pub fn later<F: FnOnce() + Send + 'static>(f: F) {
     // Shared so that `f` can still run on a thread of its own when the
     // engine refuses the job (it is stopping) and drops our closure.
-    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
-    let fire = |s: &std::sync::Mutex<Option<F>>| {
-        if let Some(f) = s.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    let slot = std::sync::Arc::new(parking_lot::Mutex::new(Some(f)));
+    let fire = |s: &parking_lot::Mutex<Option<F>>| {
+        if let Some(f) = s.lock().take() {
             f()
         }
     };

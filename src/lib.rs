@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod strings;
 pub mod events;
 pub mod facade;
+pub mod flags;
 pub mod forksafe;
 pub mod hwloc;
 pub mod owned;

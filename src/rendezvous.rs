@@ -8,15 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::abi::*;
 use crate::owned::{find, Info};
 
+/// This host's name ("localhost" if the kernel will not say).
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
-    if rc != 0 {
-        return "localhost".into();
-    }
-    let n = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..n]).into_owned()
+    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "localhost".into())
 }
 
 fn env_dir(names: &[&str]) -> Option<String> {
@@ -58,9 +52,8 @@ impl Rendezvous {
             "{contact}\n{}\n{}\n{}:{}\n",
             env!("CARGO_PKG_VERSION"),
             std::process::id(),
-            // SAFETY: plain getters.
-            unsafe { libc::geteuid() },
-            unsafe { libc::getegid() }
+            nix::unistd::geteuid(),
+            nix::unistd::getegid()
         );
         let open = || {
             std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)
@@ -94,8 +87,8 @@ fn stale(path: &Path) -> bool {
         return false;
     }
     let pid = std::fs::read_to_string(path).ok().and_then(|s| s.lines().nth(2).and_then(|l| l.trim().parse::<i32>().ok()));
-    // SAFETY: signal 0 only probes for existence.
-    pid.is_some_and(|p| p > 0 && unsafe { libc::kill(p, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH))
+    // (no signal: only probes for existence)
+    pid.is_some_and(|p| p > 0 && nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None) == Err(nix::errno::Errno::ESRCH))
 }
 
 impl Drop for Rendezvous {

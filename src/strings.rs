@@ -441,15 +441,17 @@ pub fn value_comparison_string(cmp: pmix_value_cmp_t) -> &'static CStr {
 /// "OPTIONAL", then ":PROCESSED" and ":END" when those bits are set. Other bits
 /// (`PMIX_INFO_PERSISTENT`, the reserved range) do not show.
 pub fn info_directives_string(directives: pmix_info_directives_t) -> CString {
-    if directives & PMIX_INFO_QUALIFIER != 0 {
+    use crate::flags::Directives;
+    let directives = Directives::from(directives);
+    if directives.contains(Directives::QUALIFIER) {
         return c"QUALIFIER".to_owned();
     }
-    let required = directives & PMIX_INFO_REQD != 0;
+    let required = directives.contains(Directives::REQUIRED);
     let mut text = String::from(if required { "REQUIRED" } else { "OPTIONAL" });
-    if directives & PMIX_INFO_REQD_PROCESSED != 0 {
+    if directives.contains(Directives::PROCESSED) {
         text.push_str(":PROCESSED");
     }
-    if directives & PMIX_INFO_ARRAY_END != 0 {
+    if directives.contains(Directives::ARRAY_END) {
         text.push_str(":END");
     }
     CString::new(text).expect("no NUL in directive names")

@@ -13,6 +13,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet as KernelCpuSet};
+use nix::unistd::Pid;
+
 use crate::abi::*;
 use crate::status::Res;
 
@@ -75,17 +78,9 @@ pub fn format_list(set: &CpuSet) -> String {
 
 /// The CPUs the calling process (its main thread) or thread may run on.
 pub fn binding(thread: bool) -> Res<CpuSet> {
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it.
-    let mut mask: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-    // SAFETY: getpid never fails.
-    let who = if thread { 0 } else { unsafe { libc::getpid() } };
-    // SAFETY: the mask and its size are ours.
-    if unsafe { libc::sched_getaffinity(who, core::mem::size_of::<libc::cpu_set_t>(), &mut mask) } != 0 {
-        return Err(PMIX_ERR_NOT_FOUND);
-    }
-    let n = (8 * core::mem::size_of::<libc::cpu_set_t>()) as u32;
-    // SAFETY: reading bits of the mask filled above.
-    Ok((0..n).filter(|c| unsafe { libc::CPU_ISSET(*c as usize, &mask) }).collect())
+    let who = if thread { Pid::from_raw(0) } else { nix::unistd::getpid() };
+    let mask = sched_getaffinity(who).map_err(|_| PMIX_ERR_NOT_FOUND)?;
+    Ok((0..KernelCpuSet::count()).filter(|c| mask.is_set(*c).unwrap_or(false)).map(|c| c as u32).collect())
 }
 
 fn read_trim(p: &Path) -> Option<String> {
@@ -169,22 +164,16 @@ fn this_machine() -> Option<&'static Machine> {
 }
 
 /// Bind the calling thread (in a child between fork and exec: the process)
-/// to `cpus`. Only a syscall: safe after fork.
-pub fn bind_self(mask: &libc::cpu_set_t) -> std::io::Result<()> {
-    // SAFETY: a valid mask of the right size.
-    if unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), mask) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+/// to `mask`. Only a syscall: safe after fork.
+pub fn bind_self(mask: &KernelCpuSet) -> std::io::Result<()> {
+    sched_setaffinity(Pid::from_raw(0), mask).map_err(std::io::Error::from)
 }
 
-/// The kernel mask of `cpus`.
-pub fn mask_of(cpus: &CpuSet) -> libc::cpu_set_t {
-    // SAFETY: plain data, then bits set within its size.
-    let mut m: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-    for c in cpus.iter().filter(|c| (**c as usize) < 8 * core::mem::size_of::<libc::cpu_set_t>()) {
-        // SAFETY: c is below the mask's capacity.
-        unsafe { libc::CPU_SET(*c as usize, &mut m) };
+/// The kernel mask of `cpus` (CPUs beyond the mask's capacity are left out).
+pub fn mask_of(cpus: &CpuSet) -> KernelCpuSet {
+    let mut m = KernelCpuSet::new();
+    for c in cpus.iter() {
+        let _ = m.set(*c as usize);
     }
     m
 }

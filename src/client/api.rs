@@ -28,17 +28,17 @@ fn with_client(f: impl FnOnce(&mut ClientRole, &mut crate::runtime::Net) + Send 
 
 /// Send `tag`/`body`; `done` gets the reply status and body.
 pub fn request(tag: u16, body: Vec<u8>, done: Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>) {
-    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
     with_client(
         move |c, net| {
-            let d = done.lock().unwrap().take();
+            let d = done.lock().take();
             if let Some(d) = d {
                 c.request(net, tag, &body, Box::new(move |_, _, st, b| d(st, b)));
             }
         },
         move |st| {
-            if let Some(d) = d2.lock().unwrap().take() {
+            if let Some(d) = d2.lock().take() {
                 d(st, &[]);
             }
         },
@@ -59,7 +59,7 @@ pub fn request_wait(tag: u16, body: Vec<u8>) -> (pmix_status_t, Vec<u8>) {
 // ---- Put / Commit ----
 
 pub fn put(scope: pmix_scope_t, info: Info) -> Res {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     let c = g.as_mut().ok_or(PMIX_ERR_INIT)?;
     c.cache.put(&c.me, vec![info.clone()]);
     if scope != PMIX_INTERNAL {
@@ -71,7 +71,7 @@ pub fn put(scope: pmix_scope_t, info: Info) -> Res {
 
 pub fn commit() -> Res {
     let puts = {
-        let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = CLIENT.lock();
         let c = g.as_mut().ok_or(PMIX_ERR_INIT)?;
         std::mem::take(&mut c.puts)
     };
@@ -119,7 +119,7 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     if let Err(st) = encode_infos(&mut e, &info) {
         return done(st);
     }
-    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
     let body = e.into_bytes();
     with_client(
@@ -128,13 +128,13 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
                 if st == PMIX_SUCCESS {
                     let _ = c.ingest_records(b);
                 }
-                if let Some(d) = done.lock().unwrap().take() {
+                if let Some(d) = done.lock().take() {
                     d(st);
                 }
             }));
         },
         move |st| {
-            if let Some(d) = d2.lock().unwrap().take() {
+            if let Some(d) = d2.lock().take() {
                 d(st);
             }
         },
@@ -590,10 +590,10 @@ pub fn heartbeat() -> pmix_status_t {
 /// server it was registered at (where its sources' output comes from), so
 /// deregistration finds it whichever server is primary by then.
 static IOF_NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-static IOF_SERVER: std::sync::Mutex<Option<std::collections::HashMap<u32, Option<Proc>>>> = std::sync::Mutex::new(None);
+static IOF_SERVER: parking_lot::Mutex<Option<std::collections::HashMap<u32, Option<Proc>>>> = parking_lot::Mutex::new(None);
 
-fn iof_servers() -> std::sync::MutexGuard<'static, Option<std::collections::HashMap<u32, Option<Proc>>>> {
-    IOF_SERVER.lock().unwrap_or_else(|e| e.into_inner())
+fn iof_servers() -> parking_lot::MutexGuard<'static, Option<std::collections::HashMap<u32, Option<Proc>>>> {
+    IOF_SERVER.lock()
 }
 
 /// At the last finalize: no pull survives.
@@ -613,7 +613,7 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
     encode_procs(&mut e, &procs);
     e.u32(super::iof::channels_to_pull(channel, &directives) as u32);
     let body_head = e.into_bytes();
-    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
     let dirs = directives.clone();
     let server = super::connected_server();
@@ -623,7 +623,7 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
         e.raw(&body_head);
         e.u32(local);
         if let Err(st) = encode_infos(&mut e, &directives) {
-            if let Some(d) = done.lock().unwrap().take() {
+            if let Some(d) = done.lock().take() {
                 d(st, 0);
             }
             return;
@@ -639,13 +639,13 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
                 c.iof.insert(local, pull);
                 iof_servers().get_or_insert_with(Default::default).insert(local, server);
             }
-            if let Some(d) = done.lock().unwrap().take() {
+            if let Some(d) = done.lock().take() {
                 d(st, local);
             }
         }));
     });
     if !ok {
-        if let Some(d) = d2.lock().unwrap().take() {
+        if let Some(d) = d2.lock().take() {
             d(PMIX_ERR_UNREACH, 0);
         }
     }
@@ -671,11 +671,11 @@ pub fn iof_deregister(local: u32, done: Done) {
             return done(PMIX_ERR_BAD_PARAM);
         }
     };
-    let done = std::sync::Arc::new(std::sync::Mutex::new(Some(done)));
+    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
     let ok = h.run(move |c, net| {
         let Some(mut pull) = c.iof.remove(&local) else {
-            if let Some(d) = done.lock().unwrap().take() {
+            if let Some(d) = done.lock().take() {
                 d(PMIX_ERR_BAD_PARAM);
             }
             return;
@@ -687,13 +687,13 @@ pub fn iof_deregister(local: u32, done: Done) {
         let mut e = Encoder::default();
         e.u32(id);
         c.request(net, wire::IOF_DEREG, e.bytes(), Box::new(move |_, _, st, _| {
-            if let Some(d) = done.lock().unwrap().take() {
+            if let Some(d) = done.lock().take() {
                 d(st);
             }
         }));
     });
     if !ok {
-        if let Some(d) = d2.lock().unwrap().take() {
+        if let Some(d) = d2.lock().take() {
             d(PMIX_ERR_UNREACH);
         }
     }

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::abi::*;
+use crate::flags::Channels;
 use crate::owned::{find, Info, Proc, Value};
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -146,10 +147,11 @@ pub struct Pull {
 /// The channels to ask the server for: stderr too when it is merged into stdout.
 pub fn channels_to_pull(channels: pmix_iof_channel_t, directives: &[Info]) -> pmix_iof_channel_t {
     let merge = find(directives, PMIX_IOF_MERGE_STDERR_STDOUT).is_some_and(|i| i.truthy());
-    if merge && channels & PMIX_FWD_STDOUT_CHANNEL != 0 {
-        channels | PMIX_FWD_STDERR_CHANNEL
+    let channels = Channels::from(channels);
+    if merge && channels.contains(Channels::STDOUT) {
+        (channels | Channels::STDERR).raw()
     } else {
-        channels
+        channels.raw()
     }
 }
 

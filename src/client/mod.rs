@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
 use std::time::Duration;
 
 use crate::abi::*;
@@ -25,7 +27,7 @@ pub struct Cache {
 
 impl Cache {
     pub fn put(&self, p: &Proc, infos: Vec<Info>) {
-        let mut m = self.map.write().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.map.write();
         let v = m.entry(p.nspace.clone()).or_default().entry(p.rank).or_default();
         for i in infos {
             v.insert(i.key().to_string(), i);
@@ -34,7 +36,7 @@ impl Cache {
 
     /// The value of `key` for (nspace, rank): the proc's own data, then its job's.
     pub fn lookup(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
-        let m = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let m = self.map.read();
         let ns = m.get(nspace)?;
         let own = ns.get(&rank).and_then(|v| v.get(key));
         let found = own.or_else(|| (rank != PMIX_RANK_WILDCARD).then(|| ns.get(&PMIX_RANK_WILDCARD).and_then(|v| v.get(key))).flatten());
@@ -48,7 +50,7 @@ impl Cache {
 
     /// Everything held for one rank (not its job's data), sorted by key.
     pub fn all_of(&self, p: &Proc) -> Vec<Info> {
-        let m = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let m = self.map.read();
         let mut v: Vec<Info> = m.get(&p.nspace).and_then(|ns| ns.get(&p.rank)).map(|r| r.values().cloned().collect()).unwrap_or_default();
         v.sort_by(|a, b| a.key().cmp(b.key()));
         v
@@ -58,10 +60,10 @@ impl Cache {
 /// The event handlers of this client or tool: one registry for all its
 /// server connections, so handlers hear every server and outlive changes of
 /// the primary one (PMIx_tool_set_server, attach, disconnect).
-pub static EVENTS: std::sync::Mutex<events::Registry> = std::sync::Mutex::new(events::Registry::new());
+pub static EVENTS: parking_lot::Mutex<events::Registry> = parking_lot::Mutex::new(events::Registry::new());
 
-pub fn events_of_client() -> std::sync::MutexGuard<'static, events::Registry> {
-    EVENTS.lock().unwrap_or_else(|e| e.into_inner())
+pub fn events_of_client() -> parking_lot::MutexGuard<'static, events::Registry> {
+    EVENTS.lock()
 }
 
 /// The cache of the initialised client, reachable without the CLIENT lock.
@@ -69,7 +71,7 @@ pub static CACHE: RwLock<Option<Arc<Cache>>> = RwLock::new(None);
 
 /// Get straight from the cache (the hot path of PMIx_Get): None = not cached.
 pub fn cached(nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
-    let c = CACHE.read().unwrap_or_else(|e| e.into_inner());
+    let c = CACHE.read();
     c.as_ref()?.lookup(nspace, rank, key)
 }
 
@@ -243,12 +245,12 @@ pub struct ClientGlobal {
 pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
 
 pub fn handle() -> Option<Handle<ClientRole>> {
-    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|g| g.engine.as_ref().map(|e| e.handle.clone()))
+    CLIENT.lock().as_ref().and_then(|g| g.engine.as_ref().map(|e| e.handle.clone()))
 }
 
 /// The progress thread of our connection to `server` (primary or not).
 pub fn handle_of(server: &Proc) -> Option<Handle<ClientRole>> {
-    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let g = CLIENT.lock();
     let c = g.as_ref()?;
     if c.server.as_ref().is_some_and(|(p, _)| p == server) {
         if let Some(e) = &c.engine {
@@ -259,11 +261,11 @@ pub fn handle_of(server: &Proc) -> Option<Handle<ClientRole>> {
 }
 
 pub fn me() -> Option<Proc> {
-    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())
+    CLIENT.lock().as_ref().map(|g| g.me.clone())
 }
 
 pub fn cache() -> Option<Arc<Cache>> {
-    CLIENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.cache.clone())
+    CLIENT.lock().as_ref().map(|g| g.cache.clone())
 }
 
 fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
@@ -298,14 +300,14 @@ fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> R
 
 /// A tool connects to the server at `path` and is given a name.
 pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     if let Some(c) = g.as_mut() {
         c.refcount += 1;
         return Ok(c.me.clone());
     }
     let cache = Arc::new(Cache::default());
     let (srv, me, engine) = tool_connect(path, uri, &cache, chosen)?;
-    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *CACHE.write() = Some(cache.clone());
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: Some(engine), puts: Vec::new(), server: Some((srv, path.to_string())), others: Vec::new() });
     Ok(me)
 }
@@ -340,13 +342,13 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
 
 /// The primary server this process is connected to, if any.
 pub fn connected_server() -> Option<Proc> {
-    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let g = CLIENT.lock();
     g.as_ref().filter(|c| c.engine.is_some()).and_then(|c| c.server.as_ref().map(|(p, _)| p.clone()))
 }
 
 /// Every server this process is connected to, the primary one first.
 pub fn connected_servers() -> Vec<Proc> {
-    let g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let g = CLIENT.lock();
     let Some(c) = g.as_ref() else { return Vec::new() };
     let primary = c.server.as_ref().filter(|_| c.engine.is_some()).map(|(p, _)| p.clone());
     primary.into_iter().chain(c.others.iter().map(|(p, _, _)| p.clone())).collect()
@@ -369,7 +371,7 @@ fn promote(c: &mut ClientGlobal, i: usize) {
 /// (PMIX_PRIMARY_SERVER) or when there is none; an existing connection to
 /// it is reused.
 pub fn attach_tool(path: &str, uri: &str, primary: bool) -> Res<(Proc, Proc)> {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
     if let (Some(_), Some((srv, u))) = (&c.engine, &c.server) {
         if u == path {
@@ -396,7 +398,7 @@ pub fn attach_tool(path: &str, uri: &str, primary: bool) -> Res<(Proc, Proc)> {
 
 /// PMIx_tool_set_server: make a server we are connected to the primary one.
 pub fn select_server(server: &Proc) -> Res {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
     if c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server) {
         return Ok(());
@@ -410,7 +412,7 @@ pub fn select_server(server: &Proc) -> Res {
 /// requests complete with an error. Leaving the primary server leaves none
 /// (requests answer PMIX_ERR_UNREACH until PMIx_tool_set_server).
 pub fn disconnect_tool(server: &Proc) -> Res {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     let Some(c) = g.as_mut() else { return Err(PMIX_ERR_INIT) };
     let engine = if c.engine.is_some() && c.server.as_ref().is_some_and(|(p, _)| p == server) {
         c.server = None;
@@ -451,13 +453,13 @@ fn say_goodbye(mut engine: runtime::Engine<ClientRole>) -> pmix_status_t {
 
 /// A tool that does not connect: initialised for local calls only.
 pub fn init_standalone(me: Proc) -> Proc {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     if let Some(c) = g.as_mut() {
         c.refcount += 1;
         return c.me.clone();
     }
     let cache = Arc::new(Cache::default());
-    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *CACHE.write() = Some(cache.clone());
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine: None, puts: Vec::new(), server: None, others: Vec::new() });
     me
 }
@@ -521,7 +523,7 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
 /// Without a server the library is still initialised (local calls work) and
 /// the status is PMIX_ERR_UNREACH.
 pub fn init() -> (Proc, pmix_status_t) {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     if let Some(c) = g.as_mut() {
         c.refcount += 1;
         return (c.me.clone(), PMIX_SUCCESS);
@@ -551,7 +553,7 @@ pub fn init() -> (Proc, pmix_status_t) {
     if status == PMIX_ERR_DATA_VALUE_NOT_FOUND {
         return (me, status);
     }
-    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+    *CACHE.write() = Some(cache.clone());
     let server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new(), server, others: Vec::new() });
     (me, status)
@@ -579,7 +581,7 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
 /// PMIx_Finalize: only the last call tears down; it waits for the server's
 /// acknowledgement (sent after the host learnt of it).
 pub fn finalize() -> pmix_status_t {
-    let mut g = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = CLIENT.lock();
     let Some(c) = g.as_mut() else { return PMIX_ERR_INIT };
     c.refcount -= 1;
     if c.refcount > 0 {
@@ -587,7 +589,7 @@ pub fn finalize() -> pmix_status_t {
     }
     let mut c = g.take().unwrap();
     drop(g);
-    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = None;
+    *CACHE.write() = None;
     for (_, _, e) in std::mem::take(&mut c.others) {
         say_goodbye(e);
     }

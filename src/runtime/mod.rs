@@ -46,14 +46,9 @@ pub struct PeerCred {
     pub gid: u32,
 }
 
-pub fn peer_cred(fd: i32) -> Option<PeerCred> {
-    let mut c = libc::ucred { pid: 0, uid: 0, gid: 0 };
-    let mut len = core::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `len` bytes into `c`.
-    let rc = unsafe {
-        libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_PEERCRED, &mut c as *mut libc::ucred as *mut libc::c_void, &mut len)
-    };
-    (rc == 0).then_some(PeerCred { pid: c.pid, uid: c.uid, gid: c.gid })
+pub fn peer_cred(socket: &impl std::os::fd::AsFd) -> Option<PeerCred> {
+    let c = nix::sys::socket::getsockopt(socket, nix::sys::socket::sockopt::PeerCredentials).ok()?;
+    Some(PeerCred { pid: c.pid(), uid: c.uid(), gid: c.gid() })
 }
 
 struct Conn {
@@ -149,7 +144,7 @@ impl Net {
         let id = self.next_id;
         self.next_id += 1;
         self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
-        let cred = peer_cred(stream.as_raw_fd());
+        let cred = peer_cred(&stream);
         self.conns.insert(id, Conn { stream, rbuf: Vec::new(), wbuf: Vec::new(), want_write: false, cred });
         Ok(id)
     }

@@ -1,6 +1,8 @@
 //! A value delivered once from one thread to a waiter on another.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub struct Oneshot<T> {
@@ -16,7 +18,7 @@ struct Slot<T> {
 
 impl<T> Clone for Oneshot<T> {
     fn clone(&self) -> Self {
-        self.inner.0.lock().unwrap_or_else(|e| e.into_inner()).senders += 1;
+        self.inner.0.lock().senders += 1;
         Oneshot { inner: self.inner.clone() }
     }
 }
@@ -24,7 +26,7 @@ impl<T> Clone for Oneshot<T> {
 impl<T> Drop for Oneshot<T> {
     fn drop(&mut self) {
         let (m, cv) = &*self.inner;
-        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = m.lock();
         s.senders = s.senders.saturating_sub(1);
         if s.senders == 0 && s.value.is_none() {
             s.abandoned = true;
@@ -47,7 +49,7 @@ impl<T> Oneshot<T> {
     /// Deliver the value (the first one wins).
     pub fn set(&self, v: T) {
         let (m, cv) = &*self.inner;
-        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = m.lock();
         if s.value.is_none() {
             s.value = Some(v);
         }
@@ -66,7 +68,7 @@ impl<T> Oneshot<T> {
 
     fn wait_until(self, end: Option<Instant>) -> Option<T> {
         let (m, cv) = &*self.inner;
-        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = m.lock();
         loop {
             if let Some(v) = s.value.take() {
                 return Some(v);
@@ -75,13 +77,13 @@ impl<T> Oneshot<T> {
                 return None;
             }
             match end {
-                None => s = cv.wait(s).unwrap_or_else(|e| e.into_inner()),
+                None => cv.wait(&mut s),
                 Some(end) => {
                     let now = Instant::now();
                     if now >= end {
                         return None;
                     }
-                    s = cv.wait_timeout(s, end - now).unwrap_or_else(|e| e.into_inner()).0;
+                    cv.wait_for(&mut s, end - now);
                 }
             }
         }

@@ -17,7 +17,13 @@
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+
+use nix::fcntl::OFlag;
+use nix::sys::stat::{fstatat, FileStat, Mode, SFlag};
+use nix::fcntl::AtFlags;
+use nix::unistd::{unlinkat, UnlinkatFlags};
 
 use crate::abi::*;
 use crate::status::Res;
@@ -170,39 +176,20 @@ fn skip(path: &Path, why: &str) {
     crate::pmix_debug!(10, "cleanup: skipped {}: {why}", path.display());
 }
 
-/// An fd, closed on drop.
-struct Fd(i32);
-impl Drop for Fd {
-    fn drop(&mut self) {
-        // SAFETY: we own the descriptor.
-        unsafe { libc::close(self.0) };
-    }
-}
+/// A directory opened for the walk: never through a symlink, closed on drop.
+type DirFd = OwnedFd;
 
-fn cstr(s: &std::ffi::OsStr) -> Option<CString> {
-    CString::new(s.as_bytes()).ok()
+/// Open flags of every directory of the walk: no symlink is followed.
+fn dir_flags() -> OFlag {
+    OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC
 }
 
 /// Open a directory by absolute path without following any symlink on the way.
-fn open_dir_nofollow(path: &Path) -> Option<Fd> {
-    // SAFETY: opening "/" read-only as a directory.
-    let mut fd = Fd(unsafe { libc::open(c"/".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) });
-    if fd.0 < 0 {
-        return None;
-    }
+fn open_dir_nofollow(path: &Path) -> Option<DirFd> {
+    let mut fd = nix::fcntl::open("/", OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
     for c in path.components() {
         match c {
-            std::path::Component::Normal(n) => {
-                let name = cstr(n)?;
-                // SAFETY: openat relative to our directory fd.
-                let next = unsafe {
-                    libc::openat(fd.0, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                };
-                if next < 0 {
-                    return None;
-                }
-                fd = Fd(next);
-            }
+            std::path::Component::Normal(n) => fd = open_subdir(&fd, n)?,
             std::path::Component::RootDir => {}
             _ => return None, // '..' or '.': refuse rather than resolve
         }
@@ -210,19 +197,25 @@ fn open_dir_nofollow(path: &Path) -> Option<Fd> {
     Some(fd)
 }
 
-fn lstat_at(dir: i32, name: &CString) -> Option<libc::stat> {
-    // SAFETY: fstatat into a zeroed stat, not following symlinks.
-    unsafe {
-        let mut st: libc::stat = core::mem::zeroed();
-        (libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) == 0).then_some(st)
-    }
+/// `name` in `dir`, opened as a directory (not if it is a symlink).
+fn open_subdir<N: ?Sized + nix::NixPath>(dir: &DirFd, name: &N) -> Option<DirFd> {
+    nix::fcntl::openat(dir, name, dir_flags(), Mode::empty()).ok()
+}
+
+/// What `name` in `dir` is (a symlink itself, never its target).
+fn lstat_at<N: ?Sized + nix::NixPath>(dir: &DirFd, name: &N) -> Option<FileStat> {
+    fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW).ok()
+}
+
+fn is_dir(st: &FileStat) -> bool {
+    SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR
 }
 
 impl Ctx<'_> {
     fn ignored(&self, p: &Path) -> bool {
         self.ignores.iter().any(|g| g == p)
     }
-    fn owned(&self, st: &libc::stat) -> bool {
+    fn owned(&self, st: &FileStat) -> bool {
         st.st_uid == self.uid && st.st_gid == self.gid
     }
 
@@ -232,16 +225,14 @@ impl Ctx<'_> {
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return skip(path, "not a file path") };
         let Some(dir) = open_dir_nofollow(parent) else { return skip(path, "parent missing or reached through a symlink") };
-        let Some(cname) = cstr(name) else { return };
-        let Some(st) = lstat_at(dir.0, &cname) else { return skip(path, "does not exist") };
+        let Some(st) = lstat_at(&dir, name) else { return skip(path, "does not exist") };
         if !self.owned(&st) {
             return skip(path, "owner is not the requester");
         }
-        if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+        if is_dir(&st) {
             return skip(path, "is a directory (register it as a directory)");
         }
-        // SAFETY: unlink of a name in a directory we opened.
-        if unsafe { libc::unlinkat(dir.0, cname.as_ptr(), 0) } != 0 {
+        if unlinkat(&dir, name, UnlinkatFlags::NoRemoveDir).is_err() {
             skip(path, "unlink failed");
         }
     }
@@ -253,93 +244,68 @@ impl Ctx<'_> {
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return skip(path, "not removable") };
         let Some(pfd) = open_dir_nofollow(parent) else { return skip(path, "parent missing or reached through a symlink") };
-        let Some(cname) = cstr(name) else { return };
-        let Some(st) = lstat_at(pfd.0, &cname) else { return skip(path, "does not exist") };
-        if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+        let Some(st) = lstat_at(&pfd, name) else { return skip(path, "does not exist") };
+        if !is_dir(&st) {
             return skip(path, "not a directory (a symlink is never followed)");
         }
         if !self.owned(&st) {
             return skip(path, "owner is not the requester");
         }
-        // SAFETY: openat of the directory, not following a symlink.
-        let fd = unsafe { libc::openat(pfd.0, cname.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return skip(path, "cannot open");
-        }
-        self.empty_dir(Fd(fd), path, d.recursive, 0);
+        let Some(fd) = open_subdir(&pfd, name) else { return skip(path, "cannot open") };
+        self.empty_dir(fd, path, d.recursive, 0);
         if d.leave_top {
             return;
         }
-        // SAFETY: rmdir of the (now hopefully empty) directory; fails harmlessly if not empty.
-        if unsafe { libc::unlinkat(pfd.0, cname.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
+        // rmdir of the (now hopefully empty) directory; fails harmlessly if not empty.
+        if unlinkat(&pfd, name, UnlinkatFlags::RemoveDir).is_err() {
             skip(path, "not empty (kept)");
         }
     }
 
     /// Remove the contents of `dir` (subdirectories only when recursive).
-    fn empty_dir(&self, dir: Fd, path: &Path, recursive: bool, depth: u32) {
+    fn empty_dir(&self, dir: DirFd, path: &Path, recursive: bool, depth: u32) {
         if depth > 256 {
             return skip(path, "nested too deep");
         }
-        // SAFETY: fdopendir takes a duplicate we own; closedir releases it.
-        let dup = unsafe { libc::dup(dir.0) };
-        if dup < 0 {
-            return;
-        }
-        let dp = unsafe { libc::fdopendir(dup) };
-        if dp.is_null() {
-            // SAFETY: dup is ours.
-            unsafe { libc::close(dup) };
-            return;
-        }
-        let mut names = Vec::new();
-        loop {
-            // SAFETY: readdir on a valid DIR*.
-            let ent = unsafe { libc::readdir(dp) };
-            if ent.is_null() {
-                break;
-            }
-            // SAFETY: d_name is NUL-terminated.
-            let n = unsafe { std::ffi::CStr::from_ptr((*ent).d_name.as_ptr()) }.to_owned();
-            if n.as_bytes() != b"." && n.as_bytes() != b".." {
-                names.push(n);
-            }
-        }
-        // SAFETY: closing what fdopendir opened.
-        unsafe { libc::closedir(dp) };
+        // The listing reads a duplicate of the descriptor, so `dir` stays
+        // usable for the *at() calls below.
+        let Ok(dup) = dir.try_clone() else { return };
+        let Ok(mut listing) = nix::dir::Dir::from_fd(dup) else { return };
+        let names: Vec<CString> = listing
+            .iter()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_owned())
+            .filter(|n| n.as_bytes() != b"." && n.as_bytes() != b"..")
+            .collect();
+        drop(listing);
         for n in names {
             let child = path.join(std::ffi::OsStr::from_bytes(n.as_bytes()));
             if self.ignored(&child) {
                 skip(&child, "ignored");
                 continue;
             }
-            let Some(st) = lstat_at(dir.0, &n) else { continue };
+            let Some(st) = lstat_at(&dir, n.as_c_str()) else { continue };
             if !self.owned(&st) {
                 skip(&child, "owner is not the requester");
                 continue;
             }
-            if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            if is_dir(&st) {
                 if !recursive {
                     skip(&child, "subdirectory of a non-recursive registration");
                     continue;
                 }
-                // SAFETY: openat without following a symlink.
-                let fd = unsafe { libc::openat(dir.0, n.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-                if fd < 0 {
+                let Some(fd) = open_subdir(&dir, n.as_c_str()) else {
                     skip(&child, "cannot open");
                     continue;
-                }
-                self.empty_dir(Fd(fd), &child, true, depth + 1);
-                // SAFETY: rmdir relative to the parent fd; fails if not empty.
-                if unsafe { libc::unlinkat(dir.0, n.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
+                };
+                self.empty_dir(fd, &child, true, depth + 1);
+                // rmdir relative to the parent fd; fails if not empty.
+                if unlinkat(&dir, n.as_c_str(), UnlinkatFlags::RemoveDir).is_err() {
                     skip(&child, "not empty (kept)");
                 }
-            } else {
-                // Files and symlinks (the link itself, never its target).
-                // SAFETY: unlink relative to the parent fd.
-                if unsafe { libc::unlinkat(dir.0, n.as_ptr(), 0) } != 0 {
-                    skip(&child, "unlink failed");
-                }
+            } else if unlinkat(&dir, n.as_c_str(), UnlinkatFlags::NoRemoveDir).is_err() {
+                // (files and symlinks: the link itself, never its target)
+                skip(&child, "unlink failed");
             }
         }
     }
@@ -352,8 +318,7 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     fn me() -> (u32, u32) {
-        // SAFETY: plain getters.
-        unsafe { (libc::getuid(), libc::getgid()) }
+        (nix::unistd::getuid().as_raw(), nix::unistd::getgid().as_raw())
     }
 
     fn tmp(name: &str) -> PathBuf {

@@ -11,7 +11,7 @@ use std::ffi::CString;
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use super::host::*;
 use crate::data::carray::CArray;
@@ -88,12 +88,12 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 fn ctx<F: ?Sized + Send + 'static>(done: Box<F>, keep: Keep) -> (usize, *mut c_void) {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let c: Box<dyn Any + Send> = Box::new(Ctx { done, _keep: keep });
-    PENDING.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(id, c);
+    PENDING.lock().get_or_insert_with(HashMap::new).insert(id, c);
     (id, id as *mut c_void)
 }
 
 fn remove(id: usize) -> Option<Box<dyn Any + Send>> {
-    PENDING.lock().unwrap_or_else(|e| e.into_inner()).as_mut()?.remove(&id)
+    PENDING.lock().as_mut()?.remove(&id)
 }
 
 /// After the upcall returned `rc`: SUCCESS means the callback will fire (or

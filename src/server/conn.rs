@@ -86,8 +86,7 @@ impl ServerRole {
             _ => None,
         };
         let cred = net.cred(conn);
-        // SAFETY: plain getter.
-        let my_uid = unsafe { libc::geteuid() };
+        let my_uid = nix::unistd::geteuid().as_raw();
         let allowed = cred.is_some_and(|c| c.uid == my_uid || c.uid == 0);
         let taken = chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p));
         let refusal = if !ok {

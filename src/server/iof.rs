@@ -7,6 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::abi::*;
+use crate::flags::Channels;
 use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::Proc;
@@ -25,12 +26,12 @@ pub struct Pull {
     pub handle: u32,
     pub requester: Proc,
     pub procs: Vec<Proc>,
-    pub channels: pmix_iof_channel_t,
+    pub channels: Channels,
 }
 
 impl Pull {
     pub fn matches(&self, source: &Proc, channel: pmix_iof_channel_t) -> bool {
-        self.channels & channel != 0
+        self.channels.intersects(Channels::from(channel))
             && self.requester != *source
             && self.procs.iter().any(|p| p.nspace == source.nspace && (p.rank == PMIX_RANK_WILDCARD || p.rank == source.rank))
     }
@@ -57,7 +58,7 @@ impl Default for Iof {
 }
 
 impl Iof {
-    pub fn add_pull(&mut self, conn: ConnId, handle: u32, requester: Proc, procs: Vec<Proc>, channels: pmix_iof_channel_t) -> u32 {
+    pub fn add_pull(&mut self, conn: ConnId, handle: u32, requester: Proc, procs: Vec<Proc>, channels: Channels) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         self.pulls.push(Pull { id, conn, handle, requester, procs, channels });
@@ -126,21 +127,21 @@ mod tests {
         i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"12345".to_vec(), false));
         i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"67890".to_vec(), false));
         i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"abc".to_vec(), false)); // drops the oldest
-        let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("ns")], PMIX_FWD_ALL_CHANNELS);
+        let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("ns")], Channels::from(PMIX_FWD_ALL_CHANNELS));
         let got: Vec<u8> = i.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
         assert_eq!(got, b"67890abc");
         let mut n = Iof { cache_size: 10, drop_newest: true, ..Default::default() };
         n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"12345".to_vec(), false));
         n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"67890".to_vec(), false));
         n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"abc".to_vec(), false)); // dropped
-        let id = n.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::new("ns", 1)], PMIX_FWD_STDERR_CHANNEL);
+        let id = n.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::new("ns", 1)], Channels::STDERR);
         let got: Vec<u8> = n.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
         assert_eq!(got, b"1234567890");
     }
 
     #[test]
     fn matching_rules() {
-        let p = Pull { id: 1, conn: 2, handle: 3, requester: Proc::new("tool", 0), procs: vec![Proc::new("ns", 2)], channels: PMIX_FWD_STDOUT_CHANNEL };
+        let p = Pull { id: 1, conn: 2, handle: 3, requester: Proc::new("tool", 0), procs: vec![Proc::new("ns", 2)], channels: Channels::STDOUT };
         assert!(p.matches(&Proc::new("ns", 2), PMIX_FWD_STDOUT_CHANNEL));
         assert!(!p.matches(&Proc::new("ns", 3), PMIX_FWD_STDOUT_CHANNEL));
         assert!(!p.matches(&Proc::new("ns", 2), PMIX_FWD_STDERR_CHANNEL));
@@ -202,28 +203,30 @@ impl ServerRole {
 
     pub(super) fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
         let procs = decode_procs(d)?;
-        let channels = d.u32()? as pmix_iof_channel_t;
+        let channels = Channels::from(d.u32()? as pmix_iof_channel_t);
         let handle = d.u32()?;
         let directives = decode_infos(d)?;
-        if channels & PMIX_FWD_STDIN_CHANNEL != 0 || channels == 0 || procs.is_empty() {
-            reply(net, conn, req, if channels & PMIX_FWD_STDIN_CHANNEL != 0 { PMIX_ERR_NOT_SUPPORTED } else { PMIX_ERR_BAD_PARAM }, &[]);
+        if channels.contains(Channels::STDIN) {
+            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            return Ok(());
+        }
+        if channels.is_empty() || procs.is_empty() {
+            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
             return Ok(());
         }
         // Ask the host only for combinations it was not asked for before.
         let fresh: Vec<Proc> = procs
             .iter()
-            .filter(|p| [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL].iter().any(|c| channels & c != 0 && !self.iof_asked.contains(&((*p).clone(), *c))))
+            .filter(|p| Channels::OUTPUTS.iter().any(|c| channels.contains(*c) && !self.iof_asked.contains(&((*p).clone(), *c))))
             .cloned()
             .collect();
         if !fresh.is_empty() {
             for p in &fresh {
-                for c in [PMIX_FWD_STDOUT_CHANNEL, PMIX_FWD_STDERR_CHANNEL, PMIX_FWD_STDDIAG_CHANNEL] {
-                    if channels & c != 0 {
-                        self.iof_asked.insert((p.clone(), c));
-                    }
+                for c in Channels::OUTPUTS.into_iter().filter(|c| channels.contains(*c)) {
+                    self.iof_asked.insert((p.clone(), c));
                 }
             }
-            let _ = self.host.iof_pull(&fresh, &directives, channels, Box::new(|_| {}));
+            let _ = self.host.iof_pull(&fresh, &directives, channels.raw(), Box::new(|_| {}));
         }
         let id = self.iof.add_pull(conn, handle, who.clone(), procs, channels);
         let mut e = Encoder::default();

@@ -10,7 +10,7 @@
 //! ends first.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use crate::abi::*;
@@ -83,7 +83,7 @@ pub fn registration(directives: &[Info]) -> Option<Registration> {
 }
 
 pub fn register(p: &Proc, r: Registration) {
-    let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = REGISTRY.lock();
     let e = g.get_or_insert_with(HashMap::new).entry(p.clone()).or_default();
     if r.preemptible.is_some() {
         e.preemptible = r.preemptible;
@@ -94,12 +94,12 @@ pub fn register(p: &Proc, r: Registration) {
 }
 
 pub fn lookup(p: &Proc) -> Option<Registration> {
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(p).cloned()
+    REGISTRY.lock().as_ref()?.get(p).cloned()
 }
 
 /// Every registered process of `nspace` (all namespaces: None) that declared itself preemptible.
 pub fn preemptible(nspace: Option<&str>) -> Vec<Proc> {
-    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let g = REGISTRY.lock();
     let mut v: Vec<Proc> = g
         .iter()
         .flat_map(|m| m.iter())
@@ -111,7 +111,7 @@ pub fn preemptible(nspace: Option<&str>) -> Vec<Proc> {
 }
 
 pub fn forget(p: &Proc) {
-    if let Some(m) = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+    if let Some(m) = REGISTRY.lock().as_mut() {
         m.remove(p);
     }
 }

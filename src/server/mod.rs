@@ -21,7 +21,9 @@ pub mod session;
 pub mod setup;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use crate::abi::*;
 use crate::status::Res;
@@ -68,7 +70,7 @@ pub struct ServerRole {
     next_checkpoint: u64,
     pub iof: iof::Iof,
     /// (source, channel) combinations already asked of the host's iof_pull.
-    iof_asked: std::collections::HashSet<(Proc, pmix_iof_channel_t)>,
+    iof_asked: std::collections::HashSet<(Proc, crate::flags::Channels)>,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
@@ -630,7 +632,7 @@ pub fn handle() -> Option<Handle<ServerRole>> {
     if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
         return None;
     }
-    SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.handle.clone())
+    SERVER.lock().as_ref().map(|g| g.handle.clone())
 }
 
 /// The running server's own name (its process in the server role).
@@ -638,7 +640,7 @@ pub fn own_proc() -> Option<Proc> {
     if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
         return None;
     }
-    SERVER.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|g| g.me.clone())
+    SERVER.lock().as_ref().map(|g| g.me.clone())
 }
 
 /// PMIX_SERVER_SYS_CONTROLLER: not in the 4.2.2 header (later PMIx versions
@@ -647,7 +649,7 @@ const SERVER_SYS_CONTROLLER: &core::ffi::CStr = c"pmix.srv.ctrlr";
 
 /// Start the server: session directory, listening socket, progress thread.
 pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
-    let mut g = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = SERVER.lock();
     if g.is_some() {
         return Err(PMIX_ERR_INIT);
     }
@@ -726,7 +728,7 @@ pub fn finalize() -> Res {
         return Err(PMIX_ERR_INIT); // not the server's process (a fork child of it)
     }
     SERVER_PID.store(0, std::sync::atomic::Ordering::Relaxed);
-    let taken = SERVER.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let taken = SERVER.lock().take();
     let Some(mut g) = taken else { return Err(PMIX_ERR_INIT) };
     g.handle.run(|_, net| net.stop());
     if let Some(t) = g.engine.thread.take() {

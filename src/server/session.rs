@@ -56,8 +56,7 @@ impl SessionDir {
         if self.rm_clean || !dir.starts_with(&self.path) {
             return;
         }
-        // SAFETY: plain getters.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
         let mut e = super::cleanup::Epilog::new(uid, gid);
         let tree = super::cleanup::Request {
             dirs: vec![super::cleanup::Dir { path: dir.to_path_buf(), recursive: true, leave_top: false }],
@@ -98,8 +97,7 @@ fn make_private_dir(d: &Path) -> bool {
     match std::fs::DirBuilder::new().mode(0o700).create(d) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            // SAFETY: plain getter.
-            let me = unsafe { libc::geteuid() };
+            let me = nix::unistd::geteuid().as_raw();
             std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir() && m.uid() == me)
         }
         Err(e) => {

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use pmix::abi::*;
@@ -94,7 +96,7 @@ impl LauncherHost {
 
     /// The ranks a job-control request names (none: the requester's namespace).
     fn expand(&self, requestor: &Proc, targets: &[Proc]) -> Vec<(Proc, i32)> {
-        let pids = self.pids.lock().unwrap_or_else(|e| e.into_inner());
+        let pids = self.pids.lock();
         let want = if targets.is_empty() { vec![Proc::wildcard(&requestor.nspace)] } else { targets.to_vec() };
         let mut out: Vec<(Proc, i32)> = pids
             .iter()
@@ -105,7 +107,7 @@ impl LauncherHost {
         out
     }
     fn send(&self, e: Event) {
-        let _ = self.tx.lock().unwrap_or_else(|e| e.into_inner()).send(e);
+        let _ = self.tx.lock().send(e);
     }
 }
 
@@ -122,6 +124,8 @@ fn log_text(i: &Info) -> Option<String> {
 fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {
     let mut st = PMIX_SUCCESS;
     for (_, pid) in targets {
+        // Raw kill, not nix: the caller's number may be a real-time signal,
+        // which nix's Signal cannot name.
         // SAFETY: signalling the process group pmixrun created for the rank.
         if unsafe { libc::kill(-pid, sig) } != 0 {
             st = PMIX_ERR_NOT_FOUND;
@@ -179,7 +183,7 @@ impl Host for LauncherHost {
             // Closing the stdin of ranks that already ended is done already.
             return Upcall::Now(if data.is_none() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
         }
-        let mut m = self.stdins.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.stdins.lock();
         let mut st = PMIX_SUCCESS;
         for t in ts {
             match data {
@@ -228,7 +232,7 @@ impl Host for LauncherHost {
 
     fn publish(&mut self, proc: &Proc, info: &[Info], _done: Done) -> Upcall {
         let uid = uid_of(info);
-        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self.store.lock();
         for i in info {
             let k = i.key();
             if k.starts_with("pmix.") {
@@ -249,7 +253,7 @@ impl Host for LauncherHost {
         // Open MPI passes a bool. Either way, present means wait (unless bool false).
         let wait = find(info, PMIX_WAIT).is_some_and(|i| i.value_ref().r#type != PMIX_BOOL || i.truthy());
         let timeout = find(info, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0);
-        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self.store.lock();
         if let Some(found) = s.find_all(keys, uid) {
             done(PMIX_SUCCESS, found);
             return Upcall::Pending;
@@ -264,7 +268,7 @@ impl Host for LauncherHost {
             let store = self.store.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_secs(t as u64));
-                let mut s = store.lock().unwrap_or_else(|e| e.into_inner());
+                let mut s = store.lock();
                 if let Some(i) = s.parked.iter().position(|l| l.id == id) {
                     let l = s.parked.remove(i);
                     (l.done)(PMIX_ERR_TIMEOUT, Vec::new());
@@ -276,7 +280,7 @@ impl Host for LauncherHost {
 
     fn unpublish(&mut self, proc: &Proc, keys: &[String], info: &[Info], _done: Done) -> Upcall {
         let uid = uid_of(info);
-        let mut s = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self.store.lock();
         let before = s.data.len();
         s.data.retain(|k, p| !(p.uid == uid && p.publisher == *proc && (keys.is_empty() || keys.contains(k))));
         Upcall::Now(if s.data.len() < before || keys.is_empty() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND })

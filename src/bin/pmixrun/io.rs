@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{ChildStderr, ChildStdin, ChildStdout};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use pmix::abi::*;
 use pmix::owned::Proc;
@@ -75,7 +77,7 @@ impl Sink {
     fn write(&mut self, source: Option<&Proc>, bytes: &[u8]) {
         match self {
             Sink::Terminal(ch) => {
-                let mut open_line = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+                let mut open_line = TERMINAL.lock();
                 let slot = &mut open_line[usize::from(*ch == PMIX_FWD_STDERR_CHANNEL)];
                 let separate = matches!((&*slot, source), (Some(o), Some(s)) if o != s);
                 if let (Some(s), false) = (source, bytes.is_empty()) {
@@ -196,15 +198,15 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
 /// Readers still running (pmixrun waits for them before it exits, so no
 /// output is lost at the end).
 static ACTIVE: Mutex<usize> = Mutex::new(0);
-static DONE: std::sync::Condvar = std::sync::Condvar::new();
+static DONE: parking_lot::Condvar = parking_lot::Condvar::new();
 
 pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptions>) {
     for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, Box::new(out) as Box<dyn Read + Send>), (PMIX_FWD_STDERR_CHANNEL, Box::new(err))] {
         let (p, o) = (proc.clone(), opts.clone());
-        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        *ACTIVE.lock() += 1;
         std::thread::spawn(move || {
             pump(pipe, p, ch, o);
-            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+            *ACTIVE.lock() -= 1;
             DONE.notify_all();
         });
     }
@@ -214,13 +216,13 @@ pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptio
 /// then for attached tools to take what was forwarded to them.
 pub fn drain(limit: std::time::Duration) {
     let end = std::time::Instant::now() + limit;
-    let mut n = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut n = ACTIVE.lock();
     while *n > 0 {
         let now = std::time::Instant::now();
         if now >= end {
             return;
         }
-        n = DONE.wait_timeout(n, end - now).unwrap_or_else(|e| e.into_inner()).0;
+        DONE.wait_for(&mut n, end - now);
     }
     drop(n);
     // Then until attached tools have read what was forwarded to them: as long
@@ -252,7 +254,7 @@ pub fn forward_stdin(stdins: Stdins) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => 0,
             };
-            let mut m = stdins.lock().unwrap_or_else(|e| e.into_inner());
+            let mut m = stdins.lock();
             if n == 0 {
                 m.clear(); // EOF: close every rank's stdin
                 return;

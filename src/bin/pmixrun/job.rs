@@ -6,6 +6,10 @@ use std::process::Command;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::{killpg, signal, SigHandler, SigSet, Signal};
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{getgid, getuid, Pid};
+
 use pmix::abi::*;
 use pmix::owned::{Info, Proc, Value};
 
@@ -266,8 +270,7 @@ impl Launcher {
         info.extend(pre);
         let (ops, info) = pmix::server::setup::take_env_directives(info).map_err(|e| format!("job environment: {}", pmix::strings::error_name(e)))?;
         pmix::server::setup::set_env_ops(&nspace, ops);
-        // SAFETY: plain getters.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
         let ns2 = nspace.clone();
         server_call(move |s, _| {
             for r in 0..size {
@@ -316,14 +319,10 @@ impl Launcher {
                     if let Some(m) = &mask {
                         pmix::topology::bind_self(m)?;
                     }
-                    let mut set: libc::sigset_t = core::mem::zeroed();
-                    libc::sigfillset(&mut set);
-                    libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, core::ptr::null_mut());
+                    let _ = SigSet::all().thread_unblock();
                     // A rank starts with default dispositions, whatever pmixrun inherited.
-                    for sig in 1..32 {
-                        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
-                            libc::signal(sig, libc::SIG_DFL);
-                        }
+                    for sig in Signal::iterator().filter(|s| !matches!(s, Signal::SIGKILL | Signal::SIGSTOP)) {
+                        let _ = signal(sig, SigHandler::SigDfl);
                     }
                     Ok(())
                 });
@@ -342,12 +341,12 @@ impl Launcher {
                         crate::io::start(&proc, o, e, &self.io);
                     }
                     if let Some(i) = child.stdin.take() {
-                        self.stdins.lock().unwrap_or_else(|e| e.into_inner()).insert(proc.clone(), i);
+                        self.stdins.lock().insert(proc.clone(), i);
                     }
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
                     }
-                    self.pids.lock().unwrap_or_else(|e| e.into_inner()).insert(proc.clone(), pid);
+                    self.pids.lock().insert(proc.clone(), pid);
                     self.ranks.insert(pid, Rank { proc, exited: false });
                 }
                 Err(e) => {
@@ -381,7 +380,7 @@ impl Launcher {
         let Some(r) = self.ranks.get_mut(&pid) else { return };
         r.exited = true;
         let proc = r.proc.clone();
-        self.pids.lock().unwrap_or_else(|e| e.into_inner()).remove(&proc);
+        self.pids.lock().remove(&proc);
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
         let p2 = proc.clone();
         let state = server_call(move |s, net| {
@@ -479,8 +478,8 @@ impl Launcher {
         self.record(code.clamp(0, 255) as u8);
         for (pid, r) in &self.ranks {
             if !r.exited {
-                // SAFETY: signalling the process group we created for the rank.
-                unsafe { libc::kill(-pid, libc::SIGTERM) };
+                // (the process group pmixrun created for the rank)
+                let _ = killpg(Pid::from_raw(*pid), Signal::SIGTERM);
             }
         }
         if self.kill_at.is_none() {
@@ -490,8 +489,8 @@ impl Launcher {
             std::thread::spawn(move || {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()));
                 for pid in ranks {
-                    // SAFETY: as above; a group already gone just fails.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    // (a group already gone just fails)
+                    let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
                 }
             });
         }
@@ -501,8 +500,7 @@ impl Launcher {
     pub fn kill_all(&mut self) {
         for (pid, r) in &self.ranks {
             if !r.exited {
-                // SAFETY: as above.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                let _ = killpg(Pid::from_raw(*pid), Signal::SIGKILL);
             }
         }
     }
@@ -522,35 +520,25 @@ fn proc_array(items: Vec<Info>) -> Info {
     Info::new("pmix.pdata", v.expect("out of memory building job data"))
 }
 
-pub fn block_signals() {
-    // SAFETY: building a signal set and blocking it for this (main) thread,
-    // before any other thread exists; threads inherit the mask.
-    unsafe {
-        let mut set: libc::sigset_t = core::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            libc::sigaddset(&mut set, s);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, core::ptr::null_mut());
+/// The signals pmixrun forwards to the job (taken by its signal thread).
+fn forwarded_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        set.add(s);
     }
+    set
+}
+
+/// Block the forwarded signals in this (main) thread, before any other
+/// thread exists: threads inherit the mask, and only sigwait takes them.
+pub fn block_signals() {
+    let _ = forwarded_signals().thread_block();
 }
 
 pub fn start_signal_thread(tx: Sender<Event>) {
     std::thread::spawn(move || loop {
-        // SAFETY: waiting on the signals blocked in every thread.
-        let sig = unsafe {
-            let mut set: libc::sigset_t = core::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                libc::sigaddset(&mut set, s);
-            }
-            let mut sig = 0;
-            if libc::sigwait(&set, &mut sig) != 0 {
-                continue;
-            }
-            sig
-        };
-        if tx.send(Event::Signal(sig)).is_err() {
+        let Ok(sig) = forwarded_signals().wait() else { continue };
+        if tx.send(Event::Signal(sig as i32)).is_err() {
             return;
         }
     });
@@ -558,22 +546,19 @@ pub fn start_signal_thread(tx: Sender<Event>) {
 
 pub fn start_reaper(tx: Sender<Event>) {
     std::thread::spawn(move || loop {
-        let mut status = 0;
-        // SAFETY: reaping any child of this process.
-        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
-        if pid > 0 {
-            let code = if libc::WIFEXITED(status) {
-                libc::WEXITSTATUS(status)
-            } else if libc::WIFSIGNALED(status) {
-                128 + libc::WTERMSIG(status)
-            } else {
+        // Any child of this process; stopped or continued children are not ends.
+        let (pid, code) = match waitpid(Pid::from_raw(-1), None) {
+            Ok(WaitStatus::Exited(pid, code)) => (pid, code),
+            Ok(WaitStatus::Signaled(pid, sig, _)) => (pid, 128 + sig as i32),
+            Ok(_) => continue,
+            Err(_) => {
+                // (no child yet)
+                std::thread::sleep(Duration::from_millis(20));
                 continue;
-            };
-            if tx.send(Event::Exited { pid, code }).is_err() {
-                return;
             }
-        } else {
-            std::thread::sleep(Duration::from_millis(20));
+        };
+        if tx.send(Event::Exited { pid: pid.as_raw(), code }).is_err() {
+            return;
         }
     });
 }
