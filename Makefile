@@ -3,6 +3,10 @@
 #   make            build target/release/libpmix.so.2
 #   make demo       the project's main job (installs what it needs)
 #   make test       every test (installs what it needs; run as root on Debian)
+#   make test ONLY=<step>         one step of tools/run-tests.sh
+#   make test ONLY=<step>/<ERE>   only the cases of that step's sub-driver whose
+#                                 name matches <ERE> (RPMIX_CASE, tools/testlib.sh)
+#   make test-list  the step names
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir>
@@ -15,7 +19,10 @@ BUILD    := c-tests/build
 # Binaries the project installs under $(PREFIX)/bin.
 BINARIES := pmixrun pmixctl
 
-.PHONY: all build deps headers check-headers test unit demo bench install clean
+# ONLY=<step>[/<ERE>] reaches tools/run-tests.sh as RPMIX_ONLY.
+RUN_TESTS = $(if $(ONLY),RPMIX_ONLY='$(value ONLY)') tools/run-tests.sh
+
+.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench install clean
 
 all: build
 
@@ -37,8 +44,15 @@ check-headers: build
 unit:
 	$(CARGO) test --release
 
-test: deps build
-	@tools/run-tests.sh
+# (an unknown ONLY step fails before anything is installed or built)
+test: test-check-only deps build
+	@$(RUN_TESTS)
+
+test-check-only:
+	@$(RUN_TESTS) --check
+
+test-list:
+	@tools/run-tests.sh --list
 
 demo: deps build
 	@mkdir -p $(BUILD)

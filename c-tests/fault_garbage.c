@@ -19,6 +19,9 @@
  *   k  a hello sent one byte at a time: answered (refused: rank 9999)
  *   g  one connection per tag 0..120, random body, no hello: each dropped;
  *      then all 121 frames back to back on one connection: dropped
+ *   l  100 hellos refused (rank 9999) whose peers close at once; the probe
+ *      after them is answered within 2.5 s (the server never waits for them)
+ *   m  2 MiB of a frame announced as 32 MiB, without a hello: dropped
  *   idle 64 connections that never send anything, held open
  * After every step a probe connection (hello for rank 9999) must be answered
  * within 5 s: the server is still serving.
@@ -608,6 +611,52 @@ static void raw_steps(void)
             close(fd);
             describe(&o, d, sizeof(d));
             step_done("g-burst-one-connection", dropped(&o), d);
+        }
+    }
+
+    STOP_IF_STUCK();
+    /* l: 100 peers whose hello is refused and that close at once: the server
+     * must not stop serving while it tries to answer them (it used to wait
+     * 50 ms for each, 5 s in all, before the probe was answered) */
+    {
+        double t0;
+        char why[200];
+        int alive;
+        for (i = 0; i < 100; i++) {
+            int fd;
+            hello_frame(&f, 20 + i, PROTOCOL, my_ns, 9999);
+            fd = raw_connect();
+            if (fd >= 0) {
+                (void) send_all(fd, f.b, f.len);
+                close(fd);
+            }
+            f.len = 0;
+        }
+        t0 = now_ms();
+        alive = probe(why, sizeof(why));
+        snprintf(d, sizeof(d), "the probe after them took %.0f ms (limit 2500)%s%s", now_ms() - t0,
+                 alive ? "" : ": ", alive ? "" : why);
+        step_done("l-100-refused-and-gone", alive && now_ms() - t0 < 2500, d);
+    }
+
+    STOP_IF_STUCK();
+    /* m: a peer that never said hello sends 2 MiB of a frame announced as
+     * 32 MiB (a legal size): dropped, not buffered (at most 1 MiB) */
+    {
+        junk = calloc(2u << 20, 1);
+        if (junk == NULL) abort();
+        put_u32(&f, 32u << 20);
+        put_u32(&f, 4);
+        put_u16(&f, 7);
+        put_bytes(&f, junk, 2u << 20);
+        free(junk);
+        fd = conn_send("m-2MiB-partial-without-hello", f.b, f.len, 1);
+        f.len = 0;
+        if (fd >= 0) {
+            await_peer(fd, REPLY_MS, 0, &o);
+            close(fd);
+            describe(&o, d, sizeof(d));
+            step_done("m-2MiB-partial-without-hello", dropped(&o), d);
         }
     }
 

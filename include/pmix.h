@@ -12,23 +12,113 @@
 extern "C" {
 #endif // __cplusplus
 
+/*
+ Initialise the client side (reference counted) and connect to the local server named in
+ the environment.
+
+ Returns PMIX_SUCCESS (later calls too); with no server connection the library is still
+ initialised for local calls and it returns PMIX_ERR_UNREACH (or the server's refusal, or
+ PMIX_ERR_INIT); PMIX_ERR_DATA_VALUE_NOT_FOUND, uninitialised, if PMIX_NAMESPACE lacks a
+ valid PMIX_RANK.
+
+ # Safety
+ `proc` is NULL or writable (it gets this process's name, even on error); `info` and
+ `ninfo` are not read.
+ */
 pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t *info, size_t ninfo);
 
+/*
+ Drop one PMIx_Init reference; the last one tells the server goodbye and shuts the client
+ side down.
+
+ Returns PMIX_SUCCESS (also when the server is already gone), PMIX_ERR_INIT when not
+ initialised, or the server's answer to the goodbye.
+
+ # Safety
+ `info` and `ninfo` are not read; any values are accepted.
+ */
 pmix_status_t PMIx_Finalize(const pmix_info_t *info, size_t ninfo);
 
+/*
+ Tell whether the client (or tool) side of the library is initialised.
+
+ Returns 1 between PMIx_Init (or PMIx_tool_init) and the last PMIx_Finalize, else 0; a
+ server-only process gets 0.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 int PMIx_Initialized(void);
 
+/*
+ Ask the host, through the server, to abort the processes in `procs` with `status` and
+ `msg`; waits for the answer.
+
+ Returns the server's status (the host may end the caller before it arrives);
+ PMIX_ERR_INIT or PMIX_ERR_UNREACH without a server; PMIX_ERR_WOULD_BLOCK when called
+ inside a PMIx callback.
+
+ # Safety
+ `msg` is NULL or NUL-terminated; `procs` is NULL or points to `nprocs` valid procs.
+ */
 pmix_status_t PMIx_Abort(int status, const char *msg, pmix_proc_t *procs, size_t nprocs);
 
+/*
+ Store a key-value pair for this process: visible here at once, sent at the next
+ PMIx_Commit (unless PMIX_INTERNAL).
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `val` or a NULL or over-long key;
+ PMIX_ERR_INIT before PMIx_Init; the copy's error (e.g. PMIX_ERR_NOMEM) when `val` cannot
+ be copied.
+
+ # Safety
+ `key` is NULL or NUL-terminated (at most PMIX_MAX_KEYLEN + 1 bytes are read); `val` is
+ NULL or a valid value, copied (the caller keeps it).
+ */
 pmix_status_t PMIx_Put(pmix_scope_t scope, const char *key, pmix_value_t *val);
 
+/*
+ Send the values put since the last commit to the server, without waiting for an answer.
+
+ Returns PMIX_SUCCESS (also with nothing to send); PMIX_ERR_INIT before PMIx_Init;
+ PMIX_ERR_UNREACH with no server connection, or an encoding error: in both cases the
+ pending values are not sent again.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 pmix_status_t PMIx_Commit(void);
 
+/*
+ Block until every process in `procs` (NULL: the caller's job) reaches this fence;
+ PMIX_COLLECT_DATA brings their data.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_SUCCESS at once for a process alone
+ without a server, else PMIX_ERR_INIT/PMIX_ERR_UNREACH; PMIX_ERR_NOMEM if `info` cannot
+ be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos.
+ */
 pmix_status_t PMIx_Fence(const pmix_proc_t *procs,
                          size_t nprocs,
                          const pmix_info_t *info,
                          size_t ninfo);
 
+/*
+ Start a fence over `procs` (NULL: the caller's whole job) and report its outcome to
+ `cbfunc`.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if `info` cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when no server is involved (PMIX_SUCCESS alone, else
+ PMIX_ERR_INIT/UNREACH); on an error return never.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos; `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Fence_nb(const pmix_proc_t *procs,
                             size_t nprocs,
                             const pmix_info_t *info,
@@ -36,12 +126,40 @@ pmix_status_t PMIx_Fence_nb(const pmix_proc_t *procs,
                             pmix_op_cbfunc_t cbfunc,
                             void *cbdata);
 
+/*
+ Retrieve the value of `key` for `proc` (NULL: this process): its own data, job data, or
+ another rank's committed data.
+
+ Returns PMIX_SUCCESS with `*val` malloc'd (release with PMIX_VALUE_RELEASE);
+ PMIX_ERR_BAD_PARAM for a NULL `val` or a bad key; PMIX_ERR_NOT_FOUND; PMIX_ERR_INIT
+ before PMIx_Init; PMIX_ERR_NOMEM; or the server's error. Called on a progress thread
+ (inside a callback) it answers PMIX_ERR_WOULD_BLOCK rather than wait for the server.
+
+ # Safety
+ `proc` is NULL or a valid proc; `key` is NULL (all data of one named rank) or
+ NUL-terminated (at most PMIX_MAX_KEYLEN + 1 bytes are read); `info` is NULL or points to
+ `ninfo` valid infos; `val` is NULL or writable.
+ */
 pmix_status_t PMIx_Get(const pmix_proc_t *proc,
                        const char *key,
                        const pmix_info_t *info,
                        size_t ninfo,
                        pmix_value_t **val);
 
+/*
+ Retrieve the value of `key` for `proc` (NULL: this process) and hand it to `cbfunc`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `cbfunc` or a bad key;
+ PMIX_ERR_NOMEM. On PMIX_SUCCESS `cbfunc` fires exactly once: just after this returns
+ (off the caller's stack) when answered locally (cached data, early errors), else later
+ from the progress thread; on an error return never.
+
+ # Safety
+ `proc` is NULL or a valid proc; `key` is NULL (all data of one named rank) or
+ NUL-terminated; `info` is NULL or points to `ninfo` valid infos; the value given to
+ `cbfunc` is the library's, valid only during the call; `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc,
                           const char *key,
                           const pmix_info_t *info,
@@ -49,35 +167,139 @@ pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc,
                           pmix_value_cbfunc_t cbfunc,
                           void *cbdata);
 
+/*
+ Publish the key-value pairs of `info` through the server for other processes to look up,
+ and wait for the outcome.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a
+ server; PMIX_ERR_NOMEM if `info` cannot be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx
+ callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos (copied before the call returns).
+ */
 pmix_status_t PMIx_Publish(const pmix_info_t *info, size_t ninfo);
 
+/*
+ Publish the key-value pairs of `info` through the server and report the outcome to
+ `cbfunc`.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if `info` cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when the request fails early (no server:
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never fires.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `cbfunc` may be NULL; `cbdata` is
+ passed back untouched.
+ */
 pmix_status_t PMIx_Publish_nb(const pmix_info_t *info,
                               size_t ninfo,
                               pmix_op_cbfunc_t cbfunc,
                               void *cbdata);
 
+/*
+ Look up the published data for the keys set in `data`, filling in each found key's
+ publisher and value; waits.
+
+ Returns the server's status (PMIX_SUCCESS when something was found, PMIX_ERR_NOT_FOUND
+ when nothing was); PMIX_ERR_BAD_PARAM for a NULL `data` or `ndata` 0; PMIX_ERR_NOMEM;
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server; PMIX_ERR_LOST_CONNECTION. Called on a
+ progress thread (inside a callback) it answers PMIX_ERR_WOULD_BLOCK rather than wait.
+
+ # Safety
+ `data` is NULL or points to `ndata` valid pdata with their keys set (`proc` and `value`
+ are written); `info` is NULL or points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_Lookup(pmix_pdata_t *data, size_t ndata, const pmix_info_t *info, size_t ninfo);
 
+/*
+ Look up published data for the NULL-terminated key list `keys` and hand what is found to
+ `cbfunc`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for NULL `keys` or `cbfunc`; PMIX_ERR_NOMEM. On
+ PMIX_SUCCESS `cbfunc` fires exactly once: later from the progress thread, or just after
+ this returns (off the caller's stack) when the request fails early (no server:
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never fires.
+
+ # Safety
+ `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` is NULL or
+ points to `ninfo` valid infos; the pdata given to `cbfunc` are the library's, valid only
+ during the call; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Lookup_nb(char **keys,
                              const pmix_info_t *info,
                              size_t ninfo,
                              pmix_lookup_cbfunc_t cbfunc,
                              void *cbdata);
 
+/*
+ Withdraw the data this process published under `keys` (NULL: all of it, as the host
+ decides); waits for the outcome.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a
+ server; PMIX_ERR_NOMEM if `info` cannot be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx
+ callback.
+
+ # Safety
+ `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` is NULL or
+ points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t *info, size_t ninfo);
 
+/*
+ Withdraw the data this process published under `keys` (NULL: all of it, as the host
+ decides); `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if `info` cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when the request fails early (no server:
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never fires.
+
+ # Safety
+ `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` is NULL or
+ points to `ninfo` valid infos; `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Unpublish_nb(char **keys,
                                 const pmix_info_t *info,
                                 size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc,
                                 void *cbdata);
 
+/*
+ Ask the host, through the server, to launch the applications in `apps` as a new job, and
+ wait for its namespace.
+
+ Returns the server's status (PMIX_SUCCESS: `nspace` holds the new job's name);
+ PMIX_ERR_BAD_PARAM for NULL `apps` or `napps` 0; a copy error (e.g. PMIX_ERR_NOMEM);
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server; PMIX_ERR_LOST_CONNECTION. Called on a
+ progress thread (inside a callback) it answers PMIX_ERR_WOULD_BLOCK rather than wait.
+
+ # Safety
+ `job_info` is NULL or points to `ninfo` valid infos; `apps` is NULL or points to `napps`
+ valid apps; `nspace` is NULL or has room for PMIX_MAX_NSLEN + 1 chars.
+ */
 pmix_status_t PMIx_Spawn(const pmix_info_t *job_info,
                          size_t ninfo,
                          const pmix_app_t *apps,
                          size_t napps,
                          char *nspace);
 
+/*
+ Ask the host, through the server, to launch the applications in `apps` as a new job;
+ `cbfunc` gets its namespace.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for NULL `apps` or `napps` 0; a copy error
+ (e.g. PMIX_ERR_NOMEM). On PMIX_SUCCESS `cbfunc` fires exactly once: later from the
+ progress thread, or just after this returns (off the caller's stack) when the request
+ fails early (no server: PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never
+ fires.
+
+ # Safety
+ `job_info` is NULL or points to `ninfo` valid infos; `apps` is NULL or points to `napps`
+ valid apps; `cbfunc` may be NULL and its namespace string is valid only during the call;
+ `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Spawn_nb(const pmix_info_t *job_info,
                             size_t ninfo,
                             const pmix_app_t *apps,
@@ -85,11 +307,36 @@ pmix_status_t PMIx_Spawn_nb(const pmix_info_t *job_info,
                             pmix_spawn_cbfunc_t cbfunc,
                             void *cbdata);
 
+/*
+ Connect this process with the processes in `procs` (NULL: the caller's job), blocking
+ until all of them have joined.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_SUCCESS at once for a process alone
+ without a server, else PMIX_ERR_INIT/PMIX_ERR_UNREACH; PMIX_ERR_NOMEM if `info` cannot
+ be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos.
+ */
 pmix_status_t PMIx_Connect(const pmix_proc_t *procs,
                            size_t nprocs,
                            const pmix_info_t *info,
                            size_t ninfo);
 
+/*
+ Start connecting this process with the processes in `procs` (NULL: the caller's job);
+ `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if `info` cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when no server is involved (PMIX_SUCCESS alone, else
+ PMIX_ERR_INIT/UNREACH); on an error return never.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos; `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Connect_nb(const pmix_proc_t *procs,
                               size_t nprocs,
                               const pmix_info_t *info,
@@ -97,11 +344,36 @@ pmix_status_t PMIx_Connect_nb(const pmix_proc_t *procs,
                               pmix_op_cbfunc_t cbfunc,
                               void *cbdata);
 
+/*
+ Disconnect this process from the processes in `procs` (NULL: the caller's job), blocking
+ until all of them have too.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_SUCCESS at once for a process alone
+ without a server, else PMIX_ERR_INIT/PMIX_ERR_UNREACH; PMIX_ERR_NOMEM if `info` cannot
+ be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos.
+ */
 pmix_status_t PMIx_Disconnect(const pmix_proc_t *procs,
                               size_t nprocs,
                               const pmix_info_t *info,
                               size_t ninfo);
 
+/*
+ Start disconnecting this process from the processes in `ranges` (NULL: the caller's
+ job); `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if `info` cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when no server is involved (PMIX_SUCCESS alone, else
+ PMIX_ERR_INIT/UNREACH); on an error return never.
+
+ # Safety
+ `ranges` is NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo`
+ valid infos; `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t *ranges,
                                  size_t nprocs,
                                  const pmix_info_t *info,
@@ -109,28 +381,104 @@ pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t *ranges,
                                  pmix_op_cbfunc_t cbfunc,
                                  void *cbdata);
 
+/*
+ List the ranks of job `nspace` (NULL: the caller's) on host `nodename` (NULL: any host),
+ from locally held job data.
+
+ Returns PMIX_SUCCESS with `*procs` a malloc'd array of `*nprocs` procs (caller frees);
+ PMIX_ERR_BAD_PARAM for NULL `procs` or `nprocs`; PMIX_ERR_INIT before PMIx_Init or
+ PMIX_ERR_NOT_FOUND when no rank matches (both set the outputs to NULL/0);
+ PMIX_ERR_NOMEM.
+
+ # Safety
+ `nodename` and `nspace` are each NULL or NUL-terminated; `procs` and `nprocs` are each
+ NULL or writable.
+ */
 pmix_status_t PMIx_Resolve_peers(const char *nodename,
                                  const char *nspace,
                                  pmix_proc_t **procs,
                                  size_t *nprocs);
 
+/*
+ Give the comma-separated host list of job `nspace` (NULL or empty: the caller's), from
+ locally held job data.
+
+ Returns PMIX_SUCCESS with `*nodelist` a malloc'd string (caller frees);
+ PMIX_ERR_BAD_PARAM for a NULL `nodelist`; PMIX_ERR_INIT before PMIx_Init or
+ PMIX_ERR_NOT_FOUND when the job's hosts are unknown (both set `*nodelist` to NULL).
+
+ # Safety
+ `nspace` is NULL or NUL-terminated; `nodelist` is NULL or writable.
+ */
 pmix_status_t PMIx_Resolve_nodes(const char *nspace, char **nodelist);
 
+/*
+ Answer `queries` (the library's own ABI keys here, the rest through the server) and wait
+ for the results.
+
+ Returns PMIX_SUCCESS, PMIX_QUERY_PARTIAL_SUCCESS or the server's error, with `*results`
+ a malloc'd array of `*nresults` infos (PMIX_INFO_FREE); PMIX_ERR_BAD_PARAM for NULL
+ `queries`/`results`/`nresults` or `nqueries` 0; a copy error; PMIX_ERR_INIT/UNREACH
+ without a server. Called on a progress thread (inside a callback) it answers
+ PMIX_ERR_WOULD_BLOCK rather than wait.
+
+ # Safety
+ `queries` is NULL or points to `nqueries` valid queries; `results` and `nresults` are
+ each NULL or writable.
+ */
 pmix_status_t PMIx_Query_info(pmix_query_t *queries,
                               size_t nqueries,
                               pmix_info_t **results,
                               size_t *nresults);
 
+/*
+ Answer `queries` (the library's own ABI keys here, the rest through the server);
+ `cbfunc` gets the results.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for NULL `queries` or `cbfunc` or `nqueries` 0;
+ a copy error. On PMIX_SUCCESS `cbfunc` fires exactly once, from a library thread, or
+ just after this returns (off the caller's stack) when the request fails early (no
+ server: PMIX_ERR_INIT/UNREACH); on an error return never.
+
+ # Safety
+ `queries` is NULL or points to `nqueries` valid queries; `cbfunc` must call the release
+ function it is given; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Query_info_nb(pmix_query_t *queries,
                                  size_t nqueries,
                                  pmix_info_cbfunc_t cbfunc,
                                  void *cbdata);
 
+/*
+ Log the entries of `data` as `directives` ask: a client sends them to its server, a
+ server-only process writes them.
+
+ Returns PMIX_SUCCESS or the logging status; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a
+ server; PMIX_ERR_NOMEM if an array cannot be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx
+ callback.
+
+ # Safety
+ `data` is NULL or points to `ndata` valid infos; `directives` is NULL or points to
+ `ndirs` valid infos.
+ */
 pmix_status_t PMIx_Log(const pmix_info_t *data,
                        size_t ndata,
                        const pmix_info_t *directives,
                        size_t ndirs);
 
+/*
+ Log the entries of `data` as `directives` ask (as PMIx_Log does); `cbfunc` gets the
+ outcome.
+
+ Returns PMIX_SUCCESS, or PMIX_ERR_NOMEM if an array cannot be copied. On PMIX_SUCCESS
+ `cbfunc` fires exactly once: later from the progress thread, or just after this returns
+ (off the caller's stack) when the request fails early (no server:
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never fires.
+
+ # Safety
+ `data` is NULL or points to `ndata` valid infos; `directives` is NULL or points to
+ `ndirs` valid infos; `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Log_nb(const pmix_info_t *data,
                           size_t ndata,
                           const pmix_info_t *directives,
@@ -138,18 +486,57 @@ pmix_status_t PMIx_Log_nb(const pmix_info_t *data,
                           pmix_op_cbfunc_t cbfunc,
                           void *cbdata);
 
+/*
+ Ask the host, through the server, for a resource allocation change of kind `directive`,
+ and wait for its answer.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresults` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a
+ server; PMIX_ERR_NOMEM if `info` cannot be copied; PMIX_ERR_WOULD_BLOCK inside a PMIx
+ callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `results` and `nresults` are each NULL
+ or writable.
+ */
 pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive,
                                       pmix_info_t *info,
                                       size_t ninfo,
                                       pmix_info_t **results,
                                       size_t *nresults);
 
+/*
+ Ask the host, through the server, for a resource allocation change of kind `directive`;
+ `cbfunc` gets the answer.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `cbfunc`; PMIX_ERR_NOMEM;
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server. On PMIX_SUCCESS `cbfunc` fires exactly
+ once, from the progress thread (just after this returns (off the caller's stack) only if
+ the request cannot be encoded); on an error return it never fires.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `cbfunc` must call the release function
+ it is given; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive,
                                          pmix_info_t *info,
                                          size_t ninfo,
                                          pmix_info_cbfunc_t cbfunc,
                                          void *cbdata);
 
+/*
+ Ask the host, through the server, to apply job-control `directives` to `targets` (NULL:
+ the caller's job); waits.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresults` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a
+ server; PMIX_ERR_NOMEM if `directives` cannot be copied; PMIX_ERR_WOULD_BLOCK inside a
+ PMIx callback.
+
+ # Safety
+ `targets` is NULL or points to `ntargets` valid procs; `directives` is NULL or points to
+ `ndirs` valid infos; `results` and `nresults` are each NULL or writable.
+ */
 pmix_status_t PMIx_Job_control(const pmix_proc_t *targets,
                                size_t ntargets,
                                const pmix_info_t *directives,
@@ -157,6 +544,20 @@ pmix_status_t PMIx_Job_control(const pmix_proc_t *targets,
                                pmix_info_t **results,
                                size_t *nresults);
 
+/*
+ Have the host apply job-control `directives` to `targets` (NULL: the caller's job);
+ `cbfunc` gets the answer.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_NOMEM; without a server PMIX_ERR_UNREACH (client),
+ PMIX_ERR_NOT_SUPPORTED (server process) or PMIX_ERR_INIT. On PMIX_SUCCESS `cbfunc` fires
+ exactly once, from the progress thread (just after this returns (off the caller's stack)
+ only if the request cannot be encoded); on an error return it never fires.
+
+ # Safety
+ `targets` is NULL or points to `ntargets` valid procs; `directives` is NULL or points to
+ `ndirs` valid infos; `cbfunc` may be NULL, else it must call the release function it is
+ given; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Job_control_nb(const pmix_proc_t *targets,
                                   size_t ntargets,
                                   const pmix_info_t *directives,
@@ -164,6 +565,19 @@ pmix_status_t PMIx_Job_control_nb(const pmix_proc_t *targets,
                                   pmix_info_cbfunc_t cbfunc,
                                   void *cbdata);
 
+/*
+ Ask the server to start the monitoring described by `monitor`, raising `error` when it
+ trips; waits for the answer.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresults` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_BAD_PARAM for a NULL `monitor`;
+ PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server; PMIX_ERR_WOULD_BLOCK
+ inside a PMIx callback.
+
+ # Safety
+ `monitor` is NULL or a valid info; `directives` is NULL or points to `ndirs` valid
+ infos; `results` and `nresults` are each NULL or writable.
+ */
 pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
                                    pmix_status_t error,
                                    const pmix_info_t *directives,
@@ -171,6 +585,20 @@ pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
                                    pmix_info_t **results,
                                    size_t *nresults);
 
+/*
+ Ask the server to start the monitoring described by `monitor`; a heartbeat with a NULL
+ `cbfunc` is just sent.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `monitor`; PMIX_ERR_NOMEM;
+ PMIX_ERR_INIT/UNREACH without a server (a heartbeat: PMIX_ERR_UNREACH). On PMIX_SUCCESS
+ a non-NULL `cbfunc` fires exactly once, from the progress thread (before this returns
+ only if the request cannot be encoded); on an error return never.
+
+ # Safety
+ `monitor` is NULL or a valid info; `directives` is NULL or points to `ndirs` valid
+ infos; a non-NULL `cbfunc` must call the release function it is given; `cbdata` is
+ passed back untouched.
+ */
 pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
                                       pmix_status_t error,
                                       const pmix_info_t *directives,
@@ -178,27 +606,93 @@ pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
                                       pmix_info_cbfunc_t cbfunc,
                                       void *cbdata);
 
+/*
+ Ask the server (and its host) for a security credential for this process, and wait for
+ it.
+
+ Returns the server's status, with `credential` set to malloc'd bytes (caller frees;
+ NULL/0 when empty); PMIX_ERR_BAD_PARAM for a NULL `credential`; PMIX_ERR_NOMEM;
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server; PMIX_ERR_WOULD_BLOCK inside a PMIx
+ callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `credential` is NULL or writable (its
+ previous bytes are overwritten, not freed).
+ */
 pmix_status_t PMIx_Get_credential(const pmix_info_t *info,
                                   size_t ninfo,
                                   pmix_byte_object_t *credential);
 
+/*
+ Ask the server (and its host) for a security credential for this process; `cbfunc` gets
+ it.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `cbfunc`; PMIX_ERR_NOMEM. On
+ PMIX_SUCCESS `cbfunc` fires exactly once: later from the progress thread, or just after
+ this returns (off the caller's stack) when the request fails early (no server:
+ PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never fires.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; the credential and infos given to
+ `cbfunc` are the library's, valid only during the call; `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_Get_credential_nb(const pmix_info_t *info,
                                      size_t ninfo,
                                      pmix_credential_cbfunc_t cbfunc,
                                      void *cbdata);
 
+/*
+ Ask the server (and its host) to check the credential `cred`, and wait for the verdict.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresults` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_BAD_PARAM for a NULL or malformed
+ `cred`; PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server;
+ PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `cred` is NULL or a byte object whose `bytes` hold `size` bytes; `info` is NULL or
+ points to `ninfo` valid infos; `results` and `nresults` are each NULL or writable.
+ */
 pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cred,
                                        const pmix_info_t *info,
                                        size_t ninfo,
                                        pmix_info_t **results,
                                        size_t *nresults);
 
+/*
+ Ask the server (and its host) to check the credential `cred`; `cbfunc` gets the verdict.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `cbfunc` or a NULL or malformed
+ `cred`; PMIX_ERR_NOMEM. On PMIX_SUCCESS `cbfunc` fires exactly once: later from the
+ progress thread, or just after this returns (off the caller's stack) when the request
+ fails early (no server: PMIX_ERR_INIT/PMIX_ERR_UNREACH). On an error return it never
+ fires.
+
+ # Safety
+ `cred` is NULL or a byte object whose `bytes` hold `size` bytes; `info` is NULL or
+ points to `ninfo` valid infos; the infos given to `cbfunc` are valid only during the
+ call; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred,
                                           const pmix_info_t *info,
                                           size_t ninfo,
                                           pmix_validation_cbfunc_t cbfunc,
                                           void *cbdata);
 
+/*
+ Form the process group `grp` from `procs`, and wait until it is formed.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresults` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_BAD_PARAM for an empty or over-long
+ `grp`, a NULL `procs` or `nprocs` 0; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH without a
+ server; PMIX_ERR_WOULD_BLOCK in a callback.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `procs` is
+ NULL or points to `nprocs` valid procs; `directives` is NULL or points to `ndirs` valid
+ infos; `results` and `nresults` are each NULL or writable.
+ */
 pmix_status_t PMIx_Group_construct(const char *grp,
                                    const pmix_proc_t *procs,
                                    size_t nprocs,
@@ -207,6 +701,20 @@ pmix_status_t PMIx_Group_construct(const char *grp,
                                    pmix_info_t **results,
                                    size_t *nresults);
 
+/*
+ Start forming the process group `grp` from `procs`; `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for an empty or over-long `grp`, a NULL `procs`
+ or `nprocs` 0; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH without a server. On PMIX_SUCCESS
+ `cbfunc` fires exactly once, from the progress thread (before this returns only if the
+ request cannot be encoded); on an error return never.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `procs` is
+ NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo` valid infos;
+ `cbfunc` may be NULL, else it must call the release function it is given; `cbdata` is
+ passed back untouched.
+ */
 pmix_status_t PMIx_Group_construct_nb(const char *grp,
                                       const pmix_proc_t *procs,
                                       size_t nprocs,
@@ -215,6 +723,19 @@ pmix_status_t PMIx_Group_construct_nb(const char *grp,
                                       pmix_info_cbfunc_t cbfunc,
                                       void *cbdata);
 
+/*
+ Invite `procs` to join the group `grp`, led by the caller, and wait for the outcome.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresult` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_BAD_PARAM for an empty or over-long
+ `grp`, a NULL `procs` or `nprocs` 0; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH without a
+ server; PMIX_ERR_WOULD_BLOCK in a callback.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `procs` is
+ NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo` valid infos;
+ `results` and `nresult` are each NULL or writable.
+ */
 pmix_status_t PMIx_Group_invite(const char *grp,
                                 const pmix_proc_t *procs,
                                 size_t nprocs,
@@ -223,6 +744,20 @@ pmix_status_t PMIx_Group_invite(const char *grp,
                                 pmix_info_t **results,
                                 size_t *nresult);
 
+/*
+ Invite `procs` to join the group `grp`, led by the caller; `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for an empty or over-long `grp`, a NULL `procs`
+ or `nprocs` 0; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH without a server. On PMIX_SUCCESS
+ `cbfunc` fires exactly once, from the progress thread (before this returns only if the
+ request cannot be encoded); on an error return never.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `procs` is
+ NULL or points to `nprocs` valid procs; `info` is NULL or points to `ninfo` valid infos;
+ `cbfunc` may be NULL, else it must call the release function it is given; `cbdata` is
+ passed back untouched.
+ */
 pmix_status_t PMIx_Group_invite_nb(const char *grp,
                                    const pmix_proc_t *procs,
                                    size_t nprocs,
@@ -231,6 +766,20 @@ pmix_status_t PMIx_Group_invite_nb(const char *grp,
                                    pmix_info_cbfunc_t cbfunc,
                                    void *cbdata);
 
+/*
+ Accept or decline (`opt`) an invitation from `leader` to join the group `grp`, and wait
+ for the outcome.
+
+ Returns the server's status, with `*results` a malloc'd array of `*nresult` infos
+ (PMIX_INFO_FREE) when both are non-NULL; PMIX_ERR_BAD_PARAM for an empty or over-long
+ `grp` or an `opt` other than accept/decline; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH
+ without a server; PMIX_ERR_WOULD_BLOCK in a callback.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `leader` is
+ NULL or a valid proc; `info` is NULL or points to `ninfo` valid infos; `results` and
+ `nresult` are each NULL or writable.
+ */
 pmix_status_t PMIx_Group_join(const char *grp,
                               const pmix_proc_t *leader,
                               pmix_group_opt_t opt,
@@ -239,6 +788,22 @@ pmix_status_t PMIx_Group_join(const char *grp,
                               pmix_info_t **results,
                               size_t *nresult);
 
+/*
+ Accept or decline (`opt`) an invitation from `leader` to join the group `grp`; `cbfunc`
+ gets the outcome.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for an empty or over-long `grp` or an `opt`
+ other than accept/decline; PMIX_ERR_NOMEM; PMIX_ERR_INIT/UNREACH without a server. On
+ PMIX_SUCCESS `cbfunc` fires exactly once, from the progress thread (just after this
+ returns (off the caller's stack) only if the request cannot be encoded); on an error
+ return never.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `leader` is
+ NULL or a valid proc; `info` is NULL or points to `ninfo` valid infos; `cbfunc` may be
+ NULL, else it must call the release function it is given; `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_Group_join_nb(const char *grp,
                                  const pmix_proc_t *leader,
                                  pmix_group_opt_t opt,
@@ -247,22 +812,87 @@ pmix_status_t PMIx_Group_join_nb(const char *grp,
                                  pmix_info_cbfunc_t cbfunc,
                                  void *cbdata);
 
+/*
+ Leave the group `grp`, waiting for the server to acknowledge it.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_ERR_BAD_PARAM for an empty or
+ over-long `grp`; PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server;
+ PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `info` is
+ NULL or points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_Group_leave(const char *grp, const pmix_info_t *info, size_t ninfo);
 
+/*
+ Leave the group `grp`; `cbfunc` gets the server's acknowledgement.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for an empty or over-long `grp`;
+ PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server. On PMIX_SUCCESS
+ `cbfunc` fires exactly once, from the progress thread (just after this returns (off the
+ caller's stack) only if the request cannot be encoded); on an error return never.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `info` is
+ NULL or points to `ninfo` valid infos; `cbfunc` may be NULL; `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_Group_leave_nb(const char *grp,
                                   const pmix_info_t *info,
                                   size_t ninfo,
                                   pmix_op_cbfunc_t cbfunc,
                                   void *cbdata);
 
+/*
+ Dissolve the group `grp`, and wait for the outcome.
+
+ Returns PMIX_SUCCESS or the server's status; PMIX_ERR_BAD_PARAM for an empty or
+ over-long `grp`; PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server;
+ PMIX_ERR_WOULD_BLOCK inside a PMIx callback.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `info` is
+ NULL or points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_Group_destruct(const char *grp, const pmix_info_t *info, size_t ninfo);
 
+/*
+ Start dissolving the group `grp`; `cbfunc` gets the outcome.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for an empty or over-long `grp`;
+ PMIX_ERR_NOMEM; PMIX_ERR_INIT/PMIX_ERR_UNREACH without a server. On PMIX_SUCCESS
+ `cbfunc` fires exactly once, from the progress thread (just after this returns (off the
+ caller's stack) only if the request cannot be encoded); on an error return never.
+
+ # Safety
+ `grp` is NULL or NUL-terminated (at most PMIX_MAX_NSLEN + 1 bytes are read); `info` is
+ NULL or points to `ninfo` valid infos; `cbfunc` may be NULL; `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_Group_destruct_nb(const char *grp,
                                      const pmix_info_t *info,
                                      size_t ninfo,
                                      pmix_op_cbfunc_t cbfunc,
                                      void *cbdata);
 
+/*
+ Register `evhdlr` for the events in `codes` (none: all events), as `info` directs;
+ `cbfunc` gets its reference.
+
+ With `cbfunc`: returns PMIX_SUCCESS once queued, and `cbfunc` gets the reference,
+ exactly once, from the progress thread (just after this returns, off the caller's stack,
+ when initialised without a server). Without `cbfunc`: blocks and returns the reference
+ (>= 0), or PMIX_ERR_WOULD_BLOCK on a progress thread (as OpenPMIx 4.2.2 does). Errors:
+ PMIX_ERR_BAD_PARAM for a NULL `evhdlr`; PMIX_ERR_NOMEM; PMIX_ERR_INIT before any init;
+ PMIX_ERR_UNREACH if the progress thread has stopped; on an error return `cbfunc` never
+ fires.
+
+ # Safety
+ `codes` is NULL or points to `ncodes` codes; `info` is NULL or points to `ninfo` valid
+ infos; `evhdlr` stays callable until deregistered; `cbfunc` may be NULL; `cbdata` is
+ passed back untouched.
+ */
 pmix_status_t PMIx_Register_event_handler(pmix_status_t *codes,
                                           size_t ncodes,
                                           pmix_info_t *info,
@@ -271,10 +901,36 @@ pmix_status_t PMIx_Register_event_handler(pmix_status_t *codes,
                                           pmix_hdlr_reg_cbfunc_t cbfunc,
                                           void *cbdata);
 
+/*
+ Remove the event handler with reference `evhdlr_ref`; `cbfunc` learns whether it
+ existed.
+
+ Returns PMIX_SUCCESS once queued; PMIX_ERR_INIT before any init; PMIX_ERR_UNREACH if the
+ progress thread has stopped. On PMIX_SUCCESS `cbfunc` fires exactly once, with
+ PMIX_SUCCESS or PMIX_ERR_NOT_FOUND, from the progress thread (before this returns when
+ initialised without a server); on an error return never.
+
+ # Safety
+ `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref,
                                             pmix_op_cbfunc_t cbfunc,
                                             void *cbdata);
 
+/*
+ Raise event `status` from `source` (NULL: this process) to `range`, via the server or
+ this process's server role.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_NOMEM if `info` cannot be copied; PMIX_ERR_INIT for a
+ NULL `source` before any init. On PMIX_SUCCESS `cbfunc` fires once: later from a
+ progress thread, or just after this returns (off the caller's stack) when there is no
+ server (PMIX_ERR_INIT/UNREACH); never on an error return, nor when this process's server
+ role is shutting down.
+
+ # Safety
+ `source` is NULL or a valid proc; `info` is NULL or points to `ninfo` valid infos;
+ `cbfunc` may be NULL; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_Notify_event(pmix_status_t status,
                                 const pmix_proc_t *source,
                                 pmix_data_range_t range,
@@ -283,26 +939,82 @@ pmix_status_t PMIx_Notify_event(pmix_status_t status,
                                 pmix_op_cbfunc_t cbfunc,
                                 void *cbdata);
 
+/*
+ Register for access to the fabric description in `fabric`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric,
                                    const pmix_info_t *directives,
                                    size_t ndirs);
 
+/*
+ Register for access to the fabric description in `fabric`, completing through `cbfunc`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t *fabric,
                                       const pmix_info_t *directives,
                                       size_t ndirs,
                                       pmix_op_cbfunc_t cbfunc,
                                       void *cbdata);
 
+/*
+ Refresh the fabric description held in `fabric`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_update(pmix_fabric_t *fabric);
 
+/*
+ Refresh the fabric description held in `fabric`, completing through `cbfunc`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/*
+ Release the fabric registration held in `fabric`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_deregister(pmix_fabric_t *fabric);
 
+/*
+ Release the fabric registration held in `fabric`, completing through `cbfunc`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric,
                                         pmix_op_cbfunc_t cbfunc,
                                         void *cbdata);
 
+/*
+ Compute the distances from the CPUs in `cpuset` to the devices of `topo`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
                                      pmix_cpuset_t *cpuset,
                                      pmix_info_t *info,
@@ -310,6 +1022,15 @@ pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
                                      pmix_device_distance_t **distances,
                                      size_t *ndist);
 
+/*
+ Compute the distances from the CPUs in `cpuset` to the devices of `topo`, handing them
+ to `cbfunc`.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ No argument is read, so any pointer values are accepted.
+ */
 pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
                                         pmix_cpuset_t *cpuset,
                                         pmix_info_t *info,
@@ -317,86 +1038,426 @@ pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
                                         pmix_device_dist_cbfunc_t cbfunc,
                                         void *cbdata);
 
+/*
+ Fill `topo` with this machine's topology (an hwloc source), discovered once per process
+ and shared.
+
+ Returns PMIX_SUCCESS (release with PMIx_Topology_destruct); PMIX_ERR_BAD_PARAM for a
+ NULL `topo`; PMIX_ERR_NOT_SUPPORTED when `topo->source` names a source other than hwloc;
+ the discovery's error; PMIX_ERR_NOMEM.
+
+ # Safety
+ `topo` is NULL or a writable topology whose `source` is NULL or NUL-terminated (a
+ caller's source is replaced, not freed).
+ */
 pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
 
+/*
+ Free what `topo` holds (its source and any library-made copy; the shared hwloc topology
+ stays); NULL is ignored.
+
+ Returns nothing.
+
+ # Safety
+ `topo` is NULL or a valid topology whose `source` is NULL or malloc'd; its old contents
+ are not used after.
+ */
 void PMIx_Topology_destruct(pmix_topology_t *topo);
 
+/*
+ Parse a `"<source>:<cpus>"` string (the CPUs as a list such as `0-3,8` or a hex mask)
+ into `cpuset`.
+
+ Returns PMIX_SUCCESS (release with PMIx_Cpuset_destruct); PMIX_ERR_BAD_PARAM for a NULL
+ argument or a malformed string; PMIX_ERR_NOMEM.
+
+ # Safety
+ `cpuset_string` is NULL or NUL-terminated; `cpuset` is NULL or writable (its old
+ contents are overwritten, not freed).
+ */
 pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string, pmix_cpuset_t *cpuset);
 
+/*
+ Fill `cpuset` with the CPUs this process (PMIX_CPUBIND_PROCESS) or thread
+ (PMIX_CPUBIND_THREAD) may run on.
+
+ Returns PMIX_SUCCESS (release with PMIx_Cpuset_destruct); PMIX_ERR_BAD_PARAM for a NULL
+ `cpuset` or another `ref_`; PMIX_ERR_NOT_SUPPORTED when `cpuset->source` is set and not
+ hwloc; PMIX_ERR_NOT_FOUND if the binding cannot be read; PMIX_ERR_NOMEM.
+
+ # Safety
+ `cpuset` is NULL or a valid (constructed) cpuset; its `source` is NULL or
+ NUL-terminated.
+ */
 pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref_);
 
+/*
+ Release what `cpuset` holds (its source string and a bitmap this library made) and clear
+ it; NULL is ignored.
+
+ Returns nothing.
+
+ # Safety
+ `cpuset` is NULL or a valid cpuset whose `source` is NULL or malloc'd; it is not used
+ after.
+ */
 void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
 
+/*
+ Compare two locality strings: which levels of the machine (node, package, caches,
+ core...) they share.
+
+ Returns PMIX_SUCCESS with `*locality` set; PMIX_ERR_BAD_PARAM for a NULL argument, or
+ for an unreadable string (then `*locality` is set to PMIX_LOCALITY_UNKNOWN).
+
+ # Safety
+ `locality1` and `locality2` are each NULL or NUL-terminated; `locality` is NULL or
+ writable.
+ */
 pmix_status_t PMIx_Get_relative_locality(const char *locality1,
                                          const char *locality2,
                                          pmix_locality_t *locality);
 
+/*
+ Drive progress: a no-op, as the library's own threads make progress.
+
+ Returns nothing.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 void PMIx_Progress(void);
 
+/*
+ Name the status code `status` (unknown codes get a fixed "not found" text).
+
+ Returns a static string the caller must not free.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Error_string(pmix_status_t status);
 
+/*
+ Name the process state `state`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Proc_state_string(pmix_proc_state_t state);
 
+/*
+ Name the data scope `scope`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Scope_string(pmix_scope_t scope);
 
+/*
+ Name the persistence `persist`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Persistence_string(pmix_persistence_t persist);
 
+/*
+ Name the data range `range`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Data_range_string(pmix_data_range_t range);
 
+/*
+ Name the data type `type_`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Data_type_string(pmix_data_type_t type_);
 
+/*
+ Name the allocation directive `directive`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Alloc_directive_string(pmix_alloc_directive_t directive);
 
+/*
+ Name the IO-forwarding channel set `channel`.
+
+ Returns a static string the caller must not free.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel);
 
+/*
+ Name the job state `state`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Job_state_string(pmix_job_state_t state);
 
+/*
+ Map an attribute's macro name (e.g. "PMIX_JOB_SIZE") to its key string
+ ("pmix.job.size").
+
+ Returns a static string the caller must not free, or NULL for a NULL or unknown name.
+
+ # Safety
+ `attribute` is NULL or NUL-terminated.
+ */
 const char *PMIx_Get_attribute_string(const char *attribute);
 
+/*
+ Map an attribute key string (e.g. "pmix.job.size") to its macro name ("PMIX_JOB_SIZE").
+
+ Returns a static string the caller must not free, or NULL for a NULL or unknown key.
+
+ # Safety
+ `attrstring` is NULL or NUL-terminated.
+ */
 const char *PMIx_Get_attribute_name(const char *attrstring);
 
+/*
+ Name the link state `state`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Link_state_string(pmix_link_state_t state);
 
+/*
+ Name the device type `type_`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Device_type_string(pmix_device_type_t type_);
 
+/*
+ Name the value comparison result `cmp`.
+
+ Returns a static string the caller must not free (unknown values get a generic text).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp);
 
+/*
+ Render `info` (key, directives, value) as readable text.
+
+ Returns a malloc'd string the caller frees, or NULL for a NULL `info` or when out of
+ memory.
+
+ # Safety
+ `info` is NULL or a valid info.
+ */
 char *PMIx_Info_string(const pmix_info_t *info);
 
+/*
+ Render `value` (type and contents) as readable text.
+
+ Returns a malloc'd string the caller frees, or NULL for a NULL `value` or when out of
+ memory.
+
+ # Safety
+ `value` is NULL or a valid value.
+ */
 char *PMIx_Value_string(const pmix_value_t *value);
 
+/*
+ Spell out the info directive flags in `directives` (e.g. "REQUIRED:PROCESSED").
+
+ Returns a malloc'd string the caller frees (NULL only when out of memory).
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 char *PMIx_Info_directives_string(pmix_info_directives_t directives);
 
+/*
+ Describe this library: rpmix's version, the PMIx Standard level and the OpenPMIx ABI it
+ provides.
+
+ Returns a static string the caller must not free.
+
+ # Safety
+ No pointer arguments: always sound to call.
+ */
 const char *PMIx_Get_version(void);
 
+/*
+ Store a key-value pair as `proc`'s data in this process only (client cache, else server
+ store); nothing is sent.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `proc` or `val` or a NULL or
+ over-long key; the copy's error (e.g. PMIX_ERR_NOMEM) for `val`; PMIX_ERR_INIT when
+ neither client nor server is initialised.
+
+ # Safety
+ `proc` is NULL or a valid proc; `key` is NULL or NUL-terminated (at most PMIX_MAX_KEYLEN
+ + 1 bytes are read); `val` is NULL or a valid value (copied).
+ */
 pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char *key, pmix_value_t *val);
 
+/*
+ Append `num_vals` elements of type `type_` from `src` to `buffer` (`target` is not
+ used).
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL or inconsistent `buffer`, a negative
+ count or a NULL `src` with a positive count; PMIX_ERR_UNKNOWN_DATA_TYPE; another packing
+ error (e.g. PMIX_ERR_NOMEM).
+
+ # Safety
+ `buffer` is NULL or a valid (constructed) buffer; `src` is NULL or points to `num_vals`
+ valid elements of `type_` (for PMIX_STRING, `char *`s).
+ */
 pmix_status_t PMIx_Data_pack(const pmix_proc_t *target,
                              pmix_data_buffer_t *buffer,
                              void *src,
                              int32_t num_vals,
                              pmix_data_type_t type_);
 
+/*
+ Unpack the next packed group of `type_` elements of `buffer` into `dest`;
+ `*max_num_values` gets their count.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for NULL arguments, a negative count or an
+ inconsistent buffer; PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_TYPE_MISMATCH;
+ PMIX_ERR_UNPACK_INADEQUATE_SPACE; PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER. On error
+ nothing is consumed.
+
+ # Safety
+ `buffer` is NULL or a valid buffer; `max_num_values` is NULL or a readable, writable
+ count; `dest` is NULL or has room for that many elements of `type_`.
+ */
 pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source,
                                pmix_data_buffer_t *buffer,
                                void *dest,
                                int32_t *max_num_values,
                                pmix_data_type_t type_);
 
+/*
+ Set `*dest` to a new malloc'd deep copy of the `type_` element at `src` (for
+ PMIX_STRING, `src` is the string).
+
+ Returns PMIX_SUCCESS (the caller owns the copy); PMIX_ERR_BAD_PARAM for a NULL `dest` or
+ `src`; PMIX_ERR_UNKNOWN_DATA_TYPE; a copy error such as PMIX_ERR_NOMEM.
+
+ # Safety
+ `dest` is NULL or writable; `src` is NULL or points to a valid element of `type_` (for
+ PMIX_STRING, a NUL-terminated string).
+ */
 pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type_);
 
+/*
+ Render the element of type `type_` at `src` as text, preceded by `prefix`.
+
+ Returns PMIX_SUCCESS with `*output` a malloc'd string (caller frees); PMIX_ERR_BAD_PARAM
+ for a NULL `output` or `src`; PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `output` is NULL or writable; `prefix` is NULL or NUL-terminated; `src` is NULL or
+ points to a valid element of `type_` (for PMIX_STRING, the string).
+ */
 pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src, pmix_data_type_t type_);
 
+/*
+ Append the not yet unpacked bytes of `src` to `dest`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL or inconsistent buffer;
+ PMIX_ERR_NOMEM.
+
+ # Safety
+ `dest` and `src` are each NULL or a valid buffer.
+ */
 pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest, pmix_data_buffer_t *src);
 
+/*
+ Move the not yet unpacked bytes of `buffer` into `payload`, leaving the buffer empty.
+
+ Returns PMIX_SUCCESS with `payload` holding malloc'd bytes (caller frees; NULL/0 when
+ none); PMIX_ERR_BAD_PARAM for a NULL or inconsistent argument; PMIX_ERR_NOMEM.
+
+ # Safety
+ `buffer` is NULL or a valid buffer; `payload` is NULL or writable (its previous bytes
+ are overwritten, not freed).
+ */
 pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload);
 
+/*
+ Make `buffer` take over the bytes of `payload` (its old contents are released; `payload`
+ is left empty).
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL argument or an inconsistent
+ `buffer`.
+
+ # Safety
+ `buffer` is NULL or a valid buffer; `payload` is NULL or a byte object whose `bytes` are
+ NULL or malloc'd and hold `size` bytes.
+ */
 pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload);
 
+/*
+ Replace the contents of `buffer` with a copy of the bytes of `payload`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL argument, an inconsistent `buffer`
+ or a malformed `payload`; PMIX_ERR_NOMEM.
+
+ # Safety
+ `buffer` is NULL or a valid buffer; `payload` is NULL or a byte object whose `bytes`
+ hold `size` bytes.
+ */
 pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer, const pmix_byte_object_t *payload);
 
+/*
+ Compress `size` bytes at `inbytes` into a new buffer, when that makes them smaller.
+
+ Returns true with `*outbytes` malloc'd (caller frees) and `*nbytes` its length; false
+ for NULL arguments, `size` 0, no gain, or no memory.
+
+ # Safety
+ `inbytes` is NULL or holds `size` readable bytes; `outbytes` and `nbytes` are each NULL
+ or writable.
+ */
 bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t **outbytes, size_t *nbytes);
 
+/*
+ Restore bytes compressed by PMIx_Data_compress into a new buffer.
+
+ Returns true with `*outbytes` malloc'd (caller frees) and `*nbytes` its length; false
+ for NULL arguments, `size` 0, corrupt input, or no memory.
+
+ # Safety
+ `inbytes` is NULL or holds `size` readable bytes; `outbytes` and `nbytes` are each NULL
+ or writable.
+ */
 bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8_t **outbytes, size_t *nbytes);
 
 #ifdef __cplusplus

@@ -175,40 +175,193 @@
 extern "C" {
 #endif // __cplusplus
 
+/*
+ Switch an initialised tool to the server named in `info`, leaving its previous primary
+ server.
+
+ Returns PMIX_SUCCESS with `*proc` set to the tool's name; PMIX_ERR_INIT when not
+ initialised; PMIX_ERR_NOMEM; PMIX_ERR_BAD_PARAM, PMIX_ERR_UNREACH or PMIX_ERR_TIMEOUT
+ when the server cannot be found or reached.
+
+ # Safety
+ `proc` is NULL or writable; `info` is NULL or points to `ninfo` valid infos; must not be
+ called from one of this library's callbacks.
+ */
 pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t *info, size_t ninfo);
 
+/*
+ Store a copy of `data`, of type `type_`, in `val`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `val`; PMIX_ERR_UNKNOWN_DATA_TYPE;
+ PMIX_ERR_NOMEM. A NULL `data` gives an empty value (true for PMIX_BOOL).
+
+ # Safety
+ `val` is NULL or writable, treated as uninitialised (old contents are not freed); `data`
+ is NULL or, for PMIX_STRING, the string itself, otherwise a pointer to one valid element
+ of `type_`.
+ */
 pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_type_t type_);
 
+/*
+ Copy the contents of `val` out to the caller.
+
+ Returns PMIX_SUCCESS with `*sz` set: strings and byte objects come back in a malloc'd
+ `*data` the caller frees; other types are copied into the storage `*data` points to.
+ PMIX_ERR_BAD_PARAM for a NULL argument or NULL `*data` with a fixed-size type;
+ PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `val` is NULL or a valid value; `data` and `sz` are NULL or writable; for fixed-size
+ types `*data` points to storage big enough for one element.
+ */
 pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size_t *sz);
 
+/*
+ Release what a value holds (not the value itself).
+
+ Returns nothing; afterwards `*val` is PMIX_UNDEF. A NULL `val` is ignored.
+
+ # Safety
+ `val` is NULL or a valid value, not used after as anything but storage.
+ */
 void PMIx_Value_destruct(pmix_value_t *val);
 
+/*
+ Deep-copy `src` into `dest`, which is treated as uninitialised (its old contents are not
+ freed).
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM when either pointer is NULL;
+ PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `dest` is NULL or writable value storage; `src` NULL or a valid value.
+ */
 pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src);
 
+/*
+ Compare two values: their types first, then their contents.
+
+ Returns PMIX_EQUAL, PMIX_VALUE1_GREATER or PMIX_VALUE2_GREATER;
+ PMIX_VALUE_TYPE_DIFFERENT when the types differ; PMIX_VALUE_COMPARISON_NOT_AVAIL for a
+ NULL pointer or an unknown type.
+
+ # Safety
+ `v1` and `v2` are each NULL or a valid value (neither is changed).
+ */
 pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *v2);
 
+/*
+ Free the elements and storage of a data array, not the array struct itself.
+
+ Returns nothing; afterwards the array is empty (NULL storage, size 0). A NULL `d` is
+ ignored, and an array of impossible size is left alone.
+
+ # Safety
+ `d` is NULL or a valid (possibly zeroed) data array whose storage this library or malloc
+ made.
+ */
 void PMIx_Data_array_destruct(pmix_data_array_t *d);
 
+/*
+ Fill `info` with `key` and a copy of `data`, of type `type_`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `info` or `key` or a key longer than
+ PMIX_MAX_KEYLEN; PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `info` is NULL or writable, treated as uninitialised; `key` is NULL or NUL-terminated;
+ `data` is as for PMIx_Value_load.
+ */
 pmix_status_t PMIx_Info_load(pmix_info_t *info,
                              const char *key,
                              const void *data,
                              pmix_data_type_t type_);
 
+/*
+ Deep-copy `src` (key, directives and value) into `dest`.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM when either pointer is NULL;
+ PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `dest` is NULL or writable, treated as uninitialised; `src` is NULL or a valid info.
+ */
 pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *src);
 
+/*
+ Create an empty, growable list of infos and return its opaque handle.
+
+ Returns the new handle, to be released once with PMIx_Info_list_release; NULL only on an
+ internal failure.
+
+ # Safety
+ No pointer arguments.
+ */
 void *PMIx_Info_list_start(void);
 
+/*
+ Append a new info, made of `key` and a copy of `value`, to a list.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM when `ptr` is not a live list or `key` is NULL
+ or too long; PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `ptr` is NULL or a handle from PMIx_Info_list_start not yet released; `key` is NULL or
+ NUL-terminated; `value` is as `data` for PMIx_Value_load.
+ */
 pmix_status_t PMIx_Info_list_add(void *ptr,
                                  const char *key,
                                  const void *value,
                                  pmix_data_type_t type_);
 
+/*
+ Append the caller's own info to a list, without copying it.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM when `ptr` is not a live list or `info` is
+ NULL.
+
+ # Safety
+ `ptr` is NULL or a handle from PMIx_Info_list_start not yet released; `info` is NULL or
+ a valid info that stays valid until the list is converted and released (the list never
+ frees it).
+ */
 pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info);
 
+/*
+ Append a deep copy of `info` to a list.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM when `ptr` is not a live list or `info` is
+ NULL; PMIX_ERR_UNKNOWN_DATA_TYPE; PMIX_ERR_NOMEM.
+
+ # Safety
+ `ptr` is NULL or a handle from PMIx_Info_list_start not yet released; `info` is NULL or
+ a valid info.
+ */
 pmix_status_t PMIx_Info_list_xfer(void *ptr, const pmix_info_t *info);
 
+/*
+ Deep-copy a list's infos into a PMIX_INFO data array; the list itself is kept.
+
+ Returns PMIX_SUCCESS with `*par` owning the copies (free with PMIx_Data_array_destruct);
+ PMIX_ERR_EMPTY for an empty list; PMIX_ERR_BAD_PARAM when `ptr` is not a live list or
+ `par` is NULL; PMIX_ERR_NOMEM or a copy error.
+
+ # Safety
+ `ptr` is NULL or a handle from PMIx_Info_list_start not yet released, whose inserted
+ infos are still valid; `par` is NULL or writable, treated as empty.
+ */
 pmix_status_t PMIx_Info_list_convert(void *ptr, pmix_data_array_t *par);
 
+/*
+ Free a list and the copies it made (infos added by PMIx_Info_list_insert stay the
+ caller's).
+
+ Returns nothing; a NULL handle is ignored.
+
+ # Safety
+ `ptr` is NULL or a handle from PMIx_Info_list_start not yet released; it must not be
+ used afterwards.
+ */
 void PMIx_Info_list_release(void *ptr);
 
 #ifdef __cplusplus

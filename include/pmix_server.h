@@ -257,14 +257,72 @@ typedef void (*pmix_setup_application_cbfunc_t)(pmix_status_t status,
 extern "C" {
 #endif // __cplusplus
 
+/*
+ Start this process as a PMIx server: session directory, listening socket, progress
+ thread and rendezvous files.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `module`; PMIX_ERR_INIT when a
+ server already runs here or the socket cannot be set up; PMIX_ERR_EXISTS when a system
+ server, scheduler or controller already owns this node; otherwise the error from copying
+ `info` or making the session directory.
+
+ # Safety
+ `module` is a valid module table (copied here; its functions must stay callable until
+ PMIx_server_finalize); `info` is NULL or points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t *info, size_t ninfo);
 
+/*
+ Stop the server started by PMIx_server_init, even with clients and namespaces still
+ registered, and remove its session directory.
+
+ Returns PMIX_SUCCESS once the progress thread has stopped; PMIX_ERR_INIT when no server
+ runs in this process (a fork child of the server included).
+
+ # Safety
+ No pointer arguments; must not be called from one of this library's callbacks, since it
+ waits for the progress thread to end.
+ */
 pmix_status_t PMIx_server_finalize(void);
 
+/*
+ Encode a comma-separated list of node names as the compact string that PMIX_NODE_MAP
+ expects.
+
+ Returns PMIX_SUCCESS with `*regex` set to a malloc'd string the caller frees;
+ PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+
+ # Safety
+ `input` is NULL or NUL-terminated; `regex` is NULL or writable.
+ */
 pmix_status_t PMIx_generate_regex(const char *input, char **regex);
 
+/*
+ Encode the per-node process lists (e.g. "0,1;2,3") as the compact string that
+ PMIX_PROC_MAP expects.
+
+ Returns PMIX_SUCCESS with `*ppn` set to a malloc'd string the caller frees;
+ PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+
+ # Safety
+ `input` is NULL or NUL-terminated; `ppn` is NULL or writable.
+ */
 pmix_status_t PMIx_generate_ppn(const char *input, char **ppn);
 
+/*
+ Register a namespace and its job data with this server, before its clients start.
+
+ Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+ once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+ returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+ PMIX_ERR_BAD_PARAM for a NULL, empty or over-long `nspace` or a malformed environment
+ directive, PMIX_ERR_INIT with no server, or a copy error; on an error return `cbfunc`
+ never fires.
+
+ # Safety
+ `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos
+ (copied before return); `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_server_register_nspace(const char *nspace,
                                           int nlocalprocs,
                                           pmix_info_t *info,
@@ -272,8 +330,34 @@ pmix_status_t PMIx_server_register_nspace(const char *nspace,
                                           pmix_op_cbfunc_t cbfunc,
                                           void *cbdata);
 
+/*
+ Forget a namespace: its job data, its clients' registrations and the session directory
+ made for it.
+
+ Returns nothing. `cbfunc` fires exactly once, never inside this call: PMIX_SUCCESS from
+ the progress thread once done; PMIX_ERR_INIT with no server running, PMIX_ERR_BAD_PARAM
+ for a NULL or over-long `nspace`. Without `cbfunc`, the call blocks until the work is
+ done.
+
+ # Safety
+ `nspace` is NULL or NUL-terminated; `cbdata` is passed back untouched.
+ */
 void PMIx_server_deregister_nspace(const char *nspace, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/*
+ Register one local client process (its name, uid and gid) so that it may connect to this
+ server.
+
+ Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+ once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+ returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+ PMIX_ERR_BAD_PARAM for a NULL `proc`, PMIX_ERR_INIT with no server; on an error return
+ `cbfunc` never fires.
+
+ # Safety
+ `proc` is NULL or a valid proc; `server_object` is opaque and handed back untouched to
+ the host's module calls for this client; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc,
                                           uid_t uid,
                                           gid_t gid,
@@ -281,26 +365,101 @@ pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc,
                                           pmix_op_cbfunc_t cbfunc,
                                           void *cbdata);
 
+/*
+ Forget a local client: it counts as ended, and whatever it had pending ends with it.
+
+ Returns nothing. `cbfunc` fires exactly once, never inside this call: PMIX_SUCCESS from
+ the progress thread once done; PMIX_ERR_INIT with no server running, PMIX_ERR_BAD_PARAM
+ for a NULL `proc`. Without `cbfunc`, the call blocks until the work is done.
+
+ # Safety
+ `proc` is NULL or a valid proc; `cbdata` is passed back untouched.
+ */
 void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/*
+ Add to a child's environment what it needs to find this server, plus the namespace's
+ environment directives.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_INIT when no
+ server is set up in this process; PMIX_ERR_NOMEM.
+
+ # Safety
+ `proc` is NULL or a valid proc; `env` is NULL or points to a NULL or malloc'd
+ NULL-terminated array of malloc'd strings, which may be reallocated.
+ */
 pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env);
 
+/*
+ Ask for the data a local process committed, on behalf of a server on another node.
+
+ Returns PMIX_SUCCESS, and `cbfunc` then fires exactly once, later, from the progress
+ thread (PMIX_SUCCESS and the blob, PMIX_ERR_NOT_FOUND for a proc not local here,
+ PMIX_ERR_TIMEOUT when it never commits); PMIX_ERR_BAD_PARAM for a NULL `proc` or
+ `cbfunc`, PMIX_ERR_INIT with no server; on an error return `cbfunc` never fires.
+
+ # Safety
+ `proc` is NULL or a valid proc; the blob handed to `cbfunc` is valid only during that
+ call; `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
                                          pmix_dmodex_response_fn_t cbfunc,
                                          void *cbdata);
 
+/*
+ Gather the network and environment data an application needs before it is launched.
+
+ Returns PMIX_SUCCESS, and `cbfunc` (if any) then fires exactly once, later, from the
+ progress thread, with the status and the result infos; PMIX_ERR_BAD_PARAM for a NULL or
+ empty `nspace`, PMIX_ERR_NOMEM when `info` cannot be copied, PMIX_ERR_INIT with no
+ server; on an error return `cbfunc` never fires.
+
+ # Safety
+ `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos; the
+ results stay ours until the host calls the release function handed with them; `cbdata`
+ is passed back untouched.
+ */
 pmix_status_t PMIx_server_setup_application(const char *nspace,
                                             pmix_info_t *info,
                                             size_t ninfo,
                                             pmix_setup_application_cbfunc_t cbfunc,
                                             void *cbdata);
 
+/*
+ Prepare this node for the local processes of an application, using the data
+ setup_application produced.
+
+ Returns PMIX_SUCCESS when `cbfunc` is given; `cbfunc` then fires exactly once, later,
+ from the progress thread, with the outcome. Without `cbfunc`, blocks and returns
+ PMIX_OPERATION_SUCCEEDED or the error (PMIX_ERR_WOULD_BLOCK when it cannot wait).
+ PMIX_ERR_BAD_PARAM (NULL or empty `nspace`), PMIX_ERR_NOMEM and PMIX_ERR_INIT fire
+ nothing.
+
+ # Safety
+ `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos
+ (copied before return); `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_server_setup_local_support(const char *nspace,
                                               pmix_info_t *info,
                                               size_t ninfo,
                                               pmix_op_cbfunc_t cbfunc,
                                               void *cbdata);
 
+/*
+ Hand output of a process (stdout, stderr, ...) to the clients and tools that asked to
+ pull it.
+
+ Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+ once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+ returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+ PMIX_ERR_BAD_PARAM for a NULL `source` or `bo`, a stdin channel or a bad byte object,
+ PMIX_ERR_NOMEM, PMIX_ERR_INIT; on an error return `cbfunc` never fires.
+
+ # Safety
+ `source` is NULL or a valid proc; `bo` is NULL or a valid byte object; `info` is NULL or
+ points to `ninfo` valid infos (all copied before return); `cbdata` is passed back
+ untouched.
+ */
 pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
                                       pmix_iof_channel_t channel,
                                       const pmix_byte_object_t *bo,
@@ -309,11 +468,29 @@ pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
                                       pmix_op_cbfunc_t cbfunc,
                                       void *cbdata);
 
+/*
+ Collect this node's resource inventory for the host.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ `directives` is NULL or points to `ndirs` valid infos; `cbdata` is passed back untouched
+ (neither is read yet).
+ */
 pmix_status_t PMIx_server_collect_inventory(pmix_info_t *directives,
                                             size_t ndirs,
                                             pmix_info_cbfunc_t cbfunc,
                                             void *cbdata);
 
+/*
+ Pass an inventory gathered elsewhere to this server's resource tracking.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `directives` is NULL or points to
+ `ndirs` valid infos; `cbdata` is passed back untouched (none is read yet).
+ */
 pmix_status_t PMIx_server_deliver_inventory(pmix_info_t *info,
                                             size_t ninfo,
                                             pmix_info_t *directives,
@@ -321,23 +498,96 @@ pmix_status_t PMIx_server_deliver_inventory(pmix_info_t *info,
                                             pmix_op_cbfunc_t cbfunc,
                                             void *cbdata);
 
+/*
+ Declare which attributes the host supports for one of its module functions.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ `function` is NULL or NUL-terminated; `attrs` is NULL or a NULL-terminated array of
+ strings (neither is read yet).
+ */
 pmix_status_t PMIx_Register_attributes(char *function, char **attrs);
 
+/*
+ Describe where a cpuset sits in this machine's topology, as the string
+ PMIX_LOCALITY_STRING carries.
+
+ Returns PMIX_SUCCESS with `*locality` set to a malloc'd string the caller frees;
+ PMIX_ERR_BAD_PARAM for a NULL argument or a cpuset this library did not make;
+ PMIX_ERR_NOT_AVAILABLE when the topology cannot be read or the CPUs are not on this
+ machine; PMIX_ERR_NOMEM.
+
+ # Safety
+ `cpuset` is NULL or a valid cpuset; `locality` is NULL or writable (set to NULL first).
+ */
 pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset, char **locality);
 
+/*
+ Write a cpuset as a `"<source>:<cpu list>"` string, the form PMIX_CPUSET carries.
+
+ Returns PMIX_SUCCESS with `*cpuset_string` set to a malloc'd string the caller frees;
+ PMIX_ERR_BAD_PARAM for a NULL argument or a cpuset this library did not make or without
+ a source; PMIX_ERR_NOMEM.
+
+ # Safety
+ `cpuset` is NULL or a valid cpuset whose `source` is NULL or NUL-terminated;
+ `cpuset_string` is NULL or writable (set to NULL first).
+ */
 pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset, char **cpuset_string);
 
+/*
+ Define a named process set and announce it to the local clients with a
+ PMIX_PROCESS_SET_DEFINE event.
+
+ Returns PMIX_SUCCESS once recorded (the call blocks); PMIX_ERR_BAD_PARAM for a NULL or
+ over-long `pset_name` or NULL `members` with `nmembers` > 0; PMIX_ERR_INIT with no
+ server, or when called from the progress thread.
+
+ # Safety
+ `members` is NULL or points to `nmembers` valid procs; `pset_name` is NULL or
+ NUL-terminated (both copied before return).
+ */
 pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
                                              size_t nmembers,
                                              const char *pset_name);
 
+/*
+ Delete a named process set and announce it to the local clients with a
+ PMIX_PROCESS_SET_DELETE event.
+
+ Returns PMIX_SUCCESS (the call blocks); PMIX_ERR_NOT_FOUND for an unknown name;
+ PMIX_ERR_BAD_PARAM for a NULL or over-long `pset_name`; PMIX_ERR_INIT with no server, or
+ when called from the progress thread.
+
+ # Safety
+ `pset_name` is NULL or NUL-terminated.
+ */
 pmix_status_t PMIx_server_delete_process_set(char *pset_name);
 
+/*
+ Add resources the host knows of to what this server reports.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
+ (neither is read yet).
+ */
 pmix_status_t PMIx_server_register_resources(pmix_info_t *info,
                                              size_t ninfo,
                                              pmix_op_cbfunc_t cbfunc,
                                              void *cbdata);
 
+/*
+ Remove resources registered with PMIx_server_register_resources.
+
+ Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+
+ # Safety
+ `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
+ (neither is read yet).
+ */
 pmix_status_t PMIx_server_deregister_resources(pmix_info_t *info,
                                                size_t ninfo,
                                                pmix_op_cbfunc_t cbfunc,

@@ -12,21 +12,100 @@
 extern "C" {
 #endif // __cplusplus
 
+/*
+ Start this process as a tool and connect it to the server its `info` names (or run it
+ unconnected when asked to).
+
+ Returns PMIX_SUCCESS, `*proc` set to the tool's name; PMIX_ERR_BAD_PARAM for only one of
+ PMIX_TOOL_NSPACE/PMIX_TOOL_RANK; PMIX_ERR_NOMEM; PMIX_ERR_UNREACH or PMIX_ERR_TIMEOUT
+ when no server answers (unless PMIX_TOOL_CONNECT_OPTIONAL), or the status a server
+ refused with.
+
+ # Safety
+ `proc` is NULL or writable; `info` is NULL or points to `ninfo` valid infos.
+ */
 pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t *info, size_t ninfo);
 
+/*
+ Undo one PMIx_tool_init; the last one says goodbye to every server and stops the
+ progress threads.
+
+ Returns PMIX_SUCCESS (also when a server is already gone); PMIX_ERR_INIT when not
+ initialised; otherwise the status a server gave the goodbye.
+
+ # Safety
+ No pointer arguments; must not be called from one of this library's callbacks, since it
+ waits for the progress thread.
+ */
 pmix_status_t PMIx_tool_finalize(void);
 
+/*
+ Connect an initialised tool to one more server, named in `info`; it becomes the primary
+ server with PMIX_PRIMARY_SERVER or when there is none.
+
+ Returns PMIX_SUCCESS with `*myproc` and `*server` filled in (an existing connection is
+ reused); PMIX_ERR_INIT when not initialised; PMIX_ERR_NOMEM; PMIX_ERR_BAD_PARAM,
+ PMIX_ERR_UNREACH or PMIX_ERR_TIMEOUT when the server cannot be found or reached.
+
+ # Safety
+ `myproc` and `server` are each NULL or writable; `info` is NULL or points to `ninfo`
+ valid infos.
+ */
 pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc,
                                          pmix_proc_t *server,
                                          pmix_info_t *info,
                                          size_t ninfo);
 
+/*
+ Leave one server while staying initialised; its pending requests complete with an error.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `server`; PMIX_ERR_INIT when not
+ initialised; PMIX_ERR_NOT_FOUND when not connected to it.
+
+ # Safety
+ `server` is NULL or a valid proc; must not be called from one of this library's
+ callbacks.
+ */
 pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server);
 
+/*
+ List the servers this tool is connected to, the primary one first.
+
+ Returns PMIX_SUCCESS with `*servers` a malloc'd array of `*nservers` procs the caller
+ frees; PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_INIT when not initialised;
+ PMIX_ERR_NOT_FOUND when connected to none; PMIX_ERR_NOMEM.
+
+ # Safety
+ `servers` and `nservers` are each NULL or writable (set to NULL and 0 first).
+ */
 pmix_status_t PMIx_tool_get_servers(pmix_proc_t **servers, size_t *nservers);
 
+/*
+ Make a server this tool is already connected to the primary one, the one requests go to.
+
+ Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `server`; PMIX_ERR_INIT when not
+ initialised; PMIX_ERR_NOT_FOUND when not connected to it.
+
+ # Safety
+ `server` is NULL or a valid proc; `info` is NULL or points to `ninfo` valid infos (not
+ read).
+ */
 pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t *info, size_t ninfo);
 
+/*
+ Ask the server to forward the output of `procs` on `channel` to `cbfunc`.
+
+ Returns PMIX_SUCCESS when `regcbfunc` is given; it fires exactly once with the status
+ and handle (from the progress thread, or just after this call returns (off the caller's
+ stack) when it fails at once); without it, blocks and returns the handle (>= 1) or an
+ error. PMIX_ERR_BAD_PARAM for NULL `procs` or `nprocs` 0 and PMIX_ERR_NOMEM fire
+ nothing.
+
+ # Safety
+ `procs` is NULL or points to `nprocs` valid procs; `directives` is NULL or points to
+ `ndirs` valid infos (copied before return); `cbfunc` stays callable until deregistered;
+ `regcbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_IOF_pull(const pmix_proc_t *procs,
                             size_t nprocs,
                             const pmix_info_t *directives,
@@ -36,12 +115,40 @@ pmix_status_t PMIx_IOF_pull(const pmix_proc_t *procs,
                             pmix_hdlr_reg_cbfunc_t regcbfunc,
                             void *regcbdata);
 
+/*
+ Stop an output forwarding registered with PMIx_IOF_pull, after delivering what it still
+ holds.
+
+ Returns PMIX_SUCCESS when `cbfunc` is given; it fires exactly once (from the progress
+ thread, or just after this call returns (off the caller's stack) when it ends at once,
+ e.g. for an unknown handle); without it, blocks and returns the outcome.
+ PMIX_ERR_BAD_PARAM for a handle out of range, PMIX_ERR_INIT when not initialised and
+ PMIX_ERR_UNREACH with no server fire nothing.
+
+ # Safety
+ `directives` is NULL or points to `ndirs` valid infos (not read); `cbdata` is passed
+ back untouched.
+ */
 pmix_status_t PMIx_IOF_deregister(size_t iofhdlr,
                                   const pmix_info_t *directives,
                                   size_t ndirs,
                                   pmix_op_cbfunc_t cbfunc,
                                   void *cbdata);
 
+/*
+ Send data to the stdin of `targets`; with a NULL `bo` and PMIX_IOF_PUSH_STDIN, forward
+ this process's own stdin until it ends.
+
+ Returns PMIX_SUCCESS when `cbfunc` is given; it fires exactly once (from the progress
+ thread, or just after this call returns (off the caller's stack) for the stdin form or
+ when not connected); without it, blocks and returns the outcome. PMIX_ERR_NOMEM or
+ PMIX_ERR_BAD_PARAM (a bad byte object) fire nothing.
+
+ # Safety
+ `targets` is NULL or points to `ntargets` valid procs; `bo` is NULL or a valid byte
+ object; `directives` is NULL or points to `ndirs` valid infos (all copied before
+ return); `cbdata` is passed back untouched.
+ */
 pmix_status_t PMIx_IOF_push(const pmix_proc_t *targets,
                             size_t ntargets,
                             pmix_byte_object_t *bo,

@@ -53,10 +53,13 @@ pub fn strdup_bytes(s: &[u8]) -> *mut c_char {
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
 pub unsafe fn strdup_opt(s: *const c_char) -> *mut c_char {
-    if s.is_null() {
-        ptr::null_mut()
-    } else {
-        libc::strdup(s)
+    // SAFETY: the caller upholds the contract above: `s` is NULL or a NUL-terminated string.
+    unsafe {
+        if s.is_null() {
+            ptr::null_mut()
+        } else {
+            libc::strdup(s)
+        }
     }
 }
 
@@ -65,8 +68,11 @@ pub unsafe fn strdup_opt(s: *const c_char) -> *mut c_char {
 /// # Safety
 /// `p` is NULL or came from libc malloc/calloc/realloc and is not used after.
 pub unsafe fn free<T>(p: *mut T) {
-    if !p.is_null() {
-        libc::free(p as *mut c_void);
+    // SAFETY: the caller upholds the contract above: `p` is NULL or came from libc malloc/calloc/realloc and is not used after.
+    unsafe {
+        if !p.is_null() {
+            libc::free(p as *mut c_void);
+        }
     }
 }
 
@@ -75,10 +81,13 @@ pub unsafe fn free<T>(p: *mut T) {
 /// # Safety
 /// `s` is NULL or NUL-terminated and outlives the returned slice.
 pub unsafe fn cstr_bytes<'a>(s: *const c_char) -> Option<&'a [u8]> {
-    if s.is_null() {
-        None
-    } else {
-        Some(CStr::from_ptr(s).to_bytes())
+    // SAFETY: the caller upholds the contract above: `s` is NULL or NUL-terminated and outlives the returned slice.
+    unsafe {
+        if s.is_null() {
+            None
+        } else {
+            Some(CStr::from_ptr(s).to_bytes())
+        }
     }
 }
 
@@ -103,11 +112,14 @@ pub fn load_fixed(dst: &mut [c_char], src: &[u8]) {
 /// # Safety
 /// `s` is NULL or points to at least min(max, strlen+1) readable bytes.
 pub unsafe fn bounded_cstr<'a>(s: *const c_char, max: usize) -> Option<&'a [u8]> {
-    if s.is_null() {
-        return None;
+    // SAFETY: the caller upholds the contract above: `s` is NULL or points to at least min(max, strlen+1) readable bytes.
+    unsafe {
+        if s.is_null() {
+            return None;
+        }
+        let n = libc::strnlen(s, max);
+        Some(core::slice::from_raw_parts(s as *const u8, n))
     }
-    let n = libc::strnlen(s, max);
-    Some(core::slice::from_raw_parts(s as *const u8, n))
 }
 
 /// Count the entries of a NULL-terminated argv.
@@ -115,14 +127,17 @@ pub unsafe fn bounded_cstr<'a>(s: *const c_char, max: usize) -> Option<&'a [u8]>
 /// # Safety
 /// `argv` is NULL or a NULL-terminated array of pointers.
 pub unsafe fn argv_len(argv: *const *mut c_char) -> usize {
-    if argv.is_null() {
-        return 0;
+    // SAFETY: the caller upholds the contract above: `argv` is NULL or a NULL-terminated array of pointers.
+    unsafe {
+        if argv.is_null() {
+            return 0;
+        }
+        let mut n = 0;
+        while !(*argv.add(n)).is_null() {
+            n += 1;
+        }
+        n
     }
-    let mut n = 0;
-    while !(*argv.add(n)).is_null() {
-        n += 1;
-    }
-    n
 }
 
 /// Deep copy of a NULL-terminated argv (NULL stays NULL).
@@ -130,18 +145,21 @@ pub unsafe fn argv_len(argv: *const *mut c_char) -> usize {
 /// # Safety
 /// `argv` is NULL or a NULL-terminated array of C strings.
 pub unsafe fn argv_dup(argv: *const *mut c_char) -> *mut *mut c_char {
-    if argv.is_null() {
-        return ptr::null_mut();
+    // SAFETY: the caller upholds the contract above: `argv` is NULL or a NULL-terminated array of C strings.
+    unsafe {
+        if argv.is_null() {
+            return ptr::null_mut();
+        }
+        let n = argv_len(argv);
+        let out = calloc_array(n + 1, core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+        if out.is_null() {
+            return out;
+        }
+        for i in 0..n {
+            *out.add(i) = libc::strdup(*argv.add(i));
+        }
+        out
     }
-    let n = argv_len(argv);
-    let out = calloc_array(n + 1, core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
-    if out.is_null() {
-        return out;
-    }
-    for i in 0..n {
-        *out.add(i) = libc::strdup(*argv.add(i));
-    }
-    out
 }
 
 /// Free a NULL-terminated argv and its strings.
@@ -149,15 +167,18 @@ pub unsafe fn argv_dup(argv: *const *mut c_char) -> *mut *mut c_char {
 /// # Safety
 /// `argv` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
 pub unsafe fn argv_free(argv: *mut *mut c_char) {
-    if argv.is_null() {
-        return;
+    // SAFETY: the caller upholds the contract above: `argv` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
+    unsafe {
+        if argv.is_null() {
+            return;
+        }
+        let mut i = 0;
+        while !(*argv.add(i)).is_null() {
+            libc::free(*argv.add(i) as *mut c_void);
+            i += 1;
+        }
+        libc::free(argv as *mut c_void);
     }
-    let mut i = 0;
-    while !(*argv.add(i)).is_null() {
-        libc::free(*argv.add(i) as *mut c_void);
-        i += 1;
-    }
-    libc::free(argv as *mut c_void);
 }
 
 /// Build a malloc'd NULL-terminated argv from Rust strings.
@@ -179,29 +200,32 @@ pub fn argv_from<S: AsRef<[u8]>>(items: &[S]) -> *mut *mut c_char {
 /// # Safety
 /// `*env` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
 pub unsafe fn env_set(env: &mut *mut *mut c_char, key: &str, value: &str) -> Result<(), crate::abi::pmix_status_t> {
-    let entry = strdup_bytes(format!("{key}={value}").as_bytes());
-    if entry.is_null() {
-        return Err(crate::abi::PMIX_ERR_NOMEM);
-    }
-    let n = argv_len(*env);
-    let prefix = format!("{key}=");
-    for i in 0..n {
-        let cur = *(*env).add(i);
-        if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
-            libc::free(cur as *mut c_void);
-            *(*env).add(i) = entry;
-            return Ok(());
+    // SAFETY: the caller upholds the contract above: `*env` is NULL or a malloc'd NULL-terminated array of malloc'd strings.
+    unsafe {
+        let entry = strdup_bytes(format!("{key}={value}").as_bytes());
+        if entry.is_null() {
+            return Err(crate::abi::PMIX_ERR_NOMEM);
         }
+        let n = argv_len(*env);
+        let prefix = format!("{key}=");
+        for i in 0..n {
+            let cur = *(*env).add(i);
+            if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
+                libc::free(cur as *mut c_void);
+                *(*env).add(i) = entry;
+                return Ok(());
+            }
+        }
+        let grown = libc::realloc(*env as *mut c_void, (n + 2) * core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+        if grown.is_null() {
+            libc::free(entry as *mut c_void);
+            return Err(crate::abi::PMIX_ERR_NOMEM);
+        }
+        *grown.add(n) = entry;
+        *grown.add(n + 1) = ptr::null_mut();
+        *env = grown;
+        Ok(())
     }
-    let grown = libc::realloc(*env as *mut c_void, (n + 2) * core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
-    if grown.is_null() {
-        libc::free(entry as *mut c_void);
-        return Err(crate::abi::PMIX_ERR_NOMEM);
-    }
-    *grown.add(n) = entry;
-    *grown.add(n + 1) = ptr::null_mut();
-    *env = grown;
-    Ok(())
 }
 
 /// The value of `key` in a NULL-terminated environment array.
@@ -209,15 +233,18 @@ pub unsafe fn env_set(env: &mut *mut *mut c_char, key: &str, value: &str) -> Res
 /// # Safety
 /// As `env_set`.
 pub unsafe fn env_get(env: *mut *mut c_char, key: &str) -> Option<String> {
-    let prefix = format!("{key}=");
-    for i in 0..argv_len(env) {
-        if let Some(b) = cstr_bytes(*env.add(i)) {
-            if let Some(v) = b.strip_prefix(prefix.as_bytes()) {
-                return Some(String::from_utf8_lossy(v).into_owned());
+    // SAFETY: the caller upholds the contract above: As `env_set`.
+    unsafe {
+        let prefix = format!("{key}=");
+        for i in 0..argv_len(env) {
+            if let Some(b) = cstr_bytes(*env.add(i)) {
+                if let Some(v) = b.strip_prefix(prefix.as_bytes()) {
+                    return Some(String::from_utf8_lossy(v).into_owned());
+                }
             }
         }
+        None
     }
-    None
 }
 
 /// Remove `key` from a NULL-terminated environment array.
@@ -225,22 +252,25 @@ pub unsafe fn env_get(env: *mut *mut c_char, key: &str) -> Option<String> {
 /// # Safety
 /// As `env_set`.
 pub unsafe fn env_unset(env: *mut *mut c_char, key: &str) {
-    if env.is_null() {
-        return;
-    }
-    let prefix = format!("{key}=");
-    let n = argv_len(env);
-    let mut w = 0;
-    for r in 0..n {
-        let cur = *env.add(r);
-        if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
-            libc::free(cur as *mut c_void);
-        } else {
-            *env.add(w) = cur;
-            w += 1;
+    // SAFETY: the caller upholds the contract above: As `env_set`.
+    unsafe {
+        if env.is_null() {
+            return;
         }
+        let prefix = format!("{key}=");
+        let n = argv_len(env);
+        let mut w = 0;
+        for r in 0..n {
+            let cur = *env.add(r);
+            if cstr_bytes(cur).is_some_and(|b| b.starts_with(prefix.as_bytes())) {
+                libc::free(cur as *mut c_void);
+            } else {
+                *env.add(w) = cur;
+                w += 1;
+            }
+        }
+        *env.add(w) = ptr::null_mut();
     }
-    *env.add(w) = ptr::null_mut();
 }
 
 /// One environment edit.
@@ -259,29 +289,32 @@ pub enum EnvOp {
 /// # Safety
 /// As `env_set`.
 pub unsafe fn env_apply(env: &mut *mut *mut c_char, ops: &[EnvOp]) -> Result<(), crate::abi::pmix_status_t> {
-    for op in ops {
-        match op {
-            EnvOp::Set(k, v) => env_set(env, k, v)?,
-            EnvOp::Add(k, v) => {
-                if env_get(*env, k).is_none() {
-                    env_set(env, k, v)?
+    // SAFETY: the caller upholds the contract above: As `env_set`.
+    unsafe {
+        for op in ops {
+            match op {
+                EnvOp::Set(k, v) => env_set(env, k, v)?,
+                EnvOp::Add(k, v) => {
+                    if env_get(*env, k).is_none() {
+                        env_set(env, k, v)?
+                    }
+                }
+                EnvOp::Unset(k) => env_unset(*env, k),
+                EnvOp::Prepend(k, v, s) | EnvOp::Append(k, v, s) => {
+                    let new = match env_get(*env, k) {
+                        Some(cur) if !cur.is_empty() => {
+                            if matches!(op, EnvOp::Prepend(..)) {
+                                format!("{v}{s}{cur}")
+                            } else {
+                                format!("{cur}{s}{v}")
+                            }
+                        }
+                        _ => v.clone(),
+                    };
+                    env_set(env, k, &new)?
                 }
             }
-            EnvOp::Unset(k) => env_unset(*env, k),
-            EnvOp::Prepend(k, v, s) | EnvOp::Append(k, v, s) => {
-                let new = match env_get(*env, k) {
-                    Some(cur) if !cur.is_empty() => {
-                        if matches!(op, EnvOp::Prepend(..)) {
-                            format!("{v}{s}{cur}")
-                        } else {
-                            format!("{cur}{s}{v}")
-                        }
-                    }
-                    _ => v.clone(),
-                };
-                env_set(env, k, &new)?
-            }
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -143,6 +143,9 @@ fn run_next(mut chain: Box<Chain>) {
 }
 
 /// The `pmix_event_notification_cbfunc_fn_t` handed to each handler.
+///
+/// # Safety
+/// Called by an event handler with the `cbdata` this library gave it (a live chain step), and `results` valid for `nresults` during the call.
 unsafe extern "C" fn handler_done(
     status: pmix_status_t,
     results: *mut pmix_info_t,
@@ -151,22 +154,25 @@ unsafe extern "C" fn handler_done(
     thiscbdata: *mut c_void,
     notification_cbdata: *mut c_void,
 ) {
-    if notification_cbdata.is_null() {
-        return;
+    // SAFETY: the caller upholds the contract above: Called by an event handler with the `cbdata` this library gave it (a live chain step), and `results` valid for `nresults` during the call.
+    unsafe {
+        if notification_cbdata.is_null() {
+            return;
+        }
+        // SAFETY: notification_cbdata is the chain leaked in run_next, returned once.
+        let mut chain = Box::from_raw(notification_cbdata as *mut Chain);
+        // SAFETY: the handler's results array is valid for this call.
+        if let Ok(mut r) = Info::copy_array(results, nresults) {
+            chain.results.append(&mut r);
+        }
+        if let Some(cb) = cbfunc {
+            // The handler's own results may be released now that we copied them.
+            cb(PMIX_SUCCESS, thiscbdata);
+        }
+        if status == PMIX_EVENT_ACTION_COMPLETE {
+            return;
+        }
+        let post = chain.post.clone();
+        post(Box::new(move || run_next(chain)));
     }
-    // SAFETY: notification_cbdata is the chain leaked in run_next, returned once.
-    let mut chain = Box::from_raw(notification_cbdata as *mut Chain);
-    // SAFETY: the handler's results array is valid for this call.
-    if let Ok(mut r) = Info::copy_array(results, nresults) {
-        chain.results.append(&mut r);
-    }
-    if let Some(cb) = cbfunc {
-        // The handler's own results may be released now that we copied them.
-        cb(PMIX_SUCCESS, thiscbdata);
-    }
-    if status == PMIX_EVENT_ACTION_COMPLETE {
-        return;
-    }
-    let post = chain.post.clone();
-    post(Box::new(move || run_next(chain)));
 }

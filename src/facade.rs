@@ -34,22 +34,9 @@ pub fn no_server_status() -> pmix_status_t {
 /// client's, else the server's), or on a thread of its own when no role is
 /// initialised. No callback fires inline.
 pub fn later<F: FnOnce() + Send + 'static>(f: F) {
-    // Shared so that `f` can still run on a thread of its own when the
-    // engine refuses the job (it is stopping) and drops our closure.
-    let slot = std::sync::Arc::new(parking_lot::Mutex::new(Some(f)));
-    let fire = |s: &parking_lot::Mutex<Option<F>>| {
-        if let Some(f) = s.lock().take() {
-            f()
-        }
-    };
-    let s2 = slot.clone();
-    let queued = match (client::handle(), server::handle()) {
-        (Some(h), _) => h.run(move |_, _| fire(&s2)),
-        (None, Some(h)) => h.run(move |_, _| fire(&s2)),
-        (None, None) => false,
-    };
-    if !queued {
-        std::thread::spawn(move || fire(&slot));
+    match client::handle() {
+        Some(h) => crate::runtime::later(Some(&h), f),
+        None => crate::runtime::later(server::handle().as_ref(), f),
     }
 }
 
@@ -88,12 +75,21 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
 pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: client::api::Done) {
     if client::handle().is_none() {
         if let Some(h) = server::handle() {
-            // When the loop has ended, the closure (and `done`) is dropped unrun:
-            // the caller was told success only if it runs.
-            h.run(move |s, net| {
+            // Shared: when the loop has ended it drops the closure unrun, and
+            // `done` still answers (with an error).
+            let slot = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
+            let queued_done = slot.clone();
+            let queued = h.run(move |s, net| {
                 s.deliver_event(net, status, &source, range, &info);
-                done(PMIX_SUCCESS);
+                if let Some(done) = queued_done.lock().take() {
+                    done(PMIX_SUCCESS);
+                }
             });
+            if !queued {
+                if let Some(done) = slot.lock().take() {
+                    done(PMIX_ERR_INIT);
+                }
+            }
             return;
         }
     }
@@ -127,7 +123,9 @@ pub fn query(queries: &CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + 
 /// How an event-registry edit reaches the registry: the editor receives a
 /// function that lends it the registry (the registry's lock is released
 /// before the editor calls back into the caller).
-pub type RegistryEdit = Box<dyn FnOnce(&mut dyn FnMut(&mut dyn FnMut(&mut Registry))) + Send>;
+pub type RegistryEdit = Box<dyn FnOnce(&mut LendRegistry<'_>) + Send>;
+/// Lends the registry to a function, for as long as that function runs.
+pub type LendRegistry<'a> = dyn FnMut(&mut dyn FnMut(&mut Registry)) + 'a;
 
 /// Run `edit` on this process's event registry: the client's (on its
 /// progress thread, or here when initialised without a server), else the

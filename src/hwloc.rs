@@ -35,9 +35,12 @@ static LOADED: OnceLock<Result<Loaded, pmix_status_t>> = OnceLock::new();
 /// # Safety
 /// `lib` is a dlopen handle and `F` is the C signature of `name`.
 unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &core::ffi::CStr) -> Option<F> {
-    let p = libc::dlsym(lib, name.as_ptr());
-    // SAFETY: F is a function pointer type of pointer size (caller's contract).
-    (!p.is_null()).then(|| core::mem::transmute_copy::<*mut c_void, F>(&p))
+    // SAFETY: the caller upholds the contract above: `lib` is a dlopen handle and `F` is the C signature of `name`.
+    unsafe {
+        let p = libc::dlsym(lib, name.as_ptr());
+        // SAFETY: F is a function pointer type of pointer size (caller's contract).
+        (!p.is_null()).then(|| core::mem::transmute_copy::<*mut c_void, F>(&p))
+    }
 }
 
 fn discover() -> Result<Loaded, pmix_status_t> {

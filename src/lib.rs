@@ -1,9 +1,12 @@
 //! rpmix: PMIx in Rust, a drop-in `libpmix.so.2` with OpenPMIx 4.2.2's C ABI.
 //!
-//! Layers, data flowing down only: `ffi` (every `extern "C"` entry, thin) calls
-//! the core modules (`value`, `data`, `strings`, ...), which use `abi` (the C
-//! layouts and constants). See README.md and DESIGN notes there.
-#![allow(clippy::missing_safety_doc)]
+//! Layers, used only downwards (ARCHITECTURE.md; tools/layer-check.py checks
+//! it): `ffi` → `facade` → `tool` → `client` | `server` → `events`,
+//! `topology`, `hwloc`, `wire`, `rendezvous` → `runtime` → `owned`, `data` →
+//! `cmem`, `strings`, `debug`, `forksafe`, `status`, `flags` → `abi`.
+// Unsafe hygiene (as rustls-ffi): every unsafe operation sits in an unsafe
+// block that says why it holds, and every unsafe fn documents its contract.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod abi;
 pub mod cmem;

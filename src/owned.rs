@@ -67,6 +67,7 @@ pub struct Value(pub pmix_value_t);
 
 // SAFETY: a Value exclusively owns the libc memory it points to.
 unsafe impl Send for Value {}
+// SAFETY: shared references only read it (no interior mutability).
 unsafe impl Sync for Value {}
 
 impl Value {
@@ -75,16 +76,22 @@ impl Value {
     /// # Safety
     /// As `value::load`.
     pub unsafe fn load(data: *const c_void, t: pmix_data_type_t) -> Res<Value> {
-        let mut v: pmix_value_t = core::mem::zeroed();
-        value::load(&mut v, data, t)?;
-        Ok(Value(v))
+        // SAFETY: the caller upholds the contract above: As `value::load`.
+        unsafe {
+            let mut v: pmix_value_t = core::mem::zeroed();
+            value::load(&mut v, data, t)?;
+            Ok(Value(v))
+        }
     }
     /// # Safety
     /// `v` is a valid value.
     pub unsafe fn copy_of(v: &pmix_value_t) -> Res<Value> {
-        let mut out: pmix_value_t = core::mem::zeroed();
-        value::xfer(&mut out, v, 0)?;
-        Ok(Value(out))
+        // SAFETY: the caller upholds the contract above: `v` is a valid value.
+        unsafe {
+            let mut out: pmix_value_t = core::mem::zeroed();
+            value::xfer(&mut out, v, 0)?;
+            Ok(Value(out))
+        }
     }
     pub fn u32(x: u32) -> Value {
         // SAFETY: x is a u32 element.
@@ -129,6 +136,7 @@ impl Value {
         unsafe { Value::load(&x as *const bool as *const c_void, PMIX_BOOL).unwrap() }
     }
     pub fn string(s: &str) -> Value {
+        // SAFETY: pmix_value_t is plain C data; all zeroes is PMIX_UNDEF.
         let mut v: pmix_value_t = unsafe { core::mem::zeroed() };
         v.r#type = PMIX_STRING;
         v.data.string = cmem::strdup_bytes(s.as_bytes());
@@ -208,6 +216,7 @@ pub struct Info(pub pmix_info_t);
 
 // SAFETY: an Info exclusively owns the libc memory it points to.
 unsafe impl Send for Info {}
+// SAFETY: shared references only read it (no interior mutability).
 unsafe impl Sync for Info {}
 
 impl Info {
@@ -224,19 +233,25 @@ impl Info {
     /// # Safety
     /// `src` is a valid info.
     pub unsafe fn copy_of(src: &pmix_info_t) -> Res<Info> {
-        let mut i: pmix_info_t = core::mem::zeroed();
-        data::info_xfer(&mut i, src)?;
-        Ok(Info(i))
+        // SAFETY: the caller upholds the contract above: `src` is a valid info.
+        unsafe {
+            let mut i: pmix_info_t = core::mem::zeroed();
+            data::info_xfer(&mut i, src)?;
+            Ok(Info(i))
+        }
     }
     /// Copies of a C info array (NULL/0 gives an empty list).
     ///
     /// # Safety
     /// `p` is NULL or points to `n` valid infos.
     pub unsafe fn copy_array(p: *const pmix_info_t, n: usize) -> Res<Vec<Info>> {
-        if p.is_null() || n == 0 {
-            return Ok(Vec::new());
+        // SAFETY: the caller upholds the contract above: `p` is NULL or points to `n` valid infos.
+        unsafe {
+            if p.is_null() || n == 0 {
+                return Ok(Vec::new());
+            }
+            (0..n).map(|i| Info::copy_of(&*p.add(i))).collect()
         }
-        (0..n).map(|i| Info::copy_of(&*p.add(i))).collect()
     }
     pub fn key(&self) -> &str {
         let n = cmem::bounded_len(&self.0.key);
@@ -303,7 +318,8 @@ pub fn decode_infos(d: &mut Decoder<'_>) -> Res<Vec<Info>> {
     if n > d.remaining() {
         return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
     }
-    let mut out = Vec::with_capacity(n);
+    // (grows as infos decode: the count is the peer's word)
+    let mut out = Vec::with_capacity(n.min(64));
     for _ in 0..n {
         // SAFETY: zeroed storage decoded in place; ownership passes to Info.
         unsafe {
@@ -359,10 +375,13 @@ pub fn decode_procs(d: &mut Decoder<'_>) -> Res<Vec<Proc>> {
 /// # Safety
 /// `p` is NULL or points to `n` procs.
 pub unsafe fn procs_of(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
-    if p.is_null() {
-        return Vec::new();
+    // SAFETY: the caller upholds the contract above: `p` is NULL or points to `n` procs.
+    unsafe {
+        if p.is_null() {
+            return Vec::new();
+        }
+        (0..n).map(|i| Proc::from_c(&*p.add(i))).collect()
     }
-    (0..n).map(|i| Proc::from_c(&*p.add(i))).collect()
 }
 
 /// A malloc'd C array of copies of `infos` (what the PMIx macros free).
@@ -388,7 +407,10 @@ pub fn infos_to_c(infos: &[Info]) -> (*mut pmix_info_t, usize) {
 /// # Safety
 /// `p`/`n` came from `infos_to_c`.
 pub unsafe fn free_c_infos(p: *mut pmix_info_t, n: usize) {
-    crate::data::elem::free_array(Kind::Info, p as *mut u8, n);
+    // SAFETY: the caller upholds the contract above: `p`/`n` came from `infos_to_c`.
+    unsafe {
+        crate::data::elem::free_array(Kind::Info, p as *mut u8, n);
+    }
 }
 
 /// A NUL-terminated copy of a Rust string, for handing to C callbacks.
@@ -401,9 +423,34 @@ pub fn c_string(s: &str) -> std::ffi::CString {
 /// # Safety
 /// `k` is NULL or a string readable up to its NUL or PMIX_MAX_KEYLEN+1 bytes.
 pub unsafe fn key_of(k: *const c_char) -> Option<String> {
-    let b = cmem::bounded_cstr(k, PMIX_MAX_KEYLEN + 1)?;
-    if b.len() > PMIX_MAX_KEYLEN {
-        return None;
+    // SAFETY: the caller upholds the contract above: `k` is NULL or a string readable up to its NUL or PMIX_MAX_KEYLEN+1 bytes.
+    unsafe {
+        let b = cmem::bounded_cstr(k, PMIX_MAX_KEYLEN + 1)?;
+        if b.len() > PMIX_MAX_KEYLEN {
+            return None;
+        }
+        Some(String::from_utf8_lossy(b).into_owned())
     }
-    Some(String::from_utf8_lossy(b).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A peer's count is not an allocation size: 60 M infos declared in a
+    /// 60 MB body (33 GB if allocated up front) decode to an error, with
+    /// memory that grows only with what decodes.
+    #[test]
+    fn a_huge_declared_count_allocates_nothing_up_front() {
+        let n: u32 = 60_000_000;
+        let mut body = n.to_le_bytes().to_vec();
+        body.resize(4 + n as usize, 0xff);
+        let r = decode_infos(&mut Decoder::new(&body));
+        assert!(r.is_err(), "garbage infos must not decode");
+        // The same through the generic array decoder (Data_unpack, spawn apps).
+        let mut d = Decoder::new(&body[4..]);
+        // SAFETY: a new allocation of ours (none, on error).
+        let r = unsafe { d.elems(Kind::Info, n as usize, 0) };
+        assert!(r.is_err());
+    }
 }

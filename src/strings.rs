@@ -457,6 +457,57 @@ pub fn info_directives_string(directives: pmix_info_directives_t) -> CString {
     CString::new(text).expect("no NUL in directive names")
 }
 
+/// What PMIX_QUERY_STABLE_ABI_VERSION and _PROVISIONAL_ABI_VERSION answer
+/// (OpenPMIx 4.2's value, as in VERSION below: these ABI levels are not
+/// defined yet).
+pub const ABI_VERSION: &str = "0.0";
+
+/// `PMIx_Get_version`: names rpmix, its version (from Cargo.toml) and the PMIx
+/// Standard level it implements. Open MPI only checks that the first character
+/// is >= '3'.
+pub const VERSION: &CStr = match CStr::from_bytes_with_nul(
+    concat!(
+        "rpmix ",
+        env!("CARGO_PKG_VERSION"),
+        " (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0; ABI of OpenPMIx 4.2.2)\0"
+    )
+    .as_bytes(),
+) {
+    Ok(v) => v,
+    Err(_) => panic!("version string"),
+};
+
+/// `PMIx_Get_attribute_string`: the key string of an attribute macro name
+/// (`"PMIX_JOB_SIZE"` -> `"pmix.job.size"`).
+pub fn attribute_string(name: &[u8]) -> Option<&'static CStr> {
+    crate::abi::all_attribute_keys().find(|(n, _)| n.as_bytes() == name).map(|(_, k)| *k)
+}
+
+/// `PMIx_Get_attribute_name`: the macro name of a key string. Where several
+/// macros share one key (e.g. PMIX_QUERY_QUALIFIERS and
+/// PMIX_QUERY_SUPPORTED_QUALIFIERS), the first defined wins.
+pub fn attribute_name(key: &[u8]) -> Option<&'static CStr> {
+    ATTRIBUTE_NAMES.with_names(|names| {
+        crate::abi::all_attribute_keys()
+            .position(|(_, k)| k.to_bytes() == key)
+            .map(|i| names[i])
+    })
+}
+
+/// NUL-terminated copies of the attribute macro names, built once.
+struct AttributeNames(std::sync::OnceLock<Vec<&'static CStr>>);
+static ATTRIBUTE_NAMES: AttributeNames = AttributeNames(std::sync::OnceLock::new());
+impl AttributeNames {
+    fn with_names<R>(&self, f: impl FnOnce(&[&'static CStr]) -> R) -> R {
+        let v = self.0.get_or_init(|| {
+            crate::abi::all_attribute_keys()
+                .map(|(n, _)| &*Box::leak(std::ffi::CString::new(*n).unwrap().into_boxed_c_str()))
+                .collect()
+        });
+        f(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,56 +739,5 @@ mod tests {
         for &(dir, want) in cases {
             assert_eq!(info_directives_string(dir).as_c_str(), want, "{dir:#x}");
         }
-    }
-}
-
-/// What PMIX_QUERY_STABLE_ABI_VERSION and _PROVISIONAL_ABI_VERSION answer
-/// (OpenPMIx 4.2's value, as in VERSION below: these ABI levels are not
-/// defined yet).
-pub const ABI_VERSION: &str = "0.0";
-
-/// `PMIx_Get_version`: names rpmix, its version (from Cargo.toml) and the PMIx
-/// Standard level it implements. Open MPI only checks that the first character
-/// is >= '3'.
-pub const VERSION: &CStr = match CStr::from_bytes_with_nul(
-    concat!(
-        "rpmix ",
-        env!("CARGO_PKG_VERSION"),
-        " (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0; ABI of OpenPMIx 4.2.2)\0"
-    )
-    .as_bytes(),
-) {
-    Ok(v) => v,
-    Err(_) => panic!("version string"),
-};
-
-/// `PMIx_Get_attribute_string`: the key string of an attribute macro name
-/// (`"PMIX_JOB_SIZE"` -> `"pmix.job.size"`).
-pub fn attribute_string(name: &[u8]) -> Option<&'static CStr> {
-    crate::abi::all_attribute_keys().find(|(n, _)| n.as_bytes() == name).map(|(_, k)| *k)
-}
-
-/// `PMIx_Get_attribute_name`: the macro name of a key string. Where several
-/// macros share one key (e.g. PMIX_QUERY_QUALIFIERS and
-/// PMIX_QUERY_SUPPORTED_QUALIFIERS), the first defined wins.
-pub fn attribute_name(key: &[u8]) -> Option<&'static CStr> {
-    ATTRIBUTE_NAMES.with_names(|names| {
-        crate::abi::all_attribute_keys()
-            .position(|(_, k)| k.to_bytes() == key)
-            .map(|i| names[i])
-    })
-}
-
-/// NUL-terminated copies of the attribute macro names, built once.
-struct AttributeNames(std::sync::OnceLock<Vec<&'static CStr>>);
-static ATTRIBUTE_NAMES: AttributeNames = AttributeNames(std::sync::OnceLock::new());
-impl AttributeNames {
-    fn with_names<R>(&self, f: impl FnOnce(&[&'static CStr]) -> R) -> R {
-        let v = self.0.get_or_init(|| {
-            crate::abi::all_attribute_keys()
-                .map(|(n, _)| &*Box::leak(std::ffi::CString::new(*n).unwrap().into_boxed_c_str()))
-                .collect()
-        });
-        f(v)
     }
 }

@@ -26,10 +26,11 @@ ours=$(time_runs LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" -n 4 "$B/iof_writer
 # To an attached tool: pmixctl pulls the 4 ranks' stdout while pmixrun also
 # writes it to /dev/null; timed from the moment the ranks start writing (they
 # wait on a gate file until the tool's pull is registered) to pmixrun's exit.
-cc -std=gnu99 -O2 -w c-tests/iof_ranks.c -o "$B/iof_ranks" || exit 1
+# (its own name: tools/iof-tests.sh builds iof_ranks with other flags into the same directory)
+cc -std=gnu99 -O2 -w c-tests/iof_ranks.c -o "$B/bench_iof_ranks" || exit 1
 to_tool() {
     local d; d=$(mktemp -d)
-    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" --timeout 300 -n 4 "$B/iof_ranks" "$MIB" "$d/gate" >/dev/null 2>&1 & local pid=$!
+    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" --timeout 300 -n 4 "$B/bench_iof_ranks" "$MIB" "$d/gate" >/dev/null 2>&1 & local pid=$!
     for _ in $(seq 100); do LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
     LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid output --follow 2>"$d/log" | wc -c >"$d/bytes" &
     for _ in $(seq 100); do grep -q following "$d/log" 2>/dev/null && break; sleep 0.1; done

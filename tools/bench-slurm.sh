@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-c-tests/build}
 N=${BENCH_RUNS:-7}
-line=$(RPMIX_SLURM_BENCH=$N RPMIX_SLURM_ONLY='^mpi-hello$' tools/slurm-tests.sh "$B" 2>&1 | grep '^bench: srun')
+line=$(RPMIX_SLURM_BENCH=$N RPMIX_CASE='^mpi-hello$' tools/slurm-tests.sh "$B" 2>&1 | grep '^bench: srun')
 set -- $(echo "$line" | sed -E 's/.*OpenPMIx ([0-9a-z]+) ms, rpmix ([0-9a-z]+) ms.*/\1 \2/')
 [ $# = 2 ] && [ "$1" != failed ] && [ "$2" != failed ] || { echo "bench-slurm: no figures (${line:-the Slurm set-up failed; see $B/slurm/logs})"; exit 1; }
 printf '%-32s | %14s | %10s | %s\n' "srun (median of $N)" "OpenPMIx 4.2.2" "rpmix" "ratio"

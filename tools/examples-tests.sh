@@ -10,12 +10,17 @@
 #                       `make`), a libpmix.so.2 link to it is made in
 #                       BUILD_DIR/oex/rpmix-lib and used instead
 #   RPMIX_PMIXRUN       the launcher (default: $RPMIX_LIBDIR/pmixrun)
-#   RPMIX_ONLY_EXAMPLE  run one example only (e.g. hello)
+#   RPMIX_CASE          run only the cases (<host>-<example>, e.g. server-hello)
+#                       whose name matches this extended regular expression
+#                       (tools/testlib.sh), e.g. -hello$ for hello under every host;
+#                       a pmixrun case whose mpirun case is not selected still
+#                       runs OpenPMIx under mpirun, its reference
 #   OPENPMIX_EXAMPLES   the examples' sources (/usr/share/doc/libpmix-dev/examples)
 #   OPENPMIX_INCLUDE    OpenPMIx's headers (/usr/lib/x86_64-linux-gnu/pmix2/include)
 #   CC                  the C compiler (default: cc)
 #
-# Build (into BUILD_DIR/oex, once): every example except pmi1client.c (needs
+# Build (into BUILD_DIR/oex, each once: build_once, tools/testlib.sh; the
+# ones tools/slurm-tests.sh also runs are shared): every example except pmi1client.c (needs
 # PMI-1's pmi.h) against OpenPMIx's headers, -std=gnu99, linked with
 # -l:libpmix.so.2 (the loader picks the library at run time from
 # LD_LIBRARY_PATH). examples.h is ours (c-tests/openpmix-examples/examples.h,
@@ -76,8 +81,8 @@ set -u
 . "$(dirname "$0")/testlib.sh"
 T_DEFAULT=15
 MARKER_PREFIX=rpmix-oex
-EXDIR=${OPENPMIX_EXAMPLES:-/usr/share/doc/libpmix-dev/examples}
-PMIX_INC=${OPENPMIX_INCLUDE:-/usr/lib/x86_64-linux-gnu/pmix2/include}
+EXDIR=$OEX_SRC
+PMIX_INC=$REF_INC
 OEXSRC=$ROOT/c-tests/openpmix-examples
 OEX=$B/oex
 HOSTNAME_=$(hostname)
@@ -185,13 +190,11 @@ EX_CFLAGS="-std=gnu99 -g -O1 -w"
 for src in "$EXDIR"/*.c; do
     n=$(basename "$src" .c)
     case $n in pmi1client|server) continue ;; esac
-    if [ "$src" -nt "$OEX/$n" ] || [ "$OEXSRC/examples.h" -nt "$OEX/$n" ] || [ ! -x "$OEX/$n" ]; then
-        $CC $EX_CFLAGS -I"$OEXSRC" -I"$PMIX_INC" "$src" -o "$OEX/$n" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1 \
-            || { built=0; echo "build of $n failed" >>"$build_log"; }
-    fi
+    # ($CC $EX_CFLAGS -I"$OEXSRC" -I"$PMIX_INC" <example>.c -l:libpmix.so.2 -lpthread)
+    build_example "$n" "$OEX" >>"$build_log" 2>&1 || { built=0; echo "build of $n failed" >>"$build_log"; }
 done
 # server.c: "src/..." resolves in shim/, "../include/pmix_server.h" in shim/src/../include
-$CC $EX_CFLAGS -I"$OEXSRC/shim" -I"$OEXSRC/shim/src" -I"$OEXSRC" -I"$PMIX_INC" \
+build_once "$OEX/server" $CC $EX_CFLAGS -I"$OEXSRC/shim" -I"$OEXSRC/shim/src" -I"$OEXSRC" -I"$PMIX_INC" \
     "$EXDIR/server.c" "$OEXSRC/shim/exshim.c" -o "$OEX/server" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1 \
     || { built=0; echo "build of server failed" >>"$build_log"; }
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
@@ -295,18 +298,28 @@ declare -A TOT_O TOT_R OK_O OK_R ORES
 for h in $HOSTS; do TOT_O[$h]=0; TOT_R[$h]=0; OK_O[$h]=0; OK_R[$h]=0; done
 LINES=()
 DETAILS=()
-ran=0
 
 while read -r ex np limit ek re cnt hosts; do
     [ -z "$ex" ] && continue
-    [ -n "${RPMIX_ONLY_EXAMPLE:-}" ] && [ "$ex" != "$RPMIX_ONLY_EXAMPLE" ] && continue
-    ran=$((ran + 1))
+    # (RPMIX_CASE: an example none of whose cases is selected is left out)
+    any=0
+    for h in $HOSTS; do
+        case ",$hosts," in *",$h,"*) selected "$h-$ex" && any=1 ;; esac
+    done
+    [ $any = 1 ] || continue
     line=$(printf '%-14s' "$ex")
     for h in $HOSTS; do
         case ",$hosts," in *",$h,"*) ;; *) continue ;; esac
-        if [ "$h" = mpirun ] && [ $HAVE_MPIRUN = 0 ]; then line+=" | $h: no mpirun"; continue; fi
         case_name="$h-$ex"
+        selected "$case_name" || continue
+        if [ "$h" = mpirun ] && [ $HAVE_MPIRUN = 0 ]; then line+=" | $h: no mpirun"; continue; fi
         O=n/a; OW=""
+        # pmixrun's reference is OpenPMIx under mpirun: run it when the mpirun case was not
+        if [ "$h" = pmixrun ] && [ -z "${ORES[mpirun:$ex]:-}" ] && [ $HAVE_MPIRUN = 1 ]; then
+            case ",$hosts," in *",mpirun,"*)
+                run_lib mpirun openpmix "$ex" "$np" "$limit" "$ek" "$re" "$cnt"; ORES[mpirun:$ex]=$RES ;;
+            esac
+        fi
         if [ "$h" != pmixrun ]; then
             run_lib "$h" openpmix "$ex" "$np" "$limit" "$ek" "$re" "$cnt"; O=$RES; OW=$RWHY; olog=$LOG
             TOT_O[$h]=$((TOT_O[$h] + 1)); [ $O = PASS ] && OK_O[$h]=$((OK_O[$h] + 1))
@@ -346,9 +359,7 @@ while read -r ex np limit ek re cnt hosts; do
     LINES+=("$line")
 done <<<"$EXAMPLES"
 
-if [ -n "${RPMIX_ONLY_EXAMPLE:-}" ] && [ $ran = 0 ]; then
-    fail "only-example" "no example named $RPMIX_ONLY_EXAMPLE" /dev/null
-fi
+check_case_filter
 
 echo
 echo "=== OpenPMIx examples: results (O = OpenPMIx's libpmix.so.2, R = rpmix's; DIFF = passed but output differs) ==="

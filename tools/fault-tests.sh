@@ -8,6 +8,9 @@
 #   RPMIX_LIBDIR   directory holding libpmix.so.2 (default: target/release of
 #                  this repository); also where pmixrun is looked for
 #   RPMIX_PMIXRUN  the launcher (default: $RPMIX_LIBDIR/pmixrun)
+#   RPMIX_CASE     run only the cases whose name matches this extended
+#                  regular expression (tools/testlib.sh), e.g. ^garbage-
+#   RPMIX_BIN      where the test programs are compiled (default: BUILD_DIR)
 #   CC             the C compiler (default: cc)
 #
 # Cases (every run is wrapped in `timeout 30`; every test program also bounds
@@ -38,7 +41,6 @@
 set -u
 
 . "$(dirname "$0")/testlib.sh"
-CFLAGS="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 T=30             # timeout of every run
 FENCE_KILL_MAX=15
 
@@ -52,16 +54,14 @@ SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rpmix-fault.XXXXXX") || exit 1
 trap 'rm -rf "$SCRATCH"' EXIT
 export TMPDIR=$SCRATCH
 
-# ---- build ----
+# ---- build (into $BIN, once: tools/testlib.sh) ----
 build_log=$B/fault-build.log
 : >"$build_log"
 built=1
-for p in fault_garbage fault_fence_kill fault_server_exit rm_simple; do
-    extra=""; [ "$p" = rm_simple ] && extra=-lpthread
-    if ! $CC $CFLAGS -I"$ROOT/include" "$ROOT/c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 $extra >>"$build_log" 2>&1; then
-        built=0; echo "build of $p failed" >>"$build_log"
-    fi
+for p in fault_garbage fault_fence_kill fault_server_exit; do
+    build_c "$p" "$p" -g >>"$build_log" 2>&1 || { built=0; echo "build of $p failed" >>"$build_log"; }
 done
+build_prog rm_simple >>"$build_log" 2>&1 || { built=0; echo "build of rm_simple failed" >>"$build_log"; }
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 [ -x "$PMIXRUN" ] || echo "note: no launcher at $PMIXRUN: the pmixrun cases will fail"
 
@@ -69,8 +69,9 @@ if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build
 # ---- fault_garbage ----
 garbage_case() {  # garbage_case <name> <launcher cmd...>
     local name=$1; shift
+    selected "$name" || return 0
     local log=$B/fault-$name.log marker; marker=$(new_marker "$name")
-    run_timed "$log" "$@" "$B/fault_garbage" "$marker"
+    run_timed "$log" "$@" "$BIN/fault_garbage" "$marker"
     local why=""
     if [ $RC -ne 0 ]; then why="exit $RC"
     elif grep -q ': FAIL' "$log"; then why="a step failed"
@@ -80,14 +81,15 @@ garbage_case() {  # garbage_case <name> <launcher cmd...>
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 garbage_case garbage-pmixrun "$PMIXRUN" --timeout 25 -n 4
-garbage_case garbage-rm_simple "$B/rm_simple" -t 25 -n 4
+garbage_case garbage-rm_simple "$BIN/rm_simple" -t 25 -n 4
 
 # ---- fault_fence_kill ----
 fence_kill_case() {  # fence_kill_case <launcher name> <mode> <launcher cmd...>
     local lname=$1 mode=$2; shift 2
     local name=fence-kill-$lname-$mode
+    selected "$name" || return 0
     local log=$B/fault-$name.log marker; marker=$(new_marker "$name")
-    run_timed "$log" "$@" -n 4 "$B/fault_fence_kill" "$mode" "$marker"
+    run_timed "$log" "$@" -n 4 "$BIN/fault_fence_kill" "$mode" "$marker"
     local why="" nret
     nret=$(grep -c 'fence returned' "$log")
     if [ $RC -eq 0 ]; then why="exit 0: the job did not fail"
@@ -106,16 +108,17 @@ fence_kill_case() {  # fence_kill_case <launcher name> <mode> <launcher cmd...>
 }
 fence_kill_case pmixrun now "$PMIXRUN" --timeout 25
 fence_kill_case pmixrun early "$PMIXRUN" --timeout 25
-fence_kill_case rm_simple now "$B/rm_simple" -t 18
-fence_kill_case rm_simple late "$B/rm_simple" -t 18
-fence_kill_case rm_simple early "$B/rm_simple" -t 18
+fence_kill_case rm_simple now "$BIN/rm_simple" -t 18
+fence_kill_case rm_simple late "$BIN/rm_simple" -t 18
+fence_kill_case rm_simple early "$BIN/rm_simple" -t 18
 
 # ---- fault_server_exit ----
 server_exit_case() {  # server_exit_case fence|get
     local op=$1 name=server-exit-$1
+    selected "$name" || return 0
     local log=$B/fault-$name.log res=$B/fault-$name.result marker; marker=$(new_marker "$name")
     rm -f "$res"
-    run_timed "$log" "$PMIXRUN" -n 3 "$B/fault_server_exit" "$res" "$op" "$marker"
+    run_timed "$log" "$PMIXRUN" -n 3 "$BIN/fault_server_exit" "$res" "$op" "$marker"
     # pmixrun is dead (rank 0 killed it): the ranks report through the file only.
     local i n=0 why=""
     for i in $(seq 150); do
@@ -140,8 +143,9 @@ server_exit_case get
 # ---- valgrind on the server side ----
 vg_case() {
     local name=rm_simple-valgrind log=$B/fault-rm_simple-valgrind.log marker; marker=$(new_marker vg)
+    selected "$name" || return 0
     if ! command -v valgrind >/dev/null 2>&1; then fail "$name" "valgrind not installed" "$log"; return; fi
-    run_timed "$log" valgrind --error-exitcode=9 -q --leak-check=no "$B/rm_simple" -t 25 -n 2 "$B/fault_garbage" "$marker"
+    run_timed "$log" valgrind --error-exitcode=9 -q --leak-check=no "$BIN/rm_simple" -t 25 -n 2 "$BIN/fault_garbage" "$marker"
     local why=""
     if [ $RC -eq 9 ]; then why="valgrind reported errors"
     elif [ $RC -ne 0 ]; then why="exit $RC"
@@ -152,5 +156,4 @@ vg_case() {
 }
 vg_case
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

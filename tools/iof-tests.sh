@@ -8,28 +8,43 @@
 #  - output written before a tool pulls is cached under each drop policy;
 #  - a slow tool throttles the ranks instead of growing pmixrun's memory;
 #  - the IOF API's error codes and callbacks from a C tool.
-# usage: iof-tests.sh BUILD_DIR ; prints one line per check, exit 0 if all pass.
+#
+#   tools/iof-tests.sh [BUILD_DIR]        (default: c-tests/build/iof)
+#
+# Prints "ok   <check>" or "FAIL <check>" per check, then "N passed, M
+# failed"; exit 0 if all pass.
+#
+# Environment:
+#   RPMIX_LIBDIR   directory holding libpmix.so.2, pmixrun and pmixctl
+#                  (default: target/release of this repository)
+#   RPMIX_PMIXRUN  the launcher (default: $RPMIX_LIBDIR/pmixrun)
+#   IOF_TEST_MIB   MiB each rank writes per stream in the big check (default 50)
+#   RPMIX_CASE     run only the checks whose name matches this extended
+#                  regular expression (tools/testlib.sh), e.g. ^stdin_targets$
+#   RPMIX_BIN      where the test programs are compiled (default: BUILD_DIR)
+#   CC             the C compiler (default: cc)
 set -u
-cd "$(dirname "$0")/.."
-B=${1:-c-tests/build/iof}
-LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
+BUILD_SUBDIR=iof
+. "$(dirname "$0")/testlib.sh"
+cd "$ROOT"
 MIB=${IOF_TEST_MIB:-50}
 N=8
 export LD_LIBRARY_PATH="$LIBDIR"
-RUN=$LIBDIR/pmixrun CTL=$LIBDIR/pmixctl
-mkdir -p "$B"
-fails=0
-# IOF_TESTS_ONLY=name runs one check.
-check() { [ -n "${IOF_TESTS_ONLY:-}" ] && [ "$1" != "$IOF_TESTS_ONLY" ] && return; if "$@"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+RUN=$PMIXRUN CTL=$LIBDIR/pmixctl
+mkdir -p "$B" "$BIN"
+check() {
+    selected "$1" || return 0
+    if "$@"; then echo "ok   $1"; passed=$((passed + 1)); else echo "FAIL $1"; failed=$((failed + 1)); fi
+}
 
-cc -std=gnu99 -O2 -Wall -Wextra -Werror c-tests/iof_ranks.c -o "$B/iof_ranks" || exit 1
-cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/tool_iof.c -o "$B/tool_iof" -L"$LIBDIR" -l:libpmix.so.2 || exit 1
+build_once "$BIN/iof_ranks" $CC -std=gnu99 -O2 -Wall -Wextra -Werror "$ROOT/c-tests/iof_ranks.c" -o "$BIN/iof_ranks" || exit 1
+build_c tool_iof tool_iof || exit 1
 
 big_output_to_tools_and_terminal() {
     local d="$B/big" gate="$B/big/gate" pid tools=() r i
     rm -rf "$d"; mkdir -p "$d"
-    for r in $(seq 0 $((N - 1))); do PMIX_RANK=$r "$B/iof_ranks" "$MIB" >"$d/expect.$r.out" 2>"$d/expect.$r.err"; done
-    "$RUN" --timeout 300 -n $N "$B/iof_ranks" "$MIB" "$gate" >"$d/term.out" 2>"$d/term.err" & pid=$!
+    for r in $(seq 0 $((N - 1))); do PMIX_RANK=$r "$BIN/iof_ranks" "$MIB" >"$d/expect.$r.out" 2>"$d/expect.$r.err"; done
+    "$RUN" --timeout 300 -n $N "$BIN/iof_ranks" "$MIB" "$gate" >"$d/term.out" 2>"$d/term.err" & pid=$!
     for i in $(seq 100); do "$CTL" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
     for r in $(seq 0 $((N - 1))); do
         timeout 300 "$CTL" --pid $pid output --follow --rank $r >"$d/tool.$r.out" 2>"$d/tool.$r.out.log" & tools+=($!)
@@ -91,8 +106,8 @@ slow_tool_bounds_memory() {
     # stays far below what was written, and the tool still gets every byte.
     local d="$B/slow" pid tool hwm=0 h
     rm -rf "$d"; mkdir -p "$d"
-    PMIX_RANK=0 "$B/iof_ranks" $((4 * MIB)) >"$d/expect" 2>/dev/null
-    "$RUN" --timeout 300 -n 1 "$B/iof_ranks" $((4 * MIB)) "$d/gate" >/dev/null 2>&1 & pid=$!
+    PMIX_RANK=0 "$BIN/iof_ranks" $((4 * MIB)) >"$d/expect" 2>/dev/null
+    "$RUN" --timeout 300 -n 1 "$BIN/iof_ranks" $((4 * MIB)) "$d/gate" >/dev/null 2>&1 & pid=$!
     for i in $(seq 100); do "$CTL" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
     { timeout 300 "$CTL" --pid $pid output --follow 2>"$d/log" | { sleep 3; cat; } >"$d/got"; } & tool=$!
     for i in $(seq 100); do grep -q following "$d/log" 2>/dev/null && break; sleep 0.1; done
@@ -112,7 +127,7 @@ iof_api_from_a_c_tool() {
     local pid out
     "$RUN" --timeout 30 -n 3 sh -c 'sleep 1.5; echo hello-$PMIX_RANK; echo err >&2; exec >&- 2>&-; sleep 3' >/dev/null 2>&1 & pid=$!
     sleep 0.5
-    out=$(timeout 20 "$B/tool_iof" $pid 3); rc=$?
+    out=$(timeout 20 "$BIN/tool_iof" $pid 3); rc=$?
     wait $pid
     echo "$out" | sed 's/^/    /'
     [ $rc = 0 ]
@@ -126,7 +141,7 @@ iof_directives_from_a_c_tool() {
         "$RUN" --timeout 30 -n 3 sh -c 'sleep 1; echo hello-$PMIX_RANK-$$; echo err-$PMIX_RANK >&2; exec >&- 2>&-; sleep 2' >/dev/null 2>&1 & pid=$!
         sleep 0.3
         local target=$dir/tree; [ $mode = fileonly ] && target=$dir/all.txt
-        out=$(timeout 20 "$B/tool_iof" $pid 3 $mode "$target"); rc=$?
+        out=$(timeout 20 "$BIN/tool_iof" $pid 3 $mode "$target"); rc=$?
         wait $pid
         echo "$out" | sed 's/^/    /'
         [ $rc = 0 ] || ok=1
@@ -142,4 +157,4 @@ check cache_before_pull
 check slow_tool_bounds_memory
 check iof_api_from_a_c_tool
 check iof_directives_from_a_c_tool
-[ $fails = 0 ]
+finish

@@ -10,6 +10,9 @@
 #   RPMIX_PMIXRUN  the launcher (default: $RPMIX_LIBDIR/pmixrun)
 #   CC             the C compiler (default: cc)
 #   JOBCTL_REPEAT  run every case this many times (default 1)
+#   RPMIX_CASE     run only the cases whose name matches this extended
+#                  regular expression (tools/testlib.sh), e.g. ^stall-
+#   RPMIX_BIN      where the test programs are compiled (default: BUILD_DIR)
 #
 # Cases (every run is wrapped in `timeout`; every test program also bounds
 # itself with alarm(); every path is under a fresh mktemp -d):
@@ -72,7 +75,6 @@
 set -u
 
 . "$(dirname "$0")/testlib.sh"
-CFLAGS="-std=c99 -Wall -Wextra -pedantic -Werror -g"
 REPEAT=${JOBCTL_REPEAT:-1}
 T=45             # timeout of every run
 
@@ -86,14 +88,12 @@ chmod 755 "$SCRATCH"
 trap 'rm -rf "$SCRATCH"' EXIT
 export TMPDIR=$SCRATCH
 
-# ---- build ----
+# ---- build (into $BIN, once: tools/testlib.sh) ----
 build_log=$B/jobctl-build.log
 : >"$build_log"
 built=1
 for p in jctl_signals jctl_preempt monitor_hb monitor_file cleanup_rules rm_simple; do
-    if ! $CC $CFLAGS -I"$ROOT/include" "$ROOT/c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1; then
-        built=0; echo "build of $p failed" >>"$build_log"
-    fi
+    build_prog "$p" >>"$build_log" 2>&1 || { built=0; echo "build of $p failed" >>"$build_log"; }
 done
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 [ -x "$PMIXRUN" ] || echo "note: no launcher at $PMIXRUN: the pmixrun cases will fail"
@@ -110,12 +110,13 @@ summary_ok() {
 # ---- job control ----
 case_jctl_signals() {  # case_jctl_signals pmixrun|rm_simple-<mode>
     local host=$1 name=jctl-signals-$1 log=$B/jobctl-jctl-signals-$1.log marker; marker=$(new_marker jctl)
+    selected "$name" || return 0
     D=$(scratch)
     why=""
     if [ "$host" = pmixrun ]; then
-        run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+        run_timed "$log" "$PMIXRUN" --timeout 40 -n 3 "$BIN/jctl_signals" "$D" "$marker"
     else
-        run_timed "$log" "$B/rm_simple" -v -m "${host#rm_simple-}" -t 40 -n 3 "$B/jctl_signals" "$D" "$marker"
+        run_timed "$log" "$BIN/rm_simple" -v -m "${host#rm_simple-}" -t 40 -n 3 "$BIN/jctl_signals" "$D" "$marker"
     fi
     absent r2.file r2.dir
     [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 2 killed)"
@@ -135,8 +136,9 @@ case_jctl_signals() {  # case_jctl_signals pmixrun|rm_simple-<mode>
 # ---- monitoring ----
 case_monitor_hb() {
     local name=monitor-hb log=$B/jobctl-monitor-hb.log marker; marker=$(new_marker hb)
+    selected "$name" || return 0
     why=""
-    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 2 "$B/monitor_hb" "$marker"
+    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 2 "$BIN/monitor_hb" "$marker"
     [ $RC -eq 0 ] || add "exit $RC"
     summary_ok "$log" monitor_hb
     local n1 n2 nall
@@ -152,8 +154,9 @@ case_monitor_hb() {
 
 case_monitor_file() {
     local name=monitor-file log=$B/jobctl-monitor-file.log marker d; marker=$(new_marker file); d=$(scratch)
+    selected "$name" || return 0
     why=""
-    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 1 "$B/monitor_file" "$d" "$marker"
+    run_timed "$log" "$PMIXRUN" --timeout 40 --on-stall report -n 1 "$BIN/monitor_file" "$d" "$marker"
     [ $RC -eq 0 ] || add "exit $RC"
     summary_ok "$log" monitor_file
     local n1 n2
@@ -170,11 +173,12 @@ case_monitor_file() {
 # windows, cancel, drops, file growth) must all pass.
 case_monitor_rm_simple() {
     local name=monitors-rm_simple log=$B/jobctl-monitors-rm_simple.log marker d; marker=$(new_marker mon); d=$(scratch)
+    selected "$name" || return 0
     why=""
-    run_timed "$log" "$B/rm_simple" -t 40 -n 2 "$B/monitor_hb" "$marker"
+    run_timed "$log" "$BIN/rm_simple" -t 40 -n 2 "$BIN/monitor_hb" "$marker"
     [ $RC -eq 0 ] || add "monitor_hb: exit $RC"
     summary_ok "$log" monitor_hb
-    run_timed "$log.file" "$B/rm_simple" -t 40 -n 1 "$B/monitor_file" "$d" "$marker"
+    run_timed "$log.file" "$BIN/rm_simple" -t 40 -n 1 "$BIN/monitor_file" "$d" "$marker"
     cat "$log.file" >>"$log"; rm -f "$log.file"
     [ $RC -eq 0 ] || add "monitor_file: exit $RC"
     summary_ok "$log" monitor_file
@@ -184,9 +188,10 @@ case_monitor_rm_simple() {
 
 case_stall() {  # case_stall <action|default>
     local action=$1 name=stall-$1 log=$B/jobctl-stall-$1.log marker; marker=$(new_marker "stall-$1")
+    selected "$name" || return 0
     local opt=(--on-stall "$action"); [ "$action" = default ] && opt=()
     why=""
-    run_timed "$log" "$PMIXRUN" --timeout 40 "${opt[@]}" -n 2 "$B/monitor_hb" stall "$marker"
+    run_timed "$log" "$PMIXRUN" --timeout 40 "${opt[@]}" -n 2 "$BIN/monitor_hb" stall "$marker"
     if [ "$action" = kill ]; then
         [ $RC -eq 137 ] || add "exit $RC, expected 137 (rank 1 killed)"
     else
@@ -216,12 +221,13 @@ present_dir() { local p; for p in "$@"; do [ -d "$D/$p" ] && [ ! -L "$D/$p" ] ||
 
 case_cleanup() {  # case_cleanup pmixrun|rm_simple
     local lname=$1 name=cleanup-$1 log=$B/jobctl-cleanup-$1.log marker; marker=$(new_marker "cleanup-$1")
+    selected "$name" || return 0
     D=$(scratch)
     why=""
     if [ "$lname" = pmixrun ]; then
-        run_timed "$log" "$PMIXRUN" --timeout 40 -n 1 "$B/cleanup_rules" "$D" rules pmixrun "$marker"
+        run_timed "$log" "$PMIXRUN" --timeout 40 -n 1 "$BIN/cleanup_rules" "$D" rules pmixrun "$marker"
     else
-        run_timed "$log" "$B/rm_simple" -t 40 -n 1 "$B/cleanup_rules" "$D" rules rm_simple "$marker"
+        run_timed "$log" "$BIN/rm_simple" -t 40 -n 1 "$BIN/cleanup_rules" "$D" rules rm_simple "$marker"
     fi
     [ $RC -eq 0 ] || add "exit $RC"
     summary_ok "$log" cleanup_rules
@@ -268,13 +274,14 @@ signal_launcher() {
 
 case_ctrlc() {
     local name=ctrlc-pmixrun log=$B/jobctl-ctrlc-pmixrun.log marker; marker=$(new_marker ctrlc)
+    selected "$name" || return 0
     local envcmd=(env --default-signal=INT)
     env --default-signal=INT true 2>/dev/null || envcmd=(env)
     D=$(scratch)
     why=""
     t0=$(now_ms)
     # As after Ctrl-C in a terminal: SIGINT with its default disposition, sent to pmixrun only.
-    timeout $T "${envcmd[@]}" "$PMIXRUN" -v -n 2 "$B/cleanup_rules" "$D" sleep "$marker" >"$log" 2>&1 &
+    timeout $T "${envcmd[@]}" "$PMIXRUN" -v -n 2 "$BIN/cleanup_rules" "$D" sleep "$marker" >"$log" 2>&1 &
     tp=$!
     signal_launcher INT "$log" 1000 ready.0 ready.1
     { echo "--- disk after the job:"; (cd "$D" && find . -exec ls -ld {} + | sort -k9); } >>"$log" 2>&1
@@ -291,11 +298,12 @@ case_ctrlc() {
 # ---- preemption ----
 case_preempt() {  # case_preempt quick|stay
     local mode=$1 name=preempt-$1 log=$B/jobctl-preempt-$1.log marker; marker=$(new_marker "preempt-$1")
+    selected "$name" || return 0
     local notice=20; [ "$mode" = stay ] && notice=2
     D=$(scratch)
     why=""
     t0=$(now_ms)
-    timeout $T "$PMIXRUN" -v --preempt-notice $notice -n 3 "$B/jctl_preempt" "$D" "$mode" "$marker" >"$log" 2>&1 &
+    timeout $T "$PMIXRUN" -v --preempt-notice $notice -n 3 "$BIN/jctl_preempt" "$D" "$mode" "$marker" >"$log" 2>&1 &
     tp=$!
     signal_launcher TERM "$log" 0 ready.0 ready.1 ready.2
     local rcs=$RCS ms=$MS
@@ -319,10 +327,11 @@ case_preempt() {  # case_preempt quick|stay
 # pmixctl checkpoint against a live job (jctl_preempt's "ckpt" mode).
 case_pmixctl_checkpoint() {
     local name=pmixctl-checkpoint log=$B/jobctl-pmixctl-checkpoint.log marker; marker=$(new_marker ckpt)
+    selected "$name" || return 0
     local C=$LIBDIR/pmixctl pid i out
     D=$(scratch)
     why=""
-    "$PMIXRUN" --timeout 30 -n 3 "$B/jctl_preempt" "$D" ckpt "$marker" >"$log" 2>&1 & pid=$!
+    "$PMIXRUN" --timeout 30 -n 3 "$BIN/jctl_preempt" "$D" ckpt "$marker" >"$log" 2>&1 & pid=$!
     for i in $(seq 100); do
         [ -e "$D/ready.0" ] && [ -e "$D/ready.1" ] && [ -e "$D/ready.2" ] && break
         sleep 0.1
@@ -362,5 +371,4 @@ for round in $(seq "$REPEAT"); do
     case_pmixctl_checkpoint
 done
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

@@ -17,7 +17,7 @@ LAYERS = [
     ["events", "topology", "hwloc", "wire", "rendezvous"],
     ["runtime"],
     ["owned", "data"],
-    ["cmem", "strings", "debug", "forksafe", "status"],
+    ["cmem", "strings", "debug", "forksafe", "status", "flags"],
     ["abi"],
 ]
 LEVEL = {m: i for i, layer in enumerate(LAYERS) for m in layer}

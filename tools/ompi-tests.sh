@@ -25,13 +25,14 @@
 #
 # Environment:
 #   RPMIX_LIBDIR        dir holding rpmix's libpmix.so.2 (default <repo>/target/release)
-#   PMIXRUN             rpmix's launcher (default $RPMIX_LIBDIR/pmixrun)
+#   PMIXRUN             rpmix's launcher (default $RPMIX_PMIXRUN, else $RPMIX_LIBDIR/pmixrun)
 #   OMPI_TESTS_TIMEOUT  seconds per launch (default 60)
 #   OMPI_TESTS_REPEAT   number of consecutive hello runs on rpmix (default 20)
 #   OMPI_TESTS_MPIRUN_ARGS  extra mpirun arguments, e.g.
 #                       "-mca btl self,vader -mca pml ob1" (not needed on this machine:
 #                       the default UCX/OFI probing works, it only costs ~200 ms)
-#   OMPI_TESTS_ONLY     run only the cases whose name matches this extended regex
+#   RPMIX_CASE          run only the cases whose name matches this extended
+#                       regular expression (tools/testlib.sh), e.g. ^pmixrun/
 #   OMPI_TESTS_DIRECT_ENV  variables put in pmixrun's environment (and so the
 #                       ranks' and spawned children's) for the direct launches;
 #                       default: none needed (pmixrun's own hint).
@@ -43,16 +44,17 @@
 #                       singleton (ess/singleton forks its own orted, "hello 0/1").
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-builddir=${1:-$root/c-tests/build/mpi}
+pmixrun=${PMIXRUN:-}
+BUILD_SUBDIR=mpi
+. "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+root=$ROOT
+builddir=$B
 mkdir -p "$builddir"
-builddir=$(cd "$builddir" && pwd)
 logdir=$builddir/logs
-rlibdir=${RPMIX_LIBDIR:-$root/target/release}
-pmixrun=${PMIXRUN:-$rlibdir/pmixrun}
+rlibdir=$LIBDIR
+pmixrun=${pmixrun:-$PMIXRUN}
 tmo=${OMPI_TESTS_TIMEOUT:-60}
 repeat=${OMPI_TESTS_REPEAT:-20}
-only=${OMPI_TESTS_ONLY:-}
 # pmixrun sets JSM_JSRUN_PORT itself (see pmixrun --help), so nothing is needed by default.
 read -r -a direct_env <<<"${OMPI_TESTS_DIRECT_ENV:-OMPI_TESTS_DIRECT=1}"
 read -r -a extra_mpirun_args <<<"${OMPI_TESTS_MPIRUN_ARGS:-}"
@@ -74,16 +76,9 @@ for t in mpicc mpirun ompi-server timeout; do
     fi
 done
 
-passed=0
-failed=0
 mkdir -p "$logdir"
 
-pass() {
-    echo "PASS: $1"
-    passed=$((passed + 1))
-}
-
-# fail <name> <reason> <log>...
+# fail <name> <reason> <log>... (this driver's own: the last lines of several logs)
 fail() {
     local name=$1 why=$2 f
     shift 2
@@ -96,13 +91,11 @@ fail() {
     failed=$((failed + 1))
 }
 
-selected() { [[ -z $only ]] || [[ $1 =~ $only ]]; }
-
-# --- build --------------------------------------------------------------------
+# --- build (once: build_once, tools/testlib.sh) ---------------------------------
 progs=(hello spawn pubsub abort nofinalize)
 build_ok=1
 for p in "${progs[@]}"; do
-    if ! mpicc -O2 -Wall -Wextra -o "$builddir/$p" "$root/c-tests/mpi/$p.c" \
+    if ! build_once "$builddir/$p" mpicc -O2 -Wall -Wextra -o "$builddir/$p" "$root/c-tests/mpi/$p.c" \
         >"$logdir/build-$p.log" 2>&1; then
         fail "build/$p" "mpicc failed" "$logdir/build-$p.log"
         build_ok=0
@@ -385,5 +378,4 @@ case_pubsub "pmixrun/pubsub" rpmix 2 "${P[@]}" -n 4
 case_abort "pmixrun/abort" rpmix "${P[@]}" -n 4
 case_nofinalize "pmixrun/nofinalize" rpmix "${P[@]}" -n 4
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

@@ -2,34 +2,51 @@
 # Every test of the project (make test). Each step prints PASS/FAIL; the last
 # line is "N passed, M failed" and the exit status is non-zero on any failure.
 # Expects `make build` done and the dependencies of tools/install-deps.sh.
+#
+#   tools/run-tests.sh [BUILD_DIR]     every step (BUILD_DIR: c-tests/build)
+#   tools/run-tests.sh --list          the step names, one per line (make test-list)
+#   tools/run-tests.sh --check         only check RPMIX_ONLY names a step
+#
+# Environment:
+#   RPMIX_ONLY=<step>[/<ERE>]  run that step only (make test ONLY=...); an
+#                   unknown step fails at once, listing the steps. After a
+#                   "/", the rest is passed to the step's sub-driver as
+#                   RPMIX_CASE (tools/testlib.sh): only its cases whose name
+#                   matches run, e.g. RPMIX_ONLY=fault-injection/^garbage-
+#   RPMIX_CASE      the case filter of every sub-driver (see tools/testlib.sh)
+#   RPMIX_LIBDIR, RPMIX_PMIXRUN, CC: as in tools/testlib.sh
+# The C test programs are compiled once (build_once, tools/testlib.sh) into
+# $RPMIX_BIN (default BUILD_DIR), which this script exports so that the
+# sub-drivers share them.
 set -u
-cd "$(dirname "$0")/.."
-LIBDIR=$PWD/target/release
+MODE=run
+case ${1:-} in
+    --list) MODE=list; shift ;;
+    --check) MODE=check; shift ;;
+    -*) echo "usage: $0 [--list | --check] [BUILD_DIR]"; exit 2 ;;
+esac
+. "$(dirname "$0")/testlib.sh" "$@"
+cd "$ROOT"
 LIB=$LIBDIR/libpmix.so.2
-REF_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
 REF_LIB=/usr/lib/x86_64-linux-gnu/libpmix.so.2
-B=$PWD/c-tests/build
-mkdir -p "$B"
 STRICT="-Wall -Wextra -pedantic -Werror -g"
 VALGRIND="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite"
-passed=0; failed=0; failures=""
+FAIL_TAIL=30
+ONLY_STEP=""
+STEP_NAMES=()
 
-step() {  # step <name> <command...>; RPMIX_ONLY=<name> runs just that step
+step() {  # step <name> <command...>: runs it (all, or RPMIX_ONLY's step), its output in $B/<name>.log
     local name=$1; shift
-    [ -n "${RPMIX_ONLY:-}" ] && [ "$name" != "$RPMIX_ONLY" ] && return 0
+    case $MODE in list|names) STEP_NAMES+=("$name"); return 0 ;; esac
+    [ -n "$ONLY_STEP" ] && [ "$name" != "$ONLY_STEP" ] && return 0
     local log="$B/$name.log"
-    if "$@" >"$log" 2>&1; then
-        echo "PASS: $name"; passed=$((passed + 1))
-    else
-        echo "FAIL: $name (log: $log)"; tail -n 30 "$log" | sed 's/^/    /'
-        failed=$((failed + 1)); failures="$failures $name"
-    fi
+    if "$@" >"$log" 2>&1; then pass "$name"; else fail "$name" "" "$log"; fi
 }
 
 # C programs: built against our headers (strict C99) and against OpenPMIx's (gnu99:
-# OpenPMIx's headers use strdup without asking for it).
-build_ours() { cc -std=c99 $STRICT -Iinclude "c-tests/$1.c" -o "$B/$1_ours" -L"$LIBDIR" -l:libpmix.so.2; }
-build_ref()  { cc -std=gnu99 -Wall -Wextra -g -I"$REF_INC" "c-tests/$1.c" -o "$B/$1_ref" -l:libpmix.so.2 2>"$B/$1_ref.warnings"; }
+# OpenPMIx's headers use strdup without asking for it), each once (build_once).
+build_ours() { build_c "$1_ours" "$1" -g; }
+build_ref()  { build_once --stderr "$B/$1_ref.warnings" "$BIN/$1_ref" $CC -std=gnu99 -Wall -Wextra -I"$REF_INC" "$ROOT/c-tests/$1.c" -o "$BIN/$1_ref" -l:libpmix.so.2 -g; }
 with_ours()  { LD_LIBRARY_PATH="$LIBDIR" "$@"; }
 
 t_headers_drift() { make -s check-headers; }
@@ -61,13 +78,13 @@ t_header_compile() {
     cc -std=c11 $STRICT -Iinclude -c "$B/inc.c" -o "$B/inc11.o" &&
     c++ -std=c++11 $STRICT -x c++ -Iinclude -c "$B/inc.c" -o "$B/incxx.o"
 }
-t_data_ours() { build_ours test_data && with_ours $VALGRIND "$B/test_data_ours"; }
-t_data_refheaders() { build_ref test_data && with_ours $VALGRIND "$B/test_data_ref"; }
+t_data_ours() { build_ours test_data && with_ours $VALGRIND "$BIN/test_data_ours"; }
+t_data_refheaders() { build_ref test_data && with_ours $VALGRIND "$BIN/test_data_ref"; }
 t_data_vs_openpmix() {
     # rpmix must pass every check OpenPMIx passes (OpenPMIx fails some: its bugs).
     build_ref test_data || return 1
-    "$B/test_data_ref" >"$B/data_openpmix.txt" 2>&1
-    with_ours "$B/test_data_ref" >"$B/data_rpmix.txt" 2>&1 || return 1
+    "$BIN/test_data_ref" >"$B/data_openpmix.txt" 2>&1
+    with_ours "$BIN/test_data_ref" >"$B/data_rpmix.txt" 2>&1 || return 1
     local lost
     lost=$(grep ': ok$' "$B/data_openpmix.txt" | grep -vxFf "$B/data_rpmix.txt" || true)
     [ -z "$lost" ] || { echo "OpenPMIx passes but rpmix does not:"; echo "$lost"; return 1; }
@@ -75,23 +92,23 @@ t_data_vs_openpmix() {
 }
 t_macros() {
     build_ours test_macros && build_ref test_macros &&
-    c++ -std=c++11 $STRICT -x c++ -Iinclude c-tests/test_macros.c -o "$B/test_macros_cxx" -L"$LIBDIR" -l:libpmix.so.2 &&
-    "$B/test_macros_ref" >"$B/m_ref_ref.txt" && "$B/test_macros_ours" >"$B/m_ours_ref.txt" &&
-    with_ours "$B/test_macros_ref" >"$B/m_ref_ours.txt" && with_ours "$B/test_macros_ours" >"$B/m_ours_ours.txt" &&
-    with_ours "$B/test_macros_cxx" >"$B/m_cxx_ours.txt" &&
+    build_once "$BIN/test_macros_cxx" c++ -std=c++11 $STRICT -x c++ -I"$ROOT/include" "$ROOT/c-tests/test_macros.c" -o "$BIN/test_macros_cxx" -L"$LIBDIR" -l:libpmix.so.2 &&
+    "$BIN/test_macros_ref" >"$B/m_ref_ref.txt" && "$BIN/test_macros_ours" >"$B/m_ours_ref.txt" &&
+    with_ours "$BIN/test_macros_ref" >"$B/m_ref_ours.txt" && with_ours "$BIN/test_macros_ours" >"$B/m_ours_ours.txt" &&
+    with_ours "$BIN/test_macros_cxx" >"$B/m_cxx_ours.txt" &&
     diff "$B/m_ref_ref.txt" "$B/m_ours_ref.txt" && diff "$B/m_ref_ref.txt" "$B/m_ref_ours.txt" &&
     diff "$B/m_ref_ref.txt" "$B/m_ours_ours.txt" && diff "$B/m_ref_ref.txt" "$B/m_cxx_ours.txt" &&
-    with_ours $VALGRIND "$B/test_macros_ours" >/dev/null && tail -n1 "$B/m_ours_ours.txt"
+    with_ours $VALGRIND "$BIN/test_macros_ours" >/dev/null && tail -n1 "$B/m_ours_ours.txt"
 }
 t_strings() {
     build_ours test_strings && build_ref test_strings &&
-    "$B/test_strings_ref" >"$B/s_openpmix.txt" && with_ours "$B/test_strings_ref" >"$B/s_rpmix.txt" &&
-    with_ours "$B/test_strings_ours" >"$B/s_rpmix2.txt" &&
+    "$BIN/test_strings_ref" >"$B/s_openpmix.txt" && with_ours "$BIN/test_strings_ref" >"$B/s_rpmix.txt" &&
+    with_ours "$BIN/test_strings_ours" >"$B/s_rpmix2.txt" &&
     diff "$B/s_openpmix.txt" "$B/s_rpmix.txt" && diff "$B/s_openpmix.txt" "$B/s_rpmix2.txt" &&
     echo "$(wc -l <"$B/s_rpmix.txt") lines identical"
 }
-t_badinput() { build_ours test_badinput && with_ours $VALGRIND "$B/test_badinput_ours"; }
-t_stubs() { build_ours test_stubs && with_ours "$B/test_stubs_ours"; }
+t_badinput() { build_ours test_badinput && with_ours $VALGRIND "$BIN/test_badinput_ours"; }
+t_stubs() { build_ours test_stubs && with_ours "$BIN/test_stubs_ours"; }
 t_status_table() { python3 tools/status-table.py check; }
 t_install() {
     local p="$B/prefix"
@@ -104,28 +121,28 @@ t_install() {
 }
 
 # ---- multi-process: the C resource manager and pmixrun ----
-PMIXRUN=$LIBDIR/pmixrun
-build_mp() {  # the C host and clients, against both header sets
+build_mp() {  # the C host and clients, against both header sets (as the other drivers build them)
+    local p
     for p in rm_simple client_basic client_abort client_missing client_semantics demo_job; do
-        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || return 1
-        cc -std=gnu99 -Wall -Wextra -I"$REF_INC" "c-tests/$p.c" -o "$B/${p}_refh" -l:libpmix.so.2 -lpthread 2>/dev/null || return 1
+        build_prog "$p" || return 1
+        build_prog_refh "$p" 2>/dev/null || return 1
     done
 }
 t_rm_openpmix() {
     # The C resource manager, built against OpenPMIx's headers, on OpenPMIx's library.
-    build_mp && timeout 60 "$B/rm_simple_refh" -n 4 "$B/client_basic_refh" 4
+    build_mp && timeout 60 "$BIN/rm_simple_refh" -n 4 "$BIN/client_basic_refh" 4
 }
 t_rm_rpmix() {
     # The same C resource manager on rpmix, in every answering style, 8 ranks.
     build_mp || return 1
     for mode in "-m direct" "-m imm" "-m defer" "-m direct -s"; do
-        with_ours timeout 60 "$B/rm_simple" $mode -n 8 "$B/client_basic" 8 || { echo "mode $mode failed"; return 1; }
-        with_ours timeout 60 "$B/rm_simple_refh" $mode -n 8 "$B/client_basic_refh" 8 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
+        with_ours timeout 60 "$BIN/rm_simple" $mode -n 8 "$BIN/client_basic" 8 || { echo "mode $mode failed"; return 1; }
+        with_ours timeout 60 "$BIN/rm_simple_refh" $mode -n 8 "$BIN/client_basic_refh" 8 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
     done
 }
 t_rm_abort() {
     build_mp || return 1
-    with_ours timeout 60 "$B/rm_simple" -n 4 "$B/client_abort"; rc=$?
+    with_ours timeout 60 "$BIN/rm_simple" -n 4 "$BIN/client_abort"; rc=$?
     [ $rc = 7 ] || { echo "exit code $rc, expected 7"; return 1; }
 }
 t_rm_missing() {
@@ -134,8 +151,8 @@ t_rm_missing() {
     # put answers NOT_FOUND at once on rpmix (OpenPMIx waits for a commit of
     # the caller's own, then TIMEOUT).
     build_mp || return 1
-    timeout 60 "$B/rm_simple_refh" -n 2 "$B/client_missing_refh" | grep '^client_missing' >"$B/missing_openpmix.txt" || return 1
-    with_ours timeout 60 "$B/rm_simple" -n 2 "$B/client_missing" | grep '^client_missing' | tee "$B/missing_rpmix.txt" || return 1
+    timeout 60 "$BIN/rm_simple_refh" -n 2 "$BIN/client_missing_refh" | grep '^client_missing' >"$B/missing_openpmix.txt" || return 1
+    with_ours timeout 60 "$BIN/rm_simple" -n 2 "$BIN/client_missing" | grep '^client_missing' | tee "$B/missing_rpmix.txt" || return 1
     local own='own rank, key missing.nokey'
     diff <(grep -v "$own" "$B/missing_openpmix.txt") <(grep -v "$own" "$B/missing_rpmix.txt") || { echo "answers differ from OpenPMIx's"; return 1; }
     [ "$(grep -c "$own" "$B/missing_rpmix.txt")" -ge 5 ] && ! grep "$own" "$B/missing_rpmix.txt" | grep -vq 'NOT-FOUND (fast)' || { echo "own-rank answers"; return 1; }
@@ -146,8 +163,8 @@ t_rm_inline_16() {
     # faulty one that completes each twice (the duplicate is ignored).
     build_mp || return 1
     for mode in direct twice; do
-        with_ours timeout 90 "$B/rm_simple" -m $mode -n 16 "$B/client_basic" 16 >"$B/inline_$mode.out" 2>&1 || { echo "mode $mode failed:"; tail "$B/inline_$mode.out"; return 1; }
-        with_ours timeout 90 "$B/rm_simple_refh" -m $mode -n 16 "$B/client_basic_refh" 16 >>"$B/inline_$mode.out" 2>&1 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
+        with_ours timeout 90 "$BIN/rm_simple" -m $mode -n 16 "$BIN/client_basic" 16 >"$B/inline_$mode.out" 2>&1 || { echo "mode $mode failed:"; tail "$B/inline_$mode.out"; return 1; }
+        with_ours timeout 90 "$BIN/rm_simple_refh" -m $mode -n 16 "$BIN/client_basic_refh" 16 >>"$B/inline_$mode.out" 2>&1 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
     done
     echo "16 ranks, every upcall completed inline (and twice): passed"
 }
@@ -157,13 +174,28 @@ t_semantics() {
     # rpmix also writes the PMIX_LOG_STDERR line to the host's stderr
     # (OpenPMIx 4.2.2 answers SUCCESS and writes nothing).
     build_mp || return 1
-    timeout 60 "$B/rm_simple_refh" -n 2 "$B/client_semantics_refh" >"$B/semantics_openpmix.txt" 2>"$B/semantics_openpmix.err" || { echo "OpenPMIx run failed"; return 1; }
-    with_ours timeout 60 "$B/rm_simple" -n 2 "$B/client_semantics" >"$B/semantics_rpmix.txt" 2>"$B/semantics_rpmix.err" || { echo "rpmix run failed"; cat "$B/semantics_rpmix.txt"; return 1; }
+    timeout 60 "$BIN/rm_simple_refh" -n 2 "$BIN/client_semantics_refh" >"$B/semantics_openpmix.txt" 2>"$B/semantics_openpmix.err" || { echo "OpenPMIx run failed"; return 1; }
+    with_ours timeout 60 "$BIN/rm_simple" -n 2 "$BIN/client_semantics" >"$B/semantics_rpmix.txt" 2>"$B/semantics_rpmix.err" || { echo "rpmix run failed"; cat "$B/semantics_rpmix.txt"; return 1; }
     [ "$(grep -c '^client_semantics: [a-z-]*:' "$B/semantics_openpmix.txt")" = 7 ] || { echo "OpenPMIx run incomplete:"; cat "$B/semantics_openpmix.txt"; return 1; }
     # (sorted: both ranks print their reserved-peer-key line at the same time)
     diff <(grep '^client_semantics: [a-z-]*:' "$B/semantics_openpmix.txt" | sort) <(grep '^client_semantics: [a-z-]*:' "$B/semantics_rpmix.txt" | sort) || { echo "answers differ"; return 1; }
     grep -q '^client_semantics: a line logged by rank 0$' "$B/semantics_rpmix.err" || { echo "the logged line did not reach the host's stderr"; return 1; }
     cat "$B/semantics_rpmix.txt"
+}
+t_callbacks() {
+    # _nb callbacks never run inside the call, fire once on success and never
+    # on an error; a blocking Register_event_handler returns the reference.
+    # A singleton (no server) on both libraries: rpmix must print "ok" for
+    # every call; OpenPMIx 4.2.2 runs some callbacks inline (README).
+    build_ref client_callbacks || return 1
+    env -i PATH="$PATH" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_openpmix.txt" 2>&1 || { echo "OpenPMIx run failed"; cat "$B/callbacks_openpmix.txt"; return 1; }
+    env -i PATH="$PATH" LD_LIBRARY_PATH="$LIBDIR" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_rpmix.txt" 2>&1 || { echo "rpmix run failed"; cat "$B/callbacks_rpmix.txt"; return 1; }
+    echo "OpenPMIx 4.2.2:"; cat "$B/callbacks_openpmix.txt"; echo "rpmix:"; cat "$B/callbacks_rpmix.txt"
+    # the same calls on both, and every one right on rpmix
+    diff <(cut -d: -f1 "$B/callbacks_openpmix.txt") <(cut -d: -f1 "$B/callbacks_rpmix.txt") || { echo "not the same calls"; return 1; }
+    [ "$(grep -c ': ok$' "$B/callbacks_rpmix.txt")" = 7 ] || { echo "rpmix: a callback misbehaved"; return 1; }
+    grep -qx 'Register_event_handler blocking: a reference' "$B/callbacks_rpmix.txt" &&
+    grep -qx 'Register_event_handler blocking: a reference' "$B/callbacks_openpmix.txt" || { echo "blocking registration differs"; return 1; }
 }
 t_modex() {
     # What a fence carries to the host and when peers' data is fetched on
@@ -171,7 +203,7 @@ t_modex() {
     # as the host logs them, on both libraries: a fence without
     # PMIX_COLLECT_DATA carries no data (ndata=0), a collecting one carries
     # the committed data, and a Get of the phantom's key is one direct_modex.
-    cc -std=gnu99 -Wall -Wextra -Werror -I"$REF_INC" c-tests/client_modex.c -o "$B/client_modex_refh" -l:libpmix.so.2 -lpthread || return 1
+    build_c_refh client_modex_refh client_modex -Werror -lpthread || return 1
     build_mp || return 1
     pattern() {  # the host's upcalls, payload sizes as zero / non-zero
         grep -E 'upcall (fence_nb|direct_modex)|all ranks done|^client_modex' "$1" |
@@ -179,8 +211,8 @@ t_modex() {
     }
     local m
     for m in nocollect collect; do
-        timeout 60 "$B/rm_simple_refh" -p -v -n 2 "$B/client_modex_refh" $m >"$B/modex_$m.openpmix" 2>&1 || { echo "OpenPMIx, $m: failed"; tail "$B/modex_$m.openpmix"; return 1; }
-        with_ours timeout 60 "$B/rm_simple" -p -v -n 2 "$B/client_modex_refh" $m >"$B/modex_$m.rpmix" 2>&1 || { echo "rpmix, $m: failed"; tail "$B/modex_$m.rpmix"; return 1; }
+        timeout 60 "$BIN/rm_simple_refh" -p -v -n 2 "$BIN/client_modex_refh" $m >"$B/modex_$m.openpmix" 2>&1 || { echo "OpenPMIx, $m: failed"; tail "$B/modex_$m.openpmix"; return 1; }
+        with_ours timeout 60 "$BIN/rm_simple" -p -v -n 2 "$BIN/client_modex_refh" $m >"$B/modex_$m.rpmix" 2>&1 || { echo "rpmix, $m: failed"; tail "$B/modex_$m.rpmix"; return 1; }
         diff <(pattern "$B/modex_$m.openpmix") <(pattern "$B/modex_$m.rpmix") || { echo "$m: the upcalls differ from OpenPMIx's"; return 1; }
         pattern "$B/modex_$m.rpmix"
     done
@@ -190,26 +222,26 @@ t_load_topology() {
     # OpenPMIx's headers: the same lines on both libraries (rpmix's run under
     # valgrind); then, on rpmix only, a load after the destruct (OpenPMIx
     # 4.2.2 hands back the topology it destroyed and crashes).
-    cc -std=gnu99 -Wall -Wextra -Werror -g -I"$REF_INC" c-tests/client_topology.c -o "$B/client_topology_refh" -l:libpmix.so.2 -lhwloc || return 1
+    build_c_refh client_topology_refh client_topology -Werror -g -lhwloc || return 1
     build_mp || return 1
-    timeout 60 "$B/rm_simple_refh" -n 1 "$B/client_topology_refh" >"$B/topology_openpmix.txt" || { echo "OpenPMIx run failed"; cat "$B/topology_openpmix.txt"; return 1; }
-    with_ours timeout 120 "$B/rm_simple" -n 1 $VALGRIND "$B/client_topology_refh" >"$B/topology_rpmix.txt" || { echo "rpmix run failed (or valgrind found errors)"; cat "$B/topology_rpmix.txt"; return 1; }
+    timeout 60 "$BIN/rm_simple_refh" -n 1 "$BIN/client_topology_refh" >"$B/topology_openpmix.txt" || { echo "OpenPMIx run failed"; cat "$B/topology_openpmix.txt"; return 1; }
+    with_ours timeout 120 "$BIN/rm_simple" -n 1 $VALGRIND "$BIN/client_topology_refh" >"$B/topology_rpmix.txt" || { echo "rpmix run failed (or valgrind found errors)"; cat "$B/topology_rpmix.txt"; return 1; }
     diff "$B/topology_openpmix.txt" "$B/topology_rpmix.txt" || { echo "differs from OpenPMIx"; return 1; }
-    with_ours timeout 60 "$PMIXRUN" -n 1 "$B/client_topology_refh" reload >"$B/topology_reload.txt" || { echo "reload failed"; cat "$B/topology_reload.txt"; return 1; }
+    with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/client_topology_refh" reload >"$B/topology_reload.txt" || { echo "reload failed"; cat "$B/topology_reload.txt"; return 1; }
     grep -q '^client_topology: reload SUCCESS pus=[1-9]' "$B/topology_reload.txt" || { cat "$B/topology_reload.txt"; return 1; }
     cat "$B/topology_rpmix.txt" "$B/topology_reload.txt"
 }
 t_pmixrun_basic() {
     build_mp || return 1
     for i in 1 2 3 4 5; do
-        with_ours timeout 60 "$PMIXRUN" -n 8 "$B/client_basic" 8 || { echo "run $i failed"; return 1; }
+        with_ours timeout 60 "$PMIXRUN" -n 8 "$BIN/client_basic" 8 || { echo "run $i failed"; return 1; }
     done
     # binary drop-in: clients built against OpenPMIx's headers
-    with_ours timeout 60 "$PMIXRUN" -n 8 "$B/client_basic_refh" 8
+    with_ours timeout 60 "$PMIXRUN" -n 8 "$BIN/client_basic_refh" 8
 }
 t_pmixrun_exits() {
     build_mp || return 1
-    with_ours timeout 60 "$PMIXRUN" -n 4 "$B/client_abort"; rc=$?; [ $rc = 7 ] || { echo "abort: $rc, expected 7"; return 1; }
+    with_ours timeout 60 "$PMIXRUN" -n 4 "$BIN/client_abort"; rc=$?; [ $rc = 7 ] || { echo "abort: $rc, expected 7"; return 1; }
     timeout 30 "$PMIXRUN" -n 2 sh -c 'exit 5'; rc=$?; [ $rc = 5 ] || { echo "exit 5: got $rc"; return 1; }
     timeout 30 "$PMIXRUN" -n 1 sh -c 'kill -9 $$'; rc=$?; [ $rc = 137 ] || { echo "SIGKILL: got $rc"; return 1; }
     timeout 30 "$PMIXRUN" --timeout 1 -n 2 sleep 30; rc=$?; [ $rc = 124 ] || { echo "timeout: got $rc"; return 1; }
@@ -229,29 +261,28 @@ t_pmixrun_signal() {
     if pgrep -f "$marker" >/dev/null; then echo "ranks left running"; pkill -9 -f "$marker"; return 1; fi
     [ $rc = 143 ] || { echo "exit $rc, expected 143"; return 1; }
 }
-t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$B/demo_job" | grep -q 'event received'; }
+t_demo() { build_mp && with_ours timeout 60 "$PMIXRUN" -n 4 "$BIN/demo_job" | grep -q 'event received'; }
 t_tool() {
-    for p in tool_query tool_servers; do
-        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
-    done
+    build_c tool_query tool_query || return 1
+    build_c tool_servers tool_servers || return 1
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 3 sleep 12 & pid=$!
     sleep 0.5
-    out=$(with_ours timeout 20 "$B/tool_query" $pid 2>&1); rc=$?
-    out2=$(with_ours timeout 20 "$B/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
+    out=$(with_ours timeout 20 "$BIN/tool_query" $pid 2>&1); rc=$?
+    out2=$(with_ours timeout 20 "$BIN/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
     # by the server's namespace; system server first (there is none), then by pid
-    out4=$(with_ours timeout 20 "$B/tool_query" "ns:pmixrun.$pid" 2>&1); rc4=$?
-    out5=$(with_ours timeout 20 "$B/tool_query" "sysfirst:$pid" 2>&1); rc5=$?
+    out4=$(with_ours timeout 20 "$BIN/tool_query" "ns:pmixrun.$pid" 2>&1); rc4=$?
+    out5=$(with_ours timeout 20 "$BIN/tool_query" "sysfirst:$pid" 2>&1); rc5=$?
     # retries: the rendezvous file appears 1.5 s after the tool started (5 retries, 1 s apart);
     # without retries a missing one fails at once
     local rv="$B/tool_rv.$$"; rm -f "$rv"
     (sleep 1.5; cp "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" "$rv") &
-    out6=$(with_ours timeout 20 "$B/tool_query" "$rv" 5 2>&1); rc6=$?
-    out7=$(with_ours timeout 20 "$B/tool_query" "$rv.none" 2>&1); rc7=$?
+    out6=$(with_ours timeout 20 "$BIN/tool_query" "$rv" 5 2>&1); rc6=$?
+    out7=$(with_ours timeout 20 "$BIN/tool_query" "$rv.none" 2>&1); rc7=$?
     rm -f "$rv"
     # attach / two servers at once / get_servers / set_server / disconnect / re-attach / connect_to_server
     LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" -n 1 sleep 3 & pid2=$!
     sleep 0.5
-    out3=$(with_ours timeout 20 "$B/tool_servers" $pid $pid2 2>&1); rc3=$?
+    out3=$(with_ours timeout 20 "$BIN/tool_servers" $pid $pid2 2>&1); rc3=$?
     kill -TERM $pid 2>/dev/null   # done with the first server (it would sleep on)
     wait $pid $pid2
     echo "$out"; echo "$out2"; echo "$out3"; echo "$out4"; echo "$out5"; echo "$out6"; echo "$out7"
@@ -261,26 +292,29 @@ t_tool() {
         [ $rc3 = 0 ] && [ ! -e "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" ]
 }
 t_scope() {
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_scope.c -o "$B/client_scope" -L"$LIBDIR" -l:libpmix.so.2 &&
-    with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_scope"
+    build_c client_scope client_scope &&
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/client_scope"
 }
 t_events_spawn() {
-    for p in client_events client_spawn; do
-        cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || return 1
-    done
+    build_c client_events client_events || return 1
+    build_c client_spawn client_spawn || return 1
     build_mp || return 1
-    with_ours timeout 60 "$PMIXRUN" -n 3 "$B/client_events" || { echo "events under pmixrun failed"; return 1; }
-    with_ours timeout 60 "$B/rm_simple" -n 3 "$B/client_events" || { echo "events under rm_simple failed"; return 1; }
-    with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_spawn" || { echo "spawn + connect failed"; return 1; }
+    with_ours timeout 60 "$PMIXRUN" -n 3 "$BIN/client_events" || { echo "events under pmixrun failed"; return 1; }
+    with_ours timeout 60 "$BIN/rm_simple" -n 3 "$BIN/client_events" || { echo "events under rm_simple failed"; return 1; }
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/client_spawn" || { echo "spawn + connect failed"; return 1; }
+    # A spawn with a NULL argv runs; one of a missing program answers
+    # JOB_EXE_NOT_FOUND and the caller's job goes on (pmixrun exits 0).
+    build_c spawn_errors spawn_errors || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/spawn_errors" || { echo "spawn errors: pmixrun exited $?"; return 1; }
 }
 t_groups() {
     # Group construct/destruct/leave among the ranks of one job, completed by
     # the server itself (OpenPMIx 4.2.2 needs a host group upcall even then).
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_groups.c -o "$B/client_groups" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || return 1
+    build_c client_groups client_groups -lpthread || return 1
     build_mp || return 1
     local out
-    for run in "$PMIXRUN -n 4" "$B/rm_simple -n 4" "$B/rm_simple -m defer -n 4"; do
-        out=$(with_ours timeout 60 $run "$B/client_groups" 2>&1) || { echo "$run: $out"; return 1; }
+    for run in "$PMIXRUN -n 4" "$BIN/rm_simple -n 4" "$BIN/rm_simple -m defer -n 4"; do
+        out=$(with_ours timeout 60 $run "$BIN/client_groups" 2>&1) || { echo "$run: $out"; return 1; }
         echo "$out"
         [ "$(echo "$out" | grep -Ec '^client_groups rank [0-3]: [1-9][0-9]* passed, 0 failed$')" = 4 ] || { echo "$run: not 4 clean summaries"; return 1; }
     done
@@ -291,12 +325,12 @@ t_topology() {
     # answers PMIX_SUCCESS with the levels the strings share (OpenPMIx 4.2.2
     # answers TAKE-NEXT-OPTION even when it computed one); PMIx_Get_cpuset is
     # the binding taskset gave.
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/topology.c -o "$B/topology" -L"$LIBDIR" -l:libpmix.so.2 || return 1
-    cc -std=gnu99 -I"$REF_INC" c-tests/topology.c -o "$B/topology_ref" -l:libpmix.so.2 || return 1
+    build_c topology topology || return 1
+    build_once "$BIN/topology_ref" $CC -std=gnu99 -I"$REF_INC" "$ROOT/c-tests/topology.c" -o "$BIN/topology_ref" -l:libpmix.so.2 || return 1
     local args="hwloc:0-$(( $(nproc) - 1 ))" c ours ref
     for c in $(seq 0 $(( $(nproc) - 1 ))); do args="$args hwloc:$c"; done
-    ours=$(with_ours "$B/topology" $args) || return 1
-    ref=$(TMPDIR=$B "$B/topology_ref" $args) || return 1
+    ours=$(with_ours "$BIN/topology" $args) || return 1
+    ref=$(TMPDIR=$B "$BIN/topology_ref" $args) || return 1
     echo "$ours"; echo "--- OpenPMIx:"; echo "$ref"
     [ "$(echo "$ours" | grep -E '^(loc|str|cpuset) ')" = "$(echo "$ref" | grep -E '^(loc|str|cpuset) ')" ] || { echo "differs from OpenPMIx"; return 1; }
     echo "$ours" | grep -q '^loc .* SUCCESS SK' || { echo "no locality string"; return 1; }
@@ -304,20 +338,20 @@ t_topology() {
     # a string against itself shares every level it names (here at least node + package)
     echo "$ours" | grep -Eq '^rel 0 0 SUCCESS [0-9]+$' || return 1
     [ $(( $(echo "$ours" | sed -n 's/^rel 0 0 SUCCESS //p') & 16416 )) = 16416 ] || { echo "rel 0 0 lacks node/package"; return 1; }
-    [ "$(with_ours taskset -c 0 "$B/topology" | grep '^cpuset')" = "cpuset SUCCESS hwloc:0" ] || { echo "Get_cpuset under taskset -c 0"; return 1; }
+    [ "$(with_ours taskset -c 0 "$BIN/topology" | grep '^cpuset')" = "cpuset SUCCESS hwloc:0" ] || { echo "Get_cpuset under taskset -c 0"; return 1; }
 }
 t_binding() {
     # pmixrun --bind-to core: ranks bound round robin over the cores, their
     # PMIX_CPUSET / PMIX_LOCALITY_STRING in the job data match what the
     # library computes, and relative locality shows which ranks share a core.
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/client_locality.c -o "$B/client_locality" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    build_c client_locality client_locality || return 1
     local cores out n
     cores=$(lscpu -p=CORE,SOCKET | grep -v '^#' | sort -u | wc -l)
     n=$(( cores + 1 ))   # one core holds two ranks
-    out=$(with_ours timeout 60 "$PMIXRUN" --bind-to core -n $n "$B/client_locality" bound "$cores" 2>&1) || { echo "$out"; return 1; }
+    out=$(with_ours timeout 60 "$PMIXRUN" --bind-to core -n $n "$BIN/client_locality" bound "$cores" 2>&1) || { echo "$out"; return 1; }
     echo "$out"
     [ "$(echo "$out" | grep -Ec '^client_locality rank [0-9]+: [1-9][0-9]* passed, 0 failed$')" = "$n" ] || return 1
-    out=$(with_ours timeout 60 "$PMIXRUN" -n 2 "$B/client_locality" unbound 2>&1) || { echo "$out"; return 1; }
+    out=$(with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/client_locality" unbound 2>&1) || { echo "$out"; return 1; }
     echo "$out"
     [ "$(echo "$out" | grep -Ec '^client_locality rank [0-9]+: [1-9][0-9]* passed, 0 failed$')" = 2 ]
 }
@@ -327,7 +361,7 @@ t_rfc_examples() {
     local d="$B/rfc" root="$B/rfc/root"
     mkdir -p "$d"
     for f in rfc0015_jctrl_monitor rfc0027_cleanup; do
-        cc -Iinclude ../shared/examples/$f.c -o "$d/$f" -L"$LIBDIR" -l:libpmix.so.2 -lpthread 2>"$d/$f.warnings" || return 1
+        build_once --stderr "$d/$f.warnings" "$d/$f" $CC -I"$ROOT/include" "$ROOT/../shared/examples/$f.c" -o "$d/$f" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || return 1
     done
     out=$(with_ours timeout 60 "$PMIXRUN" -n 2 "$d/rfc0015_jctrl_monitor" 2>&1) || { echo "$out"; return 1; }
     [ "$(echo "$out" | grep -c 'PMIx_Finalize successfully completed')" = 2 ] || { echo "$out"; return 1; }
@@ -394,54 +428,100 @@ t_no_leftovers() {
     [ -z "$left" ] || { echo "left behind:$left"; return 1; }
 }
 
+# Layers point one way (tools/layer-check.py); the check itself must catch an
+# upward reference planted in a copy of the sources.
+t_layers() {
+    python3 tools/layer-check.py . || return 1
+    local copy="$B/layer-check-src"
+    rm -rf "$copy" && mkdir -p "$copy" && cp -r src "$copy/" || return 1
+    echo 'fn _planted() { let _ = crate::facade::own_proc; }' >>"$copy/src/cmem.rs"
+    echo 'fn _planted() { let _ = crate::server::handle; }' >>"$copy/src/client/api.rs"
+    local out; out=$(python3 tools/layer-check.py "$copy")
+    rm -rf "$copy"
+    echo "$out" | grep -q 'cmem (layer 8) uses crate::facade' &&
+    echo "$out" | grep -q 'client uses crate::server' || { echo "layer-check missed a planted reference:"; echo "$out"; return 1; }
+    echo "planted upward and role-to-role references are caught"
+}
+# Clippy with the crate's lints (unsafe hygiene denied in src/lib.rs) and no warnings.
+t_clippy() {
+    cargo clippy --version >/dev/null 2>&1 || rustup component add clippy || return 1
+    cargo clippy --release --all-targets -- -D warnings 2>&1
+}
+
+all_steps() {
+    step headers-drift t_headers_drift
+    step layers-one-way t_layers
+    step clippy-clean t_clippy
+    step unit-tests t_unit
+    step soname t_soname
+    step exported-symbols t_exports
+    step layout-probe t_layout_probe
+    step abi-check t_abi_check
+    step headers-compile-c99-c11-cxx t_header_compile
+    step data-roundtrip-valgrind t_data_ours
+    step data-roundtrip-openpmix-headers t_data_refheaders
+    step data-vs-openpmix t_data_vs_openpmix
+    step macros-differential t_macros
+    step strings-differential t_strings
+    step bad-input-valgrind t_badinput
+    step stubs-not-supported t_stubs
+    step status-table t_status_table
+    step install-pkgconfig t_install
+    step rm-simple-on-openpmix t_rm_openpmix
+    step rm-simple-on-rpmix t_rm_rpmix
+    step rm-simple-abort t_rm_abort
+    step rm-simple-missing-keys t_rm_missing
+    step host-completes-inline-16-ranks t_rm_inline_16
+    step semantics-vs-openpmix t_semantics
+    step load-topology-vs-openpmix t_load_topology
+    step modex-upcalls-vs-openpmix t_modex
+    step callbacks-never-inline t_callbacks
+    step pmixrun-8-ranks t_pmixrun_basic
+    step pmixrun-exit-codes t_pmixrun_exits
+    step pmixrun-signals t_pmixrun_signal
+    step demo-job t_demo
+    step events-and-spawn t_events_spawn
+    step job-control-monitoring-cleanup t_jobctl
+    step io-forwarding-8x50MB-tools t_iof
+    step session-dirs-rendezvous t_session
+    step pmixctl-tool t_pmixctl
+    step setup-apis t_setup
+    step rfc-example-programs t_rfc_examples
+    step get-data-scope t_scope
+    step tool-attach-switch-disconnect t_tool
+    step groups t_groups
+    step topology-vs-openpmix t_topology
+    step pmixrun-bind-to-core t_binding
+    step fault-injection t_faults
+    step open-mpi-drop-in t_openmpi
+    step open-mpi-two-hosts t_twohost
+    step python-bindings t_python
+    step slurm-srun-mpi-pmix t_slurm
+    step openpmix-examples t_examples
+    step no-session-leftovers t_no_leftovers
+}
+
+# The step names; --list prints them, --check and a run check RPMIX_ONLY against them.
+MODE_ASKED=$MODE; MODE=names; all_steps; MODE=$MODE_ASKED
+if [ $MODE = list ]; then printf '%s\n' "${STEP_NAMES[@]}"; exit 0; fi
+if [ -n "${RPMIX_ONLY:-}" ]; then
+    ONLY_STEP=${RPMIX_ONLY%%/*}
+    case " ${STEP_NAMES[*]} " in
+        *" $ONLY_STEP "*) ;;
+        *) echo "run-tests: no step named '$ONLY_STEP' (RPMIX_ONLY / make test ONLY=$RPMIX_ONLY); the steps are:"
+           printf '  %s\n' "${STEP_NAMES[@]}"
+           echo "0 passed, 1 failed"; exit 1 ;;
+    esac
+    # <step>/<ERE>: the ERE selects the cases of the step's sub-driver
+    case $RPMIX_ONLY in */*) export RPMIX_CASE=${RPMIX_ONLY#*/} ;; esac
+fi
+[ $MODE = check ] && exit 0
+
+mkdir -p "$B" "$BIN" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
+# the sub-drivers compile into (and reuse) the same directory
+export RPMIX_BIN=$BIN
 touch "$B/.start"
-step headers-drift t_headers_drift
-step unit-tests t_unit
-step soname t_soname
-step exported-symbols t_exports
-step layout-probe t_layout_probe
-step abi-check t_abi_check
-step headers-compile-c99-c11-cxx t_header_compile
-step data-roundtrip-valgrind t_data_ours
-step data-roundtrip-openpmix-headers t_data_refheaders
-step data-vs-openpmix t_data_vs_openpmix
-step macros-differential t_macros
-step strings-differential t_strings
-step bad-input-valgrind t_badinput
-step stubs-not-supported t_stubs
-step status-table t_status_table
-step install-pkgconfig t_install
-step rm-simple-on-openpmix t_rm_openpmix
-step rm-simple-on-rpmix t_rm_rpmix
-step rm-simple-abort t_rm_abort
-step rm-simple-missing-keys t_rm_missing
-step host-completes-inline-16-ranks t_rm_inline_16
-step semantics-vs-openpmix t_semantics
-step load-topology-vs-openpmix t_load_topology
-step modex-upcalls-vs-openpmix t_modex
-step pmixrun-8-ranks t_pmixrun_basic
-step pmixrun-exit-codes t_pmixrun_exits
-step pmixrun-signals t_pmixrun_signal
-step demo-job t_demo
-step events-and-spawn t_events_spawn
-step job-control-monitoring-cleanup t_jobctl
-step io-forwarding-8x50MB-tools t_iof
-step session-dirs-rendezvous t_session
-step pmixctl-tool t_pmixctl
-step setup-apis t_setup
-step rfc-example-programs t_rfc_examples
-step get-data-scope t_scope
-step tool-attach-switch-disconnect t_tool
-step groups t_groups
-step topology-vs-openpmix t_topology
-step pmixrun-bind-to-core t_binding
-step fault-injection t_faults
-step open-mpi-drop-in t_openmpi
-step open-mpi-two-hosts t_twohost
-step python-bindings t_python
-step slurm-srun-mpi-pmix t_slurm
-step openpmix-examples t_examples
-step no-session-leftovers t_no_leftovers
+all_steps
 
 echo
 [ -z "$failures" ] || echo "failed:$failures"

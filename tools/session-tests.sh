@@ -11,20 +11,34 @@
 #    target left untouched; every rendezvous file is 0600 and gone at exit;
 #  - PMIX_LAUNCHER_RENDEZVOUS_FILE: a tool waits (retries) for the launcher it
 #    started to write its contact there, and connects.
+#
+#   tools/session-tests.sh [BUILD_DIR]        (default: c-tests/build/session)
+#
+# Prints "ok   <check>" or "FAIL <check>" per check, then "N passed, M
+# failed"; exit 0 if all pass.
+#
+# Environment:
+#   RPMIX_LIBDIR   directory holding libpmix.so.2, pmixrun and pmixctl
+#                  (default: target/release of this repository)
+#   RPMIX_CASE     run only the checks whose name matches this extended
+#                  regular expression (tools/testlib.sh), e.g. one_per_node
+#   RPMIX_BIN      where the test programs are compiled (default: BUILD_DIR)
+#   CC             the C compiler (default: cc)
 set -u
-cd "$(dirname "$0")/.."
-B=${1:-c-tests/build/session}
-LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
+BUILD_SUBDIR=session
+. "$(dirname "$0")/testlib.sh"
+cd "$ROOT"
 export LD_LIBRARY_PATH="$LIBDIR"
 HOST=$(hostname)
-mkdir -p "$B"
-B=$(cd "$B" && pwd)
-fails=0
-check() { if "$@"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+mkdir -p "$B" "$BIN"
+check() {
+    selected "$1" || return 0
+    if "$@"; then echo "ok   $1"; passed=$((passed + 1)); else echo "FAIL $1"; failed=$((failed + 1)); fi
+}
 tree() { (cd "$1" && find . | sort | tr '\n' ' '); }
 
 for p in server_dirs client_dirs; do
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -D_DEFAULT_SOURCE -Iinclude "c-tests/$p.c" -o "$B/$p" -L"$LIBDIR" -l:libpmix.so.2 || exit 1
+    build_c "$p" "$p" -D_DEFAULT_SOURCE || exit 1
 done
 
 rank_dirs_and_cleanup() {
@@ -32,7 +46,7 @@ rank_dirs_and_cleanup() {
     rm -rf "$t"; mkdir -p "$t/tmp/keep/inner" "$t/outside"
     echo precious >"$t/tmp/keep/inner/file"; echo precious >"$t/outside/target"
     before=$(tree "$t/tmp")
-    out=$(TMPDIR="$t/tmp" timeout 60 "$LIBDIR/pmixrun" -n 3 "$B/client_dirs" "$t/outside") || { echo "$out"; return 1; }
+    out=$(TMPDIR="$t/tmp" timeout 60 "$LIBDIR/pmixrun" -n 3 "$BIN/client_dirs" "$t/outside") || { echo "$out"; return 1; }
     [ "$(echo "$out" | grep -c procdir)" = 3 ] || { echo "$out"; return 1; }
     after=$(tree "$t/tmp")
     [ "$before" = "$after" ] || { echo "before: $before"; echo "after:  $after"; return 1; }
@@ -43,13 +57,13 @@ rank_dirs_and_cleanup() {
 rmclean_leaves_it_to_the_host() {
     local t="$B/t2" pid d
     rm -rf "$t"; mkdir -p "$t"
-    TMPDIR="$t" "$B/server_dirs" rmclean sleep=2 >/dev/null & pid=$!
+    TMPDIR="$t" "$BIN/server_dirs" rmclean sleep=2 >/dev/null & pid=$!
     for _ in $(seq 50); do d=$(ls -d "$t"/rpmix.* 2>/dev/null) && break; sleep 0.1; done
     touch "$d/hosts-file"
     wait $pid || return 1
     [ -e "$d/hosts-file" ] || { echo "RMCLEAN: the host's file was removed"; return 1; }
     [ ! -e "$d/server.sock" ] || { echo "socket left"; return 1; }
-    TMPDIR="$t" "$B/server_dirs" sleep=2 >/dev/null & pid=$!
+    TMPDIR="$t" "$BIN/server_dirs" sleep=2 >/dev/null & pid=$!
     for _ in $(seq 50); do d=$(ls -d "$t"/rpmix.*.$pid 2>/dev/null) && break; sleep 0.1; done
     touch "$d/scratch"
     wait $pid || return 1
@@ -62,22 +76,22 @@ one_per_node() {
     rm -rf "$t"; mkdir -p "$t"
     for kind in sys sched ctrl; do
         case $kind in sys) name=pmix.sys.$HOST ;; sched) name=pmix.sched.$HOST ;; ctrl) name=pmix.sysctrlr.$HOST ;; esac
-        TMPDIR="$t" "$B/server_dirs" $kind sleep=30 >/dev/null & a=$!
+        TMPDIR="$t" "$BIN/server_dirs" $kind sleep=30 >/dev/null & a=$!
         for _ in $(seq 50); do [ -e "$t/$name" ] && break; sleep 0.1; done
         mode=$(stat -c %a "$t/$name" 2>/dev/null)
         [ "$mode" = 600 ] || { echo "$kind: $name mode '$mode'"; kill $a; return 1; }
-        out=$(TMPDIR="$t" "$B/server_dirs" $kind); rc=$?
+        out=$(TMPDIR="$t" "$BIN/server_dirs" $kind); rc=$?
         [ $rc = 3 ] && echo "$out" | grep -q EXISTS || { echo "$kind: second server: rc $rc, $out"; kill $a; return 1; }
         # killed without finalize: its file is stale, the next server replaces it
         kill -9 $a; wait $a 2>/dev/null
         [ -e "$t/$name" ] || { echo "$kind: no stale file to replace"; return 1; }
-        out=$(TMPDIR="$t" "$B/server_dirs" $kind) || { echo "$kind: after a stale file: $out"; return 1; }
+        out=$(TMPDIR="$t" "$BIN/server_dirs" $kind) || { echo "$kind: after a stale file: $out"; return 1; }
         [ ! -e "$t/$name" ] || { echo "$kind: file left after finalize"; return 1; }
         rm -rf "$t"/rpmix.*   # the killed server's session directory
     done
     # a symlink planted at the rendezvous name is refused, its target untouched
     echo precious >"$t/victim"; ln -s "$t/victim" "$t/pmix.sys.$HOST"
-    out=$(TMPDIR="$t" "$B/server_dirs" sys); rc=$?
+    out=$(TMPDIR="$t" "$BIN/server_dirs" sys); rc=$?
     [ $rc = 3 ] && [ "$(cat "$t/victim")" = precious ] && [ -L "$t/pmix.sys.$HOST" ] || { echo "symlink: rc $rc $out"; return 1; }
     rm -rf "$t"
 }
@@ -87,7 +101,7 @@ tool_support_required() {
     # has its URI, but writes no rendezvous file, so a tool finds it by pid
     # only with tool support.
     local pid out uri
-    "$B/server_dirs" sleep=3 >"$B/tool_support.out" & pid=$!
+    "$BIN/server_dirs" sleep=3 >"$B/tool_support.out" & pid=$!
     sleep 0.5
     uri=$(sed -n 's/^server_dirs: uri //p' "$B/tool_support.out")
     [ -n "$uri" ] || { echo "no uri printed: $(cat "$B/tool_support.out")"; wait $pid; return 1; }
@@ -96,7 +110,7 @@ tool_support_required() {
     out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?
     wait $pid
     [ $rc != 0 ] || { echo "without tool support, by pid: found a rendezvous file: $out"; return 1; }
-    "$B/server_dirs" tool sleep=3 >/dev/null & pid=$!
+    "$BIN/server_dirs" tool sleep=3 >/dev/null & pid=$!
     sleep 0.5
     out=$("$LIBDIR/pmixctl" --pid $pid ps 2>&1); rc=$?
     wait $pid
@@ -108,9 +122,9 @@ launcher_rendezvous_file() {
     # contact (PMIX_LAUNCHER_RENDEZVOUS_FILE) and connects once it is there
     local d="$B/lnc" pid out rc mode
     rm -rf "$d"; mkdir -p "$d"
-    cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/tool_query.c -o "$B/tool_query" -L"$LIBDIR" -l:libpmix.so.2 || return 1
+    build_c tool_query tool_query || return 1
     (sleep 1; PMIX_LAUNCHER_RENDEZVOUS_FILE="$d/contact" "$LIBDIR/pmixrun" -n 2 sleep 3 >/dev/null 2>&1) & pid=$!
-    out=$(timeout 20 "$B/tool_query" "$d/contact" 10 2>&1); rc=$?
+    out=$(timeout 20 "$BIN/tool_query" "$d/contact" 10 2>&1); rc=$?
     mode=$(stat -c %a "$d/contact" 2>/dev/null)
     wait $pid
     [ $rc = 0 ] && echo "$out" | grep -q 'has 2 ranks' || { echo "tool: rc $rc: $out"; return 1; }
@@ -123,4 +137,4 @@ check launcher_rendezvous_file
 check tool_support_required
 check rmclean_leaves_it_to_the_host
 check one_per_node
-[ $fails = 0 ]
+finish

@@ -24,7 +24,8 @@
 #                       wrapper bind-mounted over /usr/sbin/slurmstepd, in
 #                       the namespace only)
 #   RPMIX_SLURMD_DEBUG  SlurmdDebug (default: debug; debug2 for details)
-#   RPMIX_SLURM_ONLY    run only the cases whose name matches this ERE
+#   RPMIX_CASE          run only the cases whose name matches this extended
+#                       regular expression (tools/testlib.sh), e.g. ^mpi-hello$
 #   RPMIX_SLURM_BENCH   N: after each library's cases, time N runs of
 #                       `srun --mpi=pmix -n 2 ./mpi_hello` and print the
 #                       medians side by side (tools/bench-slurm.sh)
@@ -32,7 +33,9 @@
 #
 # How:
 #   * The test programs are built against OpenPMIx's headers into
-#     BUILD_DIR/slurm (-l:libpmix.so.2: the loader picks the library).
+#     BUILD_DIR/slurm, OpenPMIx's examples into BUILD_DIR/oex (shared with
+#     tools/examples-tests.sh; -l:libpmix.so.2: the loader picks the
+#     library), each once (build_once, tools/testlib.sh).
 #   * The script re-executes itself inside a private mount namespace
 #     (`unshare -m --propagation private`), where everything runs: munged
 #     (a generated key, socket/pid/log/seed files in the test folder
@@ -115,12 +118,15 @@ HARD_LIMIT=170   # seconds, the whole namespace part (hard)
 BUDGET=150       # seconds for the cases, from the start of the inside part
 T_CASE=30        # per srun
 PMIX_LIB_PATH=/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so
-PMIX_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
-EXDIR=/usr/share/doc/libpmix-dev/examples
 SB=$B/slurm
+OEXB=$B/oex
 MARKER_PREFIX=rpmix-slurm
-ONLY=${RPMIX_SLURM_ONLY:-}
 OEX_LIST="hello nodeinfo client client2 dmodex"
+# the cases (RPMIX_CASE selects among them)
+CASES=""
+for c in basic event-host abort fence-kill mpi-hello mpi-abort $(printf 'oex-%s ' $OEX_LIST); do
+    selected "$c" && CASES="$CASES $c"
+done
 
 # pids_in_ns <ns>: the live (not zombie) processes whose mount namespace is
 # <ns> ("mnt:[N]"), one `ls` for all of /proc.
@@ -138,6 +144,7 @@ pids_in_ns() {
 # Outside: build, then run the inside part in a private mount namespace.
 # ======================================================================
 if [ $INSIDE = 0 ]; then
+    if [ -z "$CASES" ]; then check_case_filter; echo "$passed passed, $failed failed"; exit 1; fi
     if [ "$(id -u)" != 0 ]; then
         echo "slurm-tests: needs root (Slurm daemons, mount namespace)"; echo "0 passed, 1 failed"; exit 1
     fi
@@ -152,17 +159,15 @@ if [ $INSIDE = 0 ]; then
     fi
     command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
 
-    # ---- build (against OpenPMIx's headers) ----
+    # ---- build (against OpenPMIx's headers; each once: build_once) ----
     blog=$SB/build.log; : >"$blog"; built=1
     CF="-std=gnu99 -g -O1 -Wall"
-    $CC $CF -I"$PMIX_INC" "$ROOT/c-tests/slurm/slurm_client.c" -o "$SB/slurm_client" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
-    $CC $CF -I"$PMIX_INC" "$ROOT/c-tests/fault_fence_kill.c" -o "$SB/fault_fence_kill" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
-    mpicc -O1 -g -I"$ROOT/c-tests/mpi" "$ROOT/c-tests/mpi/hello.c" -o "$SB/mpi_hello" -ldl >>"$blog" 2>&1 || built=0
-    mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort" >>"$blog" 2>&1 || built=0
-    mkdir -p "$SB/oex"
+    build_once "$SB/slurm_client" $CC $CF -I"$REF_INC" "$ROOT/c-tests/slurm/slurm_client.c" -o "$SB/slurm_client" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
+    build_once "$SB/fault_fence_kill" $CC $CF -I"$REF_INC" "$ROOT/c-tests/fault_fence_kill.c" -o "$SB/fault_fence_kill" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
+    build_once "$SB/mpi_hello" mpicc -O1 -g -I"$ROOT/c-tests/mpi" "$ROOT/c-tests/mpi/hello.c" -o "$SB/mpi_hello" -ldl >>"$blog" 2>&1 || built=0
+    build_once "$SB/mpi_abort" mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort" >>"$blog" 2>&1 || built=0
     for n in $OEX_LIST; do
-        $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$PMIX_INC" "$EXDIR/$n.c" \
-            -o "$SB/oex/$n" -l:libpmix.so.2 -lpthread >>"$blog" 2>&1 || { built=0; echo "build of $n failed" >>"$blog"; }
+        build_example "$n" "$OEXB" >>"$blog" 2>&1 || { built=0; echo "build of $n failed" >>"$blog"; }
     done
     if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$blog"; echo "$passed passed, $failed failed"; exit 1; fi
 
@@ -572,7 +577,7 @@ declare -A OEX_N=([hello]=2 [nodeinfo]=2 [client]=2 [client2]=2 [dmodex]=1)
 case_oex() {
     local name=$1 lib=$2 log=$LOGS/oex-$1.$2.log
     why=""
-    run_srun "$log" 2 ./oex/"$name"
+    run_srun "$log" 2 "$OEXB/$name"
     [ $RC = 0 ] || add "srun exit $RC"
     local c; c=$(grep -cE "${OEX_RE[$name]}" "$log")
     [ "$c" -ge "${OEX_N[$name]}" ] || add "$c of ${OEX_N[$name]} completion lines"
@@ -581,11 +586,6 @@ case_oex() {
     [ -n "$LEFT" ] && add "processes left running"
 }
 
-CASES="basic event-host abort fence-kill mpi-hello mpi-abort"
-for n in $OEX_LIST; do CASES="$CASES oex-$n"; done
-if [ -n "$ONLY" ]; then
-    sel=""; for c in $CASES; do echo "$c" | grep -Eq -- "$ONLY" && sel="$sel $c"; done; CASES=$sel
-fi
 
 run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib>]
     local c=$1 lib=$2 want=$3

@@ -1,37 +1,175 @@
-# Shared helpers of the test drivers (sourced by fault-tests.sh,
-# jobctl-tests.sh and setup-tests.sh, with the driver's arguments).
+# Shared helpers of the test drivers: sourced, with the driver's arguments,
+# by tools/run-tests.sh and every tools/*-tests.sh.
 #
-# Counters: pass <case> / fail <case> <why> <log> print one line each and
-# count into $passed / $failed. Inside a case, add <why> collects reasons in
-# $why (empty: the case passed).
+# Selecting cases (the same in every driver):
+#   RPMIX_CASE=<ERE>  run only the cases whose name (as on its PASS:/FAIL:/ok
+#                     line: garbage-pmixrun, mpirun/rpmix/hello, server-hello,
+#                     twohost/spawn, ...) matches this extended regular
+#                     expression (bash =~, unanchored: ^name$ for exactly one).
+#                     Builds and set-up checks always run. When no case of the
+#                     driver matches, the driver fails with a "case-filter"
+#                     line naming its cases. `make test ONLY=<step>/<ERE>`
+#                     sets it for the sub-driver of one step of run-tests.sh.
+# selected <case>: whether <case> is to run (every name asked is remembered);
+# check_case_filter: the "case-filter" failure when RPMIX_CASE matched none;
+# require_some_case <case...>: that failure at once (before a costly set-up)
+# when none of the given cases matches; finish: check_case_filter, the last
+# line "N passed, M failed", exit 0 only when nothing failed.
+#
+# Counters: pass <case> / fail <case> <why> [<log>] print one line each
+# ("PASS: <case>", "FAIL: <case> (<why>; log: <log>)" then the log's last
+# $FAIL_TAIL lines, default 20) and count into $passed / $failed ($failures
+# lists the failed names). Inside a case, add <why> collects reasons in $why
+# (empty: the case passed).
 # Needs: $T (seconds every run may take) for run_timed, $MARKER_PREFIX for
 # new_marker.
-
+#
 # Paths: ROOT (the checkout), B (the build directory: the driver's first
-# argument, default c-tests/build), LIBDIR (RPMIX_LIBDIR, default
-# target/release), PMIXRUN (RPMIX_PMIXRUN, default LIBDIR/pmixrun), CC;
-# relative paths are taken from the directory the driver was started in.
+# argument, default c-tests/build[/$BUILD_SUBDIR], BUILD_SUBDIR being set by
+# the driver before sourcing), BIN (RPMIX_BIN, default B: where the C
+# programs of c-tests/*.c are compiled; run-tests.sh exports its own build
+# directory, so every driver shares one copy of each program), LIBDIR
+# (RPMIX_LIBDIR, default target/release), PMIXRUN (RPMIX_PMIXRUN, default
+# LIBDIR/pmixrun), REF_INC (OPENPMIX_INCLUDE, default OpenPMIx 4.2.2's
+# headers of Debian's libpmix-dev), OEX_SRC (OPENPMIX_EXAMPLES, OpenPMIx's
+# example sources), CC; relative paths are taken from the directory the
+# driver was started in.
+#
+# Compiling: build_once [--stderr <file>] <out> <command...> runs the compile
+# <command> (which writes <out>) only when <out> is not up to date: it must
+# have been written by this very command (kept in <out>.cmd) and be newer
+# than the .c files of the command, the .h files next to them, under its -I
+# directories, in include/ and c-tests/, and, when it links -L<dir>
+# -l:libpmix.so.2, than <dir>/libpmix.so.2. So each program is compiled once
+# per run however many steps and drivers need it, and a step run alone
+# still compiles what it needs. build_c, build_c_refh, build_prog(_refh)
+# and build_example below give the programs several drivers share one
+# command.
 ORIG_PWD=$PWD
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-B=${1:-$ROOT/c-tests/build}
+B=${1:-$ROOT/c-tests/build${BUILD_SUBDIR:+/$BUILD_SUBDIR}}
 case $B in /*) ;; *) B=$ORIG_PWD/$B ;; esac
+BIN=${RPMIX_BIN:-$B}
+case $BIN in /*) ;; *) BIN=$ORIG_PWD/$BIN ;; esac
 LIBDIR=${RPMIX_LIBDIR:-$ROOT/target/release}
 case $LIBDIR in /*) ;; *) LIBDIR=$ORIG_PWD/$LIBDIR ;; esac
 PMIXRUN=${RPMIX_PMIXRUN:-$LIBDIR/pmixrun}
+REF_INC=${OPENPMIX_INCLUDE:-/usr/lib/x86_64-linux-gnu/pmix2/include}
+OEX_SRC=${OPENPMIX_EXAMPLES:-/usr/share/doc/libpmix-dev/examples}
 CC=${CC:-cc}
 
-passed=0; failed=0
+passed=0; failed=0; failures=""
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1 ($2; log: $3)"; [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/    /'; failed=$((failed + 1)); }
+fail() {
+    local d=${2:-}
+    [ -n "${3:-}" ] && d="${d:+$d; }log: $3"
+    echo "FAIL: $1${d:+ ($d)}"
+    [ -n "${3:-}" ] && [ -f "$3" ] && tail -n "${FAIL_TAIL:-20}" "$3" | sed 's/^/    /'
+    failed=$((failed + 1)); failures="$failures $1"
+}
 add() { why="${why:+$why, }$1"; }
+
+# ---- case selection (RPMIX_CASE) ----
+if [ -n "${RPMIX_CASE:-}" ]; then
+    [[ x =~ $RPMIX_CASE ]]
+    if [ $? = 2 ]; then
+        echo "RPMIX_CASE='$RPMIX_CASE' is not a valid extended regular expression"; echo "0 passed, 1 failed"; exit 1
+    fi
+fi
+selected_n=0; CASE_NAMES=()
+selected() {
+    case " ${CASE_NAMES[*]-} " in *" $1 "*) ;; *) CASE_NAMES+=("$1") ;; esac
+    [ -z "${RPMIX_CASE:-}" ] && return 0
+    [[ $1 =~ $RPMIX_CASE ]] || return 1
+    selected_n=$((selected_n + 1))
+}
+check_case_filter() {
+    if [ -n "${RPMIX_CASE:-}" ] && [ "$selected_n" = 0 ]; then
+        fail case-filter "no case matches RPMIX_CASE='$RPMIX_CASE'; the cases: ${CASE_NAMES[*]-}"
+    fi
+    return 0
+}
+require_some_case() {
+    local c ok=0
+    for c in "$@"; do selected "$c" && ok=1; done
+    [ $ok = 1 ] && return 0
+    check_case_filter; echo "$passed passed, $failed failed"; exit 1
+}
+finish() { check_case_filter; echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
 
 # require_lib <libdir> <build dir>: the library is built, pgrep exists, the build dir is made.
 require_lib() {
-    mkdir -p "$2" || { echo "cannot create $2"; echo "0 passed, 1 failed"; exit 1; }
+    mkdir -p "$2" "$BIN" || { echo "cannot create $2"; echo "0 passed, 1 failed"; exit 1; }
     if [ ! -e "$1/libpmix.so.2" ]; then
         echo "no $1/libpmix.so.2 (build the library, or set RPMIX_LIBDIR)"; echo "0 passed, 1 failed"; exit 1
     fi
     command -v pgrep >/dev/null 2>&1 || { echo "pgrep (procps) is needed"; echo "0 passed, 1 failed"; exit 1; }
+}
+
+# ---- compiling once (see the header) ----
+build_once() {
+    local errf=""
+    if [ "$1" = --stderr ]; then errf=$2; shift 2; fi
+    local out=$1; shift
+    local stamp=$out.cmd cmd w prev="" f stale=1 pmix=0
+    local -a srcs=() idirs=() sdirs=("$ROOT/include" "$ROOT/c-tests") ldirs=()
+    cmd=$(printf '%q ' "$@")
+    for w in "$@"; do
+        case $prev in -I) idirs+=("$w") ;; -L) ldirs+=("$w") ;; esac
+        case $w in
+            -I?*) idirs+=("${w#-I}") ;;
+            -L?*) ldirs+=("${w#-L}") ;;
+            -l:libpmix.so.2) pmix=1 ;;
+            -*) ;;
+            *.c|*.cc|*.cpp) srcs+=("$w"); sdirs+=("$(dirname "$w")") ;;
+        esac
+        prev=$w
+    done
+    if [ -x "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$cmd" ] && ! [ "$out" -nt "$stamp" ]; then
+        stale=0
+        for f in "${srcs[@]}"; do [ "$f" -nt "$out" ] && stale=1; done
+        if [ $pmix = 1 ]; then
+            for f in "${ldirs[@]}"; do [ "$f/libpmix.so.2" -nt "$out" ] && stale=1; done
+        fi
+        if [ $stale = 0 ]; then
+            [ -n "$(find "${sdirs[@]}" -maxdepth 1 -name '*.h' -newer "$out" -print -quit 2>/dev/null)" ] && stale=1
+        fi
+        if [ $stale = 0 ] && [ ${#idirs[@]} -gt 0 ]; then
+            [ -n "$(find "${idirs[@]}" -maxdepth 4 -name '*.h' -newer "$out" -print -quit 2>/dev/null)" ] && stale=1
+        fi
+    fi
+    [ $stale = 0 ] && return 0
+    rm -f "$stamp"
+    mkdir -p "$(dirname "$out")" || return 1
+    if [ -n "$errf" ]; then "$@" 2>"$errf"; else "$@"; fi || { rm -f "$out"; return 1; }
+    printf '%s' "$cmd" >"$stamp"
+}
+
+# build_c <out> <prog> [cc args...]: c-tests/<prog>.c, strict C99 against
+# include/, linked with $LIBDIR's libpmix.so.2, into $BIN/<out>.
+build_c() {
+    local out=$1 p=$2; shift 2
+    build_once "$BIN/$out" $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$ROOT/include" \
+        "$ROOT/c-tests/$p.c" -o "$BIN/$out" -L"$LIBDIR" -l:libpmix.so.2 "$@"
+}
+# build_c_refh <out> <prog> [cc args...]: c-tests/<prog>.c against OpenPMIx's
+# headers (gnu99: they use strdup without asking for it), linked with
+# -l:libpmix.so.2 (the loader picks the library at run time), into $BIN/<out>.
+build_c_refh() {
+    local out=$1 p=$2; shift 2
+    build_once "$BIN/$out" $CC -std=gnu99 -Wall -Wextra -I"$REF_INC" \
+        "$ROOT/c-tests/$p.c" -o "$BIN/$out" -l:libpmix.so.2 "$@"
+}
+# build_prog <prog> / build_prog_refh <prog>: the C resource manager
+# (rm_simple), its clients and the other multi-process programs, as every
+# driver builds them: $BIN/<prog> and $BIN/<prog>_refh, with -g -lpthread.
+build_prog()      { build_c "$1" "$1" -g -lpthread; }
+build_prog_refh() { build_c_refh "$1_refh" "$1" -g -lpthread; }
+# build_example <name> <dir>: OpenPMIx's example <name>.c (with our
+# c-tests/openpmix-examples/examples.h) into <dir>/<name>.
+build_example() {
+    build_once "$2/$1" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$REF_INC" \
+        "$OEX_SRC/$1.c" -o "$2/$1" -l:libpmix.so.2 -lpthread
 }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

@@ -88,7 +88,8 @@
 #   TWOHOST_BUDGET     seconds after which no further launch starts (default 150)
 #   TWOHOST_LIFETIME   seconds the namespace holders live at most (default 600)
 #   TWOHOST_SUBNET     first three octets of the private /24 (default 10.213.0)
-#   TWOHOST_ONLY       run only the cases whose name matches this regex
+#   RPMIX_CASE         run only the cases whose name (twohost/<case>) matches this
+#                      extended regular expression (tools/testlib.sh), e.g. /spawn
 #   TWOHOST_MPIRUN_ARGS  extra mpirun arguments
 #   TWOHOST_BTL        Open MPI's btl list (default tcp,self)
 #   TWOHOST_MODE       test (default) | bench (tools/bench-twohost.sh): wall time of the hello, median
@@ -99,18 +100,17 @@
 #                      TWOHOST_RUN_ENV; prints its output and the orted's stderr
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-builddir=${1:-$root/c-tests/build/mpi}
-mkdir -p "$builddir" || { echo "cannot create $builddir"; echo "0 passed, 1 failed"; exit 1; }
-builddir=$(cd "$builddir" && pwd -P)
+BUILD_SUBDIR=mpi
+. "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+root=$ROOT
+mkdir -p "$B" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
+builddir=$(cd "$B" && pwd -P)
 logdir=$builddir/logs/twohost
-rlibdir=${RPMIX_LIBDIR:-$root/target/release}
-case $rlibdir in /*) ;; *) rlibdir=$PWD/$rlibdir ;; esac
+rlibdir=$LIBDIR
 tmo=${TWOHOST_TIMEOUT:-25}
 budget=${TWOHOST_BUDGET:-150}
 lifetime=${TWOHOST_LIFETIME:-600}
 net=${TWOHOST_SUBNET:-10.213.0}
-only=${TWOHOST_ONLY:-}
 mode=${TWOHOST_MODE:-test}
 bench_runs=${BENCH_RUNS:-5}
 read -r -a extra_args <<<"${TWOHOST_MPIRUN_ARGS:-}"
@@ -118,13 +118,15 @@ btl=${TWOHOST_BTL:-tcp,self}
 HA=twohost-a HB=twohost-b
 start_s=$SECONDS
 
-passed=0 failed=0 skipped=0
+CASES=(hello async-modex spawn spawn-split spawn-wide libcheck)
+skipped=0
 die_setup() {
-    echo "FAIL: twohost/setup ($1)"
-    [[ -n ${2:-} && -f $2 ]] && tail -n 15 "$2" | sed 's/^/  | /'
-    echo "0 passed, 1 failed"
+    fail twohost/setup "$1" "${2:-}"
+    echo "$passed passed, $failed failed"
     exit 1
 }
+# (before the namespaces are set up: nothing to do when no case is selected)
+[[ $mode != test ]] || require_some_case "${CASES[@]/#/twohost/}"
 
 [[ $(id -u) == 0 ]] || die_setup "needs root (network, UTS and mount namespaces)"
 for t in unshare nsenter ip mpicc mpirun orted timeout; do
@@ -140,9 +142,9 @@ sys_lib=$(env -u LD_LIBRARY_PATH ldconfig -p 2>/dev/null | awk '/libpmix\.so\.2 
 [[ -n $sys_lib ]] || die_setup "OpenPMIx's libpmix.so.2 is not installed (apt-get install libpmix2)"
 openpmix_real=$(readlink -f "$sys_lib")
 
-# --- build ------------------------------------------------------------------------
+# --- build (once: build_once, tools/testlib.sh) -------------------------------------
 prog=$builddir/twohost
-if ! mpicc -O2 -Wall -Wextra -o "$prog" "$root/c-tests/mpi/twohost.c" >"$logdir/build.log" 2>&1; then
+if ! build_once "$prog" mpicc -O2 -Wall -Wextra -o "$prog" "$root/c-tests/mpi/twohost.c" >"$logdir/build.log" 2>&1; then
     die_setup "mpicc failed" "$logdir/build.log"
 fi
 
@@ -364,8 +366,6 @@ check_libs() {
     return 0
 }
 
-selected() { [[ -z $only ]] || [[ $1 =~ $only ]]; }
-
 # result[<case>/<lib>] = "ok" or the reason
 declare -A result=() logs=()
 note() { result[$1/$2]=$3; logs[$1/$2]=$4; }
@@ -470,19 +470,17 @@ run_libcheck() {
 }
 
 verdict() {  # verdict <case>
-    local c=$1 o=${result[$1/openpmix]:-not run} r=${result[$1/rpmix]:-not run}
+    local c=$1 o=${result[$1/openpmix]:-not run} r=${result[$1/rpmix]:-not run} f
     if [[ $r == "not run"* || $o == "not run"* ]]; then
-        echo "FAIL: twohost/$c (OpenPMIx: $o; rpmix: $r)"
-        failed=$((failed + 1))
+        fail "twohost/$c" "OpenPMIx: $o; rpmix: $r"
     elif [[ $r == ok ]]; then
-        if [[ $o == ok ]]; then echo "PASS: twohost/$c"; else echo "PASS: twohost/$c (on OpenPMIx it fails: $o)"; fi
-        passed=$((passed + 1))
+        if [[ $o == ok ]]; then pass "twohost/$c"; else pass "twohost/$c (on OpenPMIx it fails: $o)"; fi
     elif [[ $o == ok ]]; then
-        echo "FAIL: twohost/$c (rpmix: $r; log: ${logs[$c/rpmix]})"
+        # (the log's tail without rpmix's API trace, and the orted's stderr)
+        FAIL_TAIL=0 fail "twohost/$c" "rpmix: $r" "${logs[$c/rpmix]}"
         for f in "${logs[$c/rpmix]}" "${logs[$c/rpmix]}.orted"; do
             [[ -s $f ]] && { echo "  --- last lines of $f:"; grep -v '^\[rpmix:[0-9]*\] -> ' "$f" | tail -n 12 | sed 's/^/  | /'; }
         done
-        failed=$((failed + 1))
     else
         echo "SKIP: twohost/$c (fails on both: OpenPMIx: $o; rpmix: $r)"
         skipped=$((skipped + 1))
@@ -529,7 +527,7 @@ rm -f "$logdir"/*.log "$logdir"/*.log.orted
 echo "twohost: $HA ($net.1, holder ${holder[$HA]}) and $HB ($net.2, holder ${holder[$HB]}); logs in $logdir"
 for lib in openpmix rpmix; do
     for c in hello async-modex spawn spawn-split spawn-wide; do
-        selected "$c" || continue
+        selected "twohost/$c" || continue
         if over_budget; then
             note "$c" "$lib" "not run: over the ${budget}s budget" ""
             continue
@@ -547,11 +545,11 @@ for lib in openpmix rpmix; do
         spawn-wide) run_spawn spawn-wide "$lib" 1 1 1 1 node --host "$HA:2,$HB:2" --map-by node -np 2 ;;
         esac
     done
-    selected libcheck && run_libcheck "$lib"
+    selected twohost/libcheck && run_libcheck "$lib"
 done
 
-for c in hello async-modex spawn spawn-split spawn-wide libcheck; do
-    selected "$c" && verdict "$c"
+for c in "${CASES[@]}"; do
+    selected "twohost/$c" && verdict "$c"
 done
 for lib in openpmix rpmix; do
     [[ -n ${dmodex_counts[$lib]:-} ]] && echo "INFO: async-modex on $lib: ${dmodex_counts[$lib]}"
@@ -559,13 +557,10 @@ done
 # The upcall pattern: rpmix's direct-modex requests really happen, as many as OpenPMIx's.
 if [[ -n ${dmodex_n[rpmix]:-} && -n ${dmodex_n[openpmix]:-} ]]; then
     if ((dmodex_n[rpmix] > 0 && dmodex_n[rpmix] == dmodex_n[openpmix])); then
-        echo "PASS: twohost/async-modex-upcalls (${dmodex_n[rpmix]} direct-modex requests on both)"
-        passed=$((passed + 1))
+        pass "twohost/async-modex-upcalls (${dmodex_n[rpmix]} direct-modex requests on both)"
     else
-        echo "FAIL: twohost/async-modex-upcalls (direct-modex requests: OpenPMIx ${dmodex_n[openpmix]}, rpmix ${dmodex_n[rpmix]})"
-        failed=$((failed + 1))
+        fail twohost/async-modex-upcalls "direct-modex requests: OpenPMIx ${dmodex_n[openpmix]}, rpmix ${dmodex_n[rpmix]}"
     fi
 fi
 echo "twohost: $((SECONDS - start_s)) s${skipped:+, $skipped skipped}"
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

@@ -90,43 +90,54 @@ unsafe extern "C" fn on_output(
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
-    let mut infos = Vec::new();
-    let mut nspace: Option<String> = None;
-    let mut rank: Option<u32> = None;
-    let mut follow = false;
-    let mut stderr = false;
-    let mut timeout: u32 = 60;
-    let mut cmd: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let mut val = || -> Result<String, String> {
-            i += 1;
-            args.get(i).cloned().ok_or_else(|| format!("{a} needs a value"))
-        };
-        match a {
-            "--pid" => {
-                let p: i32 = val()?.parse().map_err(|_| "bad pid")?;
+/// The command line: where to attach, what to act on, the command words.
+#[derive(Default)]
+struct Args {
+    infos: Vec<Info>,
+    nspace: Option<String>,
+    rank: Option<u32>,
+    follow: bool,
+    stderr: bool,
+    timeout: Option<u32>,
+    cmd: Vec<String>,
+    help: bool,
+}
+
+fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, lexopt::Error> {
+    use lexopt::Arg::{Long, Short};
+    use lexopt::ValueExt;
+    let mut a = Args::default();
+    let mut p = lexopt::Parser::from_args(args);
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("pid") => {
+                let pid: i32 = p.value()?.parse()?;
                 // SAFETY: a pid_t value for the PMIX_PID info.
-                infos.push(Info::new("pmix.srvr.pidinfo", unsafe { Value::load(&p as *const i32 as *const core::ffi::c_void, PMIX_PID) }.unwrap()));
+                a.infos.push(Info::new("pmix.srvr.pidinfo", unsafe { Value::load(&pid as *const i32 as *const core::ffi::c_void, PMIX_PID) }.expect("out of memory")));
             }
-            "--uri" => infos.push(Info::new("pmix.srvr.uri", Value::string(&val()?))),
-            "--file" => infos.push(Info::new("pmix.tool.attach", Value::string(&val()?))),
-            "--system" => infos.push(Info::new("pmix.cnct.sys", Value::boolean(true))),
-            "--nspace" => nspace = Some(val()?),
-            "--rank" => rank = Some(val()?.parse().map_err(|_| "bad rank")?),
-            "--follow" | "-f" => follow = true,
-            "--stderr" => stderr = true,
-            "--timeout" => timeout = val()?.parse().map_err(|_| "bad timeout")?,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            _ => cmd.push(args[i].clone()),
+            Long("uri") => a.infos.push(Info::new("pmix.srvr.uri", Value::string(&p.value()?.string()?))),
+            Long("file") => a.infos.push(Info::new("pmix.tool.attach", Value::string(&p.value()?.string()?))),
+            Long("system") => a.infos.push(Info::new("pmix.cnct.sys", Value::boolean(true))),
+            Long("nspace") => a.nspace = Some(p.value()?.string()?),
+            Long("rank") => a.rank = Some(p.value()?.parse()?),
+            Long("follow") | Short('f') => a.follow = true,
+            Long("stderr") => a.stderr = true,
+            Long("timeout") => a.timeout = Some(p.value()?.parse()?),
+            Long("help") | Short('h') => a.help = true,
+            lexopt::Arg::Value(v) => a.cmd.push(v.string()?),
+            _ => return Err(arg.unexpected()),
         }
-        i += 1;
     }
+    Ok(a)
+}
+
+fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
+    let Args { infos, nspace, rank, follow, stderr, timeout, cmd, help } = parse_args(args).map_err(|e| e.to_string())?;
+    if help {
+        println!("{HELP}");
+        return Ok(());
+    }
+    let timeout = timeout.unwrap_or(60);
     let Some(verb) = cmd.first().cloned() else { return Err("no command (pmixctl --help)".into()) };
     pmix::tool::init(&infos).map_err(|e| format!("cannot attach: {}", pmix::strings::error_name(e)))?;
     let result = (|| -> Result<(), String> {
@@ -269,12 +280,12 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args.is_empty() {
         println!("{HELP}");
         return ExitCode::from(2);
     }
-    match run(&args) {
+    match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => die(&e),
     }

@@ -12,6 +12,12 @@ use crate::wire;
 use super::{cache, handle, me, ClientRole, CLIENT};
 
 pub type Done = Box<dyn FnOnce(pmix_status_t) + Send>;
+/// A reply's status and body.
+pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
+/// What a lookup found: each key's publisher and value.
+pub type LookupDone = Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>;
+/// A credential's bytes and the infos that describe it.
+pub type CredentialDone = Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>;
 
 /// Run `f` on the client progress thread, or answer `PMIX_ERR_UNREACH` at
 /// once when there is no server connection (or the library is not initialised).
@@ -27,7 +33,7 @@ fn with_client(f: impl FnOnce(&mut ClientRole, &mut crate::runtime::Net) + Send 
 }
 
 /// Send `tag`/`body`; `done` gets the reply status and body.
-pub fn request(tag: u16, body: Vec<u8>, done: Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>) {
+pub fn request(tag: u16, body: Vec<u8>, done: ReplyDone) {
     let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
     with_client(
@@ -282,7 +288,7 @@ pub fn publish(info: Vec<Info>, done: Done) {
     request(wire::PUBLISH, e.into_bytes(), Box::new(move |st, _| done(st)));
 }
 
-pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>) {
+pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
     let mut e = Encoder::default();
     e.u32(keys.len() as u32);
     for k in &keys {
@@ -486,7 +492,7 @@ fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join
 
 // ---- credentials (through the host) ----
 
-pub fn get_credential(info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>) {
+pub fn get_credential(info: Vec<Info>, done: CredentialDone) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &info) {
         return done(st, Vec::new(), Vec::new());

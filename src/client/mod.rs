@@ -20,9 +20,12 @@ use crate::wire;
 /// Data the client knows: namespace -> rank (WILDCARD = job level) -> key.
 /// Lookups borrow the caller's strings: a cached Get allocates only the
 /// value it returns.
+/// Namespace -> rank -> key -> info.
+type Store = HashMap<String, HashMap<pmix_rank_t, HashMap<String, Info>>>;
+
 #[derive(Default)]
 pub struct Cache {
-    map: RwLock<HashMap<String, HashMap<pmix_rank_t, HashMap<String, Info>>>>,
+    map: RwLock<Store>,
 }
 
 impl Cache {
@@ -185,7 +188,9 @@ impl Role for ClientRole {
             }
             wire::IOF => {
                 let mut d = Decoder::new(body);
-                let parsed = (|| -> Res<(u32, Proc, u32, Vec<u8>, bool, String, u32)> {
+                // (handle, source, channel, bytes, end, origin host, origin pid)
+                type Frame = (u32, Proc, u32, Vec<u8>, bool, String, u32);
+                let parsed = (|| -> Res<Frame> {
                     Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0, decode_str(&mut d)?, d.u32()?))
                 })();
                 let Ok((handle, source, channel, data, complete, host, pid)) = parsed else {

@@ -38,12 +38,15 @@ fn unpack_offset(b: &pmix_data_buffer_t) -> Res<usize> {
 /// # Safety
 /// `b` satisfies `check` and its base holds `bytes_used` bytes.
 pub unsafe fn unread(b: &pmix_data_buffer_t) -> Res<&[u8]> {
-    check(b)?;
-    if b.base_ptr.is_null() {
-        return Ok(&[]);
+    // SAFETY: the caller upholds the contract above: `b` satisfies `check` and its base holds `bytes_used` bytes.
+    unsafe {
+        check(b)?;
+        if b.base_ptr.is_null() {
+            return Ok(&[]);
+        }
+        let off = unpack_offset(b)?;
+        Ok(core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), b.bytes_used - off))
     }
-    let off = unpack_offset(b)?;
-    Ok(core::slice::from_raw_parts((b.base_ptr as *const u8).add(off), b.bytes_used - off))
 }
 
 /// Append bytes, growing the allocation geometrically.
@@ -51,23 +54,26 @@ pub unsafe fn unread(b: &pmix_data_buffer_t) -> Res<&[u8]> {
 /// # Safety
 /// `b` satisfies `check`; its memory came from libc.
 pub unsafe fn append(b: &mut pmix_data_buffer_t, data: &[u8]) -> Res {
-    check(b)?;
-    let off = if b.base_ptr.is_null() { 0 } else { unpack_offset(b)? };
-    let need = b.bytes_used.checked_add(data.len()).ok_or(PMIX_ERR_NOMEM)?;
-    if need > b.bytes_allocated || b.base_ptr.is_null() {
-        let cap = need.max(b.bytes_allocated.saturating_mul(2)).max(64);
-        let p = libc::realloc(b.base_ptr as *mut libc::c_void, cap) as *mut c_char;
-        if p.is_null() {
-            return Err(PMIX_ERR_NOMEM);
+    // SAFETY: the caller upholds the contract above: `b` satisfies `check`; its memory came from libc.
+    unsafe {
+        check(b)?;
+        let off = if b.base_ptr.is_null() { 0 } else { unpack_offset(b)? };
+        let need = b.bytes_used.checked_add(data.len()).ok_or(PMIX_ERR_NOMEM)?;
+        if need > b.bytes_allocated || b.base_ptr.is_null() {
+            let cap = need.max(b.bytes_allocated.saturating_mul(2)).max(64);
+            let p = libc::realloc(b.base_ptr as *mut libc::c_void, cap) as *mut c_char;
+            if p.is_null() {
+                return Err(PMIX_ERR_NOMEM);
+            }
+            b.base_ptr = p;
+            b.bytes_allocated = cap;
         }
-        b.base_ptr = p;
-        b.bytes_allocated = cap;
+        ptr::copy_nonoverlapping(data.as_ptr(), (b.base_ptr as *mut u8).add(b.bytes_used), data.len());
+        b.bytes_used = need;
+        b.pack_ptr = b.base_ptr.add(b.bytes_used);
+        b.unpack_ptr = b.base_ptr.add(off);
+        Ok(())
     }
-    ptr::copy_nonoverlapping(data.as_ptr(), (b.base_ptr as *mut u8).add(b.bytes_used), data.len());
-    b.bytes_used = need;
-    b.pack_ptr = b.base_ptr.add(b.bytes_used);
-    b.unpack_ptr = b.base_ptr.add(off);
-    Ok(())
 }
 
 /// Mark `n` unread bytes as consumed.
@@ -75,9 +81,12 @@ pub unsafe fn append(b: &mut pmix_data_buffer_t, data: &[u8]) -> Res {
 /// # Safety
 /// `b` satisfies `check` and has at least `n` unread bytes.
 pub unsafe fn consume(b: &mut pmix_data_buffer_t, n: usize) {
-    if n > 0 {
-        let off = unpack_offset(b).unwrap_or(0);
-        b.unpack_ptr = b.base_ptr.add(off + n);
+    // SAFETY: the caller upholds the contract above: `b` satisfies `check` and has at least `n` unread bytes.
+    unsafe {
+        if n > 0 {
+            let off = unpack_offset(b).unwrap_or(0);
+            b.unpack_ptr = b.base_ptr.add(off + n);
+        }
     }
 }
 
@@ -86,11 +95,14 @@ pub unsafe fn consume(b: &mut pmix_data_buffer_t, n: usize) {
 /// # Safety
 /// `b` is zeroed or owns nothing.
 pub unsafe fn load_bytes(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Res {
-    *b = core::mem::zeroed();
-    if bytes.is_empty() {
-        return Ok(());
+    // SAFETY: the caller upholds the contract above: `b` is zeroed or owns nothing.
+    unsafe {
+        *b = core::mem::zeroed();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        append(b, bytes)
     }
-    append(b, bytes)
 }
 
 /// Deep copy of a buffer: the copy holds the source's unread bytes.
@@ -98,8 +110,11 @@ pub unsafe fn load_bytes(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Res {
 /// # Safety
 /// `s` satisfies `check`.
 pub unsafe fn copy_buffer(d: &mut pmix_data_buffer_t, s: &pmix_data_buffer_t) -> Res {
-    let bytes = unread(s)?;
-    load_bytes(d, bytes)
+    // SAFETY: the caller upholds the contract above: `s` satisfies `check`.
+    unsafe {
+        let bytes = unread(s)?;
+        load_bytes(d, bytes)
+    }
 }
 
 /// Free the storage and zero the struct.
@@ -107,8 +122,11 @@ pub unsafe fn copy_buffer(d: &mut pmix_data_buffer_t, s: &pmix_data_buffer_t) ->
 /// # Safety
 /// `b`'s base is NULL or libc memory.
 pub unsafe fn release(b: &mut pmix_data_buffer_t) {
-    cmem::free(b.base_ptr);
-    *b = core::mem::zeroed();
+    // SAFETY: the caller upholds the contract above: `b`'s base is NULL or libc memory.
+    unsafe {
+        cmem::free(b.base_ptr);
+        *b = core::mem::zeroed();
+    }
 }
 
 /// Take the unread bytes out as a byte object (malloc'd); the buffer is emptied.
@@ -116,17 +134,20 @@ pub unsafe fn release(b: &mut pmix_data_buffer_t) {
 /// # Safety
 /// `b` satisfies `check`.
 pub unsafe fn unload(b: &mut pmix_data_buffer_t, bo: &mut pmix_byte_object_t) -> Res {
-    let bytes = unread(b)?;
-    bo.bytes = ptr::null_mut();
-    bo.size = 0;
-    if !bytes.is_empty() {
-        let p = cmem::dup_bytes(bytes);
-        if p.is_null() {
-            return Err(PMIX_ERR_NOMEM);
+    // SAFETY: the caller upholds the contract above: `b` satisfies `check`.
+    unsafe {
+        let bytes = unread(b)?;
+        bo.bytes = ptr::null_mut();
+        bo.size = 0;
+        if !bytes.is_empty() {
+            let p = cmem::dup_bytes(bytes);
+            if p.is_null() {
+                return Err(PMIX_ERR_NOMEM);
+            }
+            bo.bytes = p;
+            bo.size = bytes.len();
         }
-        bo.bytes = p;
-        bo.size = bytes.len();
+        release(b);
+        Ok(())
     }
-    release(b);
-    Ok(())
 }

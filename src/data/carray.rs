@@ -20,8 +20,11 @@ impl CArray {
     /// # Safety
     /// `p` is NULL or points to `n` valid elements of `kind`.
     pub unsafe fn copy(kind: Kind, p: *const u8, n: usize) -> Result<CArray, pmix_status_t> {
-        let (ptr, len) = super::elem::copy_array(kind, p, n, 0)?;
-        Ok(CArray { kind, ptr, len })
+        // SAFETY: the caller upholds the contract above: `p` is NULL or points to `n` valid elements of `kind`.
+        unsafe {
+            let (ptr, len) = super::elem::copy_array(kind, p, n, 0)?;
+            Ok(CArray { kind, ptr, len })
+        }
     }
     pub fn empty(kind: Kind) -> CArray {
         CArray { kind, ptr: core::ptr::null_mut(), len: 0 }

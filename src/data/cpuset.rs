@@ -37,45 +37,75 @@ fn new_object(text: &[u8]) -> Res<*mut c_void> {
 /// # Safety
 /// `p` is NULL or points to at least 8 readable bytes.
 unsafe fn object_text<'a>(p: *const c_void) -> Option<&'a [u8]> {
-    if p.is_null() || ptr::read_unaligned(p as *const u64) != TAG {
-        return None;
+    // SAFETY: the caller upholds the contract above: `p` is NULL or points to at least 8 readable bytes.
+    unsafe {
+        if p.is_null() || ptr::read_unaligned(p as *const u64) != TAG {
+            return None;
+        }
+        let len = ptr::read_unaligned((p as *const u8).add(8) as *const u64) as usize;
+        Some(core::slice::from_raw_parts((p as *const u8).add(16), len))
     }
-    let len = ptr::read_unaligned((p as *const u8).add(8) as *const u64) as usize;
-    Some(core::slice::from_raw_parts((p as *const u8).add(16), len))
 }
 
+/// A copy of a cpuset bitmap object.
+///
+/// # Safety
+/// `p` is NULL or a bitmap object this library allocated (an hwloc bitmap in our layout).
 unsafe fn copy_object(p: *const c_void) -> Res<*mut c_void> {
-    if p.is_null() {
-        return Ok(ptr::null_mut());
-    }
-    match object_text(p) {
-        Some(t) => new_object(t),
-        None => Err(PMIX_ERR_NOT_SUPPORTED),
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a bitmap object this library allocated (an hwloc bitmap in our layout).
+    unsafe {
+        if p.is_null() {
+            return Ok(ptr::null_mut());
+        }
+        match object_text(p) {
+            Some(t) => new_object(t),
+            None => Err(PMIX_ERR_NOT_SUPPORTED),
+        }
     }
 }
 
+/// The bytes of a cpuset bitmap object.
+///
+/// # Safety
+/// `p` is NULL or a bitmap object this library allocated.
 unsafe fn object_bytes(p: *const c_void) -> Res<Vec<u8>> {
-    if p.is_null() {
-        return Ok(Vec::new());
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a bitmap object this library allocated.
+    unsafe {
+        if p.is_null() {
+            return Ok(Vec::new());
+        }
+        object_text(p).map(|t| t.to_vec()).ok_or(PMIX_ERR_NOT_SUPPORTED)
     }
-    object_text(p).map(|t| t.to_vec()).ok_or(PMIX_ERR_NOT_SUPPORTED)
 }
 
+/// Free a cpuset bitmap object.
+///
+/// # Safety
+/// `p` is NULL or a bitmap object this library allocated, not used after.
 unsafe fn free_object(p: *mut c_void) {
-    if object_text(p).is_some() {
-        libc::free(p);
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a bitmap object this library allocated, not used after.
+    unsafe {
+        if object_text(p).is_some() {
+            libc::free(p);
+        }
     }
 }
 
 /// # Safety
 /// `c` is a valid cpuset.
 pub unsafe fn copy_bitmap(c: &pmix_cpuset_t) -> Res<*mut c_void> {
-    copy_object(c.bitmap)
+    // SAFETY: the caller upholds the contract above: `c` is a valid cpuset.
+    unsafe {
+        copy_object(c.bitmap)
+    }
 }
 /// # Safety
 /// `c` is a valid cpuset.
 pub unsafe fn bitmap_bytes(c: &pmix_cpuset_t) -> Res<Vec<u8>> {
-    object_bytes(c.bitmap)
+    // SAFETY: the caller upholds the contract above: `c` is a valid cpuset.
+    unsafe {
+        object_bytes(c.bitmap)
+    }
 }
 /// # Safety
 /// `c` holds no bitmap.
@@ -86,10 +116,13 @@ pub unsafe fn load_bitmap(c: &mut pmix_cpuset_t, b: &[u8]) -> Res {
 /// # Safety
 /// `c` is a valid cpuset.
 pub unsafe fn destruct_cpuset(c: &mut pmix_cpuset_t) {
-    cmem::free(c.source);
-    free_object(c.bitmap);
-    c.source = ptr::null_mut();
-    c.bitmap = ptr::null_mut();
+    // SAFETY: the caller upholds the contract above: `c` is a valid cpuset.
+    unsafe {
+        cmem::free(c.source);
+        free_object(c.bitmap);
+        c.source = ptr::null_mut();
+        c.bitmap = ptr::null_mut();
+    }
 }
 /// Replace the CPU list of `c` (its bitmap, if ours, is freed; a foreign one
 /// is left alone), keeping its source or setting `source` when it has none.
@@ -97,18 +130,21 @@ pub unsafe fn destruct_cpuset(c: &mut pmix_cpuset_t) {
 /// # Safety
 /// `c` is a valid (constructed) cpuset.
 pub unsafe fn set_cpus(c: &mut pmix_cpuset_t, source: &[u8], cpus: &[u8]) -> Res {
-    let b = new_object(cpus)?;
-    if c.source.is_null() {
-        let s = cmem::strdup_bytes(source);
-        if s.is_null() {
-            libc::free(b);
-            return Err(PMIX_ERR_NOMEM);
+    // SAFETY: the caller upholds the contract above: `c` is a valid (constructed) cpuset.
+    unsafe {
+        let b = new_object(cpus)?;
+        if c.source.is_null() {
+            let s = cmem::strdup_bytes(source);
+            if s.is_null() {
+                libc::free(b);
+                return Err(PMIX_ERR_NOMEM);
+            }
+            c.source = s as *mut c_char;
         }
-        c.source = s as *mut c_char;
+        free_object(c.bitmap);
+        c.bitmap = b;
+        Ok(())
     }
-    free_object(c.bitmap);
-    c.bitmap = b;
-    Ok(())
 }
 
 /// The CPU list text of a cpuset we created.
@@ -116,18 +152,27 @@ pub unsafe fn set_cpus(c: &mut pmix_cpuset_t, source: &[u8], cpus: &[u8]) -> Res
 /// # Safety
 /// `c` is a valid cpuset.
 pub unsafe fn bitmap_text<'a>(c: &pmix_cpuset_t) -> Option<&'a [u8]> {
-    object_text(c.bitmap)
+    // SAFETY: the caller upholds the contract above: `c` is a valid cpuset.
+    unsafe {
+        object_text(c.bitmap)
+    }
 }
 
 /// # Safety
 /// `t` is a valid topology.
 pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
-    copy_object(t.topology)
+    // SAFETY: the caller upholds the contract above: `t` is a valid topology.
+    unsafe {
+        copy_object(t.topology)
+    }
 }
 /// # Safety
 /// `t` is a valid topology.
 pub unsafe fn topology_bytes(t: &pmix_topology_t) -> Res<Vec<u8>> {
-    object_bytes(t.topology)
+    // SAFETY: the caller upholds the contract above: `t` is a valid topology.
+    unsafe {
+        object_bytes(t.topology)
+    }
 }
 /// # Safety
 /// `t` holds no topology object.
@@ -138,10 +183,13 @@ pub unsafe fn load_topology(t: &mut pmix_topology_t, b: &[u8]) -> Res {
 /// # Safety
 /// `t` is a valid topology.
 pub unsafe fn destruct_topology(t: &mut pmix_topology_t) {
-    cmem::free(t.source);
-    free_object(t.topology);
-    t.source = ptr::null_mut();
-    t.topology = ptr::null_mut();
+    // SAFETY: the caller upholds the contract above: `t` is a valid topology.
+    unsafe {
+        cmem::free(t.source);
+        free_object(t.topology);
+        t.source = ptr::null_mut();
+        t.topology = ptr::null_mut();
+    }
 }
 
 /// `PMIx_Parse_cpuset_string`: `"<source>:<cpus>"`, where `<cpus>` is a list

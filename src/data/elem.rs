@@ -59,192 +59,202 @@ pub fn sane_len(kind: Kind, n: usize) -> bool {
 /// `src` points to a valid element of `kind`; `dst` to writable memory of
 /// `kind.size()` bytes that holds no live element (it is overwritten).
 pub unsafe fn copy(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res {
-    if depth > MAX_DEPTH {
-        return Err(PMIX_ERR_BAD_PARAM);
+    // SAFETY: the caller upholds the contract above: `src` points to a valid element of `kind`; `dst` to writable memory of `kind.size()` bytes that holds no live element (it is overwritten).
+    unsafe {
+        if depth > MAX_DEPTH {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        ptr::write_bytes(dst, 0, kind.size());
+        let r = copy_inner(kind, dst, src, depth);
+        if r.is_err() {
+            destruct(kind, dst);
+        }
+        r
     }
-    ptr::write_bytes(dst, 0, kind.size());
-    let r = copy_inner(kind, dst, src, depth);
-    if r.is_err() {
-        destruct(kind, dst);
-    }
-    r
 }
 
+/// The deep copy behind `copy`, depth-limited.
+///
+/// # Safety
+/// `src` points to a valid element of `kind`; `dst` to writable storage for one, not holding anything that needs freeing.
 unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res {
-    match kind {
-        Kind::Num(_) | Kind::Proc | Kind::Nspace => {
-            ptr::copy_nonoverlapping(src, dst, kind.size());
+    // SAFETY: the caller upholds the contract above: `src` points to a valid element of `kind`; `dst` to writable storage for one, not holding anything that needs freeing.
+    unsafe {
+        match kind {
+            Kind::Num(_) | Kind::Proc | Kind::Nspace => {
+                ptr::copy_nonoverlapping(src, dst, kind.size());
+            }
+            Kind::String => {
+                let s = *(src as *const *const c_char);
+                *(dst as *mut *mut c_char) = dup_str(s)?;
+            }
+            Kind::Value => {
+                let s = &*(src as *const pmix_value_t);
+                super::value::xfer(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
+            }
+            Kind::Info => {
+                let s = &*(src as *const pmix_info_t);
+                let d = &mut *(dst as *mut pmix_info_t);
+                d.key = s.key;
+                d.flags = s.flags;
+                super::value::xfer(&mut d.value, &s.value, depth + 1)?;
+            }
+            Kind::Pdata => {
+                let s = &*(src as *const pmix_pdata_t);
+                let d = &mut *(dst as *mut pmix_pdata_t);
+                d.proc = s.proc;
+                d.key = s.key;
+                super::value::xfer(&mut d.value, &s.value, depth + 1)?;
+            }
+            Kind::App => {
+                let s = &*(src as *const pmix_app_t);
+                let d = &mut *(dst as *mut pmix_app_t);
+                d.maxprocs = s.maxprocs;
+                d.cmd = dup_str(s.cmd)?;
+                d.argv = dup_argv(s.argv)?;
+                d.env = dup_argv(s.env)?;
+                d.cwd = dup_str(s.cwd)?;
+                let (p, n) = copy_array(Kind::Info, s.info as *const u8, s.ninfo, depth)?;
+                d.info = p as *mut pmix_info_t;
+                d.ninfo = n;
+            }
+            Kind::Query => {
+                let s = &*(src as *const pmix_query_t);
+                let d = &mut *(dst as *mut pmix_query_t);
+                d.keys = dup_argv(s.keys)?;
+                let (p, n) = copy_array(Kind::Info, s.qualifiers as *const u8, s.nqual, depth)?;
+                d.qualifiers = p as *mut pmix_info_t;
+                d.nqual = n;
+            }
+            Kind::ByteObject => {
+                let s = &*(src as *const pmix_byte_object_t);
+                let d = &mut *(dst as *mut pmix_byte_object_t);
+                copy_bo(d, s)?;
+            }
+            Kind::ProcInfo => {
+                let s = &*(src as *const pmix_proc_info_t);
+                let d = &mut *(dst as *mut pmix_proc_info_t);
+                d.proc = s.proc;
+                d.pid = s.pid;
+                d.exit_code = s.exit_code;
+                d.state = s.state;
+                d.hostname = dup_str(s.hostname)?;
+                d.executable_name = dup_str(s.executable_name)?;
+            }
+            Kind::DataArray => {
+                let s = &*(src as *const pmix_data_array_t);
+                let d = &mut *(dst as *mut pmix_data_array_t);
+                copy_darray(d, s, depth)?;
+            }
+            Kind::Envar => {
+                let s = &*(src as *const pmix_envar_t);
+                let d = &mut *(dst as *mut pmix_envar_t);
+                d.separator = s.separator;
+                d.envar = dup_str(s.envar)?;
+                d.value = dup_str(s.value)?;
+            }
+            Kind::Coord => {
+                let s = &*(src as *const pmix_coord_t);
+                let d = &mut *(dst as *mut pmix_coord_t);
+                d.view = s.view;
+                let (p, n) = copy_array(Kind::Num(Num::U(4)), s.coord as *const u8, s.dims, depth)?;
+                d.coord = p as *mut u32;
+                d.dims = n;
+            }
+            Kind::Regattr => {
+                let s = &*(src as *const pmix_regattr_t);
+                let d = &mut *(dst as *mut pmix_regattr_t);
+                d.string = s.string;
+                d.r#type = s.r#type;
+                d.name = dup_str(s.name)?;
+                d.description = dup_argv(s.description)?;
+            }
+            Kind::Cpuset => {
+                let s = &*(src as *const pmix_cpuset_t);
+                let d = &mut *(dst as *mut pmix_cpuset_t);
+                d.source = dup_str(s.source)?;
+                d.bitmap = super::cpuset::copy_bitmap(s)?;
+            }
+            Kind::Topology => {
+                let s = &*(src as *const pmix_topology_t);
+                let d = &mut *(dst as *mut pmix_topology_t);
+                d.source = dup_str(s.source)?;
+                d.topology = super::cpuset::copy_topology(s)?;
+            }
+            Kind::Geometry => {
+                let s = &*(src as *const pmix_geometry_t);
+                let d = &mut *(dst as *mut pmix_geometry_t);
+                d.fabric = s.fabric;
+                d.uuid = dup_str(s.uuid)?;
+                d.osname = dup_str(s.osname)?;
+                let (p, n) = copy_array(Kind::Coord, s.coordinates as *const u8, s.ncoords, depth)?;
+                d.coordinates = p as *mut pmix_coord_t;
+                d.ncoords = n;
+            }
+            Kind::DeviceDist => {
+                let s = &*(src as *const pmix_device_distance_t);
+                let d = &mut *(dst as *mut pmix_device_distance_t);
+                d.r#type = s.r#type;
+                d.mindist = s.mindist;
+                d.maxdist = s.maxdist;
+                d.uuid = dup_str(s.uuid)?;
+                d.osname = dup_str(s.osname)?;
+            }
+            Kind::Endpoint => {
+                let s = &*(src as *const pmix_endpoint_t);
+                let d = &mut *(dst as *mut pmix_endpoint_t);
+                d.uuid = dup_str(s.uuid)?;
+                d.osname = dup_str(s.osname)?;
+                copy_bo(&mut d.endpt, &s.endpt)?;
+            }
+            Kind::ProcStats => {
+                let s = &*(src as *const pmix_proc_stats_t);
+                let d = &mut *(dst as *mut pmix_proc_stats_t);
+                *d = *s;
+                d.node = ptr::null_mut();
+                d.cmd = ptr::null_mut();
+                d.node = dup_str(s.node)?;
+                d.cmd = dup_str(s.cmd)?;
+            }
+            Kind::DiskStats => {
+                let s = &*(src as *const pmix_disk_stats_t);
+                let d = &mut *(dst as *mut pmix_disk_stats_t);
+                *d = *s;
+                d.disk = ptr::null_mut();
+                d.disk = dup_str(s.disk)?;
+            }
+            Kind::NetStats => {
+                let s = &*(src as *const pmix_net_stats_t);
+                let d = &mut *(dst as *mut pmix_net_stats_t);
+                *d = *s;
+                d.net_interface = ptr::null_mut();
+                d.net_interface = dup_str(s.net_interface)?;
+            }
+            Kind::NodeStats => {
+                let s = &*(src as *const pmix_node_stats_t);
+                let d = &mut *(dst as *mut pmix_node_stats_t);
+                *d = *s;
+                d.node = ptr::null_mut();
+                d.diskstats = ptr::null_mut();
+                d.ndiskstats = 0;
+                d.netstats = ptr::null_mut();
+                d.nnetstats = 0;
+                d.node = dup_str(s.node)?;
+                let (p, n) = copy_array(Kind::DiskStats, s.diskstats as *const u8, s.ndiskstats, depth)?;
+                d.diskstats = p as *mut pmix_disk_stats_t;
+                d.ndiskstats = n;
+                let (p, n) = copy_array(Kind::NetStats, s.netstats as *const u8, s.nnetstats, depth)?;
+                d.netstats = p as *mut pmix_net_stats_t;
+                d.nnetstats = n;
+            }
+            Kind::DataBuffer => {
+                let s = &*(src as *const pmix_data_buffer_t);
+                let d = &mut *(dst as *mut pmix_data_buffer_t);
+                super::buffer::copy_buffer(d, s)?;
+            }
         }
-        Kind::String => {
-            let s = *(src as *const *const c_char);
-            *(dst as *mut *mut c_char) = dup_str(s)?;
-        }
-        Kind::Value => {
-            let s = &*(src as *const pmix_value_t);
-            super::value::xfer(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
-        }
-        Kind::Info => {
-            let s = &*(src as *const pmix_info_t);
-            let d = &mut *(dst as *mut pmix_info_t);
-            d.key = s.key;
-            d.flags = s.flags;
-            super::value::xfer(&mut d.value, &s.value, depth + 1)?;
-        }
-        Kind::Pdata => {
-            let s = &*(src as *const pmix_pdata_t);
-            let d = &mut *(dst as *mut pmix_pdata_t);
-            d.proc = s.proc;
-            d.key = s.key;
-            super::value::xfer(&mut d.value, &s.value, depth + 1)?;
-        }
-        Kind::App => {
-            let s = &*(src as *const pmix_app_t);
-            let d = &mut *(dst as *mut pmix_app_t);
-            d.maxprocs = s.maxprocs;
-            d.cmd = dup_str(s.cmd)?;
-            d.argv = dup_argv(s.argv)?;
-            d.env = dup_argv(s.env)?;
-            d.cwd = dup_str(s.cwd)?;
-            let (p, n) = copy_array(Kind::Info, s.info as *const u8, s.ninfo, depth)?;
-            d.info = p as *mut pmix_info_t;
-            d.ninfo = n;
-        }
-        Kind::Query => {
-            let s = &*(src as *const pmix_query_t);
-            let d = &mut *(dst as *mut pmix_query_t);
-            d.keys = dup_argv(s.keys)?;
-            let (p, n) = copy_array(Kind::Info, s.qualifiers as *const u8, s.nqual, depth)?;
-            d.qualifiers = p as *mut pmix_info_t;
-            d.nqual = n;
-        }
-        Kind::ByteObject => {
-            let s = &*(src as *const pmix_byte_object_t);
-            let d = &mut *(dst as *mut pmix_byte_object_t);
-            copy_bo(d, s)?;
-        }
-        Kind::ProcInfo => {
-            let s = &*(src as *const pmix_proc_info_t);
-            let d = &mut *(dst as *mut pmix_proc_info_t);
-            d.proc = s.proc;
-            d.pid = s.pid;
-            d.exit_code = s.exit_code;
-            d.state = s.state;
-            d.hostname = dup_str(s.hostname)?;
-            d.executable_name = dup_str(s.executable_name)?;
-        }
-        Kind::DataArray => {
-            let s = &*(src as *const pmix_data_array_t);
-            let d = &mut *(dst as *mut pmix_data_array_t);
-            copy_darray(d, s, depth)?;
-        }
-        Kind::Envar => {
-            let s = &*(src as *const pmix_envar_t);
-            let d = &mut *(dst as *mut pmix_envar_t);
-            d.separator = s.separator;
-            d.envar = dup_str(s.envar)?;
-            d.value = dup_str(s.value)?;
-        }
-        Kind::Coord => {
-            let s = &*(src as *const pmix_coord_t);
-            let d = &mut *(dst as *mut pmix_coord_t);
-            d.view = s.view;
-            let (p, n) = copy_array(Kind::Num(Num::U(4)), s.coord as *const u8, s.dims, depth)?;
-            d.coord = p as *mut u32;
-            d.dims = n;
-        }
-        Kind::Regattr => {
-            let s = &*(src as *const pmix_regattr_t);
-            let d = &mut *(dst as *mut pmix_regattr_t);
-            d.string = s.string;
-            d.r#type = s.r#type;
-            d.name = dup_str(s.name)?;
-            d.description = dup_argv(s.description)?;
-        }
-        Kind::Cpuset => {
-            let s = &*(src as *const pmix_cpuset_t);
-            let d = &mut *(dst as *mut pmix_cpuset_t);
-            d.source = dup_str(s.source)?;
-            d.bitmap = super::cpuset::copy_bitmap(s)? as *mut c_void;
-        }
-        Kind::Topology => {
-            let s = &*(src as *const pmix_topology_t);
-            let d = &mut *(dst as *mut pmix_topology_t);
-            d.source = dup_str(s.source)?;
-            d.topology = super::cpuset::copy_topology(s)?;
-        }
-        Kind::Geometry => {
-            let s = &*(src as *const pmix_geometry_t);
-            let d = &mut *(dst as *mut pmix_geometry_t);
-            d.fabric = s.fabric;
-            d.uuid = dup_str(s.uuid)?;
-            d.osname = dup_str(s.osname)?;
-            let (p, n) = copy_array(Kind::Coord, s.coordinates as *const u8, s.ncoords, depth)?;
-            d.coordinates = p as *mut pmix_coord_t;
-            d.ncoords = n;
-        }
-        Kind::DeviceDist => {
-            let s = &*(src as *const pmix_device_distance_t);
-            let d = &mut *(dst as *mut pmix_device_distance_t);
-            d.r#type = s.r#type;
-            d.mindist = s.mindist;
-            d.maxdist = s.maxdist;
-            d.uuid = dup_str(s.uuid)?;
-            d.osname = dup_str(s.osname)?;
-        }
-        Kind::Endpoint => {
-            let s = &*(src as *const pmix_endpoint_t);
-            let d = &mut *(dst as *mut pmix_endpoint_t);
-            d.uuid = dup_str(s.uuid)?;
-            d.osname = dup_str(s.osname)?;
-            copy_bo(&mut d.endpt, &s.endpt)?;
-        }
-        Kind::ProcStats => {
-            let s = &*(src as *const pmix_proc_stats_t);
-            let d = &mut *(dst as *mut pmix_proc_stats_t);
-            *d = *s;
-            d.node = ptr::null_mut();
-            d.cmd = ptr::null_mut();
-            d.node = dup_str(s.node)?;
-            d.cmd = dup_str(s.cmd)?;
-        }
-        Kind::DiskStats => {
-            let s = &*(src as *const pmix_disk_stats_t);
-            let d = &mut *(dst as *mut pmix_disk_stats_t);
-            *d = *s;
-            d.disk = ptr::null_mut();
-            d.disk = dup_str(s.disk)?;
-        }
-        Kind::NetStats => {
-            let s = &*(src as *const pmix_net_stats_t);
-            let d = &mut *(dst as *mut pmix_net_stats_t);
-            *d = *s;
-            d.net_interface = ptr::null_mut();
-            d.net_interface = dup_str(s.net_interface)?;
-        }
-        Kind::NodeStats => {
-            let s = &*(src as *const pmix_node_stats_t);
-            let d = &mut *(dst as *mut pmix_node_stats_t);
-            *d = *s;
-            d.node = ptr::null_mut();
-            d.diskstats = ptr::null_mut();
-            d.ndiskstats = 0;
-            d.netstats = ptr::null_mut();
-            d.nnetstats = 0;
-            d.node = dup_str(s.node)?;
-            let (p, n) = copy_array(Kind::DiskStats, s.diskstats as *const u8, s.ndiskstats, depth)?;
-            d.diskstats = p as *mut pmix_disk_stats_t;
-            d.ndiskstats = n;
-            let (p, n) = copy_array(Kind::NetStats, s.netstats as *const u8, s.nnetstats, depth)?;
-            d.netstats = p as *mut pmix_net_stats_t;
-            d.nnetstats = n;
-        }
-        Kind::DataBuffer => {
-            let s = &*(src as *const pmix_data_buffer_t);
-            let d = &mut *(dst as *mut pmix_data_buffer_t);
-            super::buffer::copy_buffer(d, s)?;
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Release everything an element owns and zero it.
@@ -252,103 +262,106 @@ unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Re
 /// # Safety
 /// `p` points to a valid (possibly zeroed) element of `kind`.
 pub unsafe fn destruct(kind: Kind, p: *mut u8) {
-    // Leaves first, without the recursion guard (the common, hot case).
-    match kind {
-        Kind::Num(_) | Kind::Proc | Kind::Nspace => return,
-        Kind::String => {
-            let s = p as *mut *mut c_char;
-            cmem::free(*s);
-            *s = ptr::null_mut();
+    // SAFETY: the caller upholds the contract above: `p` points to a valid (possibly zeroed) element of `kind`.
+    unsafe {
+        // Leaves first, without the recursion guard (the common, hot case).
+        match kind {
+            Kind::Num(_) | Kind::Proc | Kind::Nspace => return,
+            Kind::String => {
+                let s = p as *mut *mut c_char;
+                cmem::free(*s);
+                *s = ptr::null_mut();
+                return;
+            }
+            Kind::ByteObject => {
+                let bo = &mut *(p as *mut pmix_byte_object_t);
+                cmem::free(bo.bytes);
+                bo.bytes = ptr::null_mut();
+                bo.size = 0;
+                return;
+            }
+            _ => {}
+        }
+        let Some(_depth) = DepthGuard::enter() else {
+            crate::pmix_debug!(1, "destruct: data nested deeper than {WALK_LIMIT} levels left in place");
             return;
+        };
+        match kind {
+            Kind::Num(_) | Kind::Proc | Kind::Nspace => {}
+            Kind::String => cmem::free(*(p as *mut *mut c_char)),
+            Kind::Value => super::value::destruct(&mut *(p as *mut pmix_value_t)),
+            Kind::Info => super::value::destruct(&mut (*(p as *mut pmix_info_t)).value),
+            Kind::Pdata => super::value::destruct(&mut (*(p as *mut pmix_pdata_t)).value),
+            Kind::App => {
+                let a = &mut *(p as *mut pmix_app_t);
+                cmem::free(a.cmd);
+                cmem::argv_free(a.argv);
+                cmem::argv_free(a.env);
+                cmem::free(a.cwd);
+                free_array(Kind::Info, a.info as *mut u8, a.ninfo);
+            }
+            Kind::Query => {
+                let q = &mut *(p as *mut pmix_query_t);
+                cmem::argv_free(q.keys);
+                free_array(Kind::Info, q.qualifiers as *mut u8, q.nqual);
+            }
+            Kind::ByteObject => cmem::free((*(p as *mut pmix_byte_object_t)).bytes),
+            Kind::ProcInfo => {
+                let i = &mut *(p as *mut pmix_proc_info_t);
+                cmem::free(i.hostname);
+                cmem::free(i.executable_name);
+            }
+            Kind::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
+            Kind::Envar => {
+                let e = &mut *(p as *mut pmix_envar_t);
+                cmem::free(e.envar);
+                cmem::free(e.value);
+            }
+            Kind::Coord => cmem::free((*(p as *mut pmix_coord_t)).coord),
+            Kind::Regattr => {
+                let r = &mut *(p as *mut pmix_regattr_t);
+                cmem::free(r.name);
+                cmem::argv_free(r.description);
+            }
+            Kind::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
+            Kind::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
+            Kind::Geometry => {
+                let g = &mut *(p as *mut pmix_geometry_t);
+                cmem::free(g.uuid);
+                cmem::free(g.osname);
+                free_array(Kind::Coord, g.coordinates as *mut u8, g.ncoords);
+            }
+            Kind::DeviceDist => {
+                let d = &mut *(p as *mut pmix_device_distance_t);
+                cmem::free(d.uuid);
+                cmem::free(d.osname);
+            }
+            Kind::Endpoint => {
+                let e = &mut *(p as *mut pmix_endpoint_t);
+                cmem::free(e.uuid);
+                cmem::free(e.osname);
+                cmem::free(e.endpt.bytes);
+            }
+            Kind::ProcStats => {
+                let s = &mut *(p as *mut pmix_proc_stats_t);
+                cmem::free(s.node);
+                cmem::free(s.cmd);
+            }
+            Kind::DiskStats => cmem::free((*(p as *mut pmix_disk_stats_t)).disk),
+            Kind::NetStats => cmem::free((*(p as *mut pmix_net_stats_t)).net_interface),
+            Kind::NodeStats => {
+                let n = &mut *(p as *mut pmix_node_stats_t);
+                cmem::free(n.node);
+                free_array(Kind::DiskStats, n.diskstats as *mut u8, n.ndiskstats);
+                free_array(Kind::NetStats, n.netstats as *mut u8, n.nnetstats);
+            }
+            Kind::DataBuffer => {
+                let b = &mut *(p as *mut pmix_data_buffer_t);
+                cmem::free(b.base_ptr);
+            }
         }
-        Kind::ByteObject => {
-            let bo = &mut *(p as *mut pmix_byte_object_t);
-            cmem::free(bo.bytes);
-            bo.bytes = ptr::null_mut();
-            bo.size = 0;
-            return;
-        }
-        _ => {}
+        ptr::write_bytes(p, 0, kind.size());
     }
-    let Some(_depth) = DepthGuard::enter() else {
-        crate::pmix_debug!(1, "destruct: data nested deeper than {WALK_LIMIT} levels left in place");
-        return;
-    };
-    match kind {
-        Kind::Num(_) | Kind::Proc | Kind::Nspace => {}
-        Kind::String => cmem::free(*(p as *mut *mut c_char)),
-        Kind::Value => super::value::destruct(&mut *(p as *mut pmix_value_t)),
-        Kind::Info => super::value::destruct(&mut (*(p as *mut pmix_info_t)).value),
-        Kind::Pdata => super::value::destruct(&mut (*(p as *mut pmix_pdata_t)).value),
-        Kind::App => {
-            let a = &mut *(p as *mut pmix_app_t);
-            cmem::free(a.cmd);
-            cmem::argv_free(a.argv);
-            cmem::argv_free(a.env);
-            cmem::free(a.cwd);
-            free_array(Kind::Info, a.info as *mut u8, a.ninfo);
-        }
-        Kind::Query => {
-            let q = &mut *(p as *mut pmix_query_t);
-            cmem::argv_free(q.keys);
-            free_array(Kind::Info, q.qualifiers as *mut u8, q.nqual);
-        }
-        Kind::ByteObject => cmem::free((*(p as *mut pmix_byte_object_t)).bytes),
-        Kind::ProcInfo => {
-            let i = &mut *(p as *mut pmix_proc_info_t);
-            cmem::free(i.hostname);
-            cmem::free(i.executable_name);
-        }
-        Kind::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
-        Kind::Envar => {
-            let e = &mut *(p as *mut pmix_envar_t);
-            cmem::free(e.envar);
-            cmem::free(e.value);
-        }
-        Kind::Coord => cmem::free((*(p as *mut pmix_coord_t)).coord),
-        Kind::Regattr => {
-            let r = &mut *(p as *mut pmix_regattr_t);
-            cmem::free(r.name);
-            cmem::argv_free(r.description);
-        }
-        Kind::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
-        Kind::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
-        Kind::Geometry => {
-            let g = &mut *(p as *mut pmix_geometry_t);
-            cmem::free(g.uuid);
-            cmem::free(g.osname);
-            free_array(Kind::Coord, g.coordinates as *mut u8, g.ncoords);
-        }
-        Kind::DeviceDist => {
-            let d = &mut *(p as *mut pmix_device_distance_t);
-            cmem::free(d.uuid);
-            cmem::free(d.osname);
-        }
-        Kind::Endpoint => {
-            let e = &mut *(p as *mut pmix_endpoint_t);
-            cmem::free(e.uuid);
-            cmem::free(e.osname);
-            cmem::free(e.endpt.bytes);
-        }
-        Kind::ProcStats => {
-            let s = &mut *(p as *mut pmix_proc_stats_t);
-            cmem::free(s.node);
-            cmem::free(s.cmd);
-        }
-        Kind::DiskStats => cmem::free((*(p as *mut pmix_disk_stats_t)).disk),
-        Kind::NetStats => cmem::free((*(p as *mut pmix_net_stats_t)).net_interface),
-        Kind::NodeStats => {
-            let n = &mut *(p as *mut pmix_node_stats_t);
-            cmem::free(n.node);
-            free_array(Kind::DiskStats, n.diskstats as *mut u8, n.ndiskstats);
-            free_array(Kind::NetStats, n.netstats as *mut u8, n.nnetstats);
-        }
-        Kind::DataBuffer => {
-            let b = &mut *(p as *mut pmix_data_buffer_t);
-            cmem::free(b.base_ptr);
-        }
-    }
-    ptr::write_bytes(p, 0, kind.size());
 }
 
 /// Destruct a data array's elements and free its storage; the array becomes empty.
@@ -356,17 +369,20 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
 /// # Safety
 /// `d` is a valid (possibly zeroed) data array.
 pub unsafe fn destruct_darray(d: &mut pmix_data_array_t) {
-    match Kind::of(d.r#type) {
-        Some(k) if !sane_len(k, d.size) => {
-            crate::pmix_debug!(1, "PMIx_Data_array_destruct: impossible size {}, array left alone", d.size);
-            return;
+    // SAFETY: the caller upholds the contract above: `d` is a valid (possibly zeroed) data array.
+    unsafe {
+        match Kind::of(d.r#type) {
+            Some(k) if !sane_len(k, d.size) => {
+                crate::pmix_debug!(1, "PMIx_Data_array_destruct: impossible size {}, array left alone", d.size);
+                return;
+            }
+            Some(k) => free_array(k, d.array as *mut u8, d.size),
+            // An array of an unknown type cannot hold anything we could walk.
+            None => cmem::free(d.array),
         }
-        Some(k) => free_array(k, d.array as *mut u8, d.size),
-        // An array of an unknown type cannot hold anything we could walk.
-        None => cmem::free(d.array),
+        d.array = ptr::null_mut();
+        d.size = 0;
     }
-    d.array = ptr::null_mut();
-    d.size = 0;
 }
 
 /// Destruct `n` elements and free the array itself.
@@ -374,17 +390,20 @@ pub unsafe fn destruct_darray(d: &mut pmix_data_array_t) {
 /// # Safety
 /// `p` is NULL or a malloc'd array of `n` valid elements of `kind`.
 pub unsafe fn free_array(kind: Kind, p: *mut u8, n: usize) {
-    if p.is_null() {
-        return;
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a malloc'd array of `n` valid elements of `kind`.
+    unsafe {
+        if p.is_null() {
+            return;
+        }
+        if !sane_len(kind, n) {
+            crate::pmix_debug!(1, "free_array: impossible count {n}, array left alone");
+            return;
+        }
+        for i in 0..n {
+            destruct(kind, p.add(i * kind.size()));
+        }
+        cmem::free(p);
     }
-    if !sane_len(kind, n) {
-        crate::pmix_debug!(1, "free_array: impossible count {n}, array left alone");
-        return;
-    }
-    for i in 0..n {
-        destruct(kind, p.add(i * kind.size()));
-    }
-    cmem::free(p);
 }
 
 /// A newly allocated deep copy of `n` elements. `(NULL, 0)` for an empty or NULL array.
@@ -392,17 +411,20 @@ pub unsafe fn free_array(kind: Kind, p: *mut u8, n: usize) {
 /// # Safety
 /// `src` is NULL or points to `n` valid elements of `kind`.
 pub unsafe fn copy_array(kind: Kind, src: *const u8, n: usize, depth: u32) -> Res<(*mut u8, usize)> {
-    if src.is_null() || n == 0 {
-        return Ok((ptr::null_mut(), 0));
-    }
-    let p = alloc_array(kind, n)?;
-    for i in 0..n {
-        if let Err(e) = copy(kind, p.add(i * kind.size()), src.add(i * kind.size()), depth + 1) {
-            free_array(kind, p, n);
-            return Err(e);
+    // SAFETY: the caller upholds the contract above: `src` is NULL or points to `n` valid elements of `kind`.
+    unsafe {
+        if src.is_null() || n == 0 {
+            return Ok((ptr::null_mut(), 0));
         }
+        let p = alloc_array(kind, n)?;
+        for i in 0..n {
+            if let Err(e) = copy(kind, p.add(i * kind.size()), src.add(i * kind.size()), depth + 1) {
+                free_array(kind, p, n);
+                return Err(e);
+            }
+        }
+        Ok((p, n))
     }
-    Ok((p, n))
 }
 
 /// A zeroed array of `n` elements (refuses sizes that overflow or cannot be allocated).
@@ -417,62 +439,100 @@ pub fn alloc_array(kind: Kind, n: usize) -> Res<*mut u8> {
     Ok(p)
 }
 
+/// Grow a zeroed array from `old` to `new` elements (`new` > `old`): the
+/// first `old` elements move (they are plain C data), the rest are zeroed.
+/// On failure the array is left as it was.
+///
+/// # Safety
+/// `p` is an array from `alloc_array`/`grow_array` of `old` elements of `kind`.
+pub unsafe fn grow_array(kind: Kind, p: *mut u8, old: usize, new: usize) -> Res<*mut u8> {
+    if !sane_len(kind, new) || new <= old {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    // SAFETY: realloc of our malloc'd array (the contract above); the tail
+    // beyond the moved elements is zeroed before anyone reads it.
+    unsafe {
+        let q = libc::realloc(p as *mut libc::c_void, new * kind.size()) as *mut u8;
+        if q.is_null() {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        ptr::write_bytes(q.add(old * kind.size()), 0, (new - old) * kind.size());
+        Ok(q)
+    }
+}
+
 /// # Safety
 /// `s` is a valid data array.
 pub unsafe fn copy_darray(d: &mut pmix_data_array_t, s: &pmix_data_array_t, depth: u32) -> Res {
-    d.r#type = s.r#type;
-    d.size = 0;
-    d.array = ptr::null_mut();
-    if s.size == 0 || s.array.is_null() {
-        return Ok(());
+    // SAFETY: the caller upholds the contract above: `s` is a valid data array.
+    unsafe {
+        d.r#type = s.r#type;
+        d.size = 0;
+        d.array = ptr::null_mut();
+        if s.size == 0 || s.array.is_null() {
+            return Ok(());
+        }
+        let kind = Kind::of(s.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        let (p, n) = copy_array(kind, s.array as *const u8, s.size, depth)?;
+        d.array = p as *mut c_void;
+        d.size = n;
+        Ok(())
     }
-    let kind = Kind::of(s.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    let (p, n) = copy_array(kind, s.array as *const u8, s.size, depth)?;
-    d.array = p as *mut c_void;
-    d.size = n;
-    Ok(())
 }
 
 /// # Safety
 /// `s.bytes` is NULL or holds `s.size` bytes.
 pub unsafe fn copy_bo(d: &mut pmix_byte_object_t, s: &pmix_byte_object_t) -> Res {
-    d.bytes = ptr::null_mut();
-    d.size = 0;
-    let bytes = super::value::bo_slice(s)?;
-    if bytes.is_empty() {
-        return Ok(());
+    // SAFETY: the caller upholds the contract above: `s.bytes` is NULL or holds `s.size` bytes.
+    unsafe {
+        d.bytes = ptr::null_mut();
+        d.size = 0;
+        let bytes = super::value::bo_slice(s)?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let p = cmem::dup_bytes(bytes);
+        if p.is_null() {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        d.bytes = p;
+        d.size = s.size;
+        Ok(())
     }
-    let p = cmem::dup_bytes(bytes);
-    if p.is_null() {
-        return Err(PMIX_ERR_NOMEM);
-    }
-    d.bytes = p;
-    d.size = s.size;
-    Ok(())
 }
 
 /// # Safety
 /// `s` is NULL or NUL-terminated.
 pub unsafe fn dup_str(s: *const c_char) -> Res<*mut c_char> {
-    if s.is_null() {
-        return Ok(ptr::null_mut());
-    }
-    let p = libc::strdup(s);
-    if p.is_null() {
-        Err(PMIX_ERR_NOMEM)
-    } else {
-        Ok(p)
+    // SAFETY: the caller upholds the contract above: `s` is NULL or NUL-terminated.
+    unsafe {
+        if s.is_null() {
+            return Ok(ptr::null_mut());
+        }
+        let p = libc::strdup(s);
+        if p.is_null() {
+            Err(PMIX_ERR_NOMEM)
+        } else {
+            Ok(p)
+        }
     }
 }
 
+/// A deep copy of a NULL-terminated string array (libc memory).
+///
+/// # Safety
+/// `a` is NULL or a NULL-terminated array of NUL-terminated strings.
 unsafe fn dup_argv(a: *const *mut c_char) -> Res<*mut *mut c_char> {
-    if a.is_null() {
-        return Ok(ptr::null_mut());
-    }
-    let p = cmem::argv_dup(a);
-    if p.is_null() {
-        Err(PMIX_ERR_NOMEM)
-    } else {
-        Ok(p)
+    // SAFETY: the caller upholds the contract above: `a` is NULL or a NULL-terminated array of NUL-terminated strings.
+    unsafe {
+        if a.is_null() {
+            return Ok(ptr::null_mut());
+        }
+        let p = cmem::argv_dup(a);
+        if p.is_null() {
+            Err(PMIX_ERR_NOMEM)
+        } else {
+            Ok(p)
+        }
     }
 }

@@ -45,24 +45,30 @@ pub fn start() -> *mut c_void {
 /// # Safety
 /// `p` is NULL or a handle from `start` that was not released.
 pub unsafe fn get<'a>(p: *mut c_void) -> Res<&'a mut InfoList> {
-    if p.is_null() {
-        return Err(PMIX_ERR_BAD_PARAM);
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a handle from `start` that was not released.
+    unsafe {
+        if p.is_null() {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        let l = &mut *(p as *mut InfoList);
+        if l.magic != MAGIC {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        Ok(l)
     }
-    let l = &mut *(p as *mut InfoList);
-    if l.magic != MAGIC {
-        return Err(PMIX_ERR_BAD_PARAM);
-    }
-    Ok(l)
 }
 
 impl InfoList {
     /// # Safety
     /// As `super::info_load`.
     pub unsafe fn add(&mut self, key: *const core::ffi::c_char, data: *const c_void, t: pmix_data_type_t) -> Res {
-        let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
-        super::info_load(&mut info, key, data, t)?;
-        self.items.push(Item::Owned(info));
-        Ok(())
+        // SAFETY: the caller upholds the contract above: As `super::info_load`.
+        unsafe {
+            let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
+            super::info_load(&mut info, key, data, t)?;
+            self.items.push(Item::Owned(info));
+            Ok(())
+        }
     }
     pub fn insert(&mut self, info: *mut pmix_info_t) -> Res {
         if info.is_null() {
@@ -74,42 +80,51 @@ impl InfoList {
     /// # Safety
     /// `src` is a valid info.
     pub unsafe fn xfer(&mut self, src: &pmix_info_t) -> Res {
-        let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
-        super::info_xfer(&mut info, src)?;
-        self.items.push(Item::Owned(info));
-        Ok(())
+        // SAFETY: the caller upholds the contract above: `src` is a valid info.
+        unsafe {
+            let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
+            super::info_xfer(&mut info, src)?;
+            self.items.push(Item::Owned(info));
+            Ok(())
+        }
     }
     /// # Safety
     /// Borrowed items are still valid; `out` owns nothing.
     pub unsafe fn convert(&self, out: &mut pmix_data_array_t) -> Res {
-        out.r#type = PMIX_INFO;
-        out.size = 0;
-        out.array = core::ptr::null_mut();
-        if self.items.is_empty() {
-            return Err(PMIX_ERR_EMPTY);
-        }
-        let n = self.items.len();
-        let arr = elem::alloc_array(Kind::Info, n)?;
-        for (i, it) in self.items.iter().enumerate() {
-            let src: *const pmix_info_t = match it {
-                Item::Owned(b) => &**b,
-                Item::Borrowed(p) => *p,
-            };
-            if let Err(e) = elem::copy(Kind::Info, arr.add(i * Kind::Info.size()), src as *const u8, 0) {
-                elem::free_array(Kind::Info, arr, n);
-                return Err(e);
+        // SAFETY: the caller upholds the contract above: Borrowed items are still valid; `out` owns nothing.
+        unsafe {
+            out.r#type = PMIX_INFO;
+            out.size = 0;
+            out.array = core::ptr::null_mut();
+            if self.items.is_empty() {
+                return Err(PMIX_ERR_EMPTY);
             }
+            let n = self.items.len();
+            let arr = elem::alloc_array(Kind::Info, n)?;
+            for (i, it) in self.items.iter().enumerate() {
+                let src: *const pmix_info_t = match it {
+                    Item::Owned(b) => &**b,
+                    Item::Borrowed(p) => *p,
+                };
+                if let Err(e) = elem::copy(Kind::Info, arr.add(i * Kind::Info.size()), src as *const u8, 0) {
+                    elem::free_array(Kind::Info, arr, n);
+                    return Err(e);
+                }
+            }
+            out.array = arr as *mut c_void;
+            out.size = n;
+            Ok(())
         }
-        out.array = arr as *mut c_void;
-        out.size = n;
-        Ok(())
     }
 }
 
 /// # Safety
 /// `p` is NULL or a live handle from `start`.
 pub unsafe fn release(p: *mut c_void) {
-    if get(p).is_ok() {
-        drop(Box::from_raw(p as *mut InfoList));
+    // SAFETY: the caller upholds the contract above: `p` is NULL or a live handle from `start`.
+    unsafe {
+        if get(p).is_ok() {
+            drop(Box::from_raw(p as *mut InfoList));
+        }
     }
 }

@@ -31,14 +31,17 @@ use crate::cmem;
 /// `key` is NULL or a string readable up to its NUL or PMIX_MAX_KEYLEN bytes;
 /// `data` as for `value::load`.
 pub unsafe fn info_load(info: &mut pmix_info_t, key: *const c_char, data: *const c_void, t: pmix_data_type_t) -> Res {
-    let k = cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1).ok_or(PMIX_ERR_BAD_PARAM)?;
-    if k.len() > PMIX_MAX_KEYLEN {
-        crate::pmix_debug!(1, "PMIx_Info_load: key longer than PMIX_MAX_KEYLEN");
-        return Err(PMIX_ERR_BAD_PARAM);
+    // SAFETY: the caller upholds the contract above: `key` is NULL or a string readable up to its NUL or PMIX_MAX_KEYLEN bytes; `data` as for `value::load`.
+    unsafe {
+        let k = cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1).ok_or(PMIX_ERR_BAD_PARAM)?;
+        if k.len() > PMIX_MAX_KEYLEN {
+            crate::pmix_debug!(1, "PMIx_Info_load: key longer than PMIX_MAX_KEYLEN");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        cmem::load_fixed(&mut info.key, k);
+        info.flags = 0;
+        value::load(&mut info.value, data, t)
     }
-    cmem::load_fixed(&mut info.key, k);
-    info.flags = 0;
-    value::load(&mut info.value, data, t)
 }
 
 /// `PMIx_Info_xfer`: key, directives and a deep copy of the value.
@@ -46,9 +49,12 @@ pub unsafe fn info_load(info: &mut pmix_info_t, key: *const c_char, data: *const
 /// # Safety
 /// `src` is a valid info.
 pub unsafe fn info_xfer(dst: &mut pmix_info_t, src: &pmix_info_t) -> Res {
-    dst.key = src.key;
-    dst.flags = src.flags;
-    value::xfer(&mut dst.value, &src.value, 0)
+    // SAFETY: the caller upholds the contract above: `src` is a valid info.
+    unsafe {
+        dst.key = src.key;
+        dst.flags = src.flags;
+        value::xfer(&mut dst.value, &src.value, 0)
+    }
 }
 
 /// Element pointer of `src` as PMIx passes it: for PMIX_STRING the data
@@ -67,13 +73,16 @@ fn with_elem<R>(src: *const c_void, t: pmix_data_type_t, f: impl FnOnce(*const u
 /// # Safety
 /// `src` points to `n` valid elements.
 pub unsafe fn pack(buf: &mut pmix_data_buffer_t, src: *const c_void, n: i32, t: pmix_data_type_t) -> Res {
-    if n < 0 || (n > 0 && src.is_null()) {
-        return Err(PMIX_ERR_BAD_PARAM);
+    // SAFETY: the caller upholds the contract above: `src` points to `n` valid elements.
+    unsafe {
+        if n < 0 || (n > 0 && src.is_null()) {
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        buffer::check(buf)?;
+        let mut enc = pack::Encoder::default();
+        enc.items(t, src as *const u8, n as usize)?;
+        buffer::append(buf, enc.bytes())
     }
-    buffer::check(buf)?;
-    let mut enc = pack::Encoder::default();
-    enc.items(t, src as *const u8, n as usize)?;
-    buffer::append(buf, enc.bytes())
 }
 
 /// `PMIx_Data_unpack`: the next pack call's elements into `dst` (room for `*n`).
@@ -83,36 +92,39 @@ pub unsafe fn pack(buf: &mut pmix_data_buffer_t, src: *const c_void, n: i32, t: 
 /// # Safety
 /// `dst` has room for `*n` elements of type `t`.
 pub unsafe fn unpack(buf: &mut pmix_data_buffer_t, dst: *mut c_void, n: &mut i32, t: pmix_data_type_t) -> Res {
-    if *n < 0 || dst.is_null() {
-        return Err(PMIX_ERR_BAD_PARAM);
-    }
-    let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    let bytes = buffer::unread(buf)?;
-    if bytes.is_empty() {
-        return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
-    }
-    let mut dec = pack::Decoder::new(bytes);
-    let (have, count) = dec.header()?;
-    if have != t {
-        crate::pmix_debug!(5, "PMIx_Data_unpack: buffer holds type {have}, asked for {t}");
-        return Err(PMIX_ERR_TYPE_MISMATCH);
-    }
-    if count as u64 > *n as u64 {
-        return Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE);
-    }
-    let base = dst as *mut u8;
-    for i in 0..count as usize {
-        if let Err(e) = dec.elem(kind, base.add(i * kind.size()), 0) {
-            for j in 0..i {
-                elem::destruct(kind, base.add(j * kind.size()));
-            }
-            return Err(e);
+    // SAFETY: the caller upholds the contract above: `dst` has room for `*n` elements of type `t`.
+    unsafe {
+        if *n < 0 || dst.is_null() {
+            return Err(PMIX_ERR_BAD_PARAM);
         }
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        let bytes = buffer::unread(buf)?;
+        if bytes.is_empty() {
+            return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+        }
+        let mut dec = pack::Decoder::new(bytes);
+        let (have, count) = dec.header()?;
+        if have != t {
+            crate::pmix_debug!(5, "PMIx_Data_unpack: buffer holds type {have}, asked for {t}");
+            return Err(PMIX_ERR_TYPE_MISMATCH);
+        }
+        if count as u64 > *n as u64 {
+            return Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE);
+        }
+        let base = dst as *mut u8;
+        for i in 0..count as usize {
+            if let Err(e) = dec.elem(kind, base.add(i * kind.size()), 0) {
+                for j in 0..i {
+                    elem::destruct(kind, base.add(j * kind.size()));
+                }
+                return Err(e);
+            }
+        }
+        let used = dec.position();
+        buffer::consume(buf, used);
+        *n = count as i32;
+        Ok(())
     }
-    let used = dec.position();
-    buffer::consume(buf, used);
-    *n = count as i32;
-    Ok(())
 }
 
 /// `PMIx_Data_copy`: `*dest` = a new deep copy of the element at `src`.
@@ -120,18 +132,21 @@ pub unsafe fn unpack(buf: &mut pmix_data_buffer_t, dst: *mut c_void, n: &mut i32
 /// # Safety
 /// `src` as for `with_elem`.
 pub unsafe fn copy(dest: &mut *mut c_void, src: *const c_void, t: pmix_data_type_t) -> Res {
-    let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    if t == PMIX_STRING {
-        *dest = elem::dup_str(src as *const c_char)? as *mut c_void;
-        return Ok(());
+    // SAFETY: the caller upholds the contract above: `src` as for `with_elem`.
+    unsafe {
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        if t == PMIX_STRING {
+            *dest = elem::dup_str(src as *const c_char)? as *mut c_void;
+            return Ok(());
+        }
+        let p = elem::alloc_array(kind, 1)?;
+        if let Err(e) = elem::copy(kind, p, src as *const u8, 0) {
+            cmem::free(p);
+            return Err(e);
+        }
+        *dest = p as *mut c_void;
+        Ok(())
     }
-    let p = elem::alloc_array(kind, 1)?;
-    if let Err(e) = elem::copy(kind, p, src as *const u8, 0) {
-        cmem::free(p);
-        return Err(e);
-    }
-    *dest = p as *mut c_void;
-    Ok(())
 }
 
 /// `PMIx_Data_print` text.
@@ -139,8 +154,11 @@ pub unsafe fn copy(dest: &mut *mut c_void, src: *const c_void, t: pmix_data_type
 /// # Safety
 /// `src` as for `with_elem`.
 pub unsafe fn print(prefix: &str, src: *const c_void, t: pmix_data_type_t) -> Res<String> {
-    Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    Ok(with_elem(src, t, |p| print::data(prefix, t, p)))
+    // SAFETY: the caller upholds the contract above: `src` as for `with_elem`.
+    unsafe {
+        Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        Ok(with_elem(src, t, |p| print::data(prefix, t, p)))
+    }
 }
 
 /// `PMIx_Data_copy_payload`: append `src`'s unread bytes to `dest`.
@@ -148,8 +166,11 @@ pub unsafe fn print(prefix: &str, src: *const c_void, t: pmix_data_type_t) -> Re
 /// # Safety
 /// Both buffers are valid.
 pub unsafe fn copy_payload(dest: &mut pmix_data_buffer_t, src: &pmix_data_buffer_t) -> Res {
-    let bytes = buffer::unread(src)?.to_vec();
-    buffer::append(dest, &bytes)
+    // SAFETY: the caller upholds the contract above: Both buffers are valid.
+    unsafe {
+        let bytes = buffer::unread(src)?.to_vec();
+        buffer::append(dest, &bytes)
+    }
 }
 
 /// `PMIx_Data_load`: the buffer takes the payload's bytes (the byte object is emptied).
@@ -157,19 +178,22 @@ pub unsafe fn copy_payload(dest: &mut pmix_data_buffer_t, src: &pmix_data_buffer
 /// # Safety
 /// Both are valid; `payload.bytes` is libc memory.
 pub unsafe fn load(buf: &mut pmix_data_buffer_t, payload: &mut pmix_byte_object_t) -> Res {
-    buffer::check(buf)?;
-    buffer::release(buf);
-    if payload.bytes.is_null() || payload.size == 0 {
-        return Ok(());
+    // SAFETY: the caller upholds the contract above: Both are valid; `payload.bytes` is libc memory.
+    unsafe {
+        buffer::check(buf)?;
+        buffer::release(buf);
+        if payload.bytes.is_null() || payload.size == 0 {
+            return Ok(());
+        }
+        buf.base_ptr = payload.bytes;
+        buf.bytes_allocated = payload.size;
+        buf.bytes_used = payload.size;
+        buf.unpack_ptr = buf.base_ptr;
+        buf.pack_ptr = buf.base_ptr.add(payload.size);
+        payload.bytes = core::ptr::null_mut();
+        payload.size = 0;
+        Ok(())
     }
-    buf.base_ptr = payload.bytes;
-    buf.bytes_allocated = payload.size;
-    buf.bytes_used = payload.size;
-    buf.unpack_ptr = buf.base_ptr;
-    buf.pack_ptr = buf.base_ptr.add(payload.size);
-    payload.bytes = core::ptr::null_mut();
-    payload.size = 0;
-    Ok(())
 }
 
 /// `PMIx_Data_embed`: the buffer gets a copy of the payload's bytes.
@@ -177,11 +201,14 @@ pub unsafe fn load(buf: &mut pmix_data_buffer_t, payload: &mut pmix_byte_object_
 /// # Safety
 /// Both are valid.
 pub unsafe fn embed(buf: &mut pmix_data_buffer_t, payload: &pmix_byte_object_t) -> Res {
-    buffer::check(buf)?;
-    // Copy first: the payload may point into the buffer being replaced.
-    let bytes = value::bo_slice(payload)?.to_vec();
-    buffer::release(buf);
-    buffer::load_bytes(buf, &bytes)
+    // SAFETY: the caller upholds the contract above: Both are valid.
+    unsafe {
+        buffer::check(buf)?;
+        // Copy first: the payload may point into the buffer being replaced.
+        let bytes = value::bo_slice(payload)?.to_vec();
+        buffer::release(buf);
+        buffer::load_bytes(buf, &bytes)
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ use super::value;
 use crate::abi::*;
 use crate::cmem;
 
+/// Elements allocated at first when decoding an array; more as they decode.
+const ARRAY_START: usize = 64;
+
 const NULL_ARGV: u32 = u32::MAX;
 
 #[derive(Default)]
@@ -55,15 +58,18 @@ impl Encoder {
     /// # Safety
     /// `s` is NULL or NUL-terminated.
     pub unsafe fn cstr(&mut self, s: *const c_char) -> Res {
-        match cmem::cstr_bytes(s) {
-            None => self.u32(0),
-            Some(b) => {
-                let n = u32::try_from(b.len() + 1).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-                self.u32(n);
-                self.raw(b);
+        // SAFETY: the caller upholds the contract above: `s` is NULL or NUL-terminated.
+        unsafe {
+            match cmem::cstr_bytes(s) {
+                None => self.u32(0),
+                Some(b) => {
+                    let n = u32::try_from(b.len() + 1).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+                    self.u32(n);
+                    self.raw(b);
+                }
             }
+            Ok(())
         }
-        Ok(())
     }
     pub(crate) fn fixed(&mut self, s: &[c_char]) {
         let n = cmem::bounded_len(s);
@@ -75,44 +81,65 @@ impl Encoder {
         self.u64(b.len() as u64);
         self.raw(b);
     }
+    /// A NULL-terminated string array.
+    ///
+    /// # Safety
+    /// For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
     pub(crate) unsafe fn argv(&mut self, a: *const *mut c_char) -> Res {
-        if a.is_null() {
-            self.u32(NULL_ARGV);
-            return Ok(());
-        }
-        let n = cmem::argv_len(a);
-        self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
-        for i in 0..n {
-            self.cstr(*a.add(i))?;
-        }
-        Ok(())
-    }
-    unsafe fn array(&mut self, kind: Kind, p: *const u8, n: usize, depth: u32) -> Res {
-        let n = if p.is_null() { 0 } else { n };
-        if !elem::sane_len(kind, n) {
-            return Err(PMIX_ERR_BAD_PARAM);
-        }
-        self.u64(n as u64);
-        for i in 0..n {
-            self.elem(kind, p.add(i * kind.size()), depth + 1)?;
-        }
-        Ok(())
-    }
-    unsafe fn value(&mut self, v: &pmix_value_t, depth: u32) -> Res {
-        self.u16(v.r#type);
-        if v.r#type == PMIX_UNDEF {
-            return Ok(());
-        }
-        let kind = Kind::of(v.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-        let p = value::elem_ptr(v, kind);
-        if kind.inline_in_value() {
-            self.elem(kind, p, depth + 1)
-        } else if p.is_null() {
-            self.u8(0);
+        // SAFETY: the caller upholds the contract above: For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
+        unsafe {
+            if a.is_null() {
+                self.u32(NULL_ARGV);
+                return Ok(());
+            }
+            let n = cmem::argv_len(a);
+            self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+            for i in 0..n {
+                self.cstr(*a.add(i))?;
+            }
             Ok(())
-        } else {
-            self.u8(1);
-            self.elem(kind, p, depth + 1)
+        }
+    }
+    /// `n` elements of `kind`, depth-limited.
+    ///
+    /// # Safety
+    /// For encoding: `p` is NULL or points to `n` valid elements of `kind`. For decoding: none (the result is a new allocation the caller owns).
+    unsafe fn array(&mut self, kind: Kind, p: *const u8, n: usize, depth: u32) -> Res {
+        // SAFETY: the caller upholds the contract above: For encoding: `p` is NULL or points to `n` valid elements of `kind`. For decoding: none (the result is a new allocation the caller owns).
+        unsafe {
+            let n = if p.is_null() { 0 } else { n };
+            if !elem::sane_len(kind, n) {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            self.u64(n as u64);
+            for i in 0..n {
+                self.elem(kind, p.add(i * kind.size()), depth + 1)?;
+            }
+            Ok(())
+        }
+    }
+    /// One pmix_value_t (type, then its payload), depth-limited.
+    ///
+    /// # Safety
+    /// `v` is a valid value (encoding), or a zeroed/destructed value the decoder may fill (decoding).
+    unsafe fn value(&mut self, v: &pmix_value_t, depth: u32) -> Res {
+        // SAFETY: the caller upholds the contract above: `v` is a valid value (encoding), or a zeroed/destructed value the decoder may fill (decoding).
+        unsafe {
+            self.u16(v.r#type);
+            if v.r#type == PMIX_UNDEF {
+                return Ok(());
+            }
+            let kind = Kind::of(v.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+            let p = value::elem_ptr(v, kind);
+            if kind.inline_in_value() {
+                self.elem(kind, p, depth + 1)
+            } else if p.is_null() {
+                self.u8(0);
+                Ok(())
+            } else {
+                self.u8(1);
+                self.elem(kind, p, depth + 1)
+            }
         }
     }
 
@@ -121,13 +148,16 @@ impl Encoder {
     /// # Safety
     /// `src` points to `n` valid elements of type `t`.
     pub unsafe fn items(&mut self, t: pmix_data_type_t, src: *const u8, n: usize) -> Res {
-        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-        self.u16(t);
-        self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
-        for i in 0..n {
-            self.elem(kind, src.add(i * kind.size()), 0)?;
+        // SAFETY: the caller upholds the contract above: `src` points to `n` valid elements of type `t`.
+        unsafe {
+            let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+            self.u16(t);
+            self.u32(u32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+            for i in 0..n {
+                self.elem(kind, src.add(i * kind.size()), 0)?;
+            }
+            Ok(())
         }
-        Ok(())
     }
 
     /// Encode one element.
@@ -135,166 +165,167 @@ impl Encoder {
     /// # Safety
     /// `p` points to a valid element of `kind`.
     pub unsafe fn elem(&mut self, kind: Kind, p: *const u8, depth: u32) -> Res {
-        if depth > MAX_DEPTH {
-            return Err(PMIX_ERR_BAD_PARAM);
+        // SAFETY: the caller upholds the contract above: `p` points to a valid element of `kind`.
+        unsafe {
+            if depth > MAX_DEPTH {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            match kind {
+                Kind::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
+                Kind::String => self.cstr(*(p as *const *const c_char))?,
+                Kind::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
+                Kind::Proc => {
+                    let x = &*(p as *const pmix_proc_t);
+                    self.fixed(&x.nspace);
+                    self.u32(x.rank);
+                }
+                Kind::Value => self.value(&*(p as *const pmix_value_t), depth)?,
+                Kind::Info => {
+                    let x = &*(p as *const pmix_info_t);
+                    self.fixed(&x.key);
+                    self.u32(x.flags);
+                    self.value(&x.value, depth)?;
+                }
+                Kind::Pdata => {
+                    let x = &*(p as *const pmix_pdata_t);
+                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                    self.fixed(&x.key);
+                    self.value(&x.value, depth)?;
+                }
+                Kind::App => {
+                    let x = &*(p as *const pmix_app_t);
+                    self.cstr(x.cmd)?;
+                    self.argv(x.argv)?;
+                    self.argv(x.env)?;
+                    self.cstr(x.cwd)?;
+                    self.u32(x.maxprocs as u32);
+                    self.array(Kind::Info, x.info as *const u8, x.ninfo, depth)?;
+                }
+                Kind::Query => {
+                    let x = &*(p as *const pmix_query_t);
+                    self.argv(x.keys)?;
+                    self.array(Kind::Info, x.qualifiers as *const u8, x.nqual, depth)?;
+                }
+                Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
+                Kind::ProcInfo => {
+                    let x = &*(p as *const pmix_proc_info_t);
+                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                    self.cstr(x.hostname)?;
+                    self.cstr(x.executable_name)?;
+                    self.u32(x.pid as u32);
+                    self.u32(x.exit_code as u32);
+                    self.u8(x.state);
+                }
+                Kind::DataArray => {
+                    let x = &*(p as *const pmix_data_array_t);
+                    self.u16(x.r#type);
+                    let k = if x.size == 0 || x.array.is_null() {
+                        None
+                    } else {
+                        Some(Kind::of(x.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?)
+                    };
+                    match k {
+                        None => self.u64(0),
+                        Some(k) => self.array(k, x.array as *const u8, x.size, depth)?,
+                    }
+                }
+                Kind::Envar => {
+                    let x = &*(p as *const pmix_envar_t);
+                    self.cstr(x.envar)?;
+                    self.cstr(x.value)?;
+                    self.u8(x.separator as u8);
+                }
+                Kind::Coord => {
+                    let x = &*(p as *const pmix_coord_t);
+                    self.u8(x.view);
+                    self.array(Kind::Num(Num::U(4)), x.coord as *const u8, x.dims, depth)?;
+                }
+                Kind::Regattr => {
+                    let x = &*(p as *const pmix_regattr_t);
+                    self.cstr(x.name)?;
+                    self.fixed(&x.string);
+                    self.u16(x.r#type);
+                    self.argv(x.description)?;
+                }
+                Kind::Cpuset => {
+                    let x = &*(p as *const pmix_cpuset_t);
+                    self.cstr(x.source)?;
+                    self.blob(&super::cpuset::bitmap_bytes(x)?);
+                }
+                Kind::Topology => {
+                    let x = &*(p as *const pmix_topology_t);
+                    self.cstr(x.source)?;
+                    self.blob(&super::cpuset::topology_bytes(x)?);
+                }
+                Kind::Geometry => {
+                    let x = &*(p as *const pmix_geometry_t);
+                    self.u64(x.fabric as u64);
+                    self.cstr(x.uuid)?;
+                    self.cstr(x.osname)?;
+                    self.array(Kind::Coord, x.coordinates as *const u8, x.ncoords, depth)?;
+                }
+                Kind::DeviceDist => {
+                    let x = &*(p as *const pmix_device_distance_t);
+                    self.cstr(x.uuid)?;
+                    self.cstr(x.osname)?;
+                    self.u64(x.r#type);
+                    self.u16(x.mindist);
+                    self.u16(x.maxdist);
+                }
+                Kind::Endpoint => {
+                    let x = &*(p as *const pmix_endpoint_t);
+                    self.cstr(x.uuid)?;
+                    self.cstr(x.osname)?;
+                    self.blob(value::bo_slice(&x.endpt)?);
+                }
+                Kind::ProcStats => {
+                    let x = &*(p as *const pmix_proc_stats_t);
+                    self.cstr(x.node)?;
+                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
+                    self.u32(x.pid as u32);
+                    self.cstr(x.cmd)?;
+                    self.u8(x.state as u8);
+                    self.timeval(&x.time);
+                    self.u32(x.percent_cpu.to_bits());
+                    self.u32(x.priority as u32);
+                    self.u16(x.num_threads);
+                    for f in [x.pss, x.vsize, x.rss, x.peak_vsize] {
+                        self.u32(f.to_bits());
+                    }
+                    self.u16(x.processor);
+                    self.timeval(&x.sample_time);
+                }
+                Kind::DiskStats => {
+                    let x = &*(p as *const pmix_disk_stats_t);
+                    self.cstr(x.disk)?;
+                    for v in disk_counters(x) {
+                        self.u64(v);
+                    }
+                }
+                Kind::NetStats => {
+                    let x = &*(p as *const pmix_net_stats_t);
+                    self.cstr(x.net_interface)?;
+                    for v in net_counters(x) {
+                        self.u64(v);
+                    }
+                }
+                Kind::NodeStats => {
+                    let x = &*(p as *const pmix_node_stats_t);
+                    self.cstr(x.node)?;
+                    for f in node_floats(x) {
+                        self.u32(f.to_bits());
+                    }
+                    self.timeval(&x.sample_time);
+                    self.array(Kind::DiskStats, x.diskstats as *const u8, x.ndiskstats, depth)?;
+                    self.array(Kind::NetStats, x.netstats as *const u8, x.nnetstats, depth)?;
+                }
+                Kind::DataBuffer => {
+                    let x = &*(p as *const pmix_data_buffer_t);
+                    self.blob(super::buffer::unread(x)?);
+                }
+            }
+            Ok(())
         }
-        match kind {
-            Kind::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
-            Kind::String => self.cstr(*(p as *const *const c_char))?,
-            Kind::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
-            Kind::Proc => {
-                let x = &*(p as *const pmix_proc_t);
-                self.fixed(&x.nspace);
-                self.u32(x.rank);
-            }
-            Kind::Value => self.value(&*(p as *const pmix_value_t), depth)?,
-            Kind::Info => {
-                let x = &*(p as *const pmix_info_t);
-                self.fixed(&x.key);
-                self.u32(x.flags);
-                self.value(&x.value, depth)?;
-            }
-            Kind::Pdata => {
-                let x = &*(p as *const pmix_pdata_t);
-                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                self.fixed(&x.key);
-                self.value(&x.value, depth)?;
-            }
-            Kind::App => {
-                let x = &*(p as *const pmix_app_t);
-                self.cstr(x.cmd)?;
-                self.argv(x.argv)?;
-                self.argv(x.env)?;
-                self.cstr(x.cwd)?;
-                self.u32(x.maxprocs as u32);
-                self.array(Kind::Info, x.info as *const u8, x.ninfo, depth)?;
-            }
-            Kind::Query => {
-                let x = &*(p as *const pmix_query_t);
-                self.argv(x.keys)?;
-                self.array(Kind::Info, x.qualifiers as *const u8, x.nqual, depth)?;
-            }
-            Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
-            Kind::ProcInfo => {
-                let x = &*(p as *const pmix_proc_info_t);
-                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                self.cstr(x.hostname)?;
-                self.cstr(x.executable_name)?;
-                self.u32(x.pid as u32);
-                self.u32(x.exit_code as u32);
-                self.u8(x.state);
-            }
-            Kind::DataArray => {
-                let x = &*(p as *const pmix_data_array_t);
-                self.u16(x.r#type);
-                let k = if x.size == 0 || x.array.is_null() {
-                    None
-                } else {
-                    Some(Kind::of(x.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?)
-                };
-                match k {
-                    None => self.u64(0),
-                    Some(k) => self.array(k, x.array as *const u8, x.size, depth)?,
-                }
-            }
-            Kind::Envar => {
-                let x = &*(p as *const pmix_envar_t);
-                self.cstr(x.envar)?;
-                self.cstr(x.value)?;
-                self.u8(x.separator as u8);
-            }
-            Kind::Coord => {
-                let x = &*(p as *const pmix_coord_t);
-                self.u8(x.view);
-                self.array(Kind::Num(Num::U(4)), x.coord as *const u8, x.dims, depth)?;
-            }
-            Kind::Regattr => {
-                let x = &*(p as *const pmix_regattr_t);
-                self.cstr(x.name)?;
-                self.fixed(&x.string);
-                self.u16(x.r#type);
-                self.argv(x.description)?;
-            }
-            Kind::Cpuset => {
-                let x = &*(p as *const pmix_cpuset_t);
-                self.cstr(x.source)?;
-                self.blob(&super::cpuset::bitmap_bytes(x)?);
-            }
-            Kind::Topology => {
-                let x = &*(p as *const pmix_topology_t);
-                self.cstr(x.source)?;
-                self.blob(&super::cpuset::topology_bytes(x)?);
-            }
-            Kind::Geometry => {
-                let x = &*(p as *const pmix_geometry_t);
-                self.u64(x.fabric as u64);
-                self.cstr(x.uuid)?;
-                self.cstr(x.osname)?;
-                self.array(Kind::Coord, x.coordinates as *const u8, x.ncoords, depth)?;
-            }
-            Kind::DeviceDist => {
-                let x = &*(p as *const pmix_device_distance_t);
-                self.cstr(x.uuid)?;
-                self.cstr(x.osname)?;
-                self.u64(x.r#type);
-                self.u16(x.mindist);
-                self.u16(x.maxdist);
-            }
-            Kind::Endpoint => {
-                let x = &*(p as *const pmix_endpoint_t);
-                self.cstr(x.uuid)?;
-                self.cstr(x.osname)?;
-                self.blob(value::bo_slice(&x.endpt)?);
-            }
-            Kind::ProcStats => {
-                let x = &*(p as *const pmix_proc_stats_t);
-                self.cstr(x.node)?;
-                self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                self.u32(x.pid as u32);
-                self.cstr(x.cmd)?;
-                self.u8(x.state as u8);
-                self.timeval(&x.time);
-                for f in [x.percent_cpu] {
-                    self.u32(f.to_bits());
-                }
-                self.u32(x.priority as u32);
-                self.u16(x.num_threads);
-                for f in [x.pss, x.vsize, x.rss, x.peak_vsize] {
-                    self.u32(f.to_bits());
-                }
-                self.u16(x.processor);
-                self.timeval(&x.sample_time);
-            }
-            Kind::DiskStats => {
-                let x = &*(p as *const pmix_disk_stats_t);
-                self.cstr(x.disk)?;
-                for v in disk_counters(x) {
-                    self.u64(v);
-                }
-            }
-            Kind::NetStats => {
-                let x = &*(p as *const pmix_net_stats_t);
-                self.cstr(x.net_interface)?;
-                for v in net_counters(x) {
-                    self.u64(v);
-                }
-            }
-            Kind::NodeStats => {
-                let x = &*(p as *const pmix_node_stats_t);
-                self.cstr(x.node)?;
-                for f in node_floats(x) {
-                    self.u32(f.to_bits());
-                }
-                self.timeval(&x.sample_time);
-                self.array(Kind::DiskStats, x.diskstats as *const u8, x.ndiskstats, depth)?;
-                self.array(Kind::NetStats, x.netstats as *const u8, x.nnetstats, depth)?;
-            }
-            Kind::DataBuffer => {
-                let x = &*(p as *const pmix_data_buffer_t);
-                self.blob(super::buffer::unread(x)?);
-            }
-        }
-        Ok(())
     }
     fn timeval(&mut self, t: &libc::timeval) {
         self.u64(t.tv_sec as u64);
@@ -429,62 +460,107 @@ impl<'a> Decoder<'a> {
         }
         Ok(())
     }
+    /// A NULL-terminated string array.
+    ///
+    /// # Safety
+    /// For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
     pub(crate) unsafe fn argv(&mut self) -> Res<*mut *mut c_char> {
-        let n = self.u32()?;
-        if n == NULL_ARGV {
-            return Ok(ptr::null_mut());
-        }
-        let n = self.count(n as u64)?;
-        let out = elem::alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
-        for i in 0..n {
-            match self.cstr() {
-                Ok(s) if !s.is_null() => *out.add(i) = s,
-                Ok(_) => {
-                    cmem::argv_free(out);
-                    return Err(BAD);
+        // SAFETY: the caller upholds the contract above: For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
+        unsafe {
+            let n = self.u32()?;
+            if n == NULL_ARGV {
+                return Ok(ptr::null_mut());
+            }
+            let n = self.count(n as u64)?;
+            let out = elem::alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
+            for i in 0..n {
+                match self.cstr() {
+                    Ok(s) if !s.is_null() => *out.add(i) = s,
+                    Ok(_) => {
+                        cmem::argv_free(out);
+                        return Err(BAD);
+                    }
+                    Err(e) => {
+                        cmem::argv_free(out);
+                        return Err(e);
+                    }
                 }
-                Err(e) => {
-                    cmem::argv_free(out);
+            }
+            Ok(out)
+        }
+    }
+    /// Decode an array into a new allocation; returns (ptr, n).
+    ///
+    /// # Safety
+    /// For encoding: `p` is NULL or points to `n` valid elements of `kind`. For decoding: none (the result is a new allocation the caller owns).
+    unsafe fn array(&mut self, kind: Kind, depth: u32) -> Res<(*mut u8, usize)> {
+        // SAFETY: the caller upholds the contract above: For encoding: `p` is NULL or points to `n` valid elements of `kind`. For decoding: none (the result is a new allocation the caller owns).
+        unsafe {
+            let n = self.u64()?;
+            let n = self.count(n)?;
+            self.elems(kind, n, depth)
+        }
+    }
+
+    /// Decode `n` elements of `kind` into a new allocation; returns (ptr, n).
+    ///
+    /// # Safety
+    /// None (the result is a new allocation the caller owns).
+    pub(crate) unsafe fn elems(&mut self, kind: Kind, n: usize, depth: u32) -> Res<(*mut u8, usize)> {
+        // SAFETY: every element written is inside the array, grown before use.
+        unsafe {
+            if n == 0 {
+                return Ok((ptr::null_mut(), 0));
+            }
+            // The count is the peer's word: memory grows with the elements
+            // that really decode, never with the count alone (a count of
+            // 60 M in a 60 MB message must not allocate 60 M elements first).
+            let mut cap = n.min(ARRAY_START);
+            let mut p = elem::alloc_array(kind, cap)?;
+            for i in 0..n {
+                if i == cap {
+                    let more = (cap * 2).min(n);
+                    match elem::grow_array(kind, p, cap, more) {
+                        Ok(q) => (p, cap) = (q, more),
+                        Err(e) => {
+                            elem::free_array(kind, p, cap);
+                            return Err(e);
+                        }
+                    }
+                }
+                if let Err(e) = self.elem(kind, p.add(i * kind.size()), depth + 1) {
+                    elem::free_array(kind, p, cap);
                     return Err(e);
                 }
             }
+            Ok((p, n))
         }
-        Ok(out)
     }
-    /// Decode an array into a new allocation; returns (ptr, n).
-    unsafe fn array(&mut self, kind: Kind, depth: u32) -> Res<(*mut u8, usize)> {
-        let n = self.u64()?;
-        let n = self.count(n)?;
-        if n == 0 {
-            return Ok((ptr::null_mut(), 0));
-        }
-        let p = elem::alloc_array(kind, n)?;
-        for i in 0..n {
-            if let Err(e) = self.elem(kind, p.add(i * kind.size()), depth + 1) {
-                elem::free_array(kind, p, n);
-                return Err(e);
-            }
-        }
-        Ok((p, n))
-    }
+    /// One pmix_value_t (type, then its payload), depth-limited.
+    ///
+    /// # Safety
+    /// `v` is a valid value (encoding), or a zeroed/destructed value the decoder may fill (decoding).
     unsafe fn value(&mut self, v: &mut pmix_value_t, depth: u32) -> Res {
-        let t = self.u16()?;
-        if t == PMIX_UNDEF {
-            return Ok(());
-        }
-        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-        if kind.inline_in_value() {
-            self.elem(kind, &mut v.data as *mut pmix_value_data as *mut u8, depth + 1)?;
-        } else if self.u8()? != 0 {
-            let p = elem::alloc_array(kind, 1)?;
-            if let Err(e) = self.elem(kind, p, depth + 1) {
-                cmem::free(p);
-                return Err(e);
+        // SAFETY: the caller upholds the contract above: `v` is a valid value (encoding), or a zeroed/destructed value the decoder may fill (decoding).
+        unsafe {
+            let t = self.u16()?;
+            if t == PMIX_UNDEF {
+                return Ok(());
             }
-            v.data.ptr = p as *mut c_void;
+            let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+            if kind.inline_in_value() {
+                self.elem(kind, &mut v.data as *mut pmix_value_data as *mut u8, depth + 1)?;
+            } else if self.u8()? != 0 {
+                let p = elem::alloc_array(kind, 1)?;
+                if let Err(e) = self.elem(kind, p, depth + 1) {
+                    cmem::free(p);
+                    return Err(e);
+                }
+                v.data.ptr = p as *mut c_void;
+            }
+            v.r#type = t;
+            Ok(())
         }
-        v.r#type = t;
-        Ok(())
     }
 
     /// Read a pack-call header: (type, count).
@@ -497,229 +573,239 @@ impl<'a> Decoder<'a> {
     /// # Safety
     /// `dst` is writable for `kind.size()` bytes and holds no live element.
     pub unsafe fn elem(&mut self, kind: Kind, dst: *mut u8, depth: u32) -> Res {
-        if depth > MAX_DEPTH {
-            return Err(BAD);
+        // SAFETY: the caller upholds the contract above: `dst` is writable for `kind.size()` bytes and holds no live element.
+        unsafe {
+            if depth > MAX_DEPTH {
+                return Err(BAD);
+            }
+            ptr::write_bytes(dst, 0, kind.size());
+            let r = self.elem_inner(kind, dst, depth);
+            if r.is_err() {
+                elem::destruct(kind, dst);
+            }
+            r
         }
-        ptr::write_bytes(dst, 0, kind.size());
-        let r = self.elem_inner(kind, dst, depth);
-        if r.is_err() {
-            elem::destruct(kind, dst);
-        }
-        r
     }
 
+    /// Decode one element of `kind` into `p`, depth-limited.
+    ///
+    /// # Safety
+    /// `p` points to writable, zeroed storage for one element of `kind`.
     unsafe fn elem_inner(&mut self, kind: Kind, p: *mut u8, depth: u32) -> Res {
-        match kind {
-            Kind::Num(_) => {
-                let b = self.take(kind.size())?;
-                ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
-            }
-            Kind::String => *(p as *mut *mut c_char) = self.cstr()?,
-            Kind::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
-            Kind::Proc => {
-                let x = &mut *(p as *mut pmix_proc_t);
-                self.fixed(&mut x.nspace)?;
-                x.rank = self.u32()?;
-            }
-            Kind::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
-            Kind::Info => {
-                let x = &mut *(p as *mut pmix_info_t);
-                self.fixed(&mut x.key)?;
-                x.flags = self.u32()?;
-                self.value(&mut x.value, depth)?;
-            }
-            Kind::Pdata => {
-                let x = &mut *(p as *mut pmix_pdata_t);
-                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                self.fixed(&mut x.key)?;
-                self.value(&mut x.value, depth)?;
-            }
-            Kind::App => {
-                let x = &mut *(p as *mut pmix_app_t);
-                x.cmd = self.cstr()?;
-                x.argv = self.argv()?;
-                x.env = self.argv()?;
-                x.cwd = self.cstr()?;
-                x.maxprocs = self.u32()? as i32;
-                let (a, n) = self.array(Kind::Info, depth)?;
-                x.info = a as *mut pmix_info_t;
-                x.ninfo = n;
-            }
-            Kind::Query => {
-                let x = &mut *(p as *mut pmix_query_t);
-                x.keys = self.argv()?;
-                let (a, n) = self.array(Kind::Info, depth)?;
-                x.qualifiers = a as *mut pmix_info_t;
-                x.nqual = n;
-            }
-            Kind::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
-            Kind::ProcInfo => {
-                let x = &mut *(p as *mut pmix_proc_info_t);
-                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                x.hostname = self.cstr()?;
-                x.executable_name = self.cstr()?;
-                x.pid = self.u32()? as i32;
-                x.exit_code = self.u32()? as i32;
-                x.state = self.u8()?;
-            }
-            Kind::DataArray => {
-                let x = &mut *(p as *mut pmix_data_array_t);
-                let t = self.u16()?;
-                x.r#type = t;
-                let n = self.u64()?;
-                if n > 0 {
-                    let k = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-                    self.pos -= 8;
-                    let (a, n) = self.array(k, depth)?;
-                    x.array = a as *mut c_void;
-                    x.size = n;
+        // SAFETY: the caller upholds the contract above: `p` points to writable, zeroed storage for one element of `kind`.
+        unsafe {
+            match kind {
+                Kind::Num(_) => {
+                    let b = self.take(kind.size())?;
+                    ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+                }
+                Kind::String => *(p as *mut *mut c_char) = self.cstr()?,
+                Kind::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
+                Kind::Proc => {
+                    let x = &mut *(p as *mut pmix_proc_t);
+                    self.fixed(&mut x.nspace)?;
+                    x.rank = self.u32()?;
+                }
+                Kind::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
+                Kind::Info => {
+                    let x = &mut *(p as *mut pmix_info_t);
+                    self.fixed(&mut x.key)?;
+                    x.flags = self.u32()?;
+                    self.value(&mut x.value, depth)?;
+                }
+                Kind::Pdata => {
+                    let x = &mut *(p as *mut pmix_pdata_t);
+                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                    self.fixed(&mut x.key)?;
+                    self.value(&mut x.value, depth)?;
+                }
+                Kind::App => {
+                    let x = &mut *(p as *mut pmix_app_t);
+                    x.cmd = self.cstr()?;
+                    x.argv = self.argv()?;
+                    x.env = self.argv()?;
+                    x.cwd = self.cstr()?;
+                    x.maxprocs = self.u32()? as i32;
+                    let (a, n) = self.array(Kind::Info, depth)?;
+                    x.info = a as *mut pmix_info_t;
+                    x.ninfo = n;
+                }
+                Kind::Query => {
+                    let x = &mut *(p as *mut pmix_query_t);
+                    x.keys = self.argv()?;
+                    let (a, n) = self.array(Kind::Info, depth)?;
+                    x.qualifiers = a as *mut pmix_info_t;
+                    x.nqual = n;
+                }
+                Kind::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
+                Kind::ProcInfo => {
+                    let x = &mut *(p as *mut pmix_proc_info_t);
+                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                    x.hostname = self.cstr()?;
+                    x.executable_name = self.cstr()?;
+                    x.pid = self.u32()? as i32;
+                    x.exit_code = self.u32()? as i32;
+                    x.state = self.u8()?;
+                }
+                Kind::DataArray => {
+                    let x = &mut *(p as *mut pmix_data_array_t);
+                    let t = self.u16()?;
+                    x.r#type = t;
+                    let n = self.u64()?;
+                    if n > 0 {
+                        let k = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+                        self.pos -= 8;
+                        let (a, n) = self.array(k, depth)?;
+                        x.array = a as *mut c_void;
+                        x.size = n;
+                    }
+                }
+                Kind::Envar => {
+                    let x = &mut *(p as *mut pmix_envar_t);
+                    x.envar = self.cstr()?;
+                    x.value = self.cstr()?;
+                    x.separator = self.u8()? as c_char;
+                }
+                Kind::Coord => {
+                    let x = &mut *(p as *mut pmix_coord_t);
+                    x.view = self.u8()?;
+                    let (a, n) = self.array(Kind::Num(Num::U(4)), depth)?;
+                    x.coord = a as *mut u32;
+                    x.dims = n;
+                }
+                Kind::Regattr => {
+                    let x = &mut *(p as *mut pmix_regattr_t);
+                    x.name = self.cstr()?;
+                    self.fixed(&mut x.string)?;
+                    x.r#type = self.u16()?;
+                    x.description = self.argv()?;
+                }
+                Kind::Cpuset => {
+                    let x = &mut *(p as *mut pmix_cpuset_t);
+                    x.source = self.cstr()?;
+                    let b = self.blob()?;
+                    super::cpuset::load_bitmap(x, b)?;
+                }
+                Kind::Topology => {
+                    let x = &mut *(p as *mut pmix_topology_t);
+                    x.source = self.cstr()?;
+                    let b = self.blob()?;
+                    super::cpuset::load_topology(x, b)?;
+                }
+                Kind::Geometry => {
+                    let x = &mut *(p as *mut pmix_geometry_t);
+                    x.fabric = self.u64()? as usize;
+                    x.uuid = self.cstr()?;
+                    x.osname = self.cstr()?;
+                    let (a, n) = self.array(Kind::Coord, depth)?;
+                    x.coordinates = a as *mut pmix_coord_t;
+                    x.ncoords = n;
+                }
+                Kind::DeviceDist => {
+                    let x = &mut *(p as *mut pmix_device_distance_t);
+                    x.uuid = self.cstr()?;
+                    x.osname = self.cstr()?;
+                    x.r#type = self.u64()?;
+                    x.mindist = self.u16()?;
+                    x.maxdist = self.u16()?;
+                }
+                Kind::Endpoint => {
+                    let x = &mut *(p as *mut pmix_endpoint_t);
+                    x.uuid = self.cstr()?;
+                    x.osname = self.cstr()?;
+                    self.blob_bo(&mut x.endpt)?;
+                }
+                Kind::ProcStats => {
+                    let x = &mut *(p as *mut pmix_proc_stats_t);
+                    x.node = self.cstr()?;
+                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
+                    x.pid = self.u32()? as i32;
+                    x.cmd = self.cstr()?;
+                    x.state = self.u8()? as c_char;
+                    x.time = self.timeval()?;
+                    x.percent_cpu = f32::from_bits(self.u32()?);
+                    x.priority = self.u32()? as i32;
+                    x.num_threads = self.u16()?;
+                    x.pss = f32::from_bits(self.u32()?);
+                    x.vsize = f32::from_bits(self.u32()?);
+                    x.rss = f32::from_bits(self.u32()?);
+                    x.peak_vsize = f32::from_bits(self.u32()?);
+                    x.processor = self.u16()?;
+                    x.sample_time = self.timeval()?;
+                }
+                Kind::DiskStats => {
+                    let x = &mut *(p as *mut pmix_disk_stats_t);
+                    x.disk = self.cstr()?;
+                    let mut v = [0u64; 11];
+                    for c in v.iter_mut() {
+                        *c = self.u64()?;
+                    }
+                    [
+                        x.num_reads_completed,
+                        x.num_reads_merged,
+                        x.num_sectors_read,
+                        x.milliseconds_reading,
+                        x.num_writes_completed,
+                        x.num_writes_merged,
+                        x.num_sectors_written,
+                        x.milliseconds_writing,
+                        x.num_ios_in_progress,
+                        x.milliseconds_io,
+                        x.weighted_milliseconds_io,
+                    ] = v;
+                }
+                Kind::NetStats => {
+                    let x = &mut *(p as *mut pmix_net_stats_t);
+                    x.net_interface = self.cstr()?;
+                    let mut v = [0u64; 6];
+                    for c in v.iter_mut() {
+                        *c = self.u64()?;
+                    }
+                    [
+                        x.num_bytes_recvd,
+                        x.num_packets_recvd,
+                        x.num_recv_errs,
+                        x.num_bytes_sent,
+                        x.num_packets_sent,
+                        x.num_send_errs,
+                    ] = v;
+                }
+                Kind::NodeStats => {
+                    let x = &mut *(p as *mut pmix_node_stats_t);
+                    x.node = self.cstr()?;
+                    let mut f = [0f32; 11];
+                    for c in f.iter_mut() {
+                        *c = f32::from_bits(self.u32()?);
+                    }
+                    [
+                        x.la,
+                        x.la5,
+                        x.la15,
+                        x.total_mem,
+                        x.free_mem,
+                        x.buffers,
+                        x.cached,
+                        x.swap_cached,
+                        x.swap_total,
+                        x.swap_free,
+                        x.mapped,
+                    ] = f;
+                    x.sample_time = self.timeval()?;
+                    let (a, n) = self.array(Kind::DiskStats, depth)?;
+                    x.diskstats = a as *mut pmix_disk_stats_t;
+                    x.ndiskstats = n;
+                    let (a, n) = self.array(Kind::NetStats, depth)?;
+                    x.netstats = a as *mut pmix_net_stats_t;
+                    x.nnetstats = n;
+                }
+                Kind::DataBuffer => {
+                    let x = &mut *(p as *mut pmix_data_buffer_t);
+                    let b = self.blob()?;
+                    super::buffer::load_bytes(x, b)?;
                 }
             }
-            Kind::Envar => {
-                let x = &mut *(p as *mut pmix_envar_t);
-                x.envar = self.cstr()?;
-                x.value = self.cstr()?;
-                x.separator = self.u8()? as c_char;
-            }
-            Kind::Coord => {
-                let x = &mut *(p as *mut pmix_coord_t);
-                x.view = self.u8()?;
-                let (a, n) = self.array(Kind::Num(Num::U(4)), depth)?;
-                x.coord = a as *mut u32;
-                x.dims = n;
-            }
-            Kind::Regattr => {
-                let x = &mut *(p as *mut pmix_regattr_t);
-                x.name = self.cstr()?;
-                self.fixed(&mut x.string)?;
-                x.r#type = self.u16()?;
-                x.description = self.argv()?;
-            }
-            Kind::Cpuset => {
-                let x = &mut *(p as *mut pmix_cpuset_t);
-                x.source = self.cstr()?;
-                let b = self.blob()?;
-                super::cpuset::load_bitmap(x, b)?;
-            }
-            Kind::Topology => {
-                let x = &mut *(p as *mut pmix_topology_t);
-                x.source = self.cstr()?;
-                let b = self.blob()?;
-                super::cpuset::load_topology(x, b)?;
-            }
-            Kind::Geometry => {
-                let x = &mut *(p as *mut pmix_geometry_t);
-                x.fabric = self.u64()? as usize;
-                x.uuid = self.cstr()?;
-                x.osname = self.cstr()?;
-                let (a, n) = self.array(Kind::Coord, depth)?;
-                x.coordinates = a as *mut pmix_coord_t;
-                x.ncoords = n;
-            }
-            Kind::DeviceDist => {
-                let x = &mut *(p as *mut pmix_device_distance_t);
-                x.uuid = self.cstr()?;
-                x.osname = self.cstr()?;
-                x.r#type = self.u64()?;
-                x.mindist = self.u16()?;
-                x.maxdist = self.u16()?;
-            }
-            Kind::Endpoint => {
-                let x = &mut *(p as *mut pmix_endpoint_t);
-                x.uuid = self.cstr()?;
-                x.osname = self.cstr()?;
-                self.blob_bo(&mut x.endpt)?;
-            }
-            Kind::ProcStats => {
-                let x = &mut *(p as *mut pmix_proc_stats_t);
-                x.node = self.cstr()?;
-                self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                x.pid = self.u32()? as i32;
-                x.cmd = self.cstr()?;
-                x.state = self.u8()? as c_char;
-                x.time = self.timeval()?;
-                x.percent_cpu = f32::from_bits(self.u32()?);
-                x.priority = self.u32()? as i32;
-                x.num_threads = self.u16()?;
-                x.pss = f32::from_bits(self.u32()?);
-                x.vsize = f32::from_bits(self.u32()?);
-                x.rss = f32::from_bits(self.u32()?);
-                x.peak_vsize = f32::from_bits(self.u32()?);
-                x.processor = self.u16()?;
-                x.sample_time = self.timeval()?;
-            }
-            Kind::DiskStats => {
-                let x = &mut *(p as *mut pmix_disk_stats_t);
-                x.disk = self.cstr()?;
-                let mut v = [0u64; 11];
-                for c in v.iter_mut() {
-                    *c = self.u64()?;
-                }
-                [
-                    x.num_reads_completed,
-                    x.num_reads_merged,
-                    x.num_sectors_read,
-                    x.milliseconds_reading,
-                    x.num_writes_completed,
-                    x.num_writes_merged,
-                    x.num_sectors_written,
-                    x.milliseconds_writing,
-                    x.num_ios_in_progress,
-                    x.milliseconds_io,
-                    x.weighted_milliseconds_io,
-                ] = v;
-            }
-            Kind::NetStats => {
-                let x = &mut *(p as *mut pmix_net_stats_t);
-                x.net_interface = self.cstr()?;
-                let mut v = [0u64; 6];
-                for c in v.iter_mut() {
-                    *c = self.u64()?;
-                }
-                [
-                    x.num_bytes_recvd,
-                    x.num_packets_recvd,
-                    x.num_recv_errs,
-                    x.num_bytes_sent,
-                    x.num_packets_sent,
-                    x.num_send_errs,
-                ] = v;
-            }
-            Kind::NodeStats => {
-                let x = &mut *(p as *mut pmix_node_stats_t);
-                x.node = self.cstr()?;
-                let mut f = [0f32; 11];
-                for c in f.iter_mut() {
-                    *c = f32::from_bits(self.u32()?);
-                }
-                [
-                    x.la,
-                    x.la5,
-                    x.la15,
-                    x.total_mem,
-                    x.free_mem,
-                    x.buffers,
-                    x.cached,
-                    x.swap_cached,
-                    x.swap_total,
-                    x.swap_free,
-                    x.mapped,
-                ] = f;
-                x.sample_time = self.timeval()?;
-                let (a, n) = self.array(Kind::DiskStats, depth)?;
-                x.diskstats = a as *mut pmix_disk_stats_t;
-                x.ndiskstats = n;
-                let (a, n) = self.array(Kind::NetStats, depth)?;
-                x.netstats = a as *mut pmix_net_stats_t;
-                x.nnetstats = n;
-            }
-            Kind::DataBuffer => {
-                let x = &mut *(p as *mut pmix_data_buffer_t);
-                let b = self.blob()?;
-                super::buffer::load_bytes(x, b)?;
-            }
+            Ok(())
         }
-        Ok(())
     }
     fn timeval(&mut self) -> Res<libc::timeval> {
         Ok(libc::timeval { tv_sec: self.u64()? as i64, tv_usec: self.u64()? as i64 })

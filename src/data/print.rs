@@ -15,10 +15,17 @@ fn type_name(t: pmix_data_type_t) -> String {
     strings::data_type_string(t).to_string_lossy().into_owned()
 }
 
+/// An owned copy of a C string (empty for NULL).
+///
+/// # Safety
+/// `s` is NULL or a NUL-terminated string.
 unsafe fn text(s: *const c_char) -> String {
-    match cmem::cstr_bytes(s) {
-        Some(b) => String::from_utf8_lossy(b).into_owned(),
-        None => "NULL".into(),
+    // SAFETY: the caller upholds the contract above: `s` is NULL or a NUL-terminated string.
+    unsafe {
+        match cmem::cstr_bytes(s) {
+            Some(b) => String::from_utf8_lossy(b).into_owned(),
+            None => "NULL".into(),
+        }
     }
 }
 
@@ -33,135 +40,138 @@ fn fixed(s: &[c_char]) -> String {
 /// # Safety
 /// `p` points to a valid element of type `t`.
 pub unsafe fn element(t: pmix_data_type_t, p: *const u8) -> String {
-    use core::ptr::read_unaligned as rd;
-    let Some(kind) = Kind::of(t) else { return format!("<unknown data type {t}>") };
-    let Some(_depth) = super::elem::DepthGuard::enter() else { return "<nested too deep>".into() };
-    match (t, kind) {
-        (PMIX_BOOL, _) => if rd(p) != 0 { "True".into() } else { "False".into() },
-        (PMIX_STATUS, _) => strings::error_name(rd(p as *const i32)).to_string(),
-        (PMIX_PROC_STATE, _) => strings::proc_state_string(rd(p)).to_string_lossy().into_owned(),
-        (PMIX_JOB_STATE, _) => strings::job_state_string(rd(p)).to_string_lossy().into_owned(),
-        (PMIX_SCOPE, _) => strings::scope_string(rd(p)).to_string_lossy().into_owned(),
-        (PMIX_DATA_RANGE, _) => strings::data_range_string(rd(p)).to_string_lossy().into_owned(),
-        (PMIX_PERSIST, _) => strings::persistence_string(rd(p)).to_string_lossy().into_owned(),
-        (PMIX_DATA_TYPE, _) => type_name(rd(p as *const u16)),
-        (PMIX_INFO_DIRECTIVES, _) => strings::info_directives_string(rd(p as *const u32)).to_string_lossy().into_owned(),
-        (PMIX_PROC_RANK, _) => rank(rd(p as *const u32)),
-        (_, Kind::Num(Num::U(1))) => rd(p).to_string(),
-        (_, Kind::Num(Num::U(2))) => rd(p as *const u16).to_string(),
-        (_, Kind::Num(Num::U(4))) => rd(p as *const u32).to_string(),
-        (_, Kind::Num(Num::U(_))) => rd(p as *const u64).to_string(),
-        (_, Kind::Num(Num::I(1))) => rd(p as *const i8).to_string(),
-        (_, Kind::Num(Num::I(2))) => rd(p as *const i16).to_string(),
-        (_, Kind::Num(Num::I(4))) => rd(p as *const i32).to_string(),
-        (_, Kind::Num(Num::I(_))) => rd(p as *const i64).to_string(),
-        (_, Kind::Num(Num::F32)) => format!("{}", rd(p as *const f32)),
-        (_, Kind::Num(Num::F64)) => format!("{}", rd(p as *const f64)),
-        (_, Kind::Num(Num::Timeval)) => {
-            let tv = rd(p as *const libc::timeval);
-            format!("{}.{:06}", tv.tv_sec, tv.tv_usec)
-        }
-        (_, Kind::Num(Num::Pointer)) => format!("{:#x}", rd(p as *const usize)),
-        (_, Kind::String) => text(rd(p as *const *const c_char)),
-        (_, Kind::Nspace) => fixed(&*(p as *const pmix_nspace_t)),
-        (_, Kind::Proc) => proc(&*(p as *const pmix_proc_t)),
-        (_, Kind::Value) => value_text(&*(p as *const pmix_value_t)),
-        (_, Kind::Info) => info_text(&*(p as *const pmix_info_t)),
-        (_, Kind::Pdata) => {
-            let x = &*(p as *const pmix_pdata_t);
-            format!("{} {}={}", proc(&x.proc), fixed(&x.key), value_text(&x.value))
-        }
-        (_, Kind::App) => {
-            let x = &*(p as *const pmix_app_t);
-            format!("cmd={} maxprocs={} ninfo={}", text(x.cmd), x.maxprocs, x.ninfo)
-        }
-        (_, Kind::Query) => {
-            let x = &*(p as *const pmix_query_t);
-            let mut keys = Vec::new();
-            for i in 0..cmem::argv_len(x.keys) {
-                keys.push(text(*x.keys.add(i)));
+    // SAFETY: the caller upholds the contract above: `p` points to a valid element of type `t`.
+    unsafe {
+        use core::ptr::read_unaligned as rd;
+        let Some(kind) = Kind::of(t) else { return format!("<unknown data type {t}>") };
+        let Some(_depth) = super::elem::DepthGuard::enter() else { return "<nested too deep>".into() };
+        match (t, kind) {
+            (PMIX_BOOL, _) => if rd(p) != 0 { "True".into() } else { "False".into() },
+            (PMIX_STATUS, _) => strings::error_name(rd(p as *const i32)).to_string(),
+            (PMIX_PROC_STATE, _) => strings::proc_state_string(rd(p)).to_string_lossy().into_owned(),
+            (PMIX_JOB_STATE, _) => strings::job_state_string(rd(p)).to_string_lossy().into_owned(),
+            (PMIX_SCOPE, _) => strings::scope_string(rd(p)).to_string_lossy().into_owned(),
+            (PMIX_DATA_RANGE, _) => strings::data_range_string(rd(p)).to_string_lossy().into_owned(),
+            (PMIX_PERSIST, _) => strings::persistence_string(rd(p)).to_string_lossy().into_owned(),
+            (PMIX_DATA_TYPE, _) => type_name(rd(p as *const u16)),
+            (PMIX_INFO_DIRECTIVES, _) => strings::info_directives_string(rd(p as *const u32)).to_string_lossy().into_owned(),
+            (PMIX_PROC_RANK, _) => rank(rd(p as *const u32)),
+            (_, Kind::Num(Num::U(1))) => rd(p).to_string(),
+            (_, Kind::Num(Num::U(2))) => rd(p as *const u16).to_string(),
+            (_, Kind::Num(Num::U(4))) => rd(p as *const u32).to_string(),
+            (_, Kind::Num(Num::U(_))) => rd(p as *const u64).to_string(),
+            (_, Kind::Num(Num::I(1))) => rd(p as *const i8).to_string(),
+            (_, Kind::Num(Num::I(2))) => rd(p as *const i16).to_string(),
+            (_, Kind::Num(Num::I(4))) => rd(p as *const i32).to_string(),
+            (_, Kind::Num(Num::I(_))) => rd(p as *const i64).to_string(),
+            (_, Kind::Num(Num::F32)) => format!("{}", rd(p as *const f32)),
+            (_, Kind::Num(Num::F64)) => format!("{}", rd(p as *const f64)),
+            (_, Kind::Num(Num::Timeval)) => {
+                let tv = rd(p as *const libc::timeval);
+                format!("{}.{:06}", tv.tv_sec, tv.tv_usec)
             }
-            format!("keys=[{}] nqual={}", keys.join(","), x.nqual)
-        }
-        (_, Kind::ByteObject) => format!("{} bytes", (*(p as *const pmix_byte_object_t)).size),
-        (_, Kind::ProcInfo) => {
-            let x = &*(p as *const pmix_proc_info_t);
-            format!(
-                "{} host={} exe={} pid={} exit={} state={}",
-                proc(&x.proc),
-                text(x.hostname),
-                text(x.executable_name),
-                x.pid,
-                x.exit_code,
-                strings::proc_state_string(x.state).to_string_lossy()
-            )
-        }
-        (_, Kind::DataArray) => {
-            let x = &*(p as *const pmix_data_array_t);
-            let mut s = format!("{} elements of {}", x.size, type_name(x.r#type));
-            let walkable = Kind::of(x.r#type).filter(|k| super::elem::sane_len(*k, x.size));
-            if let (Some(k), false) = (walkable, x.array.is_null()) {
-                for i in 0..x.size {
-                    let _ = write!(s, "\n\t[{i}] {}", element(x.r#type, (x.array as *const u8).add(i * k.size())));
+            (_, Kind::Num(Num::Pointer)) => format!("{:#x}", rd(p as *const usize)),
+            (_, Kind::String) => text(rd(p as *const *const c_char)),
+            (_, Kind::Nspace) => fixed(&*(p as *const pmix_nspace_t)),
+            (_, Kind::Proc) => proc(&*(p as *const pmix_proc_t)),
+            (_, Kind::Value) => value_text(&*(p as *const pmix_value_t)),
+            (_, Kind::Info) => info_text(&*(p as *const pmix_info_t)),
+            (_, Kind::Pdata) => {
+                let x = &*(p as *const pmix_pdata_t);
+                format!("{} {}={}", proc(&x.proc), fixed(&x.key), value_text(&x.value))
+            }
+            (_, Kind::App) => {
+                let x = &*(p as *const pmix_app_t);
+                format!("cmd={} maxprocs={} ninfo={}", text(x.cmd), x.maxprocs, x.ninfo)
+            }
+            (_, Kind::Query) => {
+                let x = &*(p as *const pmix_query_t);
+                let mut keys = Vec::new();
+                for i in 0..cmem::argv_len(x.keys) {
+                    keys.push(text(*x.keys.add(i)));
                 }
+                format!("keys=[{}] nqual={}", keys.join(","), x.nqual)
             }
-            s
-        }
-        (_, Kind::Envar) => {
-            let x = &*(p as *const pmix_envar_t);
-            format!("{}={} sep={}", text(x.envar), text(x.value), x.separator as u8 as char)
-        }
-        (_, Kind::Coord) => {
-            let x = &*(p as *const pmix_coord_t);
-            let mut v = Vec::new();
-            let dims = if x.coord.is_null() || !super::elem::sane_len(Kind::Num(Num::U(4)), x.dims) { 0 } else { x.dims };
-            for i in 0..dims {
-                v.push((*x.coord.add(i)).to_string());
+            (_, Kind::ByteObject) => format!("{} bytes", (*(p as *const pmix_byte_object_t)).size),
+            (_, Kind::ProcInfo) => {
+                let x = &*(p as *const pmix_proc_info_t);
+                format!(
+                    "{} host={} exe={} pid={} exit={} state={}",
+                    proc(&x.proc),
+                    text(x.hostname),
+                    text(x.executable_name),
+                    x.pid,
+                    x.exit_code,
+                    strings::proc_state_string(x.state).to_string_lossy()
+                )
             }
-            format!("view={} ({})", x.view, v.join(","))
-        }
-        (_, Kind::Regattr) => {
-            let x = &*(p as *const pmix_regattr_t);
-            format!("{} \"{}\" {}", text(x.name), fixed(&x.string), type_name(x.r#type))
-        }
-        (_, Kind::Cpuset) => {
-            let x = &*(p as *const pmix_cpuset_t);
-            let cpus = super::cpuset::bitmap_text(x).map(|b| String::from_utf8_lossy(b).into_owned());
-            format!("{}:{}", text(x.source), cpus.unwrap_or_else(|| "<foreign>".into()))
-        }
-        (_, Kind::Topology) => format!("source={}", text((*(p as *const pmix_topology_t)).source)),
-        (_, Kind::Geometry) => {
-            let x = &*(p as *const pmix_geometry_t);
-            format!("fabric={} uuid={} osname={} ncoords={}", x.fabric, text(x.uuid), text(x.osname), x.ncoords)
-        }
-        (_, Kind::DeviceDist) => {
-            let x = &*(p as *const pmix_device_distance_t);
-            format!(
-                "uuid={} osname={} type={} min={} max={}",
-                text(x.uuid),
-                text(x.osname),
-                strings::device_type_string(x.r#type).to_string_lossy(),
-                x.mindist,
-                x.maxdist
-            )
-        }
-        (_, Kind::Endpoint) => {
-            let x = &*(p as *const pmix_endpoint_t);
-            format!("uuid={} osname={} {} bytes", text(x.uuid), text(x.osname), x.endpt.size)
-        }
-        (_, Kind::ProcStats) => {
-            let x = &*(p as *const pmix_proc_stats_t);
-            format!("node={} {} pid={} cmd={} rss={}", text(x.node), proc(&x.proc), x.pid, text(x.cmd), x.rss)
-        }
-        (_, Kind::DiskStats) => format!("disk={}", text((*(p as *const pmix_disk_stats_t)).disk)),
-        (_, Kind::NetStats) => format!("interface={}", text((*(p as *const pmix_net_stats_t)).net_interface)),
-        (_, Kind::NodeStats) => {
-            let x = &*(p as *const pmix_node_stats_t);
-            format!("node={} la={} disks={} nets={}", text(x.node), x.la, x.ndiskstats, x.nnetstats)
-        }
-        (_, Kind::DataBuffer) => {
-            let x = &*(p as *const pmix_data_buffer_t);
-            format!("{} bytes", x.bytes_used)
+            (_, Kind::DataArray) => {
+                let x = &*(p as *const pmix_data_array_t);
+                let mut s = format!("{} elements of {}", x.size, type_name(x.r#type));
+                let walkable = Kind::of(x.r#type).filter(|k| super::elem::sane_len(*k, x.size));
+                if let (Some(k), false) = (walkable, x.array.is_null()) {
+                    for i in 0..x.size {
+                        let _ = write!(s, "\n\t[{i}] {}", element(x.r#type, (x.array as *const u8).add(i * k.size())));
+                    }
+                }
+                s
+            }
+            (_, Kind::Envar) => {
+                let x = &*(p as *const pmix_envar_t);
+                format!("{}={} sep={}", text(x.envar), text(x.value), x.separator as u8 as char)
+            }
+            (_, Kind::Coord) => {
+                let x = &*(p as *const pmix_coord_t);
+                let mut v = Vec::new();
+                let dims = if x.coord.is_null() || !super::elem::sane_len(Kind::Num(Num::U(4)), x.dims) { 0 } else { x.dims };
+                for i in 0..dims {
+                    v.push((*x.coord.add(i)).to_string());
+                }
+                format!("view={} ({})", x.view, v.join(","))
+            }
+            (_, Kind::Regattr) => {
+                let x = &*(p as *const pmix_regattr_t);
+                format!("{} \"{}\" {}", text(x.name), fixed(&x.string), type_name(x.r#type))
+            }
+            (_, Kind::Cpuset) => {
+                let x = &*(p as *const pmix_cpuset_t);
+                let cpus = super::cpuset::bitmap_text(x).map(|b| String::from_utf8_lossy(b).into_owned());
+                format!("{}:{}", text(x.source), cpus.unwrap_or_else(|| "<foreign>".into()))
+            }
+            (_, Kind::Topology) => format!("source={}", text((*(p as *const pmix_topology_t)).source)),
+            (_, Kind::Geometry) => {
+                let x = &*(p as *const pmix_geometry_t);
+                format!("fabric={} uuid={} osname={} ncoords={}", x.fabric, text(x.uuid), text(x.osname), x.ncoords)
+            }
+            (_, Kind::DeviceDist) => {
+                let x = &*(p as *const pmix_device_distance_t);
+                format!(
+                    "uuid={} osname={} type={} min={} max={}",
+                    text(x.uuid),
+                    text(x.osname),
+                    strings::device_type_string(x.r#type).to_string_lossy(),
+                    x.mindist,
+                    x.maxdist
+                )
+            }
+            (_, Kind::Endpoint) => {
+                let x = &*(p as *const pmix_endpoint_t);
+                format!("uuid={} osname={} {} bytes", text(x.uuid), text(x.osname), x.endpt.size)
+            }
+            (_, Kind::ProcStats) => {
+                let x = &*(p as *const pmix_proc_stats_t);
+                format!("node={} {} pid={} cmd={} rss={}", text(x.node), proc(&x.proc), x.pid, text(x.cmd), x.rss)
+            }
+            (_, Kind::DiskStats) => format!("disk={}", text((*(p as *const pmix_disk_stats_t)).disk)),
+            (_, Kind::NetStats) => format!("interface={}", text((*(p as *const pmix_net_stats_t)).net_interface)),
+            (_, Kind::NodeStats) => {
+                let x = &*(p as *const pmix_node_stats_t);
+                format!("node={} la={} disks={} nets={}", text(x.node), x.la, x.ndiskstats, x.nnetstats)
+            }
+            (_, Kind::DataBuffer) => {
+                let x = &*(p as *const pmix_data_buffer_t);
+                format!("{} bytes", x.bytes_used)
+            }
         }
     }
 }
@@ -186,20 +196,26 @@ fn proc(p: &pmix_proc_t) -> String {
 /// # Safety
 /// `p` points to a valid element of type `t` (for PMIX_STRING, at the `char *`).
 pub unsafe fn data(prefix: &str, t: pmix_data_type_t, p: *const u8) -> String {
-    format!("{prefix}Data type: {}\tValue: {}", type_name(t), element(t, p))
+    // SAFETY: the caller upholds the contract above: `p` points to a valid element of type `t` (for PMIX_STRING, at the `char *`).
+    unsafe {
+        format!("{prefix}Data type: {}\tValue: {}", type_name(t), element(t, p))
+    }
 }
 
 /// # Safety
 /// `v` is a valid value.
 pub unsafe fn value_text(v: &pmix_value_t) -> String {
-    match Kind::of(v.r#type) {
-        None => format!("Data type: {}\tValue: <none>", type_name(v.r#type)),
-        Some(k) => {
-            let p = value::elem_ptr(v, k);
-            if p.is_null() {
-                format!("Data type: {}\tValue: NULL", type_name(v.r#type))
-            } else {
-                data("", v.r#type, p)
+    // SAFETY: the caller upholds the contract above: `v` is a valid value.
+    unsafe {
+        match Kind::of(v.r#type) {
+            None => format!("Data type: {}\tValue: <none>", type_name(v.r#type)),
+            Some(k) => {
+                let p = value::elem_ptr(v, k);
+                if p.is_null() {
+                    format!("Data type: {}\tValue: NULL", type_name(v.r#type))
+                } else {
+                    data("", v.r#type, p)
+                }
             }
         }
     }
@@ -208,10 +224,13 @@ pub unsafe fn value_text(v: &pmix_value_t) -> String {
 /// # Safety
 /// `i` is a valid info.
 pub unsafe fn info_text(i: &pmix_info_t) -> String {
-    format!(
-        "Key: {}\tFlags: {}\t{}",
-        fixed(&i.key),
-        strings::info_directives_string(i.flags).to_string_lossy(),
-        value_text(&i.value)
-    )
+    // SAFETY: the caller upholds the contract above: `i` is a valid info.
+    unsafe {
+        format!(
+            "Key: {}\tFlags: {}\t{}",
+            fixed(&i.key),
+            strings::info_directives_string(i.flags).to_string_lossy(),
+            value_text(&i.value)
+        )
+    }
 }

@@ -4,53 +4,81 @@ use core::ffi::{c_char, c_void};
 
 use super::kind::Kind;
 use super::*;
-use crate::abi::*;
 
 fn cstr(s: &str) -> std::ffi::CString {
     std::ffi::CString::new(s).unwrap()
 }
 
+/// One info of type `t` whose value is read from `data`.
+///
+/// # Safety
+/// `data` points to a valid value of type `t` (read by PMIx_Value_load).
 unsafe fn info(key: &str, data: *const c_void, t: pmix_data_type_t) -> pmix_info_t {
-    let mut i: pmix_info_t = core::mem::zeroed();
-    let k = cstr(key);
-    info_load(&mut i, k.as_ptr(), data, t).unwrap();
-    i
-}
-
-unsafe fn sample_infos() -> Vec<pmix_info_t> {
-    let x: i32 = -5;
-    let s = cstr("a string");
-    let mut p: pmix_proc_t = core::mem::zeroed();
-    crate::cmem::load_fixed(&mut p.nspace, b"ns.1");
-    p.rank = 3;
-    let inner = [info("i1", &x as *const i32 as *const c_void, PMIX_INT32)];
-    let arr = pmix_data_array_t { r#type: PMIX_INFO, size: 1, array: inner.as_ptr() as *mut c_void };
-    let v = vec![
-        info("int", &x as *const i32 as *const c_void, PMIX_INT),
-        info("str", s.as_ptr() as *const c_void, PMIX_STRING),
-        info("proc", &p as *const pmix_proc_t as *const c_void, PMIX_PROC),
-        info("arr", &arr as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY),
-        info("flag", core::ptr::null(), PMIX_BOOL),
-    ];
-    let mut inner = inner;
-    value::destruct(&mut inner[0].value);
-    v
-}
-
-unsafe fn free_infos(v: &mut [pmix_info_t]) {
-    for i in v.iter_mut() {
-        value::destruct(&mut i.value);
+    // SAFETY: the caller upholds the contract above: `data` points to a valid value of type `t` (read by PMIx_Value_load).
+    unsafe {
+        let mut i: pmix_info_t = core::mem::zeroed();
+        let k = cstr(key);
+        info_load(&mut i, k.as_ptr(), data, t).unwrap();
+        i
     }
 }
 
+/// An info of every packable type, with values that exercise each.
+///
+/// # Safety
+/// None beyond the test's own: it builds infos from local values. The caller frees them with `free_infos`.
+unsafe fn sample_infos() -> Vec<pmix_info_t> {
+    // SAFETY: the caller upholds the contract above: None beyond the test's own: it builds infos from local values. The caller frees them with `free_infos`.
+    unsafe {
+        let x: i32 = -5;
+        let s = cstr("a string");
+        let mut p: pmix_proc_t = core::mem::zeroed();
+        crate::cmem::load_fixed(&mut p.nspace, b"ns.1");
+        p.rank = 3;
+        let inner = [info("i1", &x as *const i32 as *const c_void, PMIX_INT32)];
+        let arr = pmix_data_array_t { r#type: PMIX_INFO, size: 1, array: inner.as_ptr() as *mut c_void };
+        let v = vec![
+            info("int", &x as *const i32 as *const c_void, PMIX_INT),
+            info("str", s.as_ptr() as *const c_void, PMIX_STRING),
+            info("proc", &p as *const pmix_proc_t as *const c_void, PMIX_PROC),
+            info("arr", &arr as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY),
+            info("flag", core::ptr::null(), PMIX_BOOL),
+        ];
+        let mut inner = inner;
+        value::destruct(&mut inner[0].value);
+        v
+    }
+}
+
+/// Free what `sample_infos` made.
+///
+/// # Safety
+/// `v` holds infos made by `sample_infos`/`info`, not freed before.
+unsafe fn free_infos(v: &mut [pmix_info_t]) {
+    // SAFETY: the caller upholds the contract above: `v` holds infos made by `sample_infos`/`info`, not freed before.
+    unsafe {
+        for i in v.iter_mut() {
+            value::destruct(&mut i.value);
+        }
+    }
+}
+
+/// `infos` packed into a new buffer.
+///
+/// # Safety
+/// `infos` are valid infos (from `sample_infos`).
 unsafe fn packed(infos: &[pmix_info_t]) -> pmix_data_buffer_t {
-    let mut b: pmix_data_buffer_t = core::mem::zeroed();
-    pack(&mut b, infos.as_ptr() as *const c_void, infos.len() as i32, PMIX_INFO).unwrap();
-    b
+    // SAFETY: the caller upholds the contract above: `infos` are valid infos (from `sample_infos`).
+    unsafe {
+        let mut b: pmix_data_buffer_t = core::mem::zeroed();
+        pack(&mut b, infos.as_ptr() as *const c_void, infos.len() as i32, PMIX_INFO).unwrap();
+        b
+    }
 }
 
 #[test]
 fn info_array_round_trip_through_pack() {
+    // SAFETY: sample infos, packed and unpacked through buffers this test owns.
     unsafe {
         let mut src = sample_infos();
         let mut b = packed(&src);
@@ -71,6 +99,7 @@ fn info_array_round_trip_through_pack() {
 
 #[test]
 fn unpack_is_all_or_nothing() {
+    // SAFETY: sample infos and buffers this test owns.
     unsafe {
         let mut src = sample_infos();
         let mut b = packed(&src);
@@ -93,6 +122,7 @@ fn unpack_is_all_or_nothing() {
 
 #[test]
 fn every_truncation_fails_cleanly() {
+    // SAFETY: sample infos and truncated copies of a buffer this test owns.
     unsafe {
         let mut src = sample_infos();
         let mut b = packed(&src);
@@ -131,6 +161,7 @@ fn random_bytes_never_crash_the_decoder() {
             bytes[2..6].copy_from_slice(&((next() % 4) as u32).to_le_bytes());
         }
         let Some(kind) = Kind::of(t) else { continue };
+        // SAFETY: random bytes are only ever unpacked from a buffer this test owns, into zeroed storage.
         unsafe {
             let mut b: pmix_data_buffer_t = core::mem::zeroed();
             buffer::load_bytes(&mut b, &bytes).unwrap();
@@ -148,6 +179,7 @@ fn random_bytes_never_crash_the_decoder() {
 
 #[test]
 fn nesting_depth_is_bounded() {
+    // SAFETY: values this test builds and frees.
     unsafe {
         // a value holding a data array of values holding data arrays ... 40 deep
         let x: i32 = 1;
@@ -171,6 +203,7 @@ fn nesting_depth_is_bounded() {
 
 #[test]
 fn keys_are_bounded() {
+    // SAFETY: an info this test zeroes and loads.
     unsafe {
         let mut i: pmix_info_t = core::mem::zeroed();
         let long = [b'k' as c_char; 512]; // no NUL anywhere
@@ -184,6 +217,7 @@ fn keys_are_bounded() {
 
 #[test]
 fn unknown_types_are_refused() {
+    // SAFETY: a local value read through its own type.
     unsafe {
         let x = 1i32;
         let mut v: pmix_value_t = core::mem::zeroed();
@@ -197,6 +231,7 @@ fn unknown_types_are_refused() {
 
 #[test]
 fn compare_orders_numbers_and_strings() {
+    // SAFETY: local values read through their own types.
     unsafe {
         let (a, b) = (1u64, 2u64);
         let (mut va, mut vb): (pmix_value_t, pmix_value_t) = (core::mem::zeroed(), core::mem::zeroed());
@@ -214,32 +249,39 @@ fn compare_orders_numbers_and_strings() {
 
 /// Load, xfer, compare, pack/unpack and copy one element; returns after
 /// checking every copy compares equal to the original.
+///
+/// # Safety
+/// `elem_ptr` points to a valid element of type `t`.
 unsafe fn round_trip(t: pmix_data_type_t, elem_ptr: *const c_void) {
-    let mut v: pmix_value_t = core::mem::zeroed();
-    value::load(&mut v, elem_ptr, t).unwrap();
-    let mut x: pmix_value_t = core::mem::zeroed();
-    value::xfer(&mut x, &v, 0).unwrap();
-    assert_eq!(value::compare(&v, &x), PMIX_EQUAL);
-    let mut b: pmix_data_buffer_t = core::mem::zeroed();
-    pack(&mut b, &v as *const pmix_value_t as *const c_void, 1, PMIX_VALUE).unwrap();
-    let mut u: pmix_value_t = core::mem::zeroed();
-    let mut n = 1;
-    unpack(&mut b, &mut u as *mut pmix_value_t as *mut c_void, &mut n, PMIX_VALUE).unwrap();
-    assert_eq!(value::compare(&v, &u), PMIX_EQUAL);
-    let mut c: *mut c_void = core::ptr::null_mut();
-    copy(&mut c, elem_ptr, t).unwrap();
-    let kind = Kind::of(t).unwrap();
-    assert_eq!(value::compare_elem(kind, c as *const u8, elem_ptr as *const u8), PMIX_EQUAL);
-    elem::destruct(kind, c as *mut u8);
-    crate::cmem::free(c);
-    for w in [&mut v, &mut x, &mut u] {
-        value::destruct(w);
+    // SAFETY: the caller upholds the contract above: `elem_ptr` points to a valid element of type `t`.
+    unsafe {
+        let mut v: pmix_value_t = core::mem::zeroed();
+        value::load(&mut v, elem_ptr, t).unwrap();
+        let mut x: pmix_value_t = core::mem::zeroed();
+        value::xfer(&mut x, &v, 0).unwrap();
+        assert_eq!(value::compare(&v, &x), PMIX_EQUAL);
+        let mut b: pmix_data_buffer_t = core::mem::zeroed();
+        pack(&mut b, &v as *const pmix_value_t as *const c_void, 1, PMIX_VALUE).unwrap();
+        let mut u: pmix_value_t = core::mem::zeroed();
+        let mut n = 1;
+        unpack(&mut b, &mut u as *mut pmix_value_t as *mut c_void, &mut n, PMIX_VALUE).unwrap();
+        assert_eq!(value::compare(&v, &u), PMIX_EQUAL);
+        let mut c: *mut c_void = core::ptr::null_mut();
+        copy(&mut c, elem_ptr, t).unwrap();
+        let kind = Kind::of(t).unwrap();
+        assert_eq!(value::compare_elem(kind, c as *const u8, elem_ptr as *const u8), PMIX_EQUAL);
+        elem::destruct(kind, c as *mut u8);
+        crate::cmem::free(c);
+        for w in [&mut v, &mut x, &mut u] {
+            value::destruct(w);
+        }
+        buffer::release(&mut b);
     }
-    buffer::release(&mut b);
 }
 
 #[test]
 fn cpusets_and_topologies_round_trip() {
+    // SAFETY: cpusets and topologies this test makes and destructs.
     unsafe {
         let mut cs: pmix_cpuset_t = core::mem::zeroed();
         cpuset::parse_cpuset(b"hwloc:0-3,8", &mut cs).unwrap();
@@ -273,6 +315,7 @@ fn cpusets_and_topologies_round_trip() {
 
 #[test]
 fn stats_and_buffers_round_trip() {
+    // SAFETY: stats and buffers this test builds from local strings.
     unsafe {
         let node = cstr("node1");
         let disk = cstr("sda");

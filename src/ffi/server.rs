@@ -15,13 +15,28 @@ use crate::runtime::{Handle, Net};
 use crate::server::ServerRole;
 
 /// The release function handed with setup_application's results.
+///
+/// # Safety
+/// `cbdata` is NULL or the box this library handed with setup_application's results, released once.
 unsafe extern "C" fn release_setup(_status: pmix_status_t, cbdata: *mut c_void) {
-    if cbdata.is_null() {
-        return;
+    // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with setup_application's results, released once.
+    unsafe {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: made by Box::into_raw in setup_application.
+        let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
+        crate::owned::free_c_infos(b.0.get(), b.1);
     }
-    // SAFETY: made by Box::into_raw in setup_application.
-    let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
-    crate::owned::free_c_infos(b.0.get(), b.1);
+}
+
+/// Fire an op callback (if any) with `status` later, never on the caller's
+/// stack (for calls that return nothing and so report errors this way).
+fn fire_op_later(cbfunc: pmix_op_cbfunc_t, status: pmix_status_t, cbdata: SendPtr<c_void>) {
+    if cbfunc.is_some() {
+        // SAFETY: the caller's callback and cbdata, as the API passes them on.
+        crate::facade::later(move || unsafe { fire_op(cbfunc, status, cbdata) });
+    }
 }
 
 /// Run a server operation on the progress thread: with a callback, return at
@@ -48,6 +63,17 @@ fn server_op(
     }
 }
 
+/// Start this process as a PMIx server: session directory, listening socket, progress
+/// thread and rendezvous files.
+///
+/// Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `module`; PMIX_ERR_INIT when a
+/// server already runs here or the socket cannot be set up; PMIX_ERR_EXISTS when a system
+/// server, scheduler or controller already owns this node; otherwise the error from copying
+/// `info` or making the session directory.
+///
+/// # Safety
+/// `module` is a valid module table (copied here; its functions must stay callable until
+/// PMIx_server_finalize); `info` is NULL or points to `ninfo` valid infos.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_init(module: *mut pmix_server_module_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_server_init", {
@@ -64,11 +90,28 @@ pub unsafe extern "C" fn PMIx_server_init(module: *mut pmix_server_module_t, inf
     })
 }
 
+/// Stop the server started by PMIx_server_init, even with clients and namespaces still
+/// registered, and remove its session directory.
+///
+/// Returns PMIX_SUCCESS once the progress thread has stopped; PMIX_ERR_INIT when no server
+/// runs in this process (a fork child of the server included).
+///
+/// # Safety
+/// No pointer arguments; must not be called from one of this library's callbacks, since it
+/// waits for the progress thread to end.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_finalize() -> pmix_status_t {
     status_entry!("PMIx_server_finalize", { crate::server::finalize().err().unwrap_or(PMIX_SUCCESS) })
 }
 
+/// Encode a comma-separated list of node names as the compact string that PMIX_NODE_MAP
+/// expects.
+///
+/// Returns PMIX_SUCCESS with `*regex` set to a malloc'd string the caller frees;
+/// PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `input` is NULL or NUL-terminated; `regex` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_regex(input: *const c_char, regex: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_generate_regex", {
@@ -79,6 +122,14 @@ pub unsafe extern "C" fn PMIx_generate_regex(input: *const c_char, regex: *mut *
     })
 }
 
+/// Encode the per-node process lists (e.g. "0,1;2,3") as the compact string that
+/// PMIX_PROC_MAP expects.
+///
+/// Returns PMIX_SUCCESS with `*ppn` set to a malloc'd string the caller frees;
+/// PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `input` is NULL or NUL-terminated; `ppn` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_generate_ppn", {
@@ -89,6 +140,18 @@ pub unsafe extern "C" fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut 
     })
 }
 
+/// Register a namespace and its job data with this server, before its clients start.
+///
+/// Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+/// once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+/// returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+/// PMIX_ERR_BAD_PARAM for a NULL, empty or over-long `nspace` or a malformed environment
+/// directive, PMIX_ERR_INIT with no server, or a copy error; on an error return `cbfunc`
+/// never fires.
+///
+/// # Safety
+/// `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos
+/// (copied before return); `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nlocalprocs: c_int, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_register_nspace", {
@@ -112,18 +175,43 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nloc
     })
 }
 
+/// Forget a namespace: its job data, its clients' registrations and the session directory
+/// made for it.
+///
+/// Returns nothing. `cbfunc` fires exactly once, never inside this call: PMIX_SUCCESS from
+/// the progress thread once done; PMIX_ERR_INIT with no server running, PMIX_ERR_BAD_PARAM
+/// for a NULL or over-long `nspace`. Without `cbfunc`, the call blocks until the work is
+/// done.
+///
+/// # Safety
+/// `nspace` is NULL or NUL-terminated; `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_nspace(nspace: *const c_char, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
     entry!("PMIx_server_deregister_nspace", {
         let cbd = SendPtr(cbdata);
-        let (Some(ns), Some(h)) = (crate::owned::key_of(nspace), crate::server::handle()) else {
-            fire_op(cbfunc, PMIX_ERR_BAD_PARAM, cbd);
-            return;
-        };
-        let _ = server_op(h, cbfunc, cbd, move |s, net| s.deregister_nspace(net, &ns));
+        // (no return value: an error reaches the caller through its
+        // callback, fired off the caller's stack)
+        let Some(h) = crate::server::handle() else { return fire_op_later(cbfunc, PMIX_ERR_INIT, cbd) };
+        let Some(ns) = crate::owned::key_of(nspace) else { return fire_op_later(cbfunc, PMIX_ERR_BAD_PARAM, cbd) };
+        let st = server_op(h, cbfunc, cbd, move |s, net| s.deregister_nspace(net, &ns));
+        if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED {
+            fire_op_later(cbfunc, st, cbd);
+        }
     })
 }
 
+/// Register one local client process (its name, uid and gid) so that it may connect to this
+/// server.
+///
+/// Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+/// once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+/// returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+/// PMIX_ERR_BAD_PARAM for a NULL `proc`, PMIX_ERR_INIT with no server; on an error return
+/// `cbfunc` never fires.
+///
+/// # Safety
+/// `proc` is NULL or a valid proc; `server_object` is opaque and handed back untouched to
+/// the host's module calls for this client; `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_client(proc: *const pmix_proc_t, uid: uid_t, gid: gid_t, server_object: *mut c_void, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_register_client", {
@@ -135,18 +223,38 @@ pub unsafe extern "C" fn PMIx_server_register_client(proc: *const pmix_proc_t, u
     })
 }
 
+/// Forget a local client: it counts as ended, and whatever it had pending ends with it.
+///
+/// Returns nothing. `cbfunc` fires exactly once, never inside this call: PMIX_SUCCESS from
+/// the progress thread once done; PMIX_ERR_INIT with no server running, PMIX_ERR_BAD_PARAM
+/// for a NULL `proc`. Without `cbfunc`, the call blocks until the work is done.
+///
+/// # Safety
+/// `proc` is NULL or a valid proc; `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_client(proc: *const pmix_proc_t, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
     entry!("PMIx_server_deregister_client", {
         let cbd = SendPtr(cbdata);
-        let (Some(p), Some(h)) = (proc.as_ref().map(crate::owned::Proc::from_c), crate::server::handle()) else {
-            fire_op(cbfunc, PMIX_ERR_BAD_PARAM, cbd);
-            return;
-        };
-        let _ = server_op(h, cbfunc, cbd, move |s, net| s.deregister_client(net, &p));
+        // (no return value: an error reaches the caller through its
+        // callback, fired off the caller's stack)
+        let Some(h) = crate::server::handle() else { return fire_op_later(cbfunc, PMIX_ERR_INIT, cbd) };
+        let Some(p) = proc.as_ref().map(crate::owned::Proc::from_c) else { return fire_op_later(cbfunc, PMIX_ERR_BAD_PARAM, cbd) };
+        let st = server_op(h, cbfunc, cbd, move |s, net| s.deregister_client(net, &p));
+        if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED {
+            fire_op_later(cbfunc, st, cbd);
+        }
     })
 }
 
+/// Add to a child's environment what it needs to find this server, plus the namespace's
+/// environment directives.
+///
+/// Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_INIT when no
+/// server is set up in this process; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `proc` is NULL or a valid proc; `env` is NULL or points to a NULL or malloc'd
+/// NULL-terminated array of malloc'd strings, which may be reallocated.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *mut *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_server_setup_fork", {
@@ -169,6 +277,16 @@ pub unsafe extern "C" fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *
     })
 }
 
+/// Ask for the data a local process committed, on behalf of a server on another node.
+///
+/// Returns PMIX_SUCCESS, and `cbfunc` then fires exactly once, later, from the progress
+/// thread (PMIX_SUCCESS and the blob, PMIX_ERR_NOT_FOUND for a proc not local here,
+/// PMIX_ERR_TIMEOUT when it never commits); PMIX_ERR_BAD_PARAM for a NULL `proc` or
+/// `cbfunc`, PMIX_ERR_INIT with no server; on an error return `cbfunc` never fires.
+///
+/// # Safety
+/// `proc` is NULL or a valid proc; the blob handed to `cbfunc` is valid only during that
+/// call; `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cbfunc: pmix_dmodex_response_fn_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_dmodex_request", {
@@ -188,6 +306,17 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cb
     })
 }
 
+/// Gather the network and environment data an application needs before it is launched.
+///
+/// Returns PMIX_SUCCESS, and `cbfunc` (if any) then fires exactly once, later, from the
+/// progress thread, with the status and the result infos; PMIX_ERR_BAD_PARAM for a NULL or
+/// empty `nspace`, PMIX_ERR_NOMEM when `info` cannot be copied, PMIX_ERR_INIT with no
+/// server; on an error return `cbfunc` never fires.
+///
+/// # Safety
+/// `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos; the
+/// results stay ours until the host calls the release function handed with them; `cbdata`
+/// is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_setup_application_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_setup_application", {
@@ -214,6 +343,18 @@ pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, in
     })
 }
 
+/// Prepare this node for the local processes of an application, using the data
+/// setup_application produced.
+///
+/// Returns PMIX_SUCCESS when `cbfunc` is given; `cbfunc` then fires exactly once, later,
+/// from the progress thread, with the outcome. Without `cbfunc`, blocks and returns
+/// PMIX_OPERATION_SUCCEEDED or the error (PMIX_ERR_WOULD_BLOCK when it cannot wait).
+/// PMIX_ERR_BAD_PARAM (NULL or empty `nspace`), PMIX_ERR_NOMEM and PMIX_ERR_INIT fire
+/// nothing.
+///
+/// # Safety
+/// `nspace` is NULL or NUL-terminated; `info` is NULL or points to `ninfo` valid infos
+/// (copied before return); `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_setup_local_support", {
@@ -237,6 +378,19 @@ pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, 
     })
 }
 
+/// Hand output of a process (stdout, stderr, ...) to the clients and tools that asked to
+/// pull it.
+///
+/// Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+/// once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+/// returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+/// PMIX_ERR_BAD_PARAM for a NULL `source` or `bo`, a stdin channel or a bad byte object,
+/// PMIX_ERR_NOMEM, PMIX_ERR_INIT; on an error return `cbfunc` never fires.
+///
+/// # Safety
+/// `source` is NULL or a valid proc; `bo` is NULL or a valid byte object; `info` is NULL or
+/// points to `ninfo` valid infos (all copied before return); `cbdata` is passed back
+/// untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: pmix_iof_channel_t, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_IOF_deliver", {
@@ -256,27 +410,64 @@ pub unsafe extern "C" fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, cha
     })
 }
 
+/// Collect this node's resource inventory for the host.
+///
+/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+///
+/// # Safety
+/// `directives` is NULL or points to `ndirs` valid infos; `cbdata` is passed back untouched
+/// (neither is read yet).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_collect_inventory(directives: *mut pmix_info_t, ndirs: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     not_yet!("PMIx_server_collect_inventory")
 }
 
+/// Pass an inventory gathered elsewhere to this server's resource tracking.
+///
+/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos; `directives` is NULL or points to
+/// `ndirs` valid infos; `cbdata` is passed back untouched (none is read yet).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deliver_inventory(info: *mut pmix_info_t, ninfo: usize, directives: *mut pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     not_yet!("PMIx_server_deliver_inventory")
 }
 
+/// Declare which attributes the host supports for one of its module functions.
+///
+/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+///
+/// # Safety
+/// `function` is NULL or NUL-terminated; `attrs` is NULL or a NULL-terminated array of
+/// strings (neither is read yet).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Register_attributes(function: *mut c_char, attrs: *mut *mut c_char) -> pmix_status_t {
     not_yet!("PMIx_Register_attributes")
 }
 
 /// The CPUs of a cpuset this library made (PMIx_Parse_cpuset_string, PMIx_Get_cpuset).
+///
+/// # Safety
+/// `cpuset`'s bitmap is NULL or one this library made.
 unsafe fn cpus_of(cpuset: &pmix_cpuset_t) -> Option<crate::topology::CpuSet> {
-    let text = crate::data::cpuset::bitmap_text(cpuset)?;
-    crate::topology::parse_list(core::str::from_utf8(text).ok()?)
+    // SAFETY: the caller upholds the contract above: `cpuset`'s bitmap is NULL or one this library made.
+    unsafe {
+        let text = crate::data::cpuset::bitmap_text(cpuset)?;
+        crate::topology::parse_list(core::str::from_utf8(text).ok()?)
+    }
 }
 
+/// Describe where a cpuset sits in this machine's topology, as the string
+/// PMIX_LOCALITY_STRING carries.
+///
+/// Returns PMIX_SUCCESS with `*locality` set to a malloc'd string the caller frees;
+/// PMIX_ERR_BAD_PARAM for a NULL argument or a cpuset this library did not make;
+/// PMIX_ERR_NOT_AVAILABLE when the topology cannot be read or the CPUs are not on this
+/// machine; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `cpuset` is NULL or a valid cpuset; `locality` is NULL or writable (set to NULL first).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_locality_string(cpuset: *const pmix_cpuset_t, locality: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_server_generate_locality_string", {
@@ -299,6 +490,15 @@ pub unsafe extern "C" fn PMIx_server_generate_locality_string(cpuset: *const pmi
     })
 }
 
+/// Write a cpuset as a `"<source>:<cpu list>"` string, the form PMIX_CPUSET carries.
+///
+/// Returns PMIX_SUCCESS with `*cpuset_string` set to a malloc'd string the caller frees;
+/// PMIX_ERR_BAD_PARAM for a NULL argument or a cpuset this library did not make or without
+/// a source; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `cpuset` is NULL or a valid cpuset whose `source` is NULL or NUL-terminated;
+/// `cpuset_string` is NULL or writable (set to NULL first).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_cpuset_t, cpuset_string: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_server_generate_cpuset_string", {
@@ -317,6 +517,16 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_
     })
 }
 
+/// Define a named process set and announce it to the local clients with a
+/// PMIX_PROCESS_SET_DEFINE event.
+///
+/// Returns PMIX_SUCCESS once recorded (the call blocks); PMIX_ERR_BAD_PARAM for a NULL or
+/// over-long `pset_name` or NULL `members` with `nmembers` > 0; PMIX_ERR_INIT with no
+/// server, or when called from the progress thread.
+///
+/// # Safety
+/// `members` is NULL or points to `nmembers` valid procs; `pset_name` is NULL or
+/// NUL-terminated (both copied before return).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_define_process_set(members: *const pmix_proc_t, nmembers: usize, pset_name: *const c_char) -> pmix_status_t {
     status_entry!("PMIx_server_define_process_set", {
@@ -328,6 +538,15 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(members: *const pmix_pro
     })
 }
 
+/// Delete a named process set and announce it to the local clients with a
+/// PMIX_PROCESS_SET_DELETE event.
+///
+/// Returns PMIX_SUCCESS (the call blocks); PMIX_ERR_NOT_FOUND for an unknown name;
+/// PMIX_ERR_BAD_PARAM for a NULL or over-long `pset_name`; PMIX_ERR_INIT with no server, or
+/// when called from the progress thread.
+///
+/// # Safety
+/// `pset_name` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_server_delete_process_set", {
@@ -337,11 +556,25 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) 
     })
 }
 
+/// Add resources the host knows of to what this server reports.
+///
+/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
+/// (neither is read yet).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_resources(info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     not_yet!("PMIx_server_register_resources")
 }
 
+/// Remove resources registered with PMIx_server_register_resources.
+///
+/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
+/// (neither is read yet).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_resources(info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     not_yet!("PMIx_server_deregister_resources")

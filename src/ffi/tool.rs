@@ -21,6 +21,16 @@ fn wait_op(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
     done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
 }
 
+/// Start this process as a tool and connect it to the server its `info` names (or run it
+/// unconnected when asked to).
+///
+/// Returns PMIX_SUCCESS, `*proc` set to the tool's name; PMIX_ERR_BAD_PARAM for only one of
+/// PMIX_TOOL_NSPACE/PMIX_TOOL_RANK; PMIX_ERR_NOMEM; PMIX_ERR_UNREACH or PMIX_ERR_TIMEOUT
+/// when no server answers (unless PMIX_TOOL_CONNECT_OPTIONAL), or the status a server
+/// refused with.
+///
+/// # Safety
+/// `proc` is NULL or writable; `info` is NULL or points to `ninfo` valid infos.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_tool_init", {
@@ -36,11 +46,30 @@ pub unsafe extern "C" fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_
     })
 }
 
+/// Undo one PMIx_tool_init; the last one says goodbye to every server and stops the
+/// progress threads.
+///
+/// Returns PMIX_SUCCESS (also when a server is already gone); PMIX_ERR_INIT when not
+/// initialised; otherwise the status a server gave the goodbye.
+///
+/// # Safety
+/// No pointer arguments; must not be called from one of this library's callbacks, since it
+/// waits for the progress thread.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
     status_entry!("PMIx_tool_finalize", { crate::client::finalize() })
 }
 
+/// Connect an initialised tool to one more server, named in `info`; it becomes the primary
+/// server with PMIX_PRIMARY_SERVER or when there is none.
+///
+/// Returns PMIX_SUCCESS with `*myproc` and `*server` filled in (an existing connection is
+/// reused); PMIX_ERR_INIT when not initialised; PMIX_ERR_NOMEM; PMIX_ERR_BAD_PARAM,
+/// PMIX_ERR_UNREACH or PMIX_ERR_TIMEOUT when the server cannot be found or reached.
+///
+/// # Safety
+/// `myproc` and `server` are each NULL or writable; `info` is NULL or points to `ninfo`
+/// valid infos.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_attach_to_server(myproc: *mut pmix_proc_t, server: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_tool_attach_to_server", {
@@ -61,6 +90,14 @@ pub unsafe extern "C" fn PMIx_tool_attach_to_server(myproc: *mut pmix_proc_t, se
     })
 }
 
+/// Leave one server while staying initialised; its pending requests complete with an error.
+///
+/// Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `server`; PMIX_ERR_INIT when not
+/// initialised; PMIX_ERR_NOT_FOUND when not connected to it.
+///
+/// # Safety
+/// `server` is NULL or a valid proc; must not be called from one of this library's
+/// callbacks.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> pmix_status_t {
     status_entry!("PMIx_tool_disconnect", {
@@ -75,6 +112,14 @@ pub unsafe extern "C" fn PMIx_tool_disconnect(server: *const pmix_proc_t) -> pmi
     })
 }
 
+/// List the servers this tool is connected to, the primary one first.
+///
+/// Returns PMIX_SUCCESS with `*servers` a malloc'd array of `*nservers` procs the caller
+/// frees; PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_INIT when not initialised;
+/// PMIX_ERR_NOT_FOUND when connected to none; PMIX_ERR_NOMEM.
+///
+/// # Safety
+/// `servers` and `nservers` are each NULL or writable (set to NULL and 0 first).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, nservers: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_tool_get_servers", {
@@ -102,6 +147,14 @@ pub unsafe extern "C" fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, n
     })
 }
 
+/// Make a server this tool is already connected to the primary one, the one requests go to.
+///
+/// Returns PMIX_SUCCESS; PMIX_ERR_BAD_PARAM for a NULL `server`; PMIX_ERR_INIT when not
+/// initialised; PMIX_ERR_NOT_FOUND when not connected to it.
+///
+/// # Safety
+/// `server` is NULL or a valid proc; `info` is NULL or points to `ninfo` valid infos (not
+/// read).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_tool_set_server(server: *const pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_tool_set_server", {
@@ -123,6 +176,18 @@ pub unsafe extern "C" fn PMIx_tool_set_server(server: *const pmix_proc_t, info: 
     })
 }
 
+/// Ask the server to forward the output of `procs` on `channel` to `cbfunc`.
+///
+/// Returns PMIX_SUCCESS when `regcbfunc` is given; it fires exactly once with the status
+/// and handle (from the progress thread, or just after this call returns (off the caller's
+/// stack) when it fails at once); without it, blocks and returns the handle (>= 1) or an
+/// error. PMIX_ERR_BAD_PARAM for NULL `procs` or `nprocs` 0 and PMIX_ERR_NOMEM fire
+/// nothing.
+///
+/// # Safety
+/// `procs` is NULL or points to `nprocs` valid procs; `directives` is NULL or points to
+/// `ndirs` valid infos (copied before return); `cbfunc` stays callable until deregistered;
+/// `regcbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize, directives: *const pmix_info_t, ndirs: usize, channel: pmix_iof_channel_t, cbfunc: pmix_iof_cbfunc_t, regcbfunc: pmix_hdlr_reg_cbfunc_t, regcbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_IOF_pull", {
@@ -132,10 +197,10 @@ pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize,
         match regcbfunc {
             Some(f) => {
                 let cbd = SendPtr(regcbdata);
-                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| {
+                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| crate::ffi::boundary::complete(move || {
                     // SAFETY: the caller's registration callback.
                     unsafe { f(st, h as usize, cbd.get()) };
-                }));
+                })));
                 PMIX_SUCCESS
             }
             None => {
@@ -156,6 +221,18 @@ pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize,
     })
 }
 
+/// Stop an output forwarding registered with PMIx_IOF_pull, after delivering what it still
+/// holds.
+///
+/// Returns PMIX_SUCCESS when `cbfunc` is given; it fires exactly once (from the progress
+/// thread, or just after this call returns (off the caller's stack) when it ends at once,
+/// e.g. for an unknown handle); without it, blocks and returns the outcome.
+/// PMIX_ERR_BAD_PARAM for a handle out of range, PMIX_ERR_INIT when not initialised and
+/// PMIX_ERR_UNREACH with no server fire nothing.
+///
+/// # Safety
+/// `directives` is NULL or points to `ndirs` valid infos (not read); `cbdata` is passed
+/// back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_IOF_deregister", {
@@ -183,6 +260,18 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const 
     })
 }
 
+/// Send data to the stdin of `targets`; with a NULL `bo` and PMIX_IOF_PUSH_STDIN, forward
+/// this process's own stdin until it ends.
+///
+/// Returns PMIX_SUCCESS when `cbfunc` is given; it fires exactly once (from the progress
+/// thread, or just after this call returns (off the caller's stack) for the stdin form or
+/// when not connected); without it, blocks and returns the outcome. PMIX_ERR_NOMEM or
+/// PMIX_ERR_BAD_PARAM (a bad byte object) fire nothing.
+///
+/// # Safety
+/// `targets` is NULL or points to `ntargets` valid procs; `bo` is NULL or a valid byte
+/// object; `directives` is NULL or points to `ndirs` valid infos (all copied before
+/// return); `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: usize, bo: *mut pmix_byte_object_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_IOF_push", {

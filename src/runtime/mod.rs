@@ -12,7 +12,6 @@ pub mod oneshot;
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -25,7 +24,11 @@ pub use oneshot::Oneshot;
 
 /// Largest frame accepted or sent (a modex of thousands of ranks fits easily).
 pub const MAX_FRAME: usize = 64 << 20;
-const HEADER: usize = 10;
+/// Bytes of unfinished frames all connections together may hold: a peer
+/// that pushes past it loses its connection (legitimate frames are bounded
+/// by MAX_FRAME, and only a few are ever in flight at once).
+pub const READ_CAP_ALL: usize = 4 * MAX_FRAME;
+pub const HEADER: usize = 10;
 const WAKER: Token = Token(0);
 const LISTENER: Token = Token(1);
 
@@ -57,6 +60,8 @@ struct Conn {
     wbuf: Vec<u8>,
     want_write: bool,
     cred: Option<PeerCred>,
+    /// Close once what is queued is written (or the peer goes): a last answer.
+    closing: bool,
 }
 
 /// What role code can do: send frames, close connections, set timers, stop.
@@ -68,6 +73,8 @@ pub struct Net {
     cancelled: HashSet<u64>,
     next_timer: u64,
     stop: bool,
+    /// Bytes held in all connections' read buffers (against READ_CAP_ALL).
+    buffered: usize,
 }
 
 impl Net {
@@ -122,11 +129,25 @@ impl Net {
             // The reader side notices too and reports the close.
             crate::pmix_debug!(5, "write to connection {id} failed");
         }
+        if self.conns.get(&id).is_some_and(|c| c.closing && (dead || c.wbuf.is_empty())) {
+            self.close(id);
+        }
+    }
+
+    /// Close `id` once its queued frames are written, without waiting here:
+    /// the loop goes on serving everyone else (a refused peer that never
+    /// reads costs nothing but its socket, until it goes). Frames it sends
+    /// meanwhile are dropped, and its role hears no close: it asked for it.
+    pub fn close_when_sent(&mut self, id: ConnId) {
+        let Some(c) = self.conns.get_mut(&id) else { return };
+        c.closing = true;
+        self.flush(id);
     }
 
     /// Close a connection now (its role is not told: it asked for it).
     pub fn close(&mut self, id: ConnId) {
         if let Some(mut c) = self.conns.remove(&id) {
+            self.buffered -= c.rbuf.len();
             let _ = self.poll.registry().deregister(&mut c.stream);
         }
     }
@@ -145,7 +166,7 @@ impl Net {
         self.next_id += 1;
         self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
         let cred = peer_cred(&stream);
-        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), wbuf: Vec::new(), want_write: false, cred });
+        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), wbuf: Vec::new(), want_write: false, cred, closing: false });
         Ok(id)
     }
 
@@ -184,6 +205,11 @@ impl Net {
 /// The behaviour of one role (client, server, tool) on its progress thread.
 pub trait Role: Send + 'static {
     fn on_accept(&mut self, _net: &mut Net, _id: ConnId) {}
+    /// The most an unfinished frame of `id` may hold: a role lowers it for
+    /// peers it does not know yet (a hello is small).
+    fn read_limit(&self, _id: ConnId) -> usize {
+        MAX_FRAME + HEADER
+    }
     fn on_frame(&mut self, net: &mut Net, id: ConnId, req: u32, tag: u16, body: &[u8]);
     fn on_close(&mut self, net: &mut Net, id: ConnId);
     fn on_timer(&mut self, _net: &mut Net, _timer: u64) {}
@@ -229,6 +255,26 @@ impl<R: Role> Handle<R> {
     }
 }
 
+/// Run `f` off the caller's stack: on `h`'s progress thread, or on a thread
+/// of its own when there is none or its loop has ended. What a callback
+/// needs when the answer is known at once (no callback fires inline).
+pub fn later<R: Role, F: FnOnce() + Send + 'static>(h: Option<&Handle<R>>, f: F) {
+    // Shared so that `f` can still run on a thread of its own when the loop
+    // refuses the job (it is stopping) and drops our closure.
+    let slot = Arc::new(parking_lot::Mutex::new(Some(f)));
+    let fire = |s: &parking_lot::Mutex<Option<F>>| {
+        let f = s.lock().take();
+        if let Some(f) = f {
+            f()
+        }
+    };
+    let s2 = slot.clone();
+    let queued = h.is_some_and(|h| h.run(move |_, _| fire(&s2)));
+    if !queued {
+        std::thread::spawn(move || fire(&slot));
+    }
+}
+
 pub struct Engine<R: Role> {
     pub handle: Handle<R>,
     pub thread: Option<JoinHandle<()>>,
@@ -253,6 +299,7 @@ pub fn start<R: Role>(
         cancelled: HashSet::new(),
         next_timer: 0,
         stop: false,
+        buffered: 0,
     };
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
@@ -312,7 +359,11 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
                     if ev.is_writable() {
                         net.flush(id);
                     }
-                    if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                    if net.conns.get(&id).is_some_and(|c| c.closing) {
+                        if ev.is_read_closed() || ev.is_error() {
+                            net.close(id); // the peer went: nothing left to deliver
+                        }
+                    } else if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
                         read_conn(&mut role, &mut net, id);
                     }
                 }
@@ -359,6 +410,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             }
             Ok(n) => {
                 c.rbuf.extend_from_slice(&buf[..n]);
+                net.buffered += n;
                 if c.rbuf.len() > MAX_FRAME + HEADER {
                     break; // parse what we have; an oversized frame is caught below
                 }
@@ -388,12 +440,20 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             break;
         }
         let frame: Vec<u8> = c.rbuf.drain(..4 + len).collect();
+        net.buffered -= frame.len();
         let req = u32::from_le_bytes(frame[4..8].try_into().unwrap());
         let tag = u16::from_le_bytes(frame[8..10].try_into().unwrap());
         role.on_frame(net, id, req, tag, &frame[HEADER..]);
         if net.stop {
             return;
         }
+    }
+    // What is left is an unfinished frame: bounded per peer (the role says
+    // how much a peer it does not know yet may send) and for all together.
+    let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
+    if !closed && (held > role.read_limit(id) || net.buffered > READ_CAP_ALL) {
+        crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
+        closed = true;
     }
     if closed && net.conns.contains_key(&id) {
         net.close(id);

@@ -1,7 +1,6 @@
 //! Connections: the hello of clients and tools (identity from the kernel),
 //! and what a closed or deregistered connection leaves behind.
 
-use std::time::Duration;
 
 use crate::abi::*;
 use crate::status::Res;
@@ -27,8 +26,7 @@ impl ServerRole {
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
             reply(net, conn, req, st, &[]);
-            net.drain_writes(Duration::from_millis(50));
-            net.close(conn);
+            net.close_when_sent(conn);
         };
         if proto != wire::PROTOCOL {
             return refuse(net, "protocol version differs", PMIX_ERR_NOT_SUPPORTED);
@@ -101,8 +99,7 @@ impl ServerRole {
         if let Some((st, why)) = refusal {
             crate::pmix_debug!(1, "refusing tool connection {conn}: {why}");
             reply(net, conn, req, st, &[]);
-            net.drain_writes(Duration::from_millis(50));
-            net.close(conn);
+            net.close_when_sent(conn);
             return;
         }
         let cred = cred.unwrap();
@@ -129,8 +126,7 @@ impl ServerRole {
     pub(super) fn tool_named(&mut self, net: &mut Net, conn: ConnId, req: u32, cred: PeerCred, st: pmix_status_t, proc: Option<Proc>) {
         if st != PMIX_SUCCESS {
             reply(net, conn, req, st, &[]);
-            net.drain_writes(Duration::from_millis(50));
-            net.close(conn);
+            net.close_when_sent(conn);
             return;
         }
         self.next_tool += 1;

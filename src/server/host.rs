@@ -21,6 +21,8 @@ pub type DoneData = Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>;
 pub type DoneInfos = Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>;
 pub type DoneLookup = Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>;
 pub type DoneSpawn = Box<dyn FnOnce(pmix_status_t, String) + Send>;
+/// A credential's bytes and the infos that describe it.
+pub type DoneCredential = Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>;
 
 /// What the server may ask of its host. Defaults: not supported.
 #[allow(unused_variables)]
@@ -109,7 +111,7 @@ pub trait Host: Send {
     fn log(&mut self, proc: &Proc, data: &[Info], directives: &[Info], done: Done) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
-    fn get_credential(&mut self, proc: &Proc, directives: &[Info], done: Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>) -> Upcall {
+    fn get_credential(&mut self, proc: &Proc, directives: &[Info], done: DoneCredential) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
     fn validate_credential(&mut self, proc: &Proc, cred: &[u8], directives: &[Info], done: DoneInfos) -> Upcall {

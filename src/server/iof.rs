@@ -116,38 +116,6 @@ impl Iof {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cache_bound_and_policies() {
-        let src = Proc::new("ns", 1);
-        let mut i = Iof { cache_size: 10, ..Default::default() };
-        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"12345".to_vec(), false));
-        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"67890".to_vec(), false));
-        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"abc".to_vec(), false)); // drops the oldest
-        let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("ns")], Channels::from(PMIX_FWD_ALL_CHANNELS));
-        let got: Vec<u8> = i.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
-        assert_eq!(got, b"67890abc");
-        let mut n = Iof { cache_size: 10, drop_newest: true, ..Default::default() };
-        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"12345".to_vec(), false));
-        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"67890".to_vec(), false));
-        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"abc".to_vec(), false)); // dropped
-        let id = n.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::new("ns", 1)], Channels::STDERR);
-        let got: Vec<u8> = n.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
-        assert_eq!(got, b"1234567890");
-    }
-
-    #[test]
-    fn matching_rules() {
-        let p = Pull { id: 1, conn: 2, handle: 3, requester: Proc::new("tool", 0), procs: vec![Proc::new("ns", 2)], channels: Channels::STDOUT };
-        assert!(p.matches(&Proc::new("ns", 2), PMIX_FWD_STDOUT_CHANNEL));
-        assert!(!p.matches(&Proc::new("ns", 3), PMIX_FWD_STDOUT_CHANNEL));
-        assert!(!p.matches(&Proc::new("ns", 2), PMIX_FWD_STDERR_CHANNEL));
-    }
-}
-
 // ---- requests from clients and tools ----
 
 /// Where forwarded output comes from, for PMIX_IOF_TAG_DETAILED_OUTPUT.
@@ -157,6 +125,7 @@ pub(super) struct Origin<'a> {
     pid: u32,
 }
 
+#[allow(clippy::too_many_arguments)] // one wire frame's fields, in its order
 pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, origin: &Origin<'_>, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
     let mut e = Encoder::default();
     e.u32(handle);
@@ -257,5 +226,37 @@ impl ServerRole {
         let u = self.host.push_stdin(who, &targets, &directives, has.then_some(&data[..]), done);
         self.upcall_reply(net, conn, req, u);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_bound_and_policies() {
+        let src = Proc::new("ns", 1);
+        let mut i = Iof { cache_size: 10, ..Default::default() };
+        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"12345".to_vec(), false));
+        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"67890".to_vec(), false));
+        i.cache(&src, PMIX_FWD_STDOUT_CHANNEL, (b"abc".to_vec(), false)); // drops the oldest
+        let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("ns")], Channels::from(PMIX_FWD_ALL_CHANNELS));
+        let got: Vec<u8> = i.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
+        assert_eq!(got, b"67890abc");
+        let mut n = Iof { cache_size: 10, drop_newest: true, ..Default::default() };
+        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"12345".to_vec(), false));
+        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"67890".to_vec(), false));
+        n.cache(&src, PMIX_FWD_STDERR_CHANNEL, (b"abc".to_vec(), false)); // dropped
+        let id = n.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::new("ns", 1)], Channels::STDERR);
+        let got: Vec<u8> = n.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
+        assert_eq!(got, b"1234567890");
+    }
+
+    #[test]
+    fn matching_rules() {
+        let p = Pull { id: 1, conn: 2, handle: 3, requester: Proc::new("tool", 0), procs: vec![Proc::new("ns", 2)], channels: Channels::STDOUT };
+        assert!(p.matches(&Proc::new("ns", 2), PMIX_FWD_STDOUT_CHANNEL));
+        assert!(!p.matches(&Proc::new("ns", 3), PMIX_FWD_STDOUT_CHANNEL));
+        assert!(!p.matches(&Proc::new("ns", 2), PMIX_FWD_STDERR_CHANNEL));
     }
 }

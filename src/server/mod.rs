@@ -501,16 +501,9 @@ fn elem_array(d: &mut Decoder<'_>, kind: Kind, n: usize) -> Res<CArray> {
     if n == 0 {
         return Ok(CArray::empty(kind));
     }
-    let p = crate::data::elem::alloc_array(kind, n)?;
-    for i in 0..n {
-        // SAFETY: p has n zeroed elements.
-        if let Err(e) = unsafe { d.elem(kind, p.add(i * kind.size()), 0) } {
-            // SAFETY: elements before i are valid, the rest zeroed.
-            unsafe { crate::data::elem::free_array(kind, p, n) };
-            return Err(e);
-        }
-    }
-    Ok(CArray { kind, ptr: p, len: n })
+    // SAFETY: a new allocation of ours, owned by the CArray from here.
+    let (ptr, len) = unsafe { d.elems(kind, n, 0)? };
+    Ok(CArray { kind, ptr, len })
 }
 
 /// Procs in a value holding a proc or a data array of procs.
@@ -527,7 +520,20 @@ pub(super) fn procs_of_value(v: &pmix_value_t) -> Vec<Proc> {
     }
 }
 
+/// The most a connection that has not completed its hello may hold of an
+/// unfinished frame: a hello is small, and a peer nobody registered must
+/// not make the server buffer megabytes.
+const HELLO_READ_LIMIT: usize = 1 << 20;
+
 impl Role for ServerRole {
+    fn read_limit(&self, conn: ConnId) -> usize {
+        if self.peers.contains_key(&conn) {
+            runtime::MAX_FRAME + runtime::HEADER
+        } else {
+            HELLO_READ_LIMIT
+        }
+    }
+
     fn on_frame(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) {
         if let Err(e) = self.dispatch(net, conn, req, tag, body) {
             crate::pmix_debug!(1, "connection {conn}: request tag {tag} does not decode ({e}); answering with an error");

@@ -160,50 +160,6 @@ impl Monitor {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::owned::Value;
-
-    fn hb(drops: u32) -> Monitor {
-        let m = Info::new("pmix.monitor.mbeat", Value::boolean(true));
-        let d = vec![Info::new("pmix.monitor.btime", Value::u32(1)), Info::new("pmix.monitor.bdrop", Value::u32(drops))];
-        match parse(&m, PMIX_MONITOR_HEARTBEAT_ALERT, &d, &Proc::new("ns", 0)).unwrap() {
-            Request::Start(m) => m,
-            _ => panic!(),
-        }
-    }
-
-    #[test]
-    fn drops_are_honoured_and_alerts_once_per_stall() {
-        let mut m = hb(2);
-        assert!(!m.check()); // miss 1
-        assert!(!m.check()); // miss 2
-        assert!(m.check()); // miss 3 > 2 drops: alert
-        assert!(!m.check()); // still stalled: no second alert
-        m.beats += 1;
-        assert!(!m.check()); // progress re-arms
-        let mut m0 = hb(0);
-        assert!(m0.check(), "default 0 drops: the first missed period alerts");
-    }
-
-    #[test]
-    fn file_monitor_sees_growth() {
-        let p = std::env::temp_dir().join(format!("rpmix-mon-{}", std::process::id()));
-        std::fs::write(&p, b"a").unwrap();
-        let m = Info::new("pmix.monitor.fmon", Value::string(p.to_str().unwrap()));
-        let d = vec![Info::new("pmix.monitor.ftime", Value::u32(1)), Info::new("pmix.monitor.fsize", Value::boolean(true))];
-        let Request::Start(mut mon) = parse(&m, PMIX_MONITOR_FILE_ALERT, &d, &Proc::new("ns", 0)).unwrap() else { panic!() };
-        assert!(!mon.check()); // first sight
-        std::fs::write(&p, b"ab").unwrap();
-        assert!(!mon.check()); // grew
-        assert!(mon.check()); // did not grow
-        let _ = std::fs::remove_file(&p);
-        let bad = Info::new("pmix.monitor.fmon", Value::string("relative"));
-        assert!(parse(&bad, 0, &d, &Proc::new("ns", 0)).is_err());
-    }
-}
-
 // ---- requests from clients and tools ----
 
 impl ServerRole {
@@ -275,5 +231,49 @@ impl ServerRole {
         for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
             m.beats += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::owned::Value;
+
+    fn hb(drops: u32) -> Monitor {
+        let m = Info::new("pmix.monitor.mbeat", Value::boolean(true));
+        let d = vec![Info::new("pmix.monitor.btime", Value::u32(1)), Info::new("pmix.monitor.bdrop", Value::u32(drops))];
+        match parse(&m, PMIX_MONITOR_HEARTBEAT_ALERT, &d, &Proc::new("ns", 0)).unwrap() {
+            Request::Start(m) => m,
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn drops_are_honoured_and_alerts_once_per_stall() {
+        let mut m = hb(2);
+        assert!(!m.check()); // miss 1
+        assert!(!m.check()); // miss 2
+        assert!(m.check()); // miss 3 > 2 drops: alert
+        assert!(!m.check()); // still stalled: no second alert
+        m.beats += 1;
+        assert!(!m.check()); // progress re-arms
+        let mut m0 = hb(0);
+        assert!(m0.check(), "default 0 drops: the first missed period alerts");
+    }
+
+    #[test]
+    fn file_monitor_sees_growth() {
+        let p = std::env::temp_dir().join(format!("rpmix-mon-{}", std::process::id()));
+        std::fs::write(&p, b"a").unwrap();
+        let m = Info::new("pmix.monitor.fmon", Value::string(p.to_str().unwrap()));
+        let d = vec![Info::new("pmix.monitor.ftime", Value::u32(1)), Info::new("pmix.monitor.fsize", Value::boolean(true))];
+        let Request::Start(mut mon) = parse(&m, PMIX_MONITOR_FILE_ALERT, &d, &Proc::new("ns", 0)).unwrap() else { panic!() };
+        assert!(!mon.check()); // first sight
+        std::fs::write(&p, b"ab").unwrap();
+        assert!(!mon.check()); // grew
+        assert!(mon.check()); // did not grow
+        let _ = std::fs::remove_file(&p);
+        let bad = Info::new("pmix.monitor.fmon", Value::string("relative"));
+        assert!(parse(&bad, 0, &d, &Proc::new("ns", 0)).is_err());
     }
 }

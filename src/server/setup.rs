@@ -236,6 +236,7 @@ fn envar_of(i: &Info) -> Res<(String, String, char)> {
             let e = unsafe { &v.data.envar };
             // SAFETY: strings of the envar are NULL or C strings.
             let name = unsafe { crate::cmem::cstr_bytes(e.envar) }.map(|b| String::from_utf8_lossy(b).into_owned());
+            // SAFETY: as above.
             let val = unsafe { crate::cmem::cstr_bytes(e.value) }.map(|b| String::from_utf8_lossy(b).into_owned());
             match (name, val) {
                 (Some(n), Some(val)) if !n.is_empty() && !n.contains('=') => {
@@ -395,7 +396,7 @@ mod tests {
 
     #[test]
     fn transport_keys_differ_between_applications() {
-        let mut t = Transport;
+        let t = Transport;
         let a = t.setup_application("a", &[]).unwrap();
         let b = t.setup_application("b", &[]).unwrap();
         assert_ne!(a[1].as_str(), b[1].as_str());

@@ -193,6 +193,24 @@ pub struct Launcher {
     _tx: Sender<Event>,
 }
 
+/// Why a launch failed: the status a spawning caller gets, and why in words.
+pub struct LaunchError {
+    pub status: pmix_status_t,
+    pub msg: String,
+}
+
+impl From<String> for LaunchError {
+    fn from(msg: String) -> Self {
+        LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg }
+    }
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
 fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, &mut pmix::runtime::Net) -> T + Send + 'static) -> Result<T, String> {
     pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
 }
@@ -207,7 +225,7 @@ impl Launcher {
     }
 
     /// Register a namespace for `apps` and start its ranks; returns the namespace.
-    pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, String> {
+    pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, LaunchError> {
         self.jobs += 1;
         let nspace = format!("pmixrun.{}.{}", std::process::id(), self.jobs);
         let host = pmix::rendezvous::hostname();
@@ -287,7 +305,8 @@ impl Launcher {
             pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::cmem::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
             let mut cmd = Command::new(&app.cmd);
-            cmd.args(&app.argv[1..]);
+            // argv[0] names the program; an app may give no argv at all.
+            cmd.args(app.argv.get(1..).unwrap_or_default());
             cmd.env_clear();
             if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
                 // Open MPI 4.1 takes its PMIx direct-launch path only under a
@@ -351,9 +370,16 @@ impl Launcher {
                 }
                 Err(e) => {
                     let msg = format!("cannot start '{}': {e}", app.cmd);
+                    if parent.is_some() {
+                        // A spawn that cannot start fails alone: the ranks it
+                        // started go, the namespace is forgotten, the job goes on.
+                        self.abandon(&nspace);
+                        let st = if e.kind() == std::io::ErrorKind::NotFound { PMIX_ERR_JOB_EXE_NOT_FOUND } else { PMIX_ERR_JOB_FAILED_TO_LAUNCH };
+                        return Err(LaunchError { status: st, msg });
+                    }
                     self.record(127);
                     self.stop_job(0, 127);
-                    return Err(msg);
+                    return Err(LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg });
                 }
             }
         }
@@ -364,10 +390,25 @@ impl Launcher {
         match self.launch(&req.apps, Some(&req.parent)) {
             Ok(ns) => (req.done)(PMIX_SUCCESS, ns),
             Err(e) => {
-                eprintln!("pmixrun: spawn for {}: {e}", req.parent);
-                (req.done)(PMIX_ERR_JOB_FAILED_TO_LAUNCH, String::new())
+                eprintln!("pmixrun: spawn for {}: {}", req.parent, e.msg);
+                (req.done)(e.status, String::new())
             }
         }
+    }
+
+    /// Undo a spawn that could not start all its ranks: the started ones are
+    /// killed (and no longer count as the job's), the namespace deregistered.
+    fn abandon(&mut self, nspace: &str) {
+        let pids: Vec<i32> = self.ranks.iter().filter(|(_, r)| r.proc.nspace == nspace).map(|(pid, _)| *pid).collect();
+        for pid in pids {
+            if let Some(r) = self.ranks.remove(&pid) {
+                self.pids.lock().remove(&r.proc);
+                self.stdins.lock().remove(&r.proc);
+            }
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        let ns = nspace.to_string();
+        let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
     }
 
     fn record(&mut self, code: u8) {
