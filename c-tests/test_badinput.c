@@ -1353,6 +1353,25 @@ static bool fuzz_one(const unsigned char *raw, size_t len, pmix_data_type_t t, c
     return true;
 }
 
+/* Counts and names callers pass: a proc count no memory could hold is a
+ * bad parameter, not an abort; an over-long namespace is a bad parameter,
+ * not "the caller's own namespace". */
+static void test_caller_counts(void)
+{
+    pmix_proc_t p;
+    pmix_proc_t *procs = NULL;
+    size_t n = 0;
+    char *nodes = NULL;
+    char longns[600];
+
+    set_nspace(&p, "ns", 0);
+    expect("fence_nprocs_2^40", PMIx_Fence(&p, (size_t) 1 << 40, NULL, 0), PMIX_ERR_BAD_PARAM);
+    memset(longns, 'n', sizeof longns - 1);
+    longns[sizeof longns - 1] = '\0';
+    expect("resolve_peers_overlong_nspace", PMIx_Resolve_peers(NULL, longns, &procs, &n), PMIX_ERR_BAD_PARAM);
+    expect("resolve_nodes_overlong_nspace", PMIx_Resolve_nodes(longns, &nodes), PMIX_ERR_BAD_PARAM);
+}
+
 static void test_random_bytes(void)
 {
     unsigned char raw[256];
@@ -1472,6 +1491,7 @@ int main(int argc, char **argv)
     test_inconsistent_buffers();
     test_embed_own_bytes();
     test_compress_and_cpuset();
+    test_caller_counts();
     test_random_bytes();
 
     (void) PMIx_tool_finalize();

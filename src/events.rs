@@ -154,25 +154,27 @@ unsafe extern "C" fn handler_done(
     thiscbdata: *mut c_void,
     notification_cbdata: *mut c_void,
 ) {
-    // SAFETY: the caller upholds the contract above: Called by an event handler with the `cbdata` this library gave it (a live chain step), and `results` valid for `nresults` during the call.
-    unsafe {
-        if notification_cbdata.is_null() {
-            return;
+    crate::guard::catch("handler_done", || {
+        // SAFETY: the caller upholds the contract above: Called by an event handler with the `cbdata` this library gave it (a live chain step), and `results` valid for `nresults` during the call.
+        unsafe {
+            if notification_cbdata.is_null() {
+                return;
+            }
+            // SAFETY: notification_cbdata is the chain leaked in run_next, returned once.
+            let mut chain = Box::from_raw(notification_cbdata as *mut Chain);
+            // SAFETY: the handler's results array is valid for this call.
+            if let Ok(mut r) = Info::copy_array(results, nresults) {
+                chain.results.append(&mut r);
+            }
+            if let Some(cb) = cbfunc {
+                // The handler's own results may be released now that we copied them.
+                cb(PMIX_SUCCESS, thiscbdata);
+            }
+            if status == PMIX_EVENT_ACTION_COMPLETE {
+                return;
+            }
+            let post = chain.post.clone();
+            post(Box::new(move || run_next(chain)));
         }
-        // SAFETY: notification_cbdata is the chain leaked in run_next, returned once.
-        let mut chain = Box::from_raw(notification_cbdata as *mut Chain);
-        // SAFETY: the handler's results array is valid for this call.
-        if let Ok(mut r) = Info::copy_array(results, nresults) {
-            chain.results.append(&mut r);
-        }
-        if let Some(cb) = cbfunc {
-            // The handler's own results may be released now that we copied them.
-            cb(PMIX_SUCCESS, thiscbdata);
-        }
-        if status == PMIX_EVENT_ACTION_COMPLETE {
-            return;
-        }
-        let post = chain.post.clone();
-        post(Box::new(move || run_next(chain)));
-    }
+    })
 }

@@ -3,7 +3,7 @@
 //! Layers, used only downwards (ARCHITECTURE.md; tools/layer-check.py checks
 //! it): `ffi` → `facade` → `tool` → `client` | `server` → `events`,
 //! `topology`, `hwloc`, `wire`, `rendezvous` → `runtime` → `owned`, `data` →
-//! `cmem`, `strings`, `debug`, `forksafe`, `status`, `flags` → `abi`.
+//! `cmem`, `strings`, `debug`, `forksafe`, `status`, `flags`, `guard` → `abi`.
 // Unsafe hygiene (as rustls-ffi): every unsafe operation sits in an unsafe
 // block that says why it holds, and every unsafe fn documents its contract.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
@@ -19,6 +19,7 @@ pub mod events;
 pub mod facade;
 pub mod flags;
 pub mod forksafe;
+pub mod guard;
 pub mod hwloc;
 pub mod owned;
 pub mod rendezvous;

@@ -384,6 +384,27 @@ pub unsafe fn procs_of(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
     }
 }
 
+/// Procs of a caller's C array (NULL gives none), refusing a count that no
+/// memory could hold (PMIX_ERR_BAD_PARAM) instead of aborting on it.
+///
+/// # Safety
+/// `p` is NULL or points to `n` procs.
+pub unsafe fn try_procs_of(p: *const pmix_proc_t, n: usize) -> Res<Vec<Proc>> {
+    if p.is_null() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    if out.try_reserve_exact(n).is_err() {
+        crate::pmix_debug!(1, "a list of {n} procs: more than memory holds; refused");
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    for i in 0..n {
+        // SAFETY: index below `n` (the contract above).
+        out.push(Proc::from_c(unsafe { &*p.add(i) }));
+    }
+    Ok(out)
+}
+
 /// A malloc'd C array of copies of `infos` (what the PMIx macros free).
 pub fn infos_to_c(infos: &[Info]) -> (*mut pmix_info_t, usize) {
     if infos.is_empty() {
@@ -433,9 +454,36 @@ pub unsafe fn key_of(k: *const c_char) -> Option<String> {
     }
 }
 
+/// A namespace argument: None for NULL, an unterminated or over-long name
+/// (longer than PMIX_MAX_NSLEN); never reads past PMIX_MAX_NSLEN+1 bytes.
+///
+/// # Safety
+/// `ns` is NULL or a string readable up to its NUL or PMIX_MAX_NSLEN+1 bytes.
+pub unsafe fn nspace_of(ns: *const c_char) -> Option<String> {
+    // SAFETY: the caller upholds the contract above.
+    let b = unsafe { cmem::bounded_cstr(ns, PMIX_MAX_NSLEN + 1) }?;
+    if b.len() > PMIX_MAX_NSLEN {
+        return None;
+    }
+    Some(String::from_utf8_lossy(b).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nspace_names_are_bounded() {
+        let long = [b'n' as c_char; 600]; // no NUL anywhere
+        let mut ok = [0 as c_char; PMIX_MAX_NSLEN + 1];
+        ok[..PMIX_MAX_NSLEN].fill(b'n' as c_char);
+        // SAFETY: readable arrays; the bound stops inside them.
+        unsafe {
+            assert_eq!(nspace_of(long.as_ptr()), None);
+            assert_eq!(nspace_of(ok.as_ptr()).map(|s| s.len()), Some(PMIX_MAX_NSLEN));
+            assert_eq!(nspace_of(core::ptr::null()), None);
+        }
+    }
 
     /// A peer's count is not an allocation size: 60 M infos declared in a
     /// 60 MB body (33 GB if allocated up front) decode to an error, with

@@ -40,6 +40,9 @@
 #                    monitor_hb -n 2 and monitor_file -n 1 under rm_simple
 #                    (monitoring inside the library, a C host): exit 0 and
 #                    "0 failed" each
+#   tool-monitor-self
+#                    a tool (tool_monitor_self) sets a heartbeat monitor on
+#                    itself and leaves: pmixrun --on-stall terminate exits 0
 #   stall-terminate  pmixrun --on-stall terminate -n 2 monitor_hb stall: rank 1
 #                    never beats: non-zero exit (not the timeout's) within 5 s,
 #                    pmixrun names <ns>:1 as stalled on stderr
@@ -92,7 +95,7 @@ export TMPDIR=$SCRATCH
 build_log=$B/jobctl-build.log
 : >"$build_log"
 built=1
-for p in jctl_signals jctl_preempt monitor_hb monitor_file cleanup_rules rm_simple; do
+for p in jctl_signals jctl_preempt monitor_hb monitor_file cleanup_rules rm_simple tool_monitor_self; do
     build_prog "$p" >>"$build_log" 2>&1 || { built=0; echo "build of $p failed" >>"$build_log"; }
 done
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
@@ -203,6 +206,21 @@ case_stall() {  # case_stall <action|default>
     grep -q '^monitor_hb: rank 1 stall monitor: SUCCESS$' "$log" || add "rank 1 could not start its monitor"
     grep -Eq '^pmixrun: [^ ]+:1 stalled' "$log" || add "pmixrun did not name rank 1 as stalled"
     if grep -q 'still running after 20 s' "$log"; then add "a rank slept to the end"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# A tool that set a heartbeat monitor on itself and left: the job it
+# attached to goes on (its monitor ended with its connection).
+case_tool_monitor() {
+    local name=tool-monitor-self log=$B/jobctl-tool-monitor-self.log marker pid; marker=$(new_marker toolmon)
+    selected "$name" || return 0
+    why=""
+    "$PMIXRUN" --timeout 30 --on-stall terminate -n 1 sh -c 'sleep 4; true' "$marker" >"$log" 2>&1 & pid=$!
+    sleep 0.5
+    timeout 20 "$BIN/tool_monitor_self" $pid >>"$log" 2>&1 || add "the tool's attach or monitor request failed"
+    wait $pid; RC=$?
+    [ $RC -eq 0 ] || add "pmixrun exited $RC: the job was stopped for the tool's monitor"
     leftovers "$marker" "$log" || add "processes left running"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
@@ -363,6 +381,7 @@ for round in $(seq "$REPEAT"); do
     case_stall terminate
     case_stall default
     case_stall kill
+    case_tool_monitor
     case_cleanup pmixrun
     case_cleanup rm_simple
     case_ctrlc

@@ -17,7 +17,7 @@ LAYERS = [
     ["events", "topology", "hwloc", "wire", "rendezvous"],
     ["runtime"],
     ["owned", "data"],
-    ["cmem", "strings", "debug", "forksafe", "status", "flags"],
+    ["cmem", "strings", "debug", "forksafe", "status", "flags", "guard"],
     ["abi"],
 ]
 LEVEL = {m: i for i, layer in enumerate(LAYERS) for m in layer}

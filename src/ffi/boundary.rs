@@ -1,46 +1,6 @@
 //! The boundary toolkit every `extern "C"` function uses.
 
-use crate::abi::*;
-
-/// What a C entry returns when the Rust side panicked.
-pub trait PanicDefault {
-    fn panic_default() -> Self;
-}
-impl PanicDefault for pmix_status_t {
-    fn panic_default() -> Self {
-        PMIX_ERROR
-    }
-}
-impl PanicDefault for () {
-    fn panic_default() -> Self {}
-}
-impl PanicDefault for bool {
-    fn panic_default() -> Self {
-        false
-    }
-}
-impl<T> PanicDefault for *const T {
-    fn panic_default() -> Self {
-        core::ptr::null()
-    }
-}
-impl<T> PanicDefault for *mut T {
-    fn panic_default() -> Self {
-        core::ptr::null_mut()
-    }
-}
-
-/// Panic messages go to stderr only under PMIX_DEBUG (the library never
-/// writes otherwise). The std inside this cdylib is private to it, so the
-/// hook does not touch the host program's own Rust code, if any.
-fn quiet_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            crate::pmix_debug!(1, "internal panic: {info}");
-        }));
-    });
-}
+use crate::guard::PanicDefault;
 
 thread_local! {
     /// How many API entries this thread is inside (a callback may call the API).
@@ -73,17 +33,11 @@ pub fn complete(f: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// Run `f` behind a panic boundary: unwinding never crosses into C.
+/// Run an export's body behind a panic boundary (unwinding never crosses
+/// into C), counted as "inside an API call" for `complete`.
 pub fn guard<R: PanicDefault>(name: &str, f: impl FnOnce() -> R) -> R {
-    quiet_panics();
     let _scope = EntryScope::enter();
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(_) => {
-            crate::pmix_debug!(1, "{name}: internal panic caught at the C boundary");
-            R::panic_default()
-        }
-    }
+    crate::guard::catch(name, f)
 }
 
 /// `entry!("PMIx_X", { body })`: the panic boundary plus a trace line at PMIX_DEBUG >= 10.
@@ -119,6 +73,17 @@ macro_rules! status_entry {
         }
         rc
     }};
+}
+
+/// The procs of a caller's array, or an early return of the error (a count
+/// no memory could hold is PMIX_ERR_BAD_PARAM, never an abort).
+macro_rules! procs {
+    ($p:expr, $n:expr) => {
+        match $crate::owned::try_procs_of($p, $n) {
+            Ok(v) => v,
+            Err(e) => return e,
+        }
+    };
 }
 
 /// An entry point a later issue implements: answers PMIX_ERR_NOT_SUPPORTED and

@@ -77,15 +77,17 @@ fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
 /// # Safety
 /// `cbdata` is NULL or the box this library handed with the infos, released once.
 unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with the infos, released once.
-    unsafe {
-        if cbdata.is_null() {
-            return;
+    crate::guard::catch("release_infos", || {
+        // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with the infos, released once.
+        unsafe {
+            if cbdata.is_null() {
+                return;
+            }
+            // SAFETY: made by Box::into_raw in the caller of the callback.
+            let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
+            crate::owned::free_c_infos(b.0.get(), b.1);
         }
-        // SAFETY: made by Box::into_raw in the caller of the callback.
-        let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
-        crate::owned::free_c_infos(b.0.get(), b.1);
-    }
+    })
 }
 
 /// Initialise the client side (reference counted) and connect to the local server named in
@@ -152,7 +154,7 @@ pub unsafe extern "C" fn PMIx_Initialized() -> c_int {
 pub unsafe extern "C" fn PMIx_Abort(status: c_int, msg: *const c_char, procs: *mut pmix_proc_t, nprocs: usize) -> pmix_status_t {
     status_entry!("PMIx_Abort", {
         let m = crate::cmem::cstr_bytes(msg).map(String::from_utf8_lossy).unwrap_or_default().into_owned();
-        crate::client::api::abort(status, &m, crate::owned::procs_of(procs, nprocs))
+        crate::client::api::abort(status, &m, procs!(procs, nprocs))
     })
 }
 
@@ -206,7 +208,7 @@ pub unsafe extern "C" fn PMIx_Commit() -> pmix_status_t {
 pub unsafe extern "C" fn PMIx_Fence(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_Fence", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let ps = crate::owned::procs_of(procs, nprocs);
+        let ps = procs!(procs, nprocs);
         wait_status(move |d| crate::client::api::barrier(crate::wire::FENCE, ps, i, d))
     })
 }
@@ -226,7 +228,7 @@ pub unsafe extern "C" fn PMIx_Fence(procs: *const pmix_proc_t, nprocs: usize, in
 pub unsafe extern "C" fn PMIx_Fence_nb(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Fence_nb", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        crate::client::api::barrier(crate::wire::FENCE, crate::owned::procs_of(procs, nprocs), i, op_done(cbfunc, cbdata));
+        crate::client::api::barrier(crate::wire::FENCE, procs!(procs, nprocs), i, op_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -266,26 +268,30 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
     // SAFETY: the caller upholds the contract above: `proc` is NULL or a valid proc; `key` NULL or NUL-terminated; `info` NULL or `ninfo` valid infos; `val` NULL or writable.
     unsafe {
         // Hot path: a cached value of a named proc, without copying the key or
-        // the directives. Cannot panic (no indexing; allocation failure is reported).
-        if !val.is_null() && !proc.is_null() && !key.is_null() && (ninfo == 0 || info.is_null()) {
+        // the directives (behind the panic guard too; a panic there falls
+        // back to the guarded slow path).
+        let fast = || -> Option<pmix_status_t> {
+            if val.is_null() || proc.is_null() || key.is_null() || (ninfo != 0 && !info.is_null()) {
+                return None;
+            }
             let p = &*proc;
             let ns = &p.nspace[..crate::cmem::bounded_len(&p.nspace)];
             // SAFETY: c_char and u8 have one layout.
             let ns = core::slice::from_raw_parts(ns.as_ptr() as *const u8, ns.len());
-            if let (Ok(ns), Some(k)) = (core::str::from_utf8(ns), crate::cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1)) {
-                if let Ok(k) = core::str::from_utf8(k) {
-                    if let Some(v) = crate::client::cached(ns, p.rank, k) {
-                        let out = crate::cmem::calloc_one::<pmix_value_t>();
-                        if out.is_null() {
-                            return PMIX_ERR_NOMEM;
-                        }
-                        *out = v.0;
-                        core::mem::forget(v);
-                        *val = out;
-                        return PMIX_SUCCESS;
-                    }
-                }
+            let (Ok(ns), Some(k)) = (core::str::from_utf8(ns), crate::cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1)) else { return None };
+            let k = core::str::from_utf8(k).ok()?;
+            let v = crate::client::cached(ns, p.rank, k)?;
+            let out = crate::cmem::calloc_one::<pmix_value_t>();
+            if out.is_null() {
+                return Some(PMIX_ERR_NOMEM);
             }
+            *out = v.0;
+            core::mem::forget(v);
+            *val = out;
+            Some(PMIX_SUCCESS)
+        };
+        if let Some(rc) = crate::guard::catch("PMIx_Get", fast) {
+            return rc;
         }
         status_entry!("PMIx_Get", {
             require!("PMIx_Get", !val.is_null());
@@ -595,7 +601,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(job_info: *const pmix_info_t, ninfo: usiz
 pub unsafe extern "C" fn PMIx_Connect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_Connect", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let ps = crate::owned::procs_of(procs, nprocs);
+        let ps = procs!(procs, nprocs);
         wait_status(move |d| crate::client::api::barrier(crate::wire::CONNECT, ps, i, d))
     })
 }
@@ -615,7 +621,7 @@ pub unsafe extern "C" fn PMIx_Connect(procs: *const pmix_proc_t, nprocs: usize, 
 pub unsafe extern "C" fn PMIx_Connect_nb(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Connect_nb", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        crate::client::api::barrier(crate::wire::CONNECT, crate::owned::procs_of(procs, nprocs), i, op_done(cbfunc, cbdata));
+        crate::client::api::barrier(crate::wire::CONNECT, procs!(procs, nprocs), i, op_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -634,7 +640,7 @@ pub unsafe extern "C" fn PMIx_Connect_nb(procs: *const pmix_proc_t, nprocs: usiz
 pub unsafe extern "C" fn PMIx_Disconnect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_Disconnect", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let ps = crate::owned::procs_of(procs, nprocs);
+        let ps = procs!(procs, nprocs);
         wait_status(move |d| crate::client::api::barrier(crate::wire::DISCONNECT, ps, i, d))
     })
 }
@@ -654,7 +660,7 @@ pub unsafe extern "C" fn PMIx_Disconnect(procs: *const pmix_proc_t, nprocs: usiz
 pub unsafe extern "C" fn PMIx_Disconnect_nb(ranges: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_Disconnect_nb", {
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        crate::client::api::barrier(crate::wire::DISCONNECT, crate::owned::procs_of(ranges, nprocs), i, op_done(cbfunc, cbdata));
+        crate::client::api::barrier(crate::wire::DISCONNECT, procs!(ranges, nprocs), i, op_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -675,7 +681,14 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(nodename: *const c_char, nspace: *co
     status_entry!("PMIx_Resolve_peers", {
         require!("PMIx_Resolve_peers", !procs.is_null() && !nprocs.is_null());
         let host = crate::cmem::cstr_bytes(nodename).map(|b| String::from_utf8_lossy(b).into_owned());
-        let out: Vec<pmix_proc_t> = match crate::facade::resolve_peers(host, crate::owned::key_of(nspace)) {
+        // A NULL nspace means the caller's own; a bad one is no name at all.
+        let ns = crate::owned::nspace_of(nspace);
+        if !nspace.is_null() && ns.is_none() {
+            *procs = core::ptr::null_mut();
+            *nprocs = 0;
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let out: Vec<pmix_proc_t> = match crate::facade::resolve_peers(host, ns) {
             Ok(peers) => peers.iter().map(crate::owned::Proc::to_c).collect(),
             Err(e) => {
                 *procs = core::ptr::null_mut();
@@ -707,7 +720,12 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(nodename: *const c_char, nspace: *co
 pub unsafe extern "C" fn PMIx_Resolve_nodes(nspace: *const c_char, nodelist: *mut *mut c_char) -> pmix_status_t {
     status_entry!("PMIx_Resolve_nodes", {
         require!("PMIx_Resolve_nodes", !nodelist.is_null());
-        let list = crate::facade::resolve_nodes(crate::owned::key_of(nspace));
+        let ns = crate::owned::nspace_of(nspace);
+        if !nspace.is_null() && ns.is_none() {
+            *nodelist = core::ptr::null_mut();
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let list = crate::facade::resolve_nodes(ns);
         match list {
             Ok(l) => {
                 *nodelist = crate::cmem::strdup_bytes(l.as_bytes());
@@ -880,7 +898,7 @@ pub unsafe extern "C" fn PMIx_Allocation_request_nb(directive: pmix_alloc_direct
 pub unsafe extern "C" fn PMIx_Job_control(targets: *const pmix_proc_t, ntargets: usize, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_Job_control", {
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
-        let ts = crate::owned::procs_of(targets, ntargets);
+        let ts = procs!(targets, ntargets);
         wait_infos(results, nresults, |done| crate::client::api::job_control(ts, d, done))
     })
 }
@@ -905,7 +923,7 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(targets: *const pmix_proc_t, ntarge
             // A server process itself, or a client without a server.
             return crate::facade::no_server_status();
         }
-        crate::client::api::job_control(crate::owned::procs_of(targets, ntargets), d, infos_done(cbfunc, cbdata));
+        crate::client::api::job_control(procs!(targets, ntargets), d, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     })
 }
@@ -1102,7 +1120,7 @@ unsafe fn group_blocking(fname: &str, tag: u16, grp: *const c_char, procs: *cons
             return PMIX_ERR_BAD_PARAM;
         }
         let Ok(d) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let procs = crate::owned::procs_of(procs, nprocs);
+        let procs = procs!(procs, nprocs);
         wait_infos(results, nresults, |done| crate::client::api::group(tag, &name.unwrap(), procs, d, done))
     }
 }
@@ -1124,7 +1142,7 @@ unsafe fn group_nb(fname: &str, tag: u16, grp: *const c_char, procs: *const pmix
         if crate::client::handle().is_none() {
             return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
         }
-        crate::client::api::group(tag, &name.unwrap(), crate::owned::procs_of(procs, nprocs), d, infos_done(cbfunc, cbdata));
+        crate::client::api::group(tag, &name.unwrap(), procs!(procs, nprocs), d, infos_done(cbfunc, cbdata));
         PMIX_SUCCESS
     }
 }

@@ -19,15 +19,17 @@ use crate::server::ServerRole;
 /// # Safety
 /// `cbdata` is NULL or the box this library handed with setup_application's results, released once.
 unsafe extern "C" fn release_setup(_status: pmix_status_t, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with setup_application's results, released once.
-    unsafe {
-        if cbdata.is_null() {
-            return;
+    crate::guard::catch("release_setup", || {
+        // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with setup_application's results, released once.
+        unsafe {
+            if cbdata.is_null() {
+                return;
+            }
+            // SAFETY: made by Box::into_raw in setup_application.
+            let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
+            crate::owned::free_c_infos(b.0.get(), b.1);
         }
-        // SAFETY: made by Box::into_raw in setup_application.
-        let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
-        crate::owned::free_c_infos(b.0.get(), b.1);
-    }
+    })
 }
 
 /// Fire an op callback (if any) with `status` later, never on the caller's
@@ -155,7 +157,7 @@ pub unsafe extern "C" fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nlocalprocs: c_int, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_register_nspace", {
-        let Some(ns) = crate::owned::key_of(nspace) else { return PMIX_ERR_BAD_PARAM };
+        let Some(ns) = crate::owned::nspace_of(nspace) else { return PMIX_ERR_BAD_PARAM };
         if ns.is_empty() || ns.len() > PMIX_MAX_NSLEN {
             return PMIX_ERR_BAD_PARAM;
         }
@@ -192,7 +194,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(nspace: *const c_char, cb
         // (no return value: an error reaches the caller through its
         // callback, fired off the caller's stack)
         let Some(h) = crate::server::handle() else { return fire_op_later(cbfunc, PMIX_ERR_INIT, cbd) };
-        let Some(ns) = crate::owned::key_of(nspace) else { return fire_op_later(cbfunc, PMIX_ERR_BAD_PARAM, cbd) };
+        let Some(ns) = crate::owned::nspace_of(nspace) else { return fire_op_later(cbfunc, PMIX_ERR_BAD_PARAM, cbd) };
         let st = server_op(h, cbfunc, cbd, move |s, net| s.deregister_nspace(net, &ns));
         if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED {
             fire_op_later(cbfunc, st, cbd);
@@ -320,7 +322,7 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cb
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_setup_application_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_setup_application", {
-        let Some(ns) = crate::owned::key_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
+        let Some(ns) = crate::owned::nspace_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
         let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         let cbd = SendPtr(cbdata);
@@ -358,7 +360,7 @@ pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, in
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_server_setup_local_support", {
-        let Some(ns) = crate::owned::key_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
+        let Some(ns) = crate::owned::nspace_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
         let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         if cbfunc.is_some() {
@@ -532,7 +534,7 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(members: *const pmix_pro
     status_entry!("PMIx_server_define_process_set", {
         require!("PMIx_server_define_process_set", !pset_name.is_null() && (nmembers == 0 || !members.is_null()));
         let Some(name) = crate::owned::key_of(pset_name) else { return PMIX_ERR_BAD_PARAM };
-        let procs = crate::owned::procs_of(members, nmembers);
+        let procs = procs!(members, nmembers);
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         h.call(move |s, net| s.define_pset(net, &name, procs)).unwrap_or(PMIX_ERR_INIT)
     })

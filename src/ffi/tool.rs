@@ -193,7 +193,7 @@ pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize,
     status_entry!("PMIx_IOF_pull", {
         require!("PMIx_IOF_pull", !procs.is_null() && nprocs > 0);
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
-        let ps = crate::owned::procs_of(procs, nprocs);
+        let ps = procs!(procs, nprocs);
         match regcbfunc {
             Some(f) => {
                 let cbd = SendPtr(regcbdata);
@@ -276,7 +276,7 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const 
 pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: usize, bo: *mut pmix_byte_object_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     status_entry!("PMIx_IOF_push", {
         let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
-        let ts = crate::owned::procs_of(targets, ntargets);
+        let ts = procs!(targets, ntargets);
         let data = match bo.as_ref() {
             Some(b) => match crate::data::value::bo_slice(b) {
                 Ok(s) => Some(s.to_vec()),

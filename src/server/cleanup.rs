@@ -69,13 +69,24 @@ fn paths(i: &Info) -> Res<Vec<PathBuf>> {
             crate::pmix_debug!(1, "cleanup: relative path '{p}' refused");
             return Err(PMIX_ERR_BAD_PARAM);
         }
-        out.push(normalise(&pb));
+        // Refused when registered, not only when run: '..' (resolving it
+        // needs the file system, which may change) and the root itself.
+        if pb.components().any(|c| c == std::path::Component::ParentDir) {
+            crate::pmix_debug!(1, "cleanup: path '{p}' with '..' refused");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        let pb = normalise(&pb);
+        if pb == Path::new("/") {
+            crate::pmix_debug!(1, "cleanup: the root directory refused");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+        out.push(pb);
     }
     Ok(out)
 }
 
-/// Lexical normalisation: drop `.` and trailing slashes ('..' is kept and
-/// refused at removal time, since resolving it needs the file system).
+/// Lexical normalisation: drop `.` and trailing slashes ('..' never gets
+/// here: refused at registration, and again at removal time).
 fn normalise(p: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for c in p.components() {
@@ -334,6 +345,13 @@ mod tests {
         assert_eq!(r.err(), Some(PMIX_ERR_BAD_PARAM));
         let r = parse(&[Info::new("pmix.reg.cleanupdir", Value::u32(3))]);
         assert_eq!(r.err(), Some(PMIX_ERR_BAD_PARAM));
+        // the root and '..' are refused when registered, not only when run
+        for p in ["/", "//", "/./", "/tmp/../etc", "/tmp/x/..", "/a,/b/../c"] {
+            for key in ["pmix.reg.cleanup", "pmix.reg.cleanupdir", "pmix.clnup.ignore"] {
+                let r = parse(&[Info::new(key, Value::string(p))]);
+                assert_eq!(r.err(), Some(PMIX_ERR_BAD_PARAM), "{key} = {p}");
+            }
+        }
     }
 
     #[test]

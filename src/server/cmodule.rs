@@ -136,9 +136,11 @@ type SpawnF = dyn FnOnce(pmix_status_t, String) + Send;
 type CredF = dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send;
 
 unsafe extern "C" fn op_cb(status: pmix_status_t, cbdata: *mut c_void) {
-    if let Some(f) = take::<OpF>(cbdata) {
-        f(status);
-    }
+    crate::guard::catch("op_cb", || {
+        if let Some(f) = take::<OpF>(cbdata) {
+            f(status);
+        }
+    })
 }
 
 /// The host completes a fence or direct-modex upcall (pmix_modex_cbfunc_t).
@@ -153,20 +155,22 @@ unsafe extern "C" fn modex_cb(
     release_fn: pmix_release_cbfunc_t,
     release_cbdata: *mut c_void,
 ) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
-    unsafe {
-        let bytes = if data.is_null() || ndata == 0 || ndata > isize::MAX as usize {
-            Vec::new()
-        } else {
-            core::slice::from_raw_parts(data as *const u8, ndata).to_vec()
-        };
-        if let Some(r) = release_fn {
-            r(release_cbdata);
+    crate::guard::catch("modex_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
+        unsafe {
+            let bytes = if data.is_null() || ndata == 0 || ndata > isize::MAX as usize {
+                Vec::new()
+            } else {
+                core::slice::from_raw_parts(data as *const u8, ndata).to_vec()
+            };
+            if let Some(r) = release_fn {
+                r(release_cbdata);
+            }
+            if let Some(f) = take::<DataF>(cbdata) {
+                f(status, bytes);
+            }
         }
-        if let Some(f) = take::<DataF>(cbdata) {
-            f(status, bytes);
-        }
-    }
+    })
 }
 
 /// The host completes an upcall answered with infos (pmix_info_cbfunc_t).
@@ -181,16 +185,18 @@ unsafe extern "C" fn info_cb(
     release_fn: pmix_release_cbfunc_t,
     release_cbdata: *mut c_void,
 ) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
-    unsafe {
-        let infos = Info::copy_array(info, ninfo).unwrap_or_default();
-        if let Some(r) = release_fn {
-            r(release_cbdata);
+    crate::guard::catch("info_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
+        unsafe {
+            let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+            if let Some(r) = release_fn {
+                r(release_cbdata);
+            }
+            if let Some(f) = take::<InfosF>(cbdata) {
+                f(status, infos);
+            }
         }
-        if let Some(f) = take::<InfosF>(cbdata) {
-            f(status, infos);
-        }
-    }
+    })
 }
 
 /// The host completes a lookup upcall (pmix_lookup_cbfunc_t).
@@ -198,23 +204,25 @@ unsafe extern "C" fn info_cb(
 /// # Safety
 /// The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
 unsafe extern "C" fn lookup_cb(status: pmix_status_t, data: *mut pmix_pdata_t, ndata: usize, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
-    unsafe {
-        let mut out = Vec::new();
-        if !data.is_null() {
-            for i in 0..ndata {
-                let pd = &*data.add(i);
-                let mut info: pmix_info_t = core::mem::zeroed();
-                info.key = pd.key;
-                if crate::data::value::xfer(&mut info.value, &pd.value, 0).is_ok() {
-                    out.push((Proc::from_c(&pd.proc), Info(info)));
+    crate::guard::catch("lookup_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
+        unsafe {
+            let mut out = Vec::new();
+            if !data.is_null() {
+                for i in 0..ndata {
+                    let pd = &*data.add(i);
+                    let mut info: pmix_info_t = core::mem::zeroed();
+                    info.key = pd.key;
+                    if crate::data::value::xfer(&mut info.value, &pd.value, 0).is_ok() {
+                        out.push((Proc::from_c(&pd.proc), Info(info)));
+                    }
                 }
             }
+            if let Some(f) = take::<LookupF>(cbdata) {
+                f(status, out);
+            }
         }
-        if let Some(f) = take::<LookupF>(cbdata) {
-            f(status, out);
-        }
-    }
+    })
 }
 
 /// The host completes a spawn upcall with the new namespace (pmix_spawn_cbfunc_t).
@@ -222,13 +230,15 @@ unsafe extern "C" fn lookup_cb(status: pmix_status_t, data: *mut pmix_pdata_t, n
 /// # Safety
 /// The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `nspace` is NULL or NUL-terminated.
 unsafe extern "C" fn spawn_cb(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `nspace` is NULL or NUL-terminated.
-    unsafe {
-        let ns = crate::cmem::bounded_cstr(nspace, PMIX_MAX_NSLEN + 1).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
-        if let Some(f) = take::<SpawnF>(cbdata) {
-            f(status, ns);
+    crate::guard::catch("spawn_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `nspace` is NULL or NUL-terminated.
+        unsafe {
+            let ns = crate::cmem::bounded_cstr(nspace, PMIX_MAX_NSLEN + 1).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            if let Some(f) = take::<SpawnF>(cbdata) {
+                f(status, ns);
+            }
         }
-    }
+    })
 }
 
 /// The host completes a get-credential upcall (pmix_credential_cbfunc_t).
@@ -236,14 +246,16 @@ unsafe extern "C" fn spawn_cb(status: pmix_status_t, nspace: *mut c_char, cbdata
 /// # Safety
 /// The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
 unsafe extern "C" fn cred_cb(status: pmix_status_t, cred: *mut pmix_byte_object_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
-    unsafe {
-        let bytes = cred.as_ref().and_then(|bo| crate::data::value::bo_slice(bo).ok()).map(|b| b.to_vec()).unwrap_or_default();
-        let infos = Info::copy_array(info, ninfo).unwrap_or_default();
-        if let Some(f) = take::<CredF>(cbdata) {
-            f(status, bytes, infos);
+    crate::guard::catch("cred_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
+        unsafe {
+            let bytes = cred.as_ref().and_then(|bo| crate::data::value::bo_slice(bo).ok()).map(|b| b.to_vec()).unwrap_or_default();
+            let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+            if let Some(f) = take::<CredF>(cbdata) {
+                f(status, bytes, infos);
+            }
         }
-    }
+    })
 }
 
 type ToolF = dyn FnOnce(pmix_status_t, Option<Proc>) + Send;
@@ -253,13 +265,15 @@ type ToolF = dyn FnOnce(pmix_status_t, Option<Proc>) + Send;
 /// # Safety
 /// The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `proc` is NULL or a valid proc.
 unsafe extern "C" fn tool_cb(status: pmix_status_t, proc: *mut pmix_proc_t, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `proc` is NULL or a valid proc.
-    unsafe {
-        let p = proc.as_ref().map(Proc::from_c);
-        if let Some(f) = take::<ToolF>(cbdata) {
-            f(status, p);
+    crate::guard::catch("tool_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call. `proc` is NULL or a valid proc.
+        unsafe {
+            let p = proc.as_ref().map(Proc::from_c);
+            if let Some(f) = take::<ToolF>(cbdata) {
+                f(status, p);
+            }
         }
-    }
+    })
 }
 
 /// The host completes a validate-credential upcall (pmix_validation_cbfunc_t).
@@ -267,13 +281,15 @@ unsafe extern "C" fn tool_cb(status: pmix_status_t, proc: *mut pmix_proc_t, cbda
 /// # Safety
 /// The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
 unsafe extern "C" fn validation_cb(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
-    // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
-    unsafe {
-        let infos = Info::copy_array(info, ninfo).unwrap_or_default();
-        if let Some(f) = take::<InfosF>(cbdata) {
-            f(status, infos);
+    crate::guard::catch("validation_cb", || {
+        // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
+        unsafe {
+            let infos = Info::copy_array(info, ninfo).unwrap_or_default();
+            if let Some(f) = take::<InfosF>(cbdata) {
+                f(status, infos);
+            }
         }
-    }
+    })
 }
 
 /// The C module table, copied at PMIx_server_init.

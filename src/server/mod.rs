@@ -562,8 +562,10 @@ impl Role for ServerRole {
             self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &peer.proc, &[Info::new("pmix.evproc", Value::proc(&peer.proc))]);
         }
         if peer.tool {
-            // A tool is no registered client: its groups and invitations end here.
+            // A tool is no registered client: its groups, invitations and
+            // the monitors it set on itself end with its connection.
             self.group_member_ended(net, &peer.proc);
+            self.monitors.retain(|m| m.target != peer.proc);
         }
         self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, &peer.proc);

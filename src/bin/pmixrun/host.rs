@@ -208,6 +208,13 @@ impl Host for LauncherHost {
 
     fn monitor_alert(&mut self, proc: &Proc, _error: pmix_status_t, id: Option<&str>) {
         let what = id.map(|i| format!(" (monitor {i})")).unwrap_or_default();
+        // Only the job's own ranks can stop the job: a stalled tool (a
+        // process pmixrun did not start) is reported, nothing more.
+        let ours = self.pids.lock().contains_key(proc);
+        if !ours {
+            eprintln!("pmixrun: {proc} stalled{what} (not a rank of this job: reported only)");
+            return;
+        }
         match self.on_stall {
             OnStall::Report => eprintln!("pmixrun: {proc} stalled{what}"),
             OnStall::Kill => {
