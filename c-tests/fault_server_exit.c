@@ -1,7 +1,8 @@
 /*
  * fault_server_exit: the server (the launcher) dies while its clients wait.
  *
- *   pmixrun -n N ./fault_server_exit RESULT_FILE fence|get [MARKER]
+ *   rm_simple -n N ./fault_server_exit RESULT_FILE fence|get [MARKER]
+ *   (not pmixrun: its ranks die with it, by their parent-death signal)
  *
  * Every rank: PMIx_Init and a first fence (all connected). Then
  *   fence  every rank but 0 enters PMIx_Fence (all ranks, no timeout)

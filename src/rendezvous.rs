@@ -5,6 +5,9 @@
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use nix::fcntl::{Flock, FlockArg, OFlag};
+use nix::sys::stat::Mode;
+
 use crate::abi::*;
 use crate::owned::{find, Info};
 
@@ -33,10 +36,16 @@ pub fn system_tmpdir(info: &[Info]) -> String {
         .unwrap_or_else(|| "/tmp".into())
 }
 
-/// A rendezvous file this server wrote (removed at finalize).
+/// A rendezvous file this server wrote (removed at finalize), flock'ed for
+/// the server's whole life: the kernel lets go when the server dies.
 pub struct Rendezvous {
     pub path: PathBuf,
+    _lock: Option<Flock<std::fs::File>>,
 }
+
+/// The last line of a rendezvous file rpmix wrote: its lock says whether
+/// the server lives (a file without it is judged by its pid, as before).
+const LOCKED_MARK: &str = "rpmix-flock";
 
 impl Rendezvous {
     /// Write `contact`, version, pid and uid:gid to `path`, created with
@@ -49,7 +58,7 @@ impl Rendezvous {
             let _ = std::fs::DirBuilder::new().recursive(true).mode(0o755).create(parent);
         }
         let body = format!(
-            "{contact}\n{}\n{}\n{}:{}\n",
+            "{contact}\n{}\n{}\n{}:{}\n{LOCKED_MARK}\n",
             env!("CARGO_PKG_VERSION"),
             std::process::id(),
             nix::unistd::geteuid(),
@@ -58,7 +67,7 @@ impl Rendezvous {
         let open = || {
             std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)
         };
-        let mut f = match open() {
+        let f = match open() {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && stale(&path) => {
                 let _ = std::fs::remove_file(&path);
@@ -69,8 +78,17 @@ impl Rendezvous {
                 return None;
             }
         };
+        // Locked before anyone can read the mark (it is written after).
+        let mut f = match Flock::lock(f, FlockArg::LockExclusiveNonblock) {
+            Ok(l) => l,
+            Err((_, e)) => {
+                crate::pmix_debug!(1, "rendezvous file {}: cannot lock it: {e}", path.display());
+                let _ = std::fs::remove_file(&path);
+                return None;
+            }
+        };
         f.write_all(body.as_bytes()).ok()?;
-        Some(Rendezvous { path })
+        Some(Rendezvous { path, _lock: Some(f) })
     }
 }
 
@@ -80,15 +98,52 @@ pub fn occupied(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok() && !stale(path)
 }
 
-/// A rendezvous file (not a symlink) naming a server pid that no longer runs.
+/// A rendezvous file (not a symlink) of a server that is gone: for rpmix's
+/// own files, one whose lock nobody holds (whatever its pid, which may be
+/// reused or belong to another pid namespace); for others, one naming a pid
+/// that no longer runs.
 fn stale(path: &Path) -> bool {
     let Ok(md) = std::fs::symlink_metadata(path) else { return false };
     if !md.file_type().is_file() {
         return false;
     }
-    let pid = std::fs::read_to_string(path).ok().and_then(|s| s.lines().nth(2).and_then(|l| l.trim().parse::<i32>().ok()));
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    if text.lines().nth(4) == Some(LOCKED_MARK) {
+        return lock_is_free(path);
+    }
+    let pid = text.lines().nth(2).and_then(|l| l.trim().parse::<i32>().ok());
     // (no signal: only probes for existence)
     pid.is_some_and(|p| p > 0 && nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None) == Err(nix::errno::Errno::ESRCH))
+}
+
+/// Whether nobody holds the flock of the file at `path`.
+fn lock_is_free(path: &Path) -> bool {
+    let Ok(fd) = nix::fcntl::open(path, OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC, Mode::empty()) else { return false };
+    let free: Result<Flock<std::os::fd::OwnedFd>, _> = Flock::lock(fd, FlockArg::LockExclusiveNonblock);
+    free.is_ok()
+}
+
+/// Remove rpmix's rendezvous files named `<prefix>*` in `dir` whose server
+/// is gone (owned by us, marked as locked by rpmix, lock free): what a
+/// killed server left behind.
+pub fn sweep_stale(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let me = nix::unistd::geteuid().as_raw();
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let path = e.path();
+        let Ok(md) = std::fs::symlink_metadata(&path) else { continue };
+        if !md.file_type().is_file() || std::os::unix::fs::MetadataExt::uid(&md) != me {
+            continue;
+        }
+        let ours = std::fs::read_to_string(&path).is_ok_and(|t| t.lines().nth(4) == Some(LOCKED_MARK));
+        if ours && lock_is_free(&path) {
+            crate::pmix_debug!(2, "removing the rendezvous file of a server that is gone: {}", path.display());
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 impl Drop for Rendezvous {

@@ -15,6 +15,10 @@
 #
 # Cases (every run is wrapped in `timeout 30`; every test program also bounds
 # itself with alarm()):
+#   killed-launcher
+#       pmixrun -n 2 killed with SIGKILL: its ranks die with it (parent-death
+#       signal), and the next pmixrun removes the session directory and tool
+#       rendezvous file it left (their flocks are free), not a live one's
 #   garbage-pmixrun, garbage-rm_simple
 #       fault_garbage -n 4: raw garbage on the server socket, then a normal
 #       Put/Fence/Get job and a refused duplicate connection; exit 0, no FAIL
@@ -28,9 +32,10 @@
 #       pmixrun-late is not run: whether the survivors' exit or the killed
 #       rank is reaped first is a race there, so its report check would flap.
 #   server-exit-fence, server-exit-get
-#       fault_server_exit under pmixrun -n 3: rank 0 SIGKILLs pmixrun while the
-#       ranks wait in a fence / a Get; 3 result lines with LOST_CONNECTION or
-#       UNREACH must appear and no rank may be left running
+#       fault_server_exit under the C host rm_simple -n 3: rank 0 SIGKILLs the
+#       host while the ranks wait in a fence / a Get; 3 result lines with
+#       LOST_CONNECTION or UNREACH must appear and no rank may be left running
+#       (under pmixrun the ranks die with it: killed-launcher)
 #   rm_simple-valgrind
 #       valgrind (server side only) of rm_simple -n 2 fault_garbage: exit 0
 # After every case, processes still carrying the case's unique argv marker
@@ -118,8 +123,10 @@ server_exit_case() {  # server_exit_case fence|get
     selected "$name" || return 0
     local log=$B/fault-$name.log res=$B/fault-$name.result marker; marker=$(new_marker "$name")
     rm -f "$res"
-    run_timed "$log" "$PMIXRUN" -n 3 "$BIN/fault_server_exit" "$res" "$op" "$marker"
-    # pmixrun is dead (rank 0 killed it): the ranks report through the file only.
+    # Under the C host: pmixrun's ranks die with it (killed-launcher), a
+    # C host's outlive it and must see the loss of their server.
+    run_timed "$log" "$BIN/rm_simple" -t 25 -n 3 "$BIN/fault_server_exit" "$res" "$op" "$marker"
+    # The host is dead (rank 0 killed it): the ranks report through the file only.
     local i n=0 why=""
     for i in $(seq 150); do
         n=$( [ -f "$res" ] && wc -l <"$res" || echo 0)
@@ -155,5 +162,35 @@ vg_case() {
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 vg_case
+
+# ---- pmixrun killed with SIGKILL ----
+# Its ranks (not inside any PMIx call) die with it, and the next pmixrun on
+# the host removes the session directory and tool rendezvous file the dead
+# one left (their locks are free), leaving a live server's alone.
+killed_case() {
+    local name=killed-launcher log=$B/fault-killed-launcher.log marker pid live tmp=${TMPDIR:-/tmp} host why=""
+    marker=$(new_marker killed)
+    selected "$name" || return 0
+    host=$(hostname)
+    : >"$log"
+    # a live server whose files must stay
+    "$PMIXRUN" --timeout 30 -n 1 sh -c 'sleep 20; true' "$marker-live" >>"$log" 2>&1 & live=$!
+    "$PMIXRUN" --timeout 30 -n 2 sh -c 'sleep 20; true' "$marker-dead" >>"$log" 2>&1 & pid=$!
+    sleep 1
+    [ -d "$tmp/rpmix.$host.$pid" ] || why="no session directory $tmp/rpmix.$host.$pid while it ran"
+    kill -KILL $pid
+    wait $pid 2>/dev/null
+    leftovers "$marker-dead" "$log" || why="${why:+$why, }ranks outlived the killed pmixrun"
+    [ -d "$tmp/rpmix.$host.$pid" ] || why="${why:+$why, }the killed pmixrun's session directory vanished by itself?"
+    "$PMIXRUN" --timeout 30 -n 1 true >>"$log" 2>&1 || why="${why:+$why, }the next pmixrun failed"
+    [ -e "$tmp/rpmix.$host.$pid" ] && why="${why:+$why, }the next pmixrun left the dead one's session directory"
+    [ -e "$tmp/pmix.$host.tool.$pid" ] && why="${why:+$why, }the next pmixrun left the dead one's rendezvous file"
+    [ -d "$tmp/rpmix.$host.$live" ] || why="${why:+$why, }the live server's session directory was removed"
+    [ -e "$tmp/pmix.$host.tool.$live" ] || why="${why:+$why, }the live server's rendezvous file was removed"
+    kill -TERM $live 2>/dev/null; wait $live 2>/dev/null
+    leftovers "$marker-live" "$log" || why="${why:+$why, }processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+killed_case
 
 finish

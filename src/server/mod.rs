@@ -687,6 +687,9 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         crate::pmix_debug!(1, "PMIx_server_init: {} exists and names a running server: only one per node", taken.display());
         return Err(PMIX_ERR_EXISTS);
     }
+    // What servers of ours that were killed left here goes first.
+    session::sweep_stale(&tmpdir, &format!("rpmix.{hostname}."));
+    crate::rendezvous::sweep_stale(std::path::Path::new(&tmpdir), &format!("pmix.{hostname}.tool."));
     let mut session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
     session.rm_clean = flag(PMIX_TDIR_RMCLEAN);
     let sock_path = session.path.join("server.sock");

@@ -1,9 +1,20 @@
 //! The server's session directory: created 0700 with O_EXCL semantics
 //! (mkdir fails on anything that exists), removed at finalize only if this
 //! process created it, never following symlinks.
+//!
+//! Each holds a `lock` file this server keeps flock'ed for its whole life
+//! (the kernel releases it when the process dies, SIGKILL included). A
+//! later server on the host removes the directories of ours whose lock is
+//! free: the leftovers of a server that was killed. Process ids are never
+//! trusted for this (they are reused, and differ between pid namespaces).
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+
+use std::os::fd::OwnedFd;
+
+use nix::fcntl::{Flock, FlockArg, OFlag};
+use nix::sys::stat::Mode;
 
 use crate::abi::*;
 use crate::status::Res;
@@ -14,6 +25,46 @@ pub struct SessionDir {
     /// PMIX_TDIR_RMCLEAN: the host cleans the session directory, so we only
     /// take our socket back.
     pub rm_clean: bool,
+    /// The flock'ed `lock` file that says this directory is alive.
+    _lock: Option<std::sync::Arc<Flock<OwnedFd>>>,
+}
+
+/// The name of the lock file in a session directory.
+const LOCK: &str = "lock";
+
+/// Create `dir/lock`, locked, without a moment where it exists unlocked:
+/// made and locked under a temporary name, then renamed (same inode).
+fn take_lock(dir: &Path) -> Option<Flock<OwnedFd>> {
+    let tmp = dir.join("lock.new");
+    let fd = nix::fcntl::open(&tmp, OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_RDWR | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC, Mode::from_bits_truncate(0o600)).ok()?;
+    let lock = Flock::lock(fd, FlockArg::LockExclusiveNonblock).ok()?;
+    std::fs::rename(&tmp, dir.join(LOCK)).ok()?;
+    Some(lock)
+}
+
+/// Remove the session directories of dead servers of ours under `base`:
+/// named `<prefix>*`, directories (not links) owned by us, with a lock file
+/// nobody holds. A directory without a lock file is left alone.
+pub fn sweep_stale(base: &str, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let me = nix::unistd::geteuid().as_raw();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if !name.to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let path = e.path();
+        let Ok(md) = std::fs::symlink_metadata(&path) else { continue };
+        if !md.is_dir() || std::os::unix::fs::MetadataExt::uid(&md) != me {
+            continue;
+        }
+        let Ok(fd) = nix::fcntl::open(&path.join(LOCK), OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC, Mode::empty()) else { continue };
+        // Held: its server lives. Free: its server is gone (the kernel let go).
+        let Ok(held) = Flock::lock(fd, FlockArg::LockExclusiveNonblock) else { continue };
+        crate::pmix_debug!(2, "removing the session directory of a server that is gone: {}", path.display());
+        SessionDir { path, rm_clean: false, _lock: None }.remove();
+        drop(held);
+    }
 }
 
 impl SessionDir {
@@ -26,7 +77,13 @@ impl SessionDir {
         for n in 0..1000 {
             let path = if n == 0 { PathBuf::from(base).join(name) } else { PathBuf::from(base).join(format!("{name}.{n}")) };
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(SessionDir { path, rm_clean: false }),
+                Ok(()) => {
+                    let lock = take_lock(&path).map(std::sync::Arc::new);
+                    if lock.is_none() {
+                        crate::pmix_debug!(1, "session directory {}: no lock file (a later server will not clean it up)", path.display());
+                    }
+                    return Ok(SessionDir { path, rm_clean: false, _lock: lock });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     crate::pmix_debug!(1, "cannot create session directory {}: {e}", path.display());

@@ -332,11 +332,21 @@ impl Launcher {
                 };
             cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
             let mask = place_of(rank).map(|c| pmix::topology::mask_of(&c));
+            let launcher_pid = nix::unistd::getpid();
             // SAFETY: only async-signal-safe calls between fork and exec.
             unsafe {
                 cmd.pre_exec(move || {
                     if let Some(m) = &mask {
                         pmix::topology::bind_self(m)?;
+                    }
+                    // Nothing of the job outlives pmixrun, even a SIGKILL'ed
+                    // one: the kernel kills the rank when the thread that
+                    // forked it ends (pmixrun's main thread, which lives as
+                    // long as pmixrun). Then, in case pmixrun died before
+                    // that was set: is it still our parent?
+                    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+                    if nix::unistd::getppid() != launcher_pid {
+                        return Err(std::io::Error::other("pmixrun is gone"));
                     }
                     let _ = SigSet::all().thread_unblock();
                     // A rank starts with default dispositions, whatever pmixrun inherited.
