@@ -183,6 +183,8 @@ new_marker() { echo "$MARKER_PREFIX-$$-$1-$RANDOM$RANDOM"; }
 marker_in_args() { pgrep -f -- "$1" || true; }
 leftovers() {
     local marker=$1 log=$2 finder=${3:-marker_in_args} i pids
+    # An empty marker would match every process on the machine.
+    if [ ${#marker} -lt 8 ]; then echo "leftovers: refusing a marker as short as '$marker'" >>"$log"; return 1; fi
     for i in $(seq 50); do
         pids=$($finder "$marker")
         [ -z "$pids" ] && return 0

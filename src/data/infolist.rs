@@ -70,6 +70,26 @@ impl InfoList {
             Ok(())
         }
     }
+    /// As `add`, but the new info goes first.
+    ///
+    /// # Safety
+    /// As `super::info_load`.
+    pub unsafe fn prepend(&mut self, key: *const core::ffi::c_char, data: *const c_void, t: pmix_data_type_t) -> Res {
+        // SAFETY: the caller upholds the contract above: As `super::info_load`.
+        unsafe {
+            let mut info: Box<pmix_info_t> = Box::new(core::mem::zeroed());
+            super::info_load(&mut info, key, data, t)?;
+            self.items.insert(0, Item::Owned(info));
+            Ok(())
+        }
+    }
+    /// The info at position `i`: the list's own copy, or the caller's inserted info.
+    pub fn info_at(&mut self, i: usize) -> Option<*mut pmix_info_t> {
+        self.items.get_mut(i).map(|it| match it {
+            Item::Owned(b) => &mut **b as *mut pmix_info_t,
+            Item::Borrowed(p) => *p,
+        })
+    }
     pub fn insert(&mut self, info: *mut pmix_info_t) -> Res {
         if info.is_null() {
             return Err(PMIX_ERR_BAD_PARAM);

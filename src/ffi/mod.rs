@@ -11,3 +11,6 @@ pub mod client;
 pub mod deprecated;
 pub mod server;
 pub mod tool;
+// What OpenPMIx 4.2.3-5.0 export beyond 4.2.2 (not in our headers).
+pub mod v5_misc;
+pub mod v5_objects;

@@ -1,0 +1,65 @@
+#!/bin/sh
+# A Debian 13 (trixie) root for the newer-consumer tests: Open MPI 5.0.7,
+# OpenPMIx 5.0.7 (libpmix-dev, headers and library), libhwloc15, gcc, make,
+# valgrind. Made with debootstrap into ${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian13
+# (outside the work tree) and reused while it is complete; re-made when
+# missing or unfinished. The first run takes several minutes (about 6 on the
+# development machine: downloading and unpacking some 250 packages).
+#
+# Prints the root's path on its last line; exit status 0 when the root holds
+# mpicc and OpenPMIx 5's library.
+set -e
+CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
+ROOT=$CACHE/debian13
+MIRROR=${RPMIX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+PKGS="openmpi-bin libopenmpi-dev libpmix-dev libhwloc15 gcc libc6-dev make valgrind procps"
+
+ready() {
+    [ -f "$ROOT/.rpmix-complete" ] && [ -x "$ROOT/usr/bin/mpicc" ] &&
+        ls "$ROOT"/usr/lib/x86_64-linux-gnu/libpmix.so.2* >/dev/null 2>&1
+}
+
+if ready; then
+    echo "$ROOT"
+    exit 0
+fi
+
+if ! command -v debootstrap >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+fi
+# An unfinished root (interrupted run) is made again from scratch.
+if [ -d "$ROOT" ]; then
+    # (nothing may still be mounted inside it)
+    if grep -q " $ROOT/" /proc/mounts; then
+        echo "install-debian13: something is mounted under $ROOT; not removing it" >&2
+        exit 1
+    fi
+    rm -rf "$ROOT"
+fi
+mkdir -p "$CACHE"
+start=$(date +%s)
+debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" >"$CACHE/debian13.log" 2>&1 || {
+    echo "install-debian13: debootstrap failed (log: $CACHE/debian13.log)" >&2
+    tail -n 20 "$CACHE/debian13.log" >&2
+    exit 1
+}
+# The packages through apt inside the root (it resolves what debootstrap's
+# --include does not), in a private mount namespace with its own /proc.
+unshare -m --propagation private sh -c '
+    mount -t proc proc "$1/proc" &&
+    chroot "$1" env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $2"
+' sh "$ROOT" "$PKGS" >>"$CACHE/debian13.log" 2>&1 || {
+    echo "install-debian13: apt-get in the root failed (log: $CACHE/debian13.log)" >&2
+    tail -n 20 "$CACHE/debian13.log" >&2
+    exit 1
+}
+ready_parts=1
+[ -x "$ROOT/usr/bin/mpicc" ] || ready_parts=0
+ls "$ROOT"/usr/lib/x86_64-linux-gnu/libpmix.so.2* >/dev/null 2>&1 || ready_parts=0
+if [ $ready_parts = 0 ]; then
+    echo "install-debian13: the root lacks mpicc or libpmix (log: $CACHE/debian13.log)" >&2
+    exit 1
+fi
+touch "$ROOT/.rpmix-complete"
+echo "install-debian13: made in $(( $(date +%s) - start )) s" >&2
+echo "$ROOT"

@@ -1,0 +1,119 @@
+#!/bin/bash
+# Newer consumers of libpmix.so.2 (issue 17): programs built against
+# OpenPMIx 5.0.7's headers and Open MPI 5.0.7, in a Debian 13 root
+# (tools/install-debian13.sh, cached outside the work tree), run on rpmix.
+#
+# The root is entered with chroot from a private mount namespace (its own
+# /proc; /dev and /sys bound read-only where they can be; rpmix's build
+# directory bound at /opt/rpmix/lib and the C sources at /opt/rpmix/src).
+# Nothing is mounted over the host's own files; every process a case starts
+# is ended by its marker.
+#
+# Cases (RPMIX_CASE, tools/testlib.sh, filters them):
+#   helpers-vs-openpmix5  c-tests/v5_helpers.c built against OpenPMIx 5.0.7's
+#                         headers (its macros call the functions 4.2.3+ export),
+#                         run without a server on OpenPMIx 5.0.7 and on rpmix:
+#                         the same lines, valgrind-clean on rpmix
+#   helpers-client        the same program as a client under pmixrun -n 2
+#   ompi5/hello, ompi5/pubsub, ompi5/abort
+#                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
+#                         on rpmix; every rank names rpmix as its libpmix
+#
+# Usage: tools/newer-tests.sh [build-dir]    (run as root)
+set -u
+MARKER_PREFIX=rpmix-newer
+T=${NEWER_TESTS_TIMEOUT:-90}
+. "$(dirname "$0")/testlib.sh"
+require_lib "$LIBDIR" "$B"
+
+# Everything below the root's making runs inside one private mount namespace.
+if [ -z "${RPMIX_NEWER_INSIDE:-}" ]; then
+    log=$B/newer-root.log
+    if ! R=$("$ROOT/tools/install-debian13.sh" 2>"$log" | tail -n 1) || [ ! -d "$R" ]; then
+        fail root "the Debian 13 root could not be made" "$log"
+        echo "$passed passed, $failed failed"
+        exit 1
+    fi
+    exec env RPMIX_NEWER_INSIDE=1 RPMIX_NEWER_ROOT="$R" unshare -m --propagation private "$0" "$@"
+fi
+R=$RPMIX_NEWER_ROOT
+pass root
+mkdir -p "$R/opt/rpmix/lib" "$R/opt/rpmix/src" "$R/opt/rpmix/build"
+mount -t proc proc "$R/proc" &&
+mount --rbind /dev "$R/dev" &&
+mount --bind /sys "$R/sys" &&
+mount --bind "$LIBDIR" "$R/opt/rpmix/lib" &&
+mount -o remount,bind,ro "$R/opt/rpmix/lib" &&
+mount --bind "$ROOT/c-tests" "$R/opt/rpmix/src" || { fail mounts "cannot set up the root's mounts" /dev/null; finish; }
+
+# in_root <cmd...>: run inside the root, a clean environment
+IN_ROOT=(chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root)
+in_root() { "${IN_ROOT[@]}" "$@"; }
+# with_rpmix <cmd...>: inside the root, rpmix's library first
+WITH_RPMIX=("${IN_ROOT[@]}" LD_LIBRARY_PATH=/opt/rpmix/lib)
+with_rpmix() { "${WITH_RPMIX[@]}" "$@"; }
+
+# ---- build (inside the root: its compilers, OpenPMIx 5.0.7's headers) ----
+blog=$B/newer-build.log
+: >"$blog"
+built=1
+in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_helpers.c -o /opt/rpmix/build/v5_helpers -lpmix >>"$blog" 2>&1 || built=0
+for p in hello pubsub abort; do
+    in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
+done
+if [ $built = 1 ]; then pass build; else fail build "compilation in the root failed" "$blog"; finish; fi
+PMIXRUN_IN=/opt/rpmix/lib/pmixrun
+
+# ---- the header helpers, without a server, on both libraries ----
+case_helpers() {
+    local name=helpers-vs-openpmix5 log=$B/newer-helpers.log
+    selected "$name" || return 0
+    why=""
+    in_root /opt/rpmix/build/v5_helpers >"$B/newer-helpers-openpmix5.txt" 2>&1 || add "the OpenPMIx 5.0.7 run failed"
+    with_rpmix /opt/rpmix/build/v5_helpers >"$B/newer-helpers-rpmix.txt" 2>&1 || add "the rpmix run failed"
+    { echo "--- OpenPMIx 5.0.7:"; cat "$B/newer-helpers-openpmix5.txt"; echo "--- rpmix:"; cat "$B/newer-helpers-rpmix.txt"; } >"$log"
+    grep -q '^done: ok$' "$B/newer-helpers-rpmix.txt" || add "rpmix: not every helper worked"
+    diff "$B/newer-helpers-openpmix5.txt" "$B/newer-helpers-rpmix.txt" >>"$log" || add "the outputs differ"
+    with_rpmix valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        /opt/rpmix/build/v5_helpers >>"$log" 2>&1 || add "valgrind reported errors on rpmix"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+case_helpers_client() {
+    local name=helpers-client log=$B/newer-helpers-client.log marker; marker=$(new_marker client)
+    selected "$name" || return 0
+    why=""
+    run_timed "$log" "${WITH_RPMIX[@]}" "$PMIXRUN_IN" --timeout 60 -n 2 /opt/rpmix/build/v5_helpers client "$marker"
+    [ $RC -eq 0 ] || add "exit $RC"
+    [ "$(grep -c '^v5_helpers client [01]/2: ok$' "$log")" = 2 ] || add "not both ranks ok"
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# ---- Open MPI 5.0.7 programs under pmixrun ----
+# every rank prints its libpmix: rpmix's, from /opt/rpmix/lib
+ompi_case() {  # ompi_case <name> <expected exit> <pattern count> <pattern> <program> [args]
+    local name=ompi5/$1 want=$2 count=$3 pattern=$4 prog=$5 log marker
+    marker=$(new_marker "ompi5-$1")
+    log=$B/newer-ompi5-$1.log
+    shift 5
+    selected "$name" || return 0
+    why=""
+    run_timed "$log" "${WITH_RPMIX[@]}" HELLO_SHOW_LIB=1 "$PMIXRUN_IN" --timeout 60 -n 4 "/opt/rpmix/build/$prog" "$@" "$marker"
+    [ $RC -eq "$want" ] || add "exit $RC, expected $want"
+    [ "$(grep -Ec "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
+    if grep -E 'pmix=' "$log" | grep -vq 'pmix=rpmix'; then add "a rank loaded another libpmix"; fi
+    if grep -q '^hello-lib' "$log" && grep '^hello-lib' "$log" | grep -vq '/opt/rpmix/lib/'; then add "a rank's libpmix is not rpmix's"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+case_helpers
+case_helpers_client
+ompi_case hello 0 4 '^hello [0-3]/4 pmix=rpmix' hello
+# MPI_Comm_spawn is not run: under pmixrun, Open MPI 5.0.7's parent and
+# child jobs find no BTL to reach each other (README, issue 17's note).
+ompi_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-newer
+ompi_case abort 3 0 'never' abort
+
+finish
