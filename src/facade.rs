@@ -47,7 +47,14 @@ type GetDone = Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>;
 /// server answers with what it holds, never waiting.
 pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
     let Some(h) = server::handle().filter(|_| client::me().is_none()) else {
-        return client::api::get(target, key, info, done);
+        // (what was asked and not found, for PMIX_DEBUG >= 5: which key of whom)
+        let what = (crate::debug::level() >= 5).then(|| (key.clone(), target.as_ref().map(|t| t.to_string())));
+        return client::api::get(target, key, info, Box::new(move |st, v| {
+            if let (Some((k, t)), PMIX_ERR_NOT_FOUND) = (&what, st) {
+                crate::pmix_debug!(5, "PMIx_Get: {k} of {}: not found", t.as_deref().unwrap_or("this process"));
+            }
+            done(st, v)
+        }));
     };
     if key.is_empty() {
         let Some(t) = target.filter(|t| t.rank != PMIX_RANK_WILDCARD) else {

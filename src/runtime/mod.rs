@@ -147,7 +147,7 @@ impl Net {
     /// Close a connection now (its role is not told: it asked for it).
     pub fn close(&mut self, id: ConnId) {
         if let Some(mut c) = self.conns.remove(&id) {
-            self.buffered -= c.rbuf.len();
+            self.buffered = self.buffered.saturating_sub(c.rbuf.len());
             let _ = self.poll.registry().deregister(&mut c.stream);
         }
     }
@@ -440,7 +440,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             break;
         }
         let frame: Vec<u8> = c.rbuf.drain(..4 + len).collect();
-        net.buffered -= frame.len();
+        net.buffered = net.buffered.saturating_sub(frame.len());
         let req = u32::from_le_bytes(frame[4..8].try_into().unwrap());
         let tag = u16::from_le_bytes(frame[8..10].try_into().unwrap());
         role.on_frame(net, id, req, tag, &frame[HEADER..]);
