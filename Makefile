@@ -8,6 +8,7 @@
 #                                 name matches <ERE> (RPMIX_CASE, tools/testlib.sh)
 #   make test-list  the step names
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
+#   make fuzz       the mutation fuzzer, FUZZ_SECONDS (default 300) per target
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir>
 
@@ -22,7 +23,7 @@ BINARIES := pmixrun pmixctl
 # ONLY=<step>[/<ERE>] reaches tools/run-tests.sh as RPMIX_ONLY.
 RUN_TESTS = $(if $(ONLY),RPMIX_ONLY='$(value ONLY)') tools/run-tests.sh
 
-.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench install clean
+.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install clean
 
 all: build
 
@@ -58,6 +59,11 @@ demo: deps build
 	@mkdir -p $(BUILD)
 	cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/demo_job.c -o $(BUILD)/demo_job -L$(LIBDIR) -l:libpmix.so.2
 	LD_LIBRARY_PATH=$(LIBDIR) $(LIBDIR)/pmixrun -n 4 $(BUILD)/demo_job
+
+# The mutation fuzzer (src/bin/rpmix-fuzz.rs), FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 300
+fuzz: build
+	$(LIBDIR)/rpmix-fuzz --seconds $(FUZZ_SECONDS)
 
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)

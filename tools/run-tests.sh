@@ -422,6 +422,9 @@ t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/om
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_twohost() { tools/twohost-tests.sh "$B/mpi"; }
 t_newer() { tools/newer-tests.sh "$B/newer"; }
+# The mutation fuzzer, 15 s per target (decode, unpack, cleanup, frames):
+# no panic, the live server answers throughout; executions counted.
+t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 15; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
 t_examples() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/examples-tests.sh "$B"; }
@@ -501,6 +504,7 @@ all_steps() {
     step topology-vs-openpmix t_topology
     step pmixrun-bind-to-core t_binding
     step fault-injection t_faults
+    step fuzz-60s t_fuzz
     step open-mpi-drop-in t_openmpi
     step open-mpi-two-hosts t_twohost
     step newer-consumers-openpmix5-ompi5 t_newer

@@ -44,7 +44,7 @@ impl Encoder {
     pub(crate) fn u16(&mut self, v: u16) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
-    pub(crate) fn u32(&mut self, v: u32) {
+    pub fn u32(&mut self, v: u32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
     pub(crate) fn u64(&mut self, v: u64) {
@@ -506,7 +506,7 @@ impl<'a> Decoder<'a> {
     ///
     /// # Safety
     /// None (the result is a new allocation the caller owns).
-    pub(crate) unsafe fn elems(&mut self, kind: Kind, n: usize, depth: u32) -> Res<(*mut u8, usize)> {
+    pub unsafe fn elems(&mut self, kind: Kind, n: usize, depth: u32) -> Res<(*mut u8, usize)> {
         // SAFETY: every element written is inside the array, grown before use.
         unsafe {
             if n == 0 {

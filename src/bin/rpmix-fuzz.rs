@@ -1,0 +1,389 @@
+//! rpmix-fuzz: a coverage-free mutation fuzzer for the inputs a peer or a
+//! caller controls. It needs nothing beyond the stable toolchain.
+//!
+//!   rpmix-fuzz [--seconds N] [--target T] [--seed S]
+//!
+//! Targets (default: all, N seconds each, default 15):
+//!   decode   the wire decoders of the server's requests: infos, procs,
+//!            strings, and every PMIx data type through the generic decoder
+//!   unpack   PMIx_Data_unpack of mutated buffers, every type, into caller
+//!            storage (what a program gives the library)
+//!   cleanup  the cleanup-path parser: whatever it accepts is absolute,
+//!            normalised, not "/" and free of ".."
+//!   frames   a live server in this process: mutated frames (hellos and
+//!            requests of a registered rank, and raw bytes) on fresh
+//!            connections; after every batch, a probe must be answered
+//!
+//! Each input starts from a valid seed and gets 1-8 mutations (bit flips,
+//! random bytes, boundary integers, inserted, deleted, duplicated or cut
+//! ranges). A panic or a failed probe stops the run with exit status 1 and
+//! prints the input (hex). The last line counts executions per target.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use pmix::abi::*;
+use pmix::data::kind::Kind;
+use pmix::data::pack::{Decoder, Encoder};
+use pmix::owned::{decode_infos, decode_procs, decode_str, encode_infos, encode_procs, encode_str, Info, Proc, Value};
+use pmix::server::host::Host;
+
+/// xorshift64*: fast, deterministic from a seed (runs can be replayed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// Apply 1-8 random mutations to `data`.
+fn mutate(rng: &mut Rng, data: &mut Vec<u8>) {
+    const BOUNDS: [u32; 8] = [0, 1, 2, 0x7f, 0xff, 0xffff, 0x7fff_ffff, 0xffff_ffff];
+    for _ in 0..1 + rng.below(8) {
+        let len = data.len();
+        match rng.below(7) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                data[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                data[i] = rng.next() as u8;
+            }
+            2 if len >= 4 => {
+                let i = rng.below(len - 3);
+                data[i..i + 4].copy_from_slice(&BOUNDS[rng.below(BOUNDS.len())].to_le_bytes());
+            }
+            3 => {
+                let i = rng.below(len + 1);
+                let n = 1 + rng.below(16);
+                let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                data.splice(i..i, bytes);
+            }
+            4 if len > 0 => {
+                let i = rng.below(len);
+                let n = 1 + rng.below((len - i).min(32));
+                data.drain(i..i + n);
+            }
+            5 if len > 0 => {
+                let i = rng.below(len);
+                let n = 1 + rng.below((len - i).min(32));
+                let copy = data[i..i + n].to_vec();
+                let at = rng.below(data.len() + 1);
+                data.splice(at..at, copy);
+            }
+            _ => data.truncate(rng.below(len + 1)),
+        }
+    }
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Infos of several types: the seeds of the info decoders.
+fn sample_infos() -> Vec<Info> {
+    vec![
+        Info::new("k.str", Value::string("a string value")),
+        Info::new("k.u32", Value::u32(42)),
+        Info::new("k.bool", Value::boolean(true)),
+        Info::new("k.proc", Value::proc(&Proc::new("ns.1", 3))),
+        Info::new("k.procs", Value::procs(&[Proc::new("ns.1", 0), Proc::new("ns.2", 1)])),
+        Info::new("k.infos", Value::infos(&[Info::new("inner", Value::string("x"))])),
+    ]
+}
+
+fn encoded_infos() -> Vec<u8> {
+    let mut e = Encoder::default();
+    encode_infos(&mut e, &sample_infos()).expect("seed infos encode");
+    e.into_bytes()
+}
+
+fn encoded_procs() -> Vec<u8> {
+    let mut e = Encoder::default();
+    encode_procs(&mut e, &[Proc::new("ns.1", 0), Proc::new("ns.1", PMIX_RANK_WILDCARD)]);
+    e.into_bytes()
+}
+
+// ---- targets ----
+
+fn decode_one(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut input = seeds[rng.below(seeds.len())].clone();
+    mutate(rng, &mut input);
+    let mut d = Decoder::new(&input);
+    match rng.below(4) {
+        0 => drop(decode_infos(&mut d)),
+        1 => drop(decode_procs(&mut d)),
+        2 => drop(decode_str(&mut d)),
+        _ => {
+            // the generic decoder, for a kind a peer could name
+            let kinds = [Kind::Info, Kind::Proc, Kind::App, Kind::Query, Kind::String];
+            let kind = kinds[rng.below(kinds.len())];
+            let n = rng.below(5);
+            // SAFETY: a new allocation of the decoder's, freed right here.
+            if let Ok((p, n)) = unsafe { d.elems(kind, n, 0) } {
+                // SAFETY: what elems returned: `n` valid elements of `kind`.
+                unsafe { pmix::data::elem::free_array(kind, p, n) };
+            }
+        }
+    }
+    input
+}
+
+fn unpack_one(rng: &mut Rng, seeds: &[(pmix_data_type_t, Vec<u8>)]) -> Vec<u8> {
+    let (t, seed) = &seeds[rng.below(seeds.len())];
+    let mut input = seed.clone();
+    mutate(rng, &mut input);
+    // SAFETY: a zeroed buffer loaded with a copy of our bytes, unpacked into
+    // storage of the right type and size, everything freed here.
+    unsafe {
+        let mut buf: pmix_data_buffer_t = core::mem::zeroed();
+        let mut copy = input.clone();
+        // (embed copies the bytes: `copy` stays ours)
+        let bo = pmix_byte_object_t { bytes: copy.as_mut_ptr() as *mut core::ffi::c_char, size: copy.len() };
+        if pmix::ffi::client::PMIx_Data_embed(&mut buf, &bo) != PMIX_SUCCESS {
+            return input;
+        }
+        let kind = Kind::of(*t).expect("seed types are known");
+        let n = 4usize;
+        let dest = pmix::data::elem::alloc_array(kind, n).expect("small array");
+        let mut count = 1 + rng.below(n) as i32;
+        // (all or nothing: on an error nothing was written, and the zeroed
+        // elements free as nothing)
+        let _ = pmix::ffi::client::PMIx_Data_unpack(core::ptr::null(), &mut buf, dest as *mut core::ffi::c_void, &mut count, *t);
+        pmix::data::elem::free_array(kind, dest, n);
+        pmix::ffi::v5_objects::PMIx_Data_buffer_destruct(&mut buf);
+    }
+    input
+}
+
+fn cleanup_one(rng: &mut Rng) -> Vec<u8> {
+    const PARTS: [&str; 10] = ["/", "tmp", "..", ".", "x", "//", ",", " ", "a/b", "\u{e9}"];
+    let mut s = String::new();
+    for _ in 0..1 + rng.below(8) {
+        s.push_str(PARTS[rng.below(PARTS.len())]);
+    }
+    let key = ["pmix.reg.cleanup", "pmix.reg.cleanupdir", "pmix.clnup.ignore"][rng.below(3)];
+    if let Ok(r) = pmix::server::cleanup::parse(&[Info::new(key, Value::string(&s))]) {
+        for p in r.files.iter().chain(r.dirs.iter().map(|d| &d.path)).chain(r.ignores.iter()) {
+            let ok = p.is_absolute() && p != std::path::Path::new("/") && !p.components().any(|c| c == std::path::Component::ParentDir);
+            assert!(ok, "cleanup accepted {p:?} from {s:?}");
+        }
+    }
+    s.into_bytes()
+}
+
+/// A host that answers nothing itself (every upcall: not supported).
+struct QuietHost;
+impl Host for QuietHost {}
+
+fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(10 + body.len());
+    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
+    f.extend_from_slice(&req.to_le_bytes());
+    f.extend_from_slice(&tag.to_le_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+fn hello_body(ns: &str, rank: u32) -> Vec<u8> {
+    let mut e = Encoder::default();
+    e.u32(pmix::wire::PROTOCOL);
+    encode_str(&mut e, ns);
+    e.u32(rank);
+    e.into_bytes()
+}
+
+/// Connect, send, read a little (a reply or the close), give up after `wait`.
+fn exchange(path: &std::path::Path, bytes: &[u8], wait: Duration) -> Option<usize> {
+    let mut s = UnixStream::connect(path).ok()?;
+    s.set_read_timeout(Some(wait)).ok()?;
+    let _ = s.write_all(bytes);
+    let mut buf = [0u8; 4096];
+    let mut got = 0;
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Some(got),
+            Ok(n) => {
+                got += n;
+                if got >= 14 {
+                    return Some(got);
+                }
+            }
+            Err(_) => return if got > 0 { Some(got) } else { None },
+        }
+    }
+}
+
+fn frames(rng: &mut Rng, seconds: u64) -> Result<u64, String> {
+    let me = pmix::server::init(Box::new(QuietHost), &[]).map_err(|e| format!("server init: {e}"))?;
+    let ns = "fuzz.1";
+    let h = pmix::server::handle().ok_or("no server handle")?;
+    let (uid, gid) = (nix::unistd::getuid().as_raw(), nix::unistd::getgid().as_raw());
+    h.call(move |s, _| {
+        s.register_nspace(ns, 2, vec![Info::new("pmix.job.size", Value::u32(2))]);
+        s.register_client(&Proc::new(ns, 0), uid, gid, 0);
+        s.register_client(&Proc::new(ns, 1), uid, gid, 0);
+    })
+    .ok_or("register")?;
+    let contact = std::env::var("PMIX_SERVER_URI41").or_else(|_| std::env::var("PMIX_SERVER_URI4")).unwrap_or_default();
+    let path = contact.rsplit_once(':').map(|(_, p)| p.to_string()).filter(|p| p.starts_with('/'));
+    let path = match path {
+        Some(p) => std::path::PathBuf::from(p),
+        None => pmix::server::SERVER.lock().as_ref().map(|g| g.session.path.join("server.sock")).ok_or("no socket path")?,
+    };
+    let _ = me;
+    // Seeds: a registered rank's hello followed by requests it may send.
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    let hello = frame(1, pmix::wire::HELLO, &hello_body(ns, 0));
+    let mut commit = Encoder::default();
+    let _ = encode_infos(&mut commit, &sample_infos());
+    for (tag, body) in [
+        (pmix::wire::COMMIT, commit.into_bytes()),
+        (pmix::wire::GET, {
+            let mut e = Encoder::default();
+            Proc::new(ns, 1).encode(&mut e);
+            encode_str(&mut e, "k.str");
+            let _ = encode_infos(&mut e, &[]);
+            e.into_bytes()
+        }),
+        (pmix::wire::LOG, encoded_infos()),
+        (pmix::wire::PUBLISH, encoded_infos()),
+        (pmix::wire::QUERY, vec![1, 0, 0, 0]),
+        (pmix::wire::JOB_CONTROL, [encoded_procs(), encoded_infos()].concat()),
+        (pmix::wire::GROUP_CONSTRUCT, [hello_body("grp", 0), encoded_procs(), encoded_infos()].concat()),
+    ] {
+        let mut s = hello.clone();
+        s.extend(frame(2, tag, &body));
+        seeds.push(s);
+    }
+    seeds.push(frame(1, pmix::wire::TOOL_HELLO, &encoded_infos()));
+    let probe = frame(9, pmix::wire::HELLO, &hello_body(ns, 9999));
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let mut n = 0u64;
+    while Instant::now() < end {
+        let mut input = seeds[rng.below(seeds.len())].clone();
+        mutate(rng, &mut input);
+        // (one read at most: a hello that is accepted keeps the rank connected
+        // until this side closes, which frees it for the next input)
+        let _ = exchange(&path, &input, Duration::from_millis(3));
+        n += 1;
+        if n % 64 == 0 && exchange(&path, &probe, Duration::from_secs(5)).is_none() {
+            return Err(format!("the server stopped answering after input {}", hex(&input)));
+        }
+    }
+    if exchange(&path, &probe, Duration::from_secs(5)).is_none() {
+        return Err("the server stopped answering".into());
+    }
+    let _ = pmix::server::finalize();
+    Ok(n)
+}
+
+fn run_for(seconds: u64, mut one: impl FnMut() -> Vec<u8>) -> Result<u64, String> {
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let mut n = 0u64;
+    while Instant::now() < end {
+        for _ in 0..256 {
+            let mut last = Vec::new();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| last = one()));
+            if r.is_err() {
+                return Err(format!("panic on input {}", hex(&last)));
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+fn main() -> std::process::ExitCode {
+    let mut seconds = 15u64;
+    let mut target = "all".to_string();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--seconds" => seconds = v.parse().unwrap_or(seconds),
+            "--target" => target = v,
+            "--seed" => seed = v.parse().unwrap_or(seed),
+            other => {
+                eprintln!("rpmix-fuzz: unknown argument {other} (see the source's header)");
+                return std::process::ExitCode::from(2);
+            }
+        }
+        i += 2;
+    }
+    let mut rng = Rng(seed | 1);
+    let decode_seeds = vec![encoded_infos(), encoded_procs(), {
+        let mut e = Encoder::default();
+        encode_str(&mut e, "a name");
+        e.into_bytes()
+    }];
+    let mut unpack_seeds = Vec::new();
+    for (t, v) in [
+        (PMIX_INFO, sample_infos()),
+        (PMIX_VALUE, vec![Info::new("v", Value::procs(&[Proc::new("ns", 1)]))]),
+        (PMIX_PROC, vec![]),
+    ] {
+        // SAFETY: packing values of our own into a zeroed buffer we destruct.
+        let bytes = unsafe {
+            let mut buf: pmix_data_buffer_t = core::mem::zeroed();
+            let rc = match t {
+                PMIX_INFO => pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, v.as_ptr() as *mut core::ffi::c_void, v.len() as i32, PMIX_INFO),
+                PMIX_VALUE => pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, &v[0].0.value as *const pmix_value_t as *mut core::ffi::c_void, 1, PMIX_VALUE),
+                _ => {
+                    let p = Proc::new("ns.9", 7).to_c();
+                    pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, &p as *const pmix_proc_t as *mut core::ffi::c_void, 1, PMIX_PROC)
+                }
+            };
+            assert_eq!(rc, PMIX_SUCCESS, "seed packs");
+            let b = std::slice::from_raw_parts(buf.base_ptr as *const u8, buf.bytes_used).to_vec();
+            pmix::ffi::v5_objects::PMIx_Data_buffer_destruct(&mut buf);
+            b
+        };
+        unpack_seeds.push((t, bytes));
+    }
+    let mut report = Vec::new();
+    let all = target == "all";
+    let mut run = |name: &str, r: Result<u64, String>| match r {
+        Ok(n) => {
+            report.push(format!("{name} {n}"));
+            true
+        }
+        Err(e) => {
+            eprintln!("rpmix-fuzz: {name}: {e}");
+            false
+        }
+    };
+    let mut ok = true;
+    if all || target == "decode" {
+        ok &= run("decode", run_for(seconds, || decode_one(&mut rng, &decode_seeds)));
+    }
+    if all || target == "unpack" {
+        ok &= run("unpack", run_for(seconds, || unpack_one(&mut rng, &unpack_seeds)));
+    }
+    if all || target == "cleanup" {
+        ok &= run("cleanup", run_for(seconds, || cleanup_one(&mut rng)));
+    }
+    if all || target == "frames" {
+        ok &= run("frames", frames(&mut rng, seconds));
+    }
+    println!("rpmix-fuzz: executions: {}", report.join(", "));
+    if ok {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    }
+}
