@@ -19,6 +19,8 @@
  *   k  a hello sent one byte at a time: answered (refused: rank 9999)
  *   g  one connection per tag 0..120, random body, no hello: each dropped;
  *      then all 121 frames back to back on one connection: dropped
+ *   o  a hello for this rank with a wrong credential: refused
+ *   p  (under pmixrun) a hello for this rank without its credential: refused
  *   l  100 hellos refused (rank 9999) whose peers close at once; the probe
  *      after them is answered within 2.5 s (the server never waits for them)
  *   m  2 MiB of a frame announced as 32 MiB, without a hello: dropped
@@ -615,6 +617,29 @@ static void raw_steps(void)
     }
 
     STOP_IF_STUCK();
+    /* o: a hello for this very rank (registered, not yet connected) with a
+     * credential that is not its own: refused under every launcher */
+    {
+        buf_t body = {0};
+        const char *bad = "00000000000000000000000000000000";
+        hello_body(&body, PROTOCOL, my_ns, rank_env);
+        put_u32(&body, (uint32_t) strlen(bad) + 1);
+        put_bytes(&body, bad, strlen(bad));
+        put_frame(&f, 12, TAG_HELLO, body.b, body.len);
+        free(body.b);
+        hello_refused("o-own-rank-wrong-credential", &f, 12);
+        f.len = 0;
+    }
+
+    STOP_IF_STUCK();
+    /* p: the same without any credential: pmixrun requires one for its jobs
+     * (a C host that does not ask for it accepts such a hello: not tried) */
+    if (strncmp(my_ns, "pmixrun.", 8) == 0) {
+        hello_frame(&f, 13, PROTOCOL, my_ns, rank_env);
+        hello_refused("p-own-rank-no-credential", &f, 13);
+        f.len = 0;
+    }
+
     /* l: 100 peers whose hello is refused and that close at once: the server
      * must not stop serving while it tries to answer them (it used to wait
      * 50 ms for each, 5 s in all, before the probe was answered) */

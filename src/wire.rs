@@ -52,6 +52,10 @@ pub const EVENT: u16 = 101;
 /// source host string, u32 source pid (0: unknown). (Protocol 2.)
 pub const IOF: u16 = 102;
 
+/// The environment variable holding a rank's connection credential (given
+/// by setup_fork, sent after the rank in the hello: server/credential.rs).
+pub const CRED_ENV: &str = "PMIX_RPMIX_CRED";
+
 /// Protocol version carried in the hello; a mismatch is refused.
 pub const PROTOCOL: u32 = 2;
 

@@ -14,6 +14,15 @@
 #                         headers (its macros call the functions 4.2.3+ export),
 #                         run without a server on OpenPMIx 5.0.7 and on rpmix:
 #                         the same lines, valgrind-clean on rpmix
+#   exports-vs-openpmix5  c-tests/v5_exports.c, built the same way: calls the
+#                         148 functions OpenPMIx 4.2.3-5.0.9 added
+#                         (tools/exports-newer.txt) without a server. 143 of
+#                         them run on OpenPMIx 5.0.7 and on rpmix: the same
+#                         lines. Then, with V5_RPMIX_ONLY=1, rpmix alone under
+#                         valgrind (leak-checked): the compared part again,
+#                         rpmix's answers to inputs 5.0.7 crashes on (with
+#                         PMIx_tool_set_server_module), and the four 5.0.9
+#                         list functions (looked up with dlsym)
 #   helpers-client        the same program as a client under pmixrun -n 2
 #   ompi5/hello, ompi5/pubsub, ompi5/abort
 #                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
@@ -58,6 +67,7 @@ blog=$B/newer-build.log
 : >"$blog"
 built=1
 in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_helpers.c -o /opt/rpmix/build/v5_helpers -lpmix >>"$blog" 2>&1 || built=0
+in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_exports.c -o /opt/rpmix/build/v5_exports -lpmix -ldl >>"$blog" 2>&1 || built=0
 for p in hello pubsub abort; do
     in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
 done
@@ -76,6 +86,26 @@ case_helpers() {
     diff "$B/newer-helpers-openpmix5.txt" "$B/newer-helpers-rpmix.txt" >>"$log" || add "the outputs differ"
     with_rpmix valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
         /opt/rpmix/build/v5_helpers >>"$log" 2>&1 || add "valgrind reported errors on rpmix"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+
+# ---- every function 4.2.3-5.0.9 added, without a server, on both libraries ----
+# The OpenPMIx 5.0.7 run and the plain rpmix run must print the same lines;
+# the V5_RPMIX_ONLY=1 run (rpmix, under valgrind) adds rpmix's own checks.
+case_exports() {
+    local name=exports-vs-openpmix5 log=$B/newer-exports.log
+    local ref=$B/newer-exports-openpmix5.txt out=$B/newer-exports-rpmix.txt only=$B/newer-exports-rpmix-only.txt
+    selected "$name" || return 0
+    why=""
+    in_root /opt/rpmix/build/v5_exports >"$ref" 2>&1 || add "the OpenPMIx 5.0.7 run failed"
+    with_rpmix /opt/rpmix/build/v5_exports >"$out" 2>&1 || add "the rpmix run failed"
+    with_rpmix V5_RPMIX_ONLY=1 valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        /opt/rpmix/build/v5_exports >"$only" 2>&1 || add "the rpmix-only run under valgrind failed (exit $?)"
+    { echo "--- OpenPMIx 5.0.7:"; cat "$ref"; echo "--- rpmix:"; cat "$out"; echo "--- rpmix, V5_RPMIX_ONLY=1, valgrind:"; cat "$only"; echo "--- diff:"; } >"$log"
+    grep -q '^done: ok$' "$ref" || add "OpenPMIx 5.0.7: no 'done: ok'"
+    grep -q '^done: ok$' "$out" || add "rpmix: no 'done: ok'"
+    grep -q '^rpmix-only: ok$' "$only" || add "rpmix: not every rpmix-only check passed"
+    diff "$ref" "$out" >>"$log" || add "the outputs differ"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 
@@ -109,6 +139,7 @@ ompi_case() {  # ompi_case <name> <expected exit> <pattern count> <pattern> <pro
 }
 
 case_helpers
+case_exports
 case_helpers_client
 ompi_case hello 0 4 '^hello [0-3]/4 pmix=rpmix' hello
 # MPI_Comm_spawn is not run: under pmixrun, Open MPI 5.0.7's parent and

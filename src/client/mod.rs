@@ -485,6 +485,10 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     body.u32(wire::PROTOCOL);
     crate::owned::encode_str(&mut body, &me.nspace);
     body.u32(me.rank);
+    // The credential setup_fork gave this rank, if any (the server checks it).
+    if let Ok(token) = std::env::var(wire::CRED_ENV) {
+        crate::owned::encode_str(&mut body, &token);
+    }
     s.write_all(&frame(1, wire::HELLO, body.bytes())).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
     s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;

@@ -1,7 +1,8 @@
 //! `PMIx_Info_list_*`: a growable list of infos behind an opaque `void *`.
 //!
-//! `add` and `xfer` copy into the list; `insert` keeps the caller's pointer
-//! (no copy, per the Standard), so `release` frees only what the list copied.
+//! `add` and `xfer` copy into the list; `insert` keeps a shallow copy of the
+//! caller's info marked PMIX_INFO_PERSISTENT (its value still the caller's,
+//! as with OpenPMIx), so `release` frees only what the list copied.
 //! `convert` deep-copies everything into a PMIX_INFO data array.
 
 use core::ffi::c_void;
@@ -16,7 +17,8 @@ const MAGIC: u64 = 0x7270_6d69_785f_696c; // "rpmix_il"
 
 enum Item {
     Owned(Box<pmix_info_t>),
-    Borrowed(*mut pmix_info_t),
+    /// A bitwise copy of an inserted info: its value's memory is the caller's.
+    Shallow(Box<pmix_info_t>),
 }
 
 pub struct InfoList {
@@ -87,14 +89,22 @@ impl InfoList {
     pub fn info_at(&mut self, i: usize) -> Option<*mut pmix_info_t> {
         self.items.get_mut(i).map(|it| match it {
             Item::Owned(b) => &mut **b as *mut pmix_info_t,
-            Item::Borrowed(p) => *p,
+            Item::Shallow(b) => &mut **b as *mut pmix_info_t,
         })
     }
-    pub fn insert(&mut self, info: *mut pmix_info_t) -> Res {
+    /// Keep a shallow copy of `info` (its value stays the caller's).
+    ///
+    /// # Safety
+    /// `info` is NULL or a valid info whose value outlives the list.
+    pub unsafe fn insert(&mut self, info: *mut pmix_info_t) -> Res {
         if info.is_null() {
             return Err(PMIX_ERR_BAD_PARAM);
         }
-        self.items.push(Item::Borrowed(info));
+        // SAFETY: non-NULL, and the caller vouches for a valid info; the
+        // copy shares its value memory and is marked so nothing frees it.
+        let mut copy = Box::new(unsafe { core::ptr::read(info) });
+        copy.flags |= PMIX_INFO_PERSISTENT;
+        self.items.push(Item::Shallow(copy));
         Ok(())
     }
     /// # Safety
@@ -109,9 +119,9 @@ impl InfoList {
         }
     }
     /// # Safety
-    /// Borrowed items are still valid; `out` owns nothing.
+    /// inserted infos are still valid; `out` owns nothing.
     pub unsafe fn convert(&self, out: &mut pmix_data_array_t) -> Res {
-        // SAFETY: the caller upholds the contract above: Borrowed items are still valid; `out` owns nothing.
+        // SAFETY: the caller upholds the contract above: inserted infos are still valid; `out` owns nothing.
         unsafe {
             out.r#type = PMIX_INFO;
             out.size = 0;
@@ -123,12 +133,16 @@ impl InfoList {
             let arr = elem::alloc_array(Kind::Info, n)?;
             for (i, it) in self.items.iter().enumerate() {
                 let src: *const pmix_info_t = match it {
-                    Item::Owned(b) => &**b,
-                    Item::Borrowed(p) => *p,
+                    Item::Owned(b) | Item::Shallow(b) => &**b,
                 };
-                if let Err(e) = elem::copy(Kind::Info, arr.add(i * Kind::Info.size()), src as *const u8, 0) {
+                let dst = arr.add(i * Kind::Info.size());
+                if let Err(e) = elem::copy(Kind::Info, dst, src as *const u8, 0) {
                     elem::free_array(Kind::Info, arr, n);
                     return Err(e);
+                }
+                // A deep copy owns its value, whatever marked the list's own.
+                if matches!(it, Item::Shallow(_)) {
+                    (*(dst as *mut pmix_info_t)).flags &= !PMIX_INFO_PERSISTENT;
                 }
             }
             out.array = arr as *mut c_void;

@@ -1054,7 +1054,7 @@ pub unsafe extern "C" fn PMIx_tool_set_server_module(module: *mut pmix_server_mo
 
 /// Session control (OpenPMIx 5.0): not implemented yet (rpmix has no session control).
 ///
-/// Returns PMIX_ERR_NOT_SUPPORTED, always, at once; `cbfunc` is never called (OpenPMIx
+/// Returns PMIX_ERR_INIT before any init, else PMIX_ERR_NOT_SUPPORTED, at once; `cbfunc` is never called (OpenPMIx
 /// 5 would return success and report PMIX_ERR_NOT_SUPPORTED through it when its host
 /// has no session control). Listed as "not yet" in the README's status table.
 ///
@@ -1068,6 +1068,10 @@ pub unsafe extern "C" fn PMIx_Session_control(
     _cbfunc: pmix_info_cbfunc_t,
     _cbdata: *mut c_void,
 ) -> pmix_status_t {
+    // (as OpenPMIx: before init, the answer is that)
+    if crate::facade::own_proc().is_none() {
+        return PMIX_ERR_INIT;
+    }
     not_yet!("PMIx_Session_control")
 }
 
@@ -1699,7 +1703,7 @@ mod tests {
         // SAFETY: NULL and unused arguments only.
         unsafe {
             let st = PMIx_Session_control(0, ptr::null(), 0, None, ptr::null_mut());
-            assert_eq!(st, PMIX_ERR_NOT_SUPPORTED);
+            assert_eq!(st, PMIX_ERR_INIT); // (no role initialised in unit tests)
             assert_eq!(PMIx_tool_set_server_module(ptr::null_mut()), PMIX_ERR_BAD_PARAM);
         }
     }

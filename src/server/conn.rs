@@ -22,7 +22,10 @@ impl ServerRole {
             net.close(conn);
             return;
         };
+        // (a credential follows, from clients setup_fork prepared)
+        let token = if d.remaining() > 0 { decode_str(d).ok() } else { None };
         let proc = Proc::new(&ns, rank);
+        let key = self.cred_key;
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
             reply(net, conn, req, st, &[]);
@@ -42,6 +45,11 @@ impl ServerRole {
         };
         if reg.uid != cred.uid || reg.gid != cred.gid {
             return refuse(net, &format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid), PMIX_ERR_INVALID_CRED);
+        }
+        match (token.as_deref().filter(|t| !t.is_empty()), key) {
+            (Some(t), Some(k)) if !k.verify(&proc, t) => return refuse(net, "its credential does not match", PMIX_ERR_INVALID_CRED),
+            (None, _) if ns_entry.cred_required => return refuse(net, "no credential, and its namespace requires one", PMIX_ERR_INVALID_CRED),
+            _ => {}
         }
         if reg.conn.is_some_and(|c| net.is_open(c)) {
             return refuse(net, "rank already connected", PMIX_ERR_EXISTS);

@@ -5,6 +5,7 @@
 pub mod cleanup;
 pub mod cmodule;
 mod conn;
+pub mod credential;
 mod fence;
 pub mod group;
 pub mod iof;
@@ -79,6 +80,8 @@ pub struct ServerRole {
     /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
     pub session_dir: Option<session::SessionDir>,
     handle: Option<Handle<ServerRole>>,
+    /// The key of the ranks' connection credentials (None: none are issued).
+    pub(crate) cred_key: Option<credential::Key>,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -131,6 +134,7 @@ impl ServerRole {
             proc_epilogs: HashMap::new(),
             session_dir: None,
             handle: None,
+            cred_key: None,
         }
     }
 
@@ -177,7 +181,9 @@ impl ServerRole {
 
     pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
         let host = self.hostname.clone();
+        let required = info.iter().any(|i| i.key() == credential::REQUIRED && i.truthy());
         let ns = self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name));
+        ns.cred_required |= required;
         ns.register(nlocal, info, &host);
         // Session directories, unless the host laid out its own.
         if let Some(sd) = &self.session_dir {
@@ -700,6 +706,8 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     listener.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
     let listener = mio::net::UnixListener::from_std(listener);
     let mut role = ServerRole::new(host, me.clone(), hostname.clone());
+    let cred_key = credential::Key::new();
+    role.cred_key = cred_key;
     role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
     if let Some(n) = find(info, PMIX_IOF_CACHE_SIZE).and_then(|i| i.as_u32()) {
         role.iof.cache_size = n as usize;
@@ -711,7 +719,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let h2 = handle.clone();
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
-    setup::start(backends, fork_vars(&contact, &tmpdir, &system_tmpdir, &hostname));
+    setup::start(backends, fork_vars(&contact, &tmpdir, &system_tmpdir, &hostname), cred_key);
     let mut rendezvous = Vec::new();
     let mut files = exclusive;
     if flag(PMIX_SERVER_TOOL_SUPPORT) {

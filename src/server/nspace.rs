@@ -46,6 +46,8 @@ pub struct Nspace {
     pub epilog: Option<super::cleanup::Epilog>,
     /// Local ranks that have ended (finalized, exited, deregistered).
     pub ended: std::collections::BTreeSet<pmix_rank_t>,
+    /// Registered with `rpmix.cred.reqd`: a rank must present its credential.
+    pub cred_required: bool,
 }
 
 impl Nspace {

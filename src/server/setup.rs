@@ -162,6 +162,8 @@ pub fn select(spec: Option<&str>) -> Res<Vec<Box<dyn Backend>>> {
 #[derive(Clone)]
 pub struct Setup {
     fork_vars: Vec<(String, String)>,
+    /// The key of the ranks' connection credentials (credential.rs).
+    cred_key: Option<super::credential::Key>,
     backends: Arc<Vec<Box<dyn Backend>>>,
     env: HashMap<String, Vec<EnvOp>>,
 }
@@ -169,8 +171,8 @@ pub struct Setup {
 static SETUP: Published<Setup> = Published::new();
 
 /// At server init: the backends and the variables every child gets.
-pub fn start(backends: Vec<Box<dyn Backend>>, fork_vars: Vec<(String, String)>) {
-    SETUP.update(|_| Some(Setup { fork_vars, backends: Arc::new(backends), env: HashMap::new() }));
+pub fn start(backends: Vec<Box<dyn Backend>>, fork_vars: Vec<(String, String)>, cred_key: Option<super::credential::Key>) {
+    SETUP.update(|_| Some(Setup { fork_vars, cred_key, backends: Arc::new(backends), env: HashMap::new() }));
 }
 
 pub fn stop() {
@@ -316,6 +318,9 @@ pub fn child_env(proc: &Proc) -> Res<ChildEnv> {
     with(|s| {
         let mut vars = vec![("PMIX_NAMESPACE".to_string(), proc.nspace.clone()), ("PMIX_RANK".to_string(), proc.rank.to_string())];
         vars.extend(s.fork_vars.iter().cloned());
+        if let Some(k) = &s.cred_key {
+            vars.push((super::credential::ENV.to_string(), k.token(proc)));
+        }
         let mut ops = s.env.get(&proc.nspace).cloned().unwrap_or_default();
         for b in s.backends.iter() {
             ops.extend(b.child_env(proc));

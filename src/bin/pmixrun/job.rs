@@ -245,6 +245,9 @@ impl Launcher {
             Info::new("pmix.mapby", Value::string("BYSLOT:OVERSUBSCRIBE")),
             Info::new("pmix.rankby", Value::string("SLOT")),
             Info::new("pmix.bindto", Value::string(match self.bind_to { Some("CR") => "CORE", Some(_) => "HWTHREAD", None => "NONE" })),
+            // pmixrun forks every rank with setup_fork's environment: each
+            // must present its credential (no stale or borrowed claims).
+            Info::new(pmix::server::credential::REQUIRED, Value::boolean(true)),
         ];
         // Binding: each rank to one core / hardware thread, round robin.
         let places = self.bind_to.map(pmix::topology::objects).unwrap_or_default();
