@@ -313,6 +313,9 @@ t_events_spawn() {
     # JOB_EXE_NOT_FOUND and the caller's job goes on (pmixrun exits 0).
     build_c spawn_errors spawn_errors || return 1
     with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/spawn_errors" || { echo "spawn errors: pmixrun exited $?"; return 1; }
+    # PMIx_Finalize inside an event handler answers at once (no deadlock).
+    build_c finalize_in_handler finalize_in_handler || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/finalize_in_handler" || { echo "finalize in a handler: pmixrun exited $?"; return 1; }
 }
 t_groups() {
     # Group construct/destruct/leave among the ranks of one job, completed by

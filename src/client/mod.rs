@@ -590,6 +590,12 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
 /// PMIx_Finalize: only the last call tears down; it waits for the server's
 /// acknowledgement (sent after the host learnt of it).
 pub fn finalize() -> pmix_status_t {
+    // Inside a callback (on a progress thread), finalize would wait for the
+    // very thread it runs on: refused, the library stays initialised.
+    if runtime::on_progress_thread() {
+        crate::pmix_debug!(1, "PMIx_Finalize inside a callback: refused (PMIX_ERR_WOULD_BLOCK)");
+        return PMIX_ERR_WOULD_BLOCK;
+    }
     let mut g = CLIENT.lock();
     let Some(c) = g.as_mut() else { return PMIX_ERR_INIT };
     c.refcount -= 1;
