@@ -316,6 +316,11 @@ t_events_spawn() {
     # PMIx_Finalize inside an event handler answers at once (no deadlock).
     build_c finalize_in_handler finalize_in_handler || return 1
     with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/finalize_in_handler" || { echo "finalize in a handler: pmixrun exited $?"; return 1; }
+    # A client that forks after init (children exit, _exit, exec): nothing
+    # hangs and the parent's connection works on, under both launchers.
+    build_c fork_after_init fork_after_init || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/fork_after_init" || { echo "fork after init: pmixrun exited $?"; return 1; }
+    with_ours timeout 60 "$BIN/rm_simple" -n 2 "$BIN/fork_after_init" || { echo "fork after init: rm_simple exited $?"; return 1; }
 }
 t_groups() {
     # Group construct/destruct/leave among the ranks of one job, completed by
