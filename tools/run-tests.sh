@@ -322,6 +322,14 @@ t_events_spawn() {
     with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/fork_after_init" || { echo "fork after init: pmixrun exited $?"; return 1; }
     with_ours timeout 60 "$BIN/rm_simple" -n 2 "$BIN/fork_after_init" || { echo "fork after init: rm_simple exited $?"; return 1; }
 }
+t_stress() {
+    # 16 threads of each client at once (Get, Put/Commit, event handlers,
+    # notifications, queries) while another thread fences: no crash, no hang,
+    # every answer right, under pmixrun and the C host.
+    build_c stress_threads stress_threads -lpthread || return 1
+    with_ours timeout 120 "$PMIXRUN" -n 2 "$BIN/stress_threads" || { echo "under pmixrun: exit $?"; return 1; }
+    with_ours timeout 120 "$BIN/rm_simple" -n 2 "$BIN/stress_threads" || { echo "under rm_simple: exit $?"; return 1; }
+}
 t_groups() {
     # Group construct/destruct/leave among the ranks of one job, completed by
     # the server itself (OpenPMIx 4.2.2 needs a host group upcall even then).
@@ -509,6 +517,7 @@ all_steps() {
     step get-data-scope t_scope
     step tool-attach-switch-disconnect t_tool
     step groups t_groups
+    step threads-stress-16 t_stress
     step topology-vs-openpmix t_topology
     step pmixrun-bind-to-core t_binding
     step fault-injection t_faults
