@@ -109,7 +109,8 @@ slow_tool_bounds_memory() {
     PMIX_RANK=0 "$BIN/iof_ranks" $((4 * MIB)) >"$d/expect" 2>/dev/null
     "$RUN" --timeout 300 -n 1 "$BIN/iof_ranks" $((4 * MIB)) "$d/gate" >/dev/null 2>&1 & pid=$!
     for i in $(seq 100); do "$CTL" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
-    { timeout 300 "$CTL" --pid $pid output --follow 2>"$d/log" | { sleep 3; cat; } >"$d/got"; } & tool=$!
+    # (PMIX_DEBUG=1: if the attach fails, the log says why)
+    { PMIX_DEBUG=1 timeout 300 "$CTL" --pid $pid output --follow 2>"$d/log" | { sleep 3; cat; } >"$d/got"; } & tool=$!
     for i in $(seq 100); do grep -q following "$d/log" 2>/dev/null && break; sleep 0.1; done
     touch "$d/gate"
     while kill -0 $pid 2>/dev/null; do
@@ -118,7 +119,7 @@ slow_tool_bounds_memory() {
     done
     wait $pid; wait $tool
     echo "    wrote $((4 * MIB)) MiB; pmixrun peak RSS $((hwm / 1024)) MiB"
-    cmp -s "$d/expect" "$d/got" || { echo "tool bytes differ ($(wc -c <"$d/got") of $(wc -c <"$d/expect"))"; return 1; }
+    cmp -s "$d/expect" "$d/got" || { echo "tool bytes differ ($(wc -c <"$d/got") of $(wc -c <"$d/expect"))"; sed "s/^/    tool: /" "$d/log"; return 1; }
     [ $((hwm / 1024)) -lt $((MIB < 16 ? 48 : 2 * MIB)) ] || { echo "peak RSS too high"; return 1; }
     rm -rf "$d"
 }
