@@ -24,7 +24,8 @@
 #                         PMIx_tool_set_server_module), and the four 5.0.9
 #                         list functions (looked up with dlsym)
 #   helpers-client        the same program as a client under pmixrun -n 2
-#   ompi5/hello, ompi5/pubsub, ompi5/abort
+#   ompi5/hello, ompi5/pubsub, ompi5/abort, ompi5/spawn (spawn: SKIP when it
+#                         fails under Open MPI 5's own mpirun on OpenPMIx too)
 #                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
 #                         on rpmix; every rank names rpmix as its libpmix
 #
@@ -68,7 +69,7 @@ blog=$B/newer-build.log
 built=1
 in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_helpers.c -o /opt/rpmix/build/v5_helpers -lpmix >>"$blog" 2>&1 || built=0
 in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_exports.c -o /opt/rpmix/build/v5_exports -lpmix -ldl >>"$blog" 2>&1 || built=0
-for p in hello pubsub abort; do
+for p in hello pubsub abort spawn; do
     in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
 done
 if [ $built = 1 ]; then pass build; else fail build "compilation in the root failed" "$blog"; finish; fi
@@ -142,9 +143,40 @@ case_helpers
 case_exports
 case_helpers_client
 ompi_case hello 0 4 '^hello [0-3]/4 pmix=rpmix' hello
-# MPI_Comm_spawn is not run: under pmixrun, Open MPI 5.0.7's parent and
-# child jobs find no BTL to reach each other (README, issue 17's note).
 ompi_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-newer
 ompi_case abort 3 0 'never' abort
+
+# MPI_Comm_spawn: on this kind of host (IPv6 only, no IPv4 besides
+# loopback) Open MPI 5.0.7's parent and child jobs find no BTL to reach each
+# other under its own mpirun on OpenPMIx 5.0.7 too. So: under pmixrun on
+# rpmix; when that fails, the reference (mpirun, OpenPMIx 5.0.7, 30 s) is
+# run, and a failure on both is a SKIP, not counted; rpmix alone failing is.
+in_our_root() { local p; for p in /proc/[0-9]*; do [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"; done; }
+case_spawn() {
+    local name=ompi5/spawn log=$B/newer-ompi5-spawn.log reflog=$B/newer-ompi5-spawn-openpmix5.log marker
+    marker=$(new_marker ompi5-spawn)
+    selected "$name" || return 0
+    why=""
+    run_timed "$log" "${WITH_RPMIX[@]}" "$PMIXRUN_IN" --timeout 60 -n 4 /opt/rpmix/build/spawn "$marker"
+    if [ $RC -eq 0 ] && grep -Eq '^spawn ok: [0-9]+ parents, 2 children replied pmix=rpmix' "$log"; then
+        leftovers "$marker" "$log" || add "processes left running"
+        if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+        return
+    fi
+    T=30 run_timed "$reflog" "${IN_ROOT[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun --allow-run-as-root --oversubscribe -np 4 /opt/rpmix/build/spawn "$marker-ref"
+    local refrc=$RC
+    # whatever the reference left (mpirun's daemons) inside our root goes
+    leftovers "$R" "$reflog" in_our_root >/dev/null 2>&1
+    if [ $refrc -ne 0 ] || ! grep -aEq '^spawn ok:' "$reflog"; then
+        echo "SKIP: $name (fails on both: under Open MPI 5.0.7's own mpirun on OpenPMIx 5.0.7 too, exit $refrc; logs: $log, $reflog)"
+        leftovers "$marker" "$log" >/dev/null 2>&1
+        return
+    fi
+    add "fails on rpmix only (exit $RC), passes under mpirun on OpenPMIx 5.0.7"
+    leftovers "$marker" "$log" || add "processes left running"
+    fail "$name" "$why" "$log"
+}
+case_spawn
 
 finish
