@@ -181,15 +181,23 @@ pub unsafe fn argv_free(argv: *mut *mut c_char) {
     }
 }
 
-/// Build a malloc'd NULL-terminated argv from Rust strings.
+/// Build a malloc'd NULL-terminated argv of copies of `items` (an empty list
+/// gives an array holding only the NULL); NULL when out of memory.
 pub fn argv_from<S: AsRef<[u8]>>(items: &[S]) -> *mut *mut c_char {
     let out = calloc_array(items.len() + 1, core::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
     if out.is_null() {
         return out;
     }
     for (i, s) in items.iter().enumerate() {
-        // SAFETY: out has items.len()+1 slots.
-        unsafe { *out.add(i) = strdup_bytes(s.as_ref()) };
+        let copy = strdup_bytes(s.as_ref());
+        if copy.is_null() {
+            // Out of memory: no half array (it would end early, silently).
+            // SAFETY: `out` is ours, NULL-terminated after entry i - 1.
+            unsafe { argv_free(out) };
+            return ptr::null_mut();
+        }
+        // SAFETY: out has items.len()+1 slots and i < items.len().
+        unsafe { *out.add(i) = copy };
     }
     out
 }

@@ -27,6 +27,7 @@ use pmix::abi::*;
 use pmix::data::kind::Kind;
 use pmix::data::pack::{Decoder, Encoder};
 use pmix::owned::{decode_infos, decode_procs, decode_str, encode_infos, encode_procs, encode_str, Info, Proc, Value};
+use pmix::runtime::frame;
 use pmix::server::host::Host;
 
 /// xorshift64*: fast, deterministic from a seed (runs can be replayed).
@@ -188,15 +189,6 @@ fn cleanup_one(rng: &mut Rng) -> Vec<u8> {
 struct QuietHost;
 impl Host for QuietHost {}
 
-fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(10 + body.len());
-    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
-    f.extend_from_slice(&req.to_le_bytes());
-    f.extend_from_slice(&tag.to_le_bytes());
-    f.extend_from_slice(body);
-    f
-}
-
 fn hello_body(ns: &str, rank: u32) -> Vec<u8> {
     let mut e = Encoder::default();
     e.u32(pmix::wire::PROTOCOL);
@@ -227,7 +219,7 @@ fn exchange(path: &std::path::Path, bytes: &[u8], wait: Duration) -> Option<usiz
 }
 
 fn frames(rng: &mut Rng, seconds: u64) -> Result<u64, String> {
-    let me = pmix::server::init(Box::new(QuietHost), &[]).map_err(|e| format!("server init: {e}"))?;
+    pmix::server::init(Box::new(QuietHost), &[]).map_err(|e| format!("server init: {e}"))?;
     let ns = "fuzz.1";
     let h = pmix::server::handle().ok_or("no server handle")?;
     let (uid, gid) = (nix::unistd::getuid().as_raw(), nix::unistd::getgid().as_raw());
@@ -237,13 +229,7 @@ fn frames(rng: &mut Rng, seconds: u64) -> Result<u64, String> {
         s.register_client(&Proc::new(ns, 1), uid, gid, 0);
     })
     .ok_or("register")?;
-    let contact = std::env::var("PMIX_SERVER_URI41").or_else(|_| std::env::var("PMIX_SERVER_URI4")).unwrap_or_default();
-    let path = contact.rsplit_once(':').map(|(_, p)| p.to_string()).filter(|p| p.starts_with('/'));
-    let path = match path {
-        Some(p) => std::path::PathBuf::from(p),
-        None => pmix::server::SERVER.lock().as_ref().map(|g| g.session.path.join("server.sock")).ok_or("no socket path")?,
-    };
-    let _ = me;
+    let path = pmix::server::SERVER.lock().as_ref().map(|g| g.session.path.join("server.sock")).ok_or("no socket path")?;
     // Seeds: a registered rank's hello followed by requests it may send.
     let mut seeds: Vec<Vec<u8>> = Vec::new();
     let hello = frame(1, pmix::wire::HELLO, &hello_body(ns, 0));

@@ -273,19 +273,10 @@ pub fn cache() -> Option<Arc<Cache>> {
     CLIENT.lock().as_ref().map(|g| g.cache.clone())
 }
 
-fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(10 + body.len());
-    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
-    f.extend_from_slice(&req.to_le_bytes());
-    f.extend_from_slice(&tag.to_le_bytes());
-    f.extend_from_slice(body);
-    f
-}
-
 /// Send one frame and read the reply (blocking, before the progress thread exists).
 fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> Res<Vec<u8>> {
     s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
-    s.write_all(&frame(1, tag, body)).map_err(|_| PMIX_ERR_UNREACH)?;
+    s.write_all(&runtime::frame(1, tag, body)).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
     s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
     let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
@@ -489,7 +480,7 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     if let Ok(token) = std::env::var(wire::CRED_ENV) {
         crate::owned::encode_str(&mut body, &token);
     }
-    s.write_all(&frame(1, wire::HELLO, body.bytes())).map_err(|_| PMIX_ERR_UNREACH)?;
+    s.write_all(&runtime::frame(1, wire::HELLO, body.bytes())).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
     s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
     let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;

@@ -382,26 +382,6 @@ unsafe fn argv_push(argv: &mut *mut *mut c_char, s: *mut c_char) -> pmix_status_
     }
 }
 
-/// A malloc'd NULL-terminated argv of copies of `items` (an empty list gives an array
-/// holding only the NULL); NULL when out of memory.
-fn argv_build(items: &[&[u8]]) -> *mut *mut c_char {
-    let out = cmem::calloc_array(items.len() + 1, SLOT) as *mut *mut c_char;
-    if out.is_null() {
-        return out;
-    }
-    for (i, item) in items.iter().enumerate() {
-        let s = cmem::strdup_bytes(item);
-        if s.is_null() {
-            // SAFETY: `out` is our calloc'd array, NULL-terminated after entry i - 1.
-            unsafe { cmem::argv_free(out) };
-            return ptr::null_mut();
-        }
-        // SAFETY: `out` has items.len() + 1 slots and i < items.len().
-        unsafe { *out.add(i) = s };
-    }
-    out
-}
-
 /// The fields of `s` between the bytes equal to `delim` (compared as C compares a `char`
 /// with an `int`); empty fields are kept only when `keep_empty`, and a delimiter at the
 /// very end starts no field.
@@ -534,7 +514,7 @@ pub unsafe extern "C" fn PMIx_Argv_split_inter(src_string: *const c_char, delimi
         if fields.is_empty() {
             return ptr::null_mut();
         }
-        argv_build(&fields)
+        cmem::argv_from(&fields)
     })
 }
 
@@ -602,7 +582,7 @@ pub unsafe extern "C" fn PMIx_Argv_copy(argv: *mut *mut c_char) -> *mut *mut c_c
             // SAFETY: entry i of a NULL-terminated array of strings (contract).
             items.push(CStr::from_ptr(*argv.add(i)).to_bytes());
         }
-        argv_build(&items)
+        cmem::argv_from(&items)
     })
 }
 

@@ -64,6 +64,17 @@ struct Conn {
     closing: bool,
 }
 
+/// One frame as it travels: length, request id, tag, body (for writers that
+/// do not go through a `Net`: a client's blocking hello, tests, the fuzzer).
+pub fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(HEADER + body.len());
+    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
+    f.extend_from_slice(&req.to_le_bytes());
+    f.extend_from_slice(&tag.to_le_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
 /// What role code can do: send frames, close connections, set timers, stop.
 pub struct Net {
     poll: Poll,
