@@ -219,7 +219,12 @@ marker_pids() {
 }
 # normalise <file>: stable text for diffing (sorted)
 normalise() {
-    sed -E -e '/^\[attempt [0-9]+\]$/d' -e '/^\[exit [0-9]+ after/d' -e '/^leftover processes:$/,$d' \
+    # mpirun's numeric namespace (its jobid) may have fewer than 8 digits:
+    # learnt from the "ns <jobid> rank" lines and replaced wherever it stands
+    local ns ns_rule=()
+    ns=$(grep -aoE '\bns [0-9]{5,} rank' "$1" | head -n 1 | awk '{print $2}')
+    [ -n "$ns" ] && ns_rule=(-e "s/\\b$ns\\b/NS/g")
+    sed -E "${ns_rule[@]}" -e '/^\[attempt [0-9]+\]$/d' -e '/^\[exit [0-9]+ after/d' -e '/^leftover processes:$/,$d' \
         -e "s#$SCRATCH[^ ]*#TMP#g" -e 's#/tmp/[^ ]*#TMP#g' \
         -e "s/\\b$HOSTNAME_\\b/HOST/g" \
         -e 's/pmixrun\.[0-9]+\.[0-9]+/NS/g' -e 's/prterun-[A-Za-z0-9_.-]*/NS/g' -e 's/\b[0-9]{8,}\b/NS/g' \
