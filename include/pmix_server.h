@@ -299,10 +299,11 @@ pmix_status_t PMIx_generate_regex(const char *input, char **regex);
 
 /*
  Encode the per-node process lists (e.g. "0,1;2,3") as the compact string that
- PMIX_PROC_MAP expects.
+ PMIX_PROC_MAP expects (runs of equal blocks collapse: see `layout`).
 
  Returns PMIX_SUCCESS with `*ppn` set to a malloc'd string the caller frees;
- PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+ PMIX_ERR_BAD_PARAM for a NULL argument or an input that is not rank lists;
+ PMIX_ERR_NOMEM.
 
  # Safety
  `input` is NULL or NUL-terminated; `ppn` is NULL or writable.

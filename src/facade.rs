@@ -177,6 +177,13 @@ pub fn resolve_peers(node: Option<String>, nspace: Option<String>) -> Res<Vec<Pr
     let me = client::me().ok_or(PMIX_ERR_INIT)?;
     let ns = nspace.filter(|s| !s.is_empty()).unwrap_or_else(|| me.nspace.clone());
     let cache = client::cache().ok_or(PMIX_ERR_INIT)?;
+    if let Some(want) = &node {
+        // The job's maps answer without a walk over every rank.
+        if let Some(ranks) = cache.ranks_on(&ns, want) {
+            let peers: Vec<Proc> = ranks.into_iter().map(|r| Proc::new(&ns, r)).collect();
+            return if peers.is_empty() { Err(PMIX_ERR_NOT_FOUND) } else { Ok(peers) };
+        }
+    }
     let my_host = cache.get(&me, "pmix.hname").and_then(|v| v.as_str());
     let size = cache.get(&Proc::wildcard(&ns), "pmix.job.size").and_then(|v| v.as_u32()).unwrap_or(0);
     let peers: Vec<Proc> = (0..size)

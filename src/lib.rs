@@ -21,6 +21,7 @@ pub mod flags;
 pub mod forksafe;
 pub mod guard;
 pub mod hwloc;
+pub mod layout;
 pub mod owned;
 pub mod rendezvous;
 pub mod runtime;

@@ -57,7 +57,7 @@ pub const IOF: u16 = 102;
 pub const CRED_ENV: &str = "PMIX_RPMIX_CRED";
 
 /// Protocol version carried in the hello; a mismatch is refused.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// Environment variables that carry the server contact to clients (the names
 /// OpenPMIx uses, so tools that look for them find a server).

@@ -175,6 +175,50 @@ t_rm_inline_16() {
     done
     echo "16 ranks, every upcall completed inline (and twice): passed"
 }
+t_scale() {
+    # Issue 18: one namespace of 65,536 ranks, 8 of them here, on a C host
+    # that completes every upcall inline and registers each client just
+    # before starting it. Each client reports the job size, the host of the
+    # first and of the last rank, its local peers, and fences the whole
+    # namespace. The values must be the expected ones and the same on both
+    # libraries. Then on rpmix alone (OpenPMIx takes minutes there): 64 ranks
+    # five times (clients fenced before their peers were registered, which
+    # lost whole fences before), with -d (upcalls answered
+    # OPERATION_SUCCEEDED), and 1,048,576 ranks (8 here, 128 on each of 8,192
+    # other nodes). Values only: the timings are `make bench`'s.
+    build_ref scale_host && build_ref scale_client || return 1
+    local host lib out n want last
+    host=$(hostname)
+    values() { sed -n 's/^\(rank=[0-9]*\) \(size=[0-9]* first_host=[^ ]* last_host=[^ ]* local_peers=[0-9]*\) .*/\1 \2/p' "$1" | sort -t= -k2 -n; }
+    expect() { # expect <out> <nprocs> <last host>: 8 clients, every value right
+        local i w=""
+        for i in 0 1 2 3 4 5 6 7; do w+="rank=$i size=$2 first_host=$host last_host=$3 local_peers=8"$'\n'; done
+        diff <(printf '%s' "$w") <(values "$1") || { echo "$1: values differ from the expected ones"; return 1; }
+    }
+    for lib in openpmix rpmix; do
+        out=$B/scale_64k_$lib.out
+        if [ $lib = rpmix ]; then
+            with_ours timeout 300 "$BIN/scale_host_ref" -N 65536 -t 240 -- "$BIN/scale_client_ref" >"$out" 2>"$out.err"
+        else
+            env -u LD_LIBRARY_PATH timeout 300 "$BIN/scale_host_ref" -N 65536 -t 240 -- "$BIN/scale_client_ref" >"$out" 2>"$out.err"
+        fi || { echo "N=65536 on $lib: exit $?"; tail "$out.err"; return 1; }
+        expect "$out" 65536 sn008191 || return 1
+    done
+    diff <(values "$B/scale_64k_openpmix.out") <(values "$B/scale_64k_rpmix.out") || { echo "the libraries answer differently"; return 1; }
+    echo "N=65536: the same values on both libraries:"; values "$B/scale_64k_rpmix.out"
+    for n in 1 2 3 4 5 d; do
+        out=$B/scale_64_$n.out
+        with_ours timeout 60 "$BIN/scale_host_ref" -N 64 -t 50 $([ $n = d ] && echo -d) -- "$BIN/scale_client_ref" >"$out" 2>"$out.err" || { echo "N=64 run $n: exit $?"; tail "$out.err"; return 1; }
+        expect "$out" 64 sn000007 || return 1
+    done
+    echo "N=64: 6 runs, every fence completed"
+    out=$B/scale_1m.out
+    with_ours timeout 300 "$BIN/scale_host_ref" -N 1048576 -p 128 -t 240 -- "$BIN/scale_client_ref" >"$out" 2>"$out.err" || { echo "N=1048576: exit $?"; tail "$out.err"; return 1; }
+    last=$(sed -n 's/^host .*last_host=\([^ ]*\).*/\1/p' "$out")
+    [ "$last" = sn008192 ] || { echo "N=1048576: the host says the last node is '$last'"; return 1; }
+    expect "$out" 1048576 "$last" || return 1
+    echo "N=1048576: every value right"
+}
 t_semantics() {
     # Call orders and inputs as OpenPMIx answers them, under the C host (which
     # has no log, group or query upcall): the same lines on both libraries.
@@ -499,6 +543,7 @@ all_steps() {
     step rm-simple-abort t_rm_abort
     step rm-simple-missing-keys t_rm_missing
     step host-completes-inline-16-ranks t_rm_inline_16
+    step scale-64k-1m-host-inline t_scale
     step semantics-vs-openpmix t_semantics
     step load-topology-vs-openpmix t_load_topology
     step modex-upcalls-vs-openpmix t_modex

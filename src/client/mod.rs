@@ -17,34 +17,108 @@ use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role};
 use crate::wire;
 
-/// Data the client knows: namespace -> rank (WILDCARD = job level) -> key.
+/// Data the client knows about one namespace: rank (WILDCARD = job level)
+/// -> key -> info, and the job's maps, read once when first needed: a
+/// rank's host, node and local rank are derived from them, never held per
+/// rank, so a client's memory follows its own work, not the job's size.
+#[derive(Default)]
+struct NsData {
+    ranks: HashMap<pmix_rank_t, HashMap<String, Info>>,
+    /// Records the server sent at init, still encoded: decoded on first use
+    /// (a rank of a thousand local peers decodes only those it asks about).
+    encoded: HashMap<pmix_rank_t, Box<[u8]>>,
+    layout: std::sync::OnceLock<Option<Arc<crate::layout::Layout>>>,
+}
+
+impl NsData {
+    fn layout(&self) -> Option<&crate::layout::Layout> {
+        self.layout
+            .get_or_init(|| {
+                let job = self.ranks.get(&PMIX_RANK_WILDCARD)?;
+                let map = |k: &str| job.get(k).and_then(|i| i.as_str());
+                let (nodes, procs) = (map("pmix.nmap"), map("pmix.pmap"));
+                if nodes.is_none() && procs.is_none() {
+                    return None;
+                }
+                crate::layout::Layout::parse(nodes.as_deref(), procs.as_deref()).map(Arc::new)
+            })
+            .as_deref()
+    }
+}
+
 /// Lookups borrow the caller's strings: a cached Get allocates only the
 /// value it returns.
-/// Namespace -> rank -> key -> info.
-type Store = HashMap<String, HashMap<pmix_rank_t, HashMap<String, Info>>>;
-
 #[derive(Default)]
 pub struct Cache {
-    map: RwLock<Store>,
+    map: RwLock<HashMap<String, NsData>>,
+}
+
+impl NsData {
+    /// Decode `rank`'s encoded record into the cache (a record that does
+    /// not decode is dropped: a miss, as if never sent).
+    fn decode_pending(&mut self, rank: pmix_rank_t) {
+        let Some(bytes) = self.encoded.remove(&rank) else { return };
+        match decode_infos(&mut Decoder::new(&bytes)) {
+            Ok(infos) => {
+                let v = self.ranks.entry(rank).or_default();
+                for i in infos {
+                    v.entry(i.key().to_string()).or_insert(i);
+                }
+            }
+            Err(_) => crate::pmix_debug!(1, "client: the job data of rank {rank} does not decode"),
+        }
+    }
 }
 
 impl Cache {
+    /// Keep one rank's record as the server encoded it (see NsData::encoded).
+    pub fn put_encoded(&self, nspace: &str, rank: pmix_rank_t, record: &[u8]) {
+        let mut m = self.map.write();
+        m.entry(nspace.to_string()).or_default().encoded.insert(rank, record.into());
+    }
+
+    /// Decode `rank`'s pending record, if it has one (write lock only then).
+    fn ready(&self, nspace: &str, rank: pmix_rank_t) {
+        if self.map.read().get(nspace).is_some_and(|ns| ns.encoded.contains_key(&rank)) {
+            if let Some(ns) = self.map.write().get_mut(nspace) {
+                ns.decode_pending(rank);
+            }
+        }
+    }
+
     pub fn put(&self, p: &Proc, infos: Vec<Info>) {
         let mut m = self.map.write();
-        let v = m.entry(p.nspace.clone()).or_default().entry(p.rank).or_default();
+        let ns = m.entry(p.nspace.clone()).or_default();
+        ns.decode_pending(p.rank); // what is put now overrides it
+        if p.rank == PMIX_RANK_WILDCARD && infos.iter().any(|i| i.key() == "pmix.nmap" || i.key() == "pmix.pmap") {
+            ns.layout = Default::default(); // read again when next needed
+        }
+        let v = ns.ranks.entry(p.rank).or_default();
         for i in infos {
             v.insert(i.key().to_string(), i);
         }
     }
 
-    /// The value of `key` for (nspace, rank): the proc's own data, then its job's.
+    /// The value of `key` for (nspace, rank): the proc's own data, then what
+    /// the job's maps say of it, then its job's data.
     pub fn lookup(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
+        self.ready(nspace, rank);
         let m = self.map.read();
         let ns = m.get(nspace)?;
-        let own = ns.get(&rank).and_then(|v| v.get(key));
-        let found = own.or_else(|| (rank != PMIX_RANK_WILDCARD).then(|| ns.get(&PMIX_RANK_WILDCARD).and_then(|v| v.get(key))).flatten());
-        // SAFETY: a valid cached value; a failed copy (out of memory) is a miss.
-        found.and_then(|i| unsafe { Value::copy_of(&i.0.value) }.ok())
+        let copy = |i: &Info| {
+            // SAFETY: a valid cached value; a failed copy (out of memory) is a miss.
+            unsafe { Value::copy_of(&i.0.value) }.ok()
+        };
+        if let Some(i) = ns.ranks.get(&rank).and_then(|v| v.get(key)) {
+            return copy(i);
+        }
+        if let Some(v) = ns.layout().and_then(|l| l.derived(rank, key)) {
+            return Some(v);
+        }
+        if rank == PMIX_RANK_WILDCARD {
+            return None;
+        }
+        ns.ranks.get(&PMIX_RANK_WILDCARD).and_then(|v| v.get(key)).and_then(copy)
     }
 
     pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
@@ -53,10 +127,30 @@ impl Cache {
 
     /// Everything held for one rank (not its job's data), sorted by key.
     pub fn all_of(&self, p: &Proc) -> Vec<Info> {
+        self.ready(&p.nspace, p.rank);
         let m = self.map.read();
-        let mut v: Vec<Info> = m.get(&p.nspace).and_then(|ns| ns.get(&p.rank)).map(|r| r.values().cloned().collect()).unwrap_or_default();
+        let Some(ns) = m.get(&p.nspace) else { return Vec::new() };
+        let mut v: Vec<Info> = ns.ranks.get(&p.rank).map(|r| r.values().cloned().collect()).unwrap_or_default();
+        if p.rank != PMIX_RANK_WILDCARD {
+            for i in ns.layout().map(|l| l.derived_all(p.rank)).unwrap_or_default() {
+                if !v.iter().any(|x| x.key() == i.key()) {
+                    v.push(i);
+                }
+            }
+        }
         v.sort_by(|a, b| a.key().cmp(b.key()));
         v
+    }
+
+    /// The ranks of `nspace` on the node named `host`, from the job's maps
+    /// (None: the client holds no maps for it).
+    pub fn ranks_on(&self, nspace: &str, host: &str) -> Option<Vec<pmix_rank_t>> {
+        let m = self.map.read();
+        let l = m.get(nspace)?.layout()?;
+        if !l.has_procs() {
+            return None;
+        }
+        Some(l.node_index(host).map(|n| l.ranks_on(n)).unwrap_or_default())
     }
 }
 
@@ -94,6 +188,16 @@ pub struct ClientRole {
     pub iof_timers: HashMap<u64, u32>,
     /// The server at the other end, when known (named in a lost-connection event).
     server: Option<Proc>,
+    /// The largest frame taken from the server (`answer_limit`).
+    read_limit: usize,
+}
+
+/// The largest answer a client takes from its server: a fence of the whole
+/// job carries every rank's data, so it grows with the job (4 KiB a rank
+/// over the default), up to what the wire can describe.
+fn answer_limit(cache: &Cache, me: &Proc) -> usize {
+    let ranks = cache.lookup(&me.nspace, PMIX_RANK_WILDCARD, "pmix.job.size").and_then(|v| v.as_u32()).unwrap_or(0);
+    (runtime::MAX_FRAME + ranks as usize * 4096).min(runtime::MAX_SEND) + runtime::HEADER
 }
 
 impl ClientRole {
@@ -115,11 +219,18 @@ impl ClientRole {
             cont(self, net, PMIX_ERR_UNREACH, &[]);
             return;
         };
+        if body.len() + runtime::HEADER > runtime::MAX_FRAME {
+            // The server would drop the connection for it: refuse it here.
+            crate::pmix_debug!(1, "client: a {}-byte request is over the {}-byte limit", body.len(), runtime::MAX_FRAME);
+            cont(self, net, PMIX_ERR_BAD_PARAM, &[]);
+            return;
+        }
         self.next_req = self.next_req.wrapping_add(1).max(1);
         let req = self.next_req;
         self.pending.insert(req, cont);
         net.send(conn, req, tag, body);
     }
+
 
     pub fn connected(&self) -> bool {
         self.conn.is_some()
@@ -204,6 +315,15 @@ impl Role for ClientRole {
             }
             _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
         }
+    }
+
+    fn read_limit(&self, _id: ConnId) -> usize {
+        self.read_limit
+    }
+
+    /// One connection, to a server this process trusts.
+    fn read_cap_all(&self) -> usize {
+        self.read_limit.saturating_mul(2)
     }
 
     fn on_close(&mut self, net: &mut Net, _id: ConnId) {
@@ -500,11 +620,16 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     let mut d = Decoder::new(&rest[4..]);
     let srv_ns = decode_str(&mut d)?;
     let srv_rank = d.u32()?;
+    // The job level and our own record now; the peers' stay encoded until asked for.
     let n = d.u32()? as usize;
     for _ in 0..n.min(d.remaining()) {
         let rank = d.u32()?;
-        let infos = decode_infos(&mut d)?;
-        cache.put(&Proc::new(&me.nspace, rank), infos);
+        let record = d.blob()?;
+        if rank == PMIX_RANK_WILDCARD || rank == me.rank {
+            cache.put(&Proc::new(&me.nspace, rank), decode_infos(&mut Decoder::new(record))?);
+        } else {
+            cache.put_encoded(&me.nspace, rank, record);
+        }
     }
     let srv = Proc::new(&srv_ns, srv_rank);
     cache.put(
@@ -561,7 +686,9 @@ pub fn init() -> (Proc, pmix_status_t) {
 
 fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream, server: Option<Proc>) -> Res<runtime::Engine<ClientRole>> {
     stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+    let read_limit = answer_limit(&cache, &me);
     let role = ClientRole {
+        read_limit,
         conn: Some(2),
         next_req: 1,
         pending: HashMap::new(),

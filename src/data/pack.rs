@@ -38,6 +38,10 @@ impl Encoder {
     pub fn into_bytes(self) -> Vec<u8> {
         self.out
     }
+    /// Empty it, keeping its capacity (one scratch encoder for many records).
+    pub fn clear(&mut self) {
+        self.out.clear();
+    }
     pub(crate) fn u8(&mut self, v: u8) {
         self.out.push(v);
     }

@@ -119,16 +119,17 @@ pub unsafe extern "C" fn PMIx_generate_regex(input: *const c_char, regex: *mut *
     status_entry!("PMIx_generate_regex", {
         require!("PMIx_generate_regex", !input.is_null() && !regex.is_null());
         let s = String::from_utf8_lossy(core::ffi::CStr::from_ptr(input).to_bytes()).into_owned();
-        *regex = crate::cmem::strdup_bytes(crate::server::regex::generate(&s).as_bytes());
+        *regex = crate::cmem::strdup_bytes(crate::layout::generate_nodes(&s).as_bytes());
         if (*regex).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
     })
 }
 
 /// Encode the per-node process lists (e.g. "0,1;2,3") as the compact string that
-/// PMIX_PROC_MAP expects.
+/// PMIX_PROC_MAP expects (runs of equal blocks collapse: see `layout`).
 ///
 /// Returns PMIX_SUCCESS with `*ppn` set to a malloc'd string the caller frees;
-/// PMIX_ERR_BAD_PARAM for a NULL argument; PMIX_ERR_NOMEM.
+/// PMIX_ERR_BAD_PARAM for a NULL argument or an input that is not rank lists;
+/// PMIX_ERR_NOMEM.
 ///
 /// # Safety
 /// `input` is NULL or NUL-terminated; `ppn` is NULL or writable.
@@ -137,7 +138,11 @@ pub unsafe extern "C" fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut 
     status_entry!("PMIx_generate_ppn", {
         require!("PMIx_generate_ppn", !input.is_null() && !ppn.is_null());
         let s = String::from_utf8_lossy(core::ffi::CStr::from_ptr(input).to_bytes()).into_owned();
-        *ppn = crate::cmem::strdup_bytes(crate::server::regex::generate(&s).as_bytes());
+        let Some(map) = crate::layout::generate_procs(&s) else {
+            crate::pmix_debug!(1, "PMIx_generate_ppn: '{s}' is not a ';'-separated list of rank lists");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        *ppn = crate::cmem::strdup_bytes(map.as_bytes());
         if (*ppn).is_null() { PMIX_ERR_NOMEM } else { PMIX_SUCCESS }
     })
 }

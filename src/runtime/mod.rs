@@ -3,9 +3,9 @@
 //! timers. All role state lives on that thread; other threads send closures.
 //!
 //! Framing: `u32 length` (of what follows) + `u32 request id` + `u16 tag` +
-//! body. A frame shorter than the header or longer than `MAX_FRAME` closes
-//! that one connection (logged at PMIX_DEBUG >= 1); nothing a peer sends can
-//! stop the loop.
+//! body. A frame shorter than the header or longer than its role allows
+//! (`Role::read_limit`: `MAX_FRAME` by default) closes that one connection
+//! (logged at PMIX_DEBUG >= 1); nothing a peer sends can stop the loop.
 
 pub mod oneshot;
 
@@ -22,8 +22,13 @@ use mio::{Events, Interest, Poll, Token, Waker};
 
 pub use oneshot::Oneshot;
 
-/// Largest frame accepted or sent (a modex of thousands of ranks fits easily).
+/// Largest frame a peer may send by default (a client's request: its own
+/// data, a modex of thousands of ranks). A client takes larger ones from its
+/// server, sized from its job (`Role::read_limit`).
 pub const MAX_FRAME: usize = 64 << 20;
+/// Largest frame the length field can describe: what is sent is never
+/// refused below it (a fence's data at a million ranks may be large).
+pub const MAX_SEND: usize = u32::MAX as usize - HEADER;
 /// Bytes of unfinished frames all connections together may hold: a peer
 /// that pushes past it loses its connection (legitimate frames are bounded
 /// by MAX_FRAME, and only a few are ever in flight at once).
@@ -90,18 +95,21 @@ pub struct Net {
 
 impl Net {
     /// Queue one frame to `id` (dropped silently if the connection is gone).
-    pub fn send(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8]) {
-        let Some(c) = self.conns.get_mut(&id) else { return };
+    /// False only when the frame is too large for the wire: the caller then
+    /// answers with an error instead, so no one waits for it.
+    pub fn send(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else { return true };
         let len = 6 + body.len();
-        if len > MAX_FRAME {
-            crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_FRAME})");
-            return;
+        if len > MAX_SEND {
+            crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_SEND})");
+            return false;
         }
         c.wbuf.extend_from_slice(&(len as u32).to_le_bytes());
         c.wbuf.extend_from_slice(&req.to_le_bytes());
         c.wbuf.extend_from_slice(&tag.to_le_bytes());
         c.wbuf.extend_from_slice(body);
         self.flush(id);
+        true
     }
 
     /// Bytes queued for `id` that the peer has not read yet (0 if gone).
@@ -216,10 +224,15 @@ impl Net {
 /// The behaviour of one role (client, server, tool) on its progress thread.
 pub trait Role: Send + 'static {
     fn on_accept(&mut self, _net: &mut Net, _id: ConnId) {}
-    /// The most an unfinished frame of `id` may hold: a role lowers it for
-    /// peers it does not know yet (a hello is small).
+    /// The largest frame `id` may send, header included: a role lowers it
+    /// for peers it does not know yet (a hello is small), a client raises it
+    /// for its server's answers in a large job.
     fn read_limit(&self, _id: ConnId) -> usize {
         MAX_FRAME + HEADER
+    }
+    /// Bytes of unfinished frames all connections together may hold.
+    fn read_cap_all(&self) -> usize {
+        READ_CAP_ALL
     }
     fn on_frame(&mut self, net: &mut Net, id: ConnId, req: u32, tag: u16, body: &[u8]);
     fn on_close(&mut self, net: &mut Net, id: ConnId);
@@ -422,7 +435,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             Ok(n) => {
                 c.rbuf.extend_from_slice(&buf[..n]);
                 net.buffered += n;
-                if c.rbuf.len() > MAX_FRAME + HEADER {
+                if c.rbuf.len() > role.read_limit(id) {
                     break; // parse what we have; an oversized frame is caught below
                 }
             }
@@ -441,7 +454,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             break;
         }
         let len = u32::from_le_bytes(c.rbuf[..4].try_into().unwrap()) as usize;
-        if !(6..=MAX_FRAME).contains(&len) {
+        if len < 6 || len + 4 > role.read_limit(id).max(HEADER) {
             crate::pmix_debug!(1, "connection {id}: malformed frame length {len}; dropping the connection");
             net.close(id);
             role.on_close(net, id);
@@ -462,7 +475,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
     // What is left is an unfinished frame: bounded per peer (the role says
     // how much a peer it does not know yet may send) and for all together.
     let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
-    if !closed && (held > role.read_limit(id) || net.buffered > READ_CAP_ALL) {
+    if !closed && (held > role.read_limit(id) || net.buffered > role.read_cap_all()) {
         crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
         closed = true;
     }

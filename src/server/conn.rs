@@ -65,13 +65,8 @@ impl ServerRole {
         let mut body = Encoder::default();
         owned::encode_str(&mut body, &self.me.nspace);
         body.u32(self.me.rank);
-        let snap = ns_entry.snapshot();
-        body.u32(snap.len() as u32);
-        for (r, infos) in &snap {
-            body.u32(*r);
-            if encode_infos(&mut body, infos).is_err() {
-                return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
-            }
+        if ns_entry.encode_snapshot(&mut body).is_err() {
+            return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
         }
         if first {
             let st = self.host.client_connected(&proc, obj);

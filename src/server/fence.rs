@@ -1,7 +1,7 @@
 //! Fences and connect/disconnect barriers: local arrival, the host's
 //! fence_nb upcall, and the data a collecting fence brings back.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use crate::abi::*;
@@ -13,16 +13,114 @@ use crate::wire;
 
 use super::host::Upcall;
 use super::modex::{blob_record, read_blob_record};
-use super::nspace::{self, Nspace};
+use super::nspace::Nspace;
 use super::{reply, settled, ServerRole};
+
+/// The ranks of one namespace taking part in a barrier.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Ranks {
+    All,
+    Some(BTreeSet<pmix_rank_t>),
+}
+
+impl Ranks {
+    fn contains(&self, r: pmix_rank_t) -> bool {
+        match self {
+            Ranks::All => true,
+            Ranks::Some(s) => s.contains(&r),
+        }
+    }
+}
+
+/// Who takes part in a barrier, per namespace, never expanded rank by rank:
+/// a fence of a million-rank namespace costs what its local ranks cost.
+/// Naming every rank and naming the wildcard give the same value, so both
+/// forms of the same fence meet.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Members(BTreeMap<String, Ranks>);
+
+impl Members {
+    fn of(procs: &[Proc], nspaces: &HashMap<String, Nspace>) -> Members {
+        let mut m: BTreeMap<String, Ranks> = BTreeMap::new();
+        for p in procs {
+            let e = m.entry(p.nspace.clone()).or_insert_with(|| Ranks::Some(BTreeSet::new()));
+            match e {
+                _ if p.rank == PMIX_RANK_WILDCARD => *e = Ranks::All,
+                Ranks::All => {}
+                Ranks::Some(s) => {
+                    s.insert(p.rank);
+                }
+            }
+        }
+        for (ns, r) in m.iter_mut() {
+            let size = nspaces.get(ns).and_then(|n| n.job_size());
+            if let (Ranks::Some(s), Some(n)) = (&*r, size) {
+                if s.len() == n as usize && s.iter().all(|x| *x < n) {
+                    *r = Ranks::All;
+                }
+            }
+        }
+        Members(m)
+    }
+
+    fn contains(&self, p: &Proc) -> bool {
+        self.0.get(&p.nspace).is_some_and(|r| r.contains(p.rank))
+    }
+
+    /// Members served by this server.
+    fn local(&self, nspaces: &HashMap<String, Nspace>) -> BTreeSet<Proc> {
+        let mut out = BTreeSet::new();
+        for (name, r) in &self.0 {
+            let Some(ns) = nspaces.get(name) else { continue };
+            for rank in ns.local_ranks() {
+                if r.contains(rank) {
+                    out.insert(Proc::new(name, rank));
+                }
+            }
+            if let Ranks::Some(s) = r {
+                out.extend(s.iter().filter(|x| ns.is_local(**x)).map(|x| Proc::new(name, *x)));
+            }
+        }
+        out
+    }
+
+    /// Every member is served here (nobody else takes part).
+    fn all_local(&self, nspaces: &HashMap<String, Nspace>) -> bool {
+        self.0.iter().all(|(name, r)| {
+            nspaces.get(name).is_some_and(|ns| match r {
+                Ranks::All => ns.all_local(),
+                Ranks::Some(s) => s.iter().all(|x| ns.is_local(*x)),
+            })
+        })
+    }
+
+    /// A member registered here that ended (lost, finalized, deregistered):
+    /// it can never arrive.
+    fn any_ended(&self, nspaces: &HashMap<String, Nspace>) -> bool {
+        self.0.iter().any(|(name, r)| {
+            nspaces.get(name).is_some_and(|ns| ns.clients.iter().any(|(rank, reg)| reg.terminated && r.contains(*rank)))
+        })
+    }
+
+    /// Members that hold data here (committed, registered, or learnt).
+    fn with_data(&self, nspaces: &HashMap<String, Nspace>) -> Vec<Proc> {
+        let mut out = Vec::new();
+        for (name, r) in &self.0 {
+            let Some(ns) = nspaces.get(name) else { continue };
+            let ranks: BTreeSet<pmix_rank_t> = ns.committed.keys().chain(ns.procs.keys()).copied().filter(|x| r.contains(*x)).collect();
+            out.extend(ranks.into_iter().map(|x| Proc::new(name, x)));
+        }
+        out
+    }
+}
 
 /// A fence (or connect/disconnect barrier) in progress.
 pub(super) struct Barrier {
     kind: u16,
     /// Participants as the callers named them (passed to the host).
     procs: Vec<Proc>,
-    /// Expanded, sorted participants: the barrier's identity.
-    members: Vec<Proc>,
+    /// The participants: the barrier's identity.
+    members: Members,
     collect: bool,
     info: Vec<Info>,
     local_needed: BTreeSet<Proc>,
@@ -42,27 +140,20 @@ impl ServerRole {
             procs.push(Proc::wildcard(&who.nspace));
         }
         let procs = self.expand_groups(procs);
-        let members = nspace::expand(&procs, &self.nspaces);
+        let members = Members::of(&procs, &self.nspaces);
         if !members.contains(who) {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
             return Ok(());
         }
         // A participant that already ended (lost, finalized, deregistered) can never arrive.
-        let gone = members.iter().any(|p| {
-            self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated)
-        });
-        if gone {
+        if members.any_ended(&self.nspaces) {
             reply(net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
             return Ok(());
         }
         let idx = match self.barriers.iter().position(|b| b.kind == tag && b.members == members && !b.at_host) {
             Some(i) => i,
             None => {
-                let local_needed: BTreeSet<Proc> = members
-                    .iter()
-                    .filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)))
-                    .cloned()
-                    .collect();
+                let local_needed = members.local(&self.nspaces);
                 let id = self.next_barrier;
                 self.next_barrier += 1;
                 self.barriers.push(Barrier {
@@ -95,7 +186,7 @@ impl ServerRole {
 
     /// Every local participant arrived: finish here, or ask the host when others take part.
     pub(super) fn local_part_done(&mut self, net: &mut Net, idx: usize) {
-        let all_local = self.barriers[idx].members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+        let all_local = self.barriers[idx].members.all_local(&self.nspaces);
         if all_local {
             let b = self.barriers.remove(idx);
             self.finish_barrier(net, b, PMIX_SUCCESS);
@@ -180,15 +271,17 @@ impl ServerRole {
         let mut body = Encoder::default();
         if st == PMIX_SUCCESS && (b.collect || b.kind == wire::CONNECT) {
             // Data of every participant, plus job data of their namespaces for connect.
+            // (Only members with data: what the maps say about the others,
+            // every client derives itself.)
             let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
-            for p in &b.members {
+            for p in b.members.with_data(&self.nspaces) {
                 if let Some(ns) = self.nspaces.get(&p.nspace) {
-                    records.push((p.clone(), ns.data_for(p.rank, true)));
+                    let data = ns.data_for(p.rank, true);
+                    records.push((p, data));
                 }
             }
             if b.kind == wire::CONNECT {
-                let names: BTreeSet<&String> = b.members.iter().map(|p| &p.nspace).collect();
-                for n in names {
+                for n in b.members.0.keys() {
                     if let Some(ns) = self.nspaces.get(n) {
                         records.push((Proc::wildcard(n), ns.job.clone()));
                     }

@@ -17,7 +17,6 @@ pub mod host;
 pub mod nspace;
 mod pubsub;
 mod query;
-pub mod regex;
 pub mod session;
 pub mod setup;
 
@@ -88,7 +87,10 @@ fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u
     let mut b = Vec::with_capacity(4 + body.len());
     b.extend_from_slice(&status.to_le_bytes());
     b.extend_from_slice(body);
-    net.send(conn, req, wire::REPLY, &b);
+    if !net.send(conn, req, wire::REPLY, &b) {
+        // Too large for the wire: the caller hears so rather than waiting.
+        net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
+    }
 }
 
 /// A reply whose body is a list of infos (what every info-style request expects).

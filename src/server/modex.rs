@@ -89,7 +89,7 @@ impl ServerRole {
                 return Some(i.value());
             }
         }
-        ns.job.iter().find(|i| i.key() == key).map(|i| i.value())
+        ns.job.iter().find(|i| i.key() == key).map(|i| i.value()).or_else(|| ns.derived(PMIX_RANK_WILDCARD, key))
     }
 
     /// Everything this server holds for one rank (PMIx_Get with a NULL key in
@@ -290,7 +290,12 @@ impl ServerRole {
     /// Answer a Get if the data is here: all data of the target rank (the client caches it).
     pub(super) fn answer_get(&self, net: &mut Net, conn: ConnId, req: u32, target: &Proc, key: &str) -> bool {
         let Some(ns) = self.nspaces.get(&target.nspace) else { return false };
-        let data = if target.rank == PMIX_RANK_WILDCARD { ns.job.clone() } else { ns.data_for(target.rank, true) };
+        let mut data = if target.rank == PMIX_RANK_WILDCARD { ns.job.clone() } else { ns.data_for(target.rank, true) };
+        if target.rank == PMIX_RANK_WILDCARD && !data.iter().any(|i| i.key() == key) {
+            if let Some(v) = ns.derived(PMIX_RANK_WILDCARD, key) {
+                data.push(Info::new(key, v));
+            }
+        }
         let found = key.is_empty() || data.iter().any(|i| i.key() == key) || ns.job.iter().any(|i| i.key() == key);
         if !found {
             return false;

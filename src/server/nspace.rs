@@ -3,7 +3,8 @@
 //! (sizes, local peers and ranks, node ids, hostnames) from the node and
 //! process maps, keeping the types of everything the host did give.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::abi::*;
 use crate::owned::{Info, Proc, Value};
@@ -48,6 +49,13 @@ pub struct Nspace {
     pub ended: std::collections::BTreeSet<pmix_rank_t>,
     /// Registered with `rpmix.cred.reqd`: a rank must present its credential.
     pub cred_required: bool,
+    /// The node and process maps, compact: what a rank elsewhere needs
+    /// (its host, node, local rank) is derived from them when asked, never
+    /// stored per rank.
+    pub layout: Option<Arc<crate::layout::Layout>>,
+    /// Ranks on this node by the maps (or the host's PMIX_LOCAL_PEERS),
+    /// whether or not they are registered or connected yet.
+    pub local: BTreeSet<pmix_rank_t>,
 }
 
 impl Nspace {
@@ -69,7 +77,24 @@ impl Nspace {
 
     /// Is `rank` served by this server?
     pub fn is_local(&self, rank: pmix_rank_t) -> bool {
-        self.clients.contains_key(&rank)
+        self.local.contains(&rank) || self.clients.contains_key(&rank)
+    }
+
+    /// Every rank of the namespace is served here (size known).
+    pub fn all_local(&self) -> bool {
+        let Some(n) = self.job_size() else { return false };
+        let extra = self.clients.keys().filter(|r| !self.local.contains(r) && **r < n).count();
+        self.local.range(..n).count() + extra == n as usize
+    }
+
+    /// Local ranks, registered or from the maps, in order.
+    pub fn local_ranks(&self) -> BTreeSet<pmix_rank_t> {
+        self.local.iter().chain(self.clients.keys()).copied().collect()
+    }
+
+    /// A key of `rank` (WILDCARD: of the job) that the maps answer.
+    pub fn derived(&self, rank: pmix_rank_t, key: &str) -> Option<Value> {
+        self.layout.as_ref()?.derived(rank, key)
     }
 
     /// Store the host's registration and derive the missing keys.
@@ -132,20 +157,22 @@ impl Nspace {
         }
     }
 
-    /// Fill in the keys a client expects right after PMIx_Init.
+    /// Fill in the keys a client expects right after PMIx_Init. Only this
+    /// node's ranks get per-proc entries: the others' are derived from the
+    /// maps when asked (`derived`), so nothing here grows with the job.
     fn derive(&mut self, hostname: &str) {
-        let nodes: Vec<String> = crate::owned::find(&self.job, PMIX_NODE_MAP)
-            .and_then(|i| i.as_str())
-            .map(|s| super::regex::parse_nodes(&s))
-            .unwrap_or_default();
-        let ppn: Vec<Vec<pmix_rank_t>> = crate::owned::find(&self.job, PMIX_PROC_MAP)
-            .and_then(|i| i.as_str())
-            .map(|s| super::regex::parse_ppn(&s))
-            .unwrap_or_default();
-        let nprocs_map: usize = ppn.iter().map(|v| v.len()).sum();
+        let node_map = crate::owned::find(&self.job, PMIX_NODE_MAP).and_then(|i| i.as_str());
+        let proc_map = crate::owned::find(&self.job, PMIX_PROC_MAP).and_then(|i| i.as_str());
+        if node_map.is_some() || proc_map.is_some() {
+            self.layout = crate::layout::Layout::parse(node_map.as_deref(), proc_map.as_deref()).map(Arc::new);
+            if self.layout.is_none() {
+                crate::pmix_debug!(1, "register_nspace {}: the node or process map does not parse; ignoring both", self.name);
+            }
+        }
+        let layout = self.layout.clone().unwrap_or_default();
         if !self.has(PMIX_JOB_SIZE) {
-            let n = if nprocs_map > 0 {
-                nprocs_map as u32
+            let n = if layout.has_procs() {
+                layout.size()
             } else {
                 self.procs.keys().max().map(|m| m + 1).unwrap_or(self.nlocalprocs.max(0) as u32)
             };
@@ -153,17 +180,39 @@ impl Nspace {
         }
         let size = self.job_size().unwrap_or(0);
         self.set_if_missing(PMIX_MAX_PROCS, Value::u32(size));
-        if !nodes.is_empty() {
-            self.set_if_missing(PMIX_NUM_NODES, Value::u32(nodes.len() as u32));
-            self.set_if_missing(PMIX_NODE_LIST, Value::string(&nodes.join(",")));
+        if layout.num_nodes() > 0 {
+            self.set_if_missing(PMIX_NUM_NODES, Value::u32(layout.num_nodes()));
         }
-        // This node: the one named like us, else the only node.
-        let here = nodes.iter().position(|n| n == hostname).or(if nodes.len() == 1 { Some(0) } else { None });
-        let local: Vec<pmix_rank_t> = match here.and_then(|h| ppn.get(h)) {
-            Some(r) => r.clone(),
-            None if ppn.is_empty() && nodes.len() <= 1 => (0..size).collect(),
-            None => Vec::new(),
+        // This node: the one named like us (or like our short name: hosts
+        // name nodes with or without their domain). Not "the only node": a
+        // job of one other node has nothing here.
+        let short = |n: &str| n.split('.').next().unwrap_or(n).to_string();
+        let here = layout.node_index(hostname).or_else(|| {
+            let me = short(hostname);
+            (0..layout.num_nodes()).find(|i| layout.node_name(*i).is_some_and(|n| short(&n) == me))
+        });
+        // The maps say which ranks live here; without them, the host's
+        // PMIX_LOCAL_PEERS (the first given: a host that flattens every
+        // node's array into the job data gives several).
+        let given_peers = crate::owned::find(&self.job, PMIX_LOCAL_PEERS).and_then(|i| i.as_str());
+        let local: Vec<pmix_rank_t> = match (here, given_peers) {
+            (Some(h), _) if layout.has_procs() => layout.ranks_on(h),
+            (_, Some(p)) => p.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
+            _ if !layout.has_procs() && layout.num_nodes() <= 1 => (0..size).collect(),
+            _ => Vec::new(),
         };
+        // A namespace registered with no local procs (another server's job,
+        // learnt for a connect) has none here, whatever the maps say: two
+        // servers may share a node.
+        self.local = if self.nlocalprocs > 0 { local.iter().copied().collect() } else { BTreeSet::new() };
+        crate::pmix_debug!(
+            5,
+            "register_nspace {}: {size} ranks over {} nodes, this node ({hostname}) is {here:?} with {} of them: {:?}",
+            self.name,
+            layout.num_nodes(),
+            local.len(),
+            &local[..local.len().min(16)]
+        );
         if !local.is_empty() {
             self.set_if_missing(PMIX_LOCAL_SIZE, Value::u32(local.len() as u32));
             let peers: Vec<String> = local.iter().map(|r| r.to_string()).collect();
@@ -171,37 +220,37 @@ impl Nspace {
             self.set_if_missing(PMIX_LOCALLDR, Value::rank(local[0]));
             self.set_if_missing(PMIX_NODE_SIZE, Value::u32(local.len() as u32));
         }
-        // Per proc: hostname, node id, local and node rank.
-        for (nodeid, ranks) in ppn.iter().enumerate() {
-            for (lr, &r) in ranks.iter().enumerate() {
-                if let Some(n) = nodes.get(nodeid) {
-                    self.set_proc_if_missing(r, PMIX_HOSTNAME, Value::string(n));
-                }
-                self.set_proc_if_missing(r, PMIX_NODEID, Value::u32(nodeid as u32));
-                self.set_proc_if_missing(r, PMIX_LOCAL_RANK, Value::u16(lr as u16));
-                self.set_proc_if_missing(r, PMIX_NODE_RANK, Value::u16(lr as u16));
+        // Per local proc: hostname, node id, local and node rank.
+        for (lr, &r) in local.iter().enumerate() {
+            let placed = layout.place(r);
+            let host = placed.and_then(|(n, _)| layout.node_name(n)).unwrap_or_else(|| hostname.to_string());
+            self.set_proc_if_missing(r, PMIX_HOSTNAME, Value::string(&host));
+            if let Some((n, _)) = placed {
+                self.set_proc_if_missing(r, PMIX_NODEID, Value::u32(n));
             }
-        }
-        if ppn.is_empty() {
-            for (lr, &r) in local.iter().enumerate() {
-                self.set_proc_if_missing(r, PMIX_LOCAL_RANK, Value::u16(lr as u16));
-                self.set_proc_if_missing(r, PMIX_NODE_RANK, Value::u16(lr as u16));
-                self.set_proc_if_missing(r, PMIX_HOSTNAME, Value::string(hostname));
-            }
+            let lr = placed.map_or(lr as u32, |(_, l)| l) as u16;
+            self.set_proc_if_missing(r, PMIX_LOCAL_RANK, Value::u16(lr));
+            self.set_proc_if_missing(r, PMIX_NODE_RANK, Value::u16(lr));
         }
         if !self.has(PMIX_HOSTNAME) {
             self.job.push(Info::new("pmix.hname", Value::string(hostname)));
         }
     }
 
-    /// Everything a client of this namespace caches at PMIx_Init:
-    /// (rank, infos), rank WILDCARD for the job level.
-    pub fn snapshot(&self) -> Vec<(pmix_rank_t, Vec<Info>)> {
-        let mut out = vec![(PMIX_RANK_WILDCARD, self.job.clone())];
-        for (r, v) in &self.procs {
-            out.push((*r, v.clone()));
+    /// Everything a client of this namespace caches at PMIx_Init, encoded:
+    /// a count, then (rank, its infos as one blob) for the job level (rank
+    /// WILDCARD) and each rank with registered data. The blobs let a client
+    /// keep the others' records undecoded until it asks for one.
+    pub fn encode_snapshot(&self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
+        let mut one = crate::data::pack::Encoder::default();
+        body.u32(1 + self.procs.len() as u32);
+        for (r, v) in std::iter::once((&PMIX_RANK_WILDCARD, &self.job)).chain(self.procs.iter()) {
+            one.clear();
+            crate::owned::encode_infos(&mut one, v)?;
+            body.u32(*r);
+            body.blob(one.bytes());
         }
-        out
+        Ok(())
     }
 
     /// Data of `rank` visible to a requester: committed (LOCAL/GLOBAL when the
@@ -210,6 +259,13 @@ impl Nspace {
         let mut out = self.committed_for(rank, requester_local);
         if let Some(p) = self.procs.get(&rank) {
             out.extend(p.iter().cloned());
+        }
+        if let Some(l) = &self.layout {
+            for i in l.derived_all(rank) {
+                if !out.iter().any(|o| o.key() == i.key()) {
+                    out.push(i);
+                }
+            }
         }
         out
     }

@@ -238,8 +238,8 @@ impl Launcher {
             Info::new("pmix.univ.size", Value::u32(size)),
             Info::new("pmix.max.size", Value::u32(size)),
             Info::new("pmix.job.napps", Value::u32(apps.len() as u32)),
-            Info::new("pmix.nmap", Value::string(&pmix::server::regex::generate(&host))),
-            Info::new("pmix.pmap", Value::string(&pmix::server::regex::generate(&ranks.join(",")))),
+            Info::new("pmix.nmap", Value::string(&pmix::layout::generate_nodes(&host))),
+            Info::new("pmix.pmap", Value::string(&pmix::layout::generate_procs(&ranks.join(",")).unwrap_or_default())),
             Info::new("pmix.num.nodes", Value::u32(1)),
             Info::new("pmix.nodeid", Value::u32(0)),
             Info::new("pmix.mapby", Value::string("BYSLOT:OVERSUBSCRIBE")),
@@ -300,6 +300,7 @@ impl Launcher {
             s.register_nspace(&ns2, size as i32, info);
         })?;
         pmix::server::setup::setup_local(&nspace, &[]).map_err(|e| format!("setup_local_support: {}", pmix::strings::error_name(e)))?;
+        let mut outputs = Vec::new();
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
@@ -370,7 +371,7 @@ impl Launcher {
                         }
                     });
                     if let (Some(o), Some(e)) = (child.stdout.take(), child.stderr.take()) {
-                        crate::io::start(&proc, o, e, &self.io);
+                        outputs.push((proc.clone(), o, e));
                     }
                     if let Some(i) = child.stdin.take() {
                         self.stdins.lock().insert(proc.clone(), i);
@@ -392,11 +393,23 @@ impl Launcher {
                     }
                     self.record(127);
                     self.stop_job(0, 127);
+                    self.start_output(outputs);
                     return Err(LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg });
                 }
             }
         }
+        self.start_output(outputs);
         Ok(nspace)
+    }
+
+    /// The output threads of the ranks just started. Started after every
+    /// fork, not between them: each fork copies the launcher's mappings,
+    /// thread stacks included, so threads made while forking would make a
+    /// launch of N ranks cost N^2 (the pipes hold the first output meanwhile).
+    fn start_output(&self, outputs: Vec<(Proc, std::process::ChildStdout, std::process::ChildStderr)>) {
+        for (proc, o, e) in outputs {
+            crate::io::start(&proc, o, e, &self.io);
+        }
     }
 
     pub fn spawn(&mut self, req: SpawnReq) {

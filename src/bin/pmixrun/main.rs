@@ -112,8 +112,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// Each rank costs pmixrun a few descriptors (its connection, its output
+/// pipes): take the hard limit, so a job of thousands of ranks on a large
+/// node does not fail on the soft one (1,024 on many systems).
+fn raise_open_file_limit(verbose: bool) {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else { return };
+    if soft < hard {
+        match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) if verbose => eprintln!("pmixrun: open files limit raised from {soft} to {hard}"),
+            Ok(()) => {}
+            Err(e) => eprintln!("pmixrun: cannot raise the open files limit from {soft}: {e}"),
+        }
+    }
+}
+
 fn run(opts: job::Options) -> Result<u8, String> {
     let verbose = opts.verbose;
+    raise_open_file_limit(verbose);
     // Signals are taken by one thread (sigwait); every other thread blocks them.
     job::block_signals();
     let (tx, rx) = mpsc::channel::<Event>();

@@ -1,0 +1,112 @@
+/*
+ * scale_client: the client of the scale benchmark and test (issue 18), run
+ * by scale_host. It inits, reads the job size, resolves the host of the
+ * first and the last rank and its local peers, fences the whole namespace
+ * and finalizes, printing one line:
+ *   rank=<r> size=<n> first_host=<h> last_host=<h> local_peers=<k>
+ *        init_s=<s> rss_kb=<kB> pss_kb=<kB> resolve_s=<s> fence_s=<s>
+ *        end_rss_kb=<kB>
+ * resolve_s is the time of the two host-name Gets and PMIx_Resolve_peers
+ * (the maps are read back there).
+ * rss/pss are read from /proc/self/smaps_rollup right after PMIx_Init;
+ * end_rss_kb after the Gets and the fence. Exit 0 when every call succeeded.
+ */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pmix.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void memory_kb(long *rss, long *pss)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    *rss = *pss = -1;
+    if (!f) return;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "Rss:", 4) == 0) *rss = atol(line + 4);
+        if (strncmp(line, "Pss:", 4) == 0) *pss = atol(line + 4);
+    }
+    fclose(f);
+}
+
+static int fail(const char *what, pmix_status_t rc)
+{
+    fprintf(stderr, "scale_client: %s: %s\n", what, PMIx_Error_string(rc));
+    return 1;
+}
+
+/* the PMIX_HOSTNAME of rank r of our namespace, into out */
+static pmix_status_t host_of(const pmix_proc_t *me, pmix_rank_t r, char *out, size_t len)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc;
+    PMIX_LOAD_PROCID(&p, me->nspace, r);
+    rc = PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return rc;
+    if (v->type != PMIX_STRING || !v->data.string) {
+        PMIX_VALUE_RELEASE(v);
+        return PMIX_ERR_TYPE_MISMATCH;
+    }
+    snprintf(out, len, "%s", v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    return PMIX_SUCCESS;
+}
+
+int main(void)
+{
+    pmix_proc_t me, wild;
+    pmix_value_t *v = NULL;
+    pmix_proc_t *peers = NULL;
+    size_t npeers = 0;
+    pmix_status_t rc;
+    char first[256], last[256];
+    long rss, pss, end_rss, end_pss;
+    double t0, t_init, t_resolve, t_fence;
+    uint32_t size;
+
+    t0 = now();
+    rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Init", rc);
+    t_init = now() - t0;
+    memory_kb(&rss, &pss);
+
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(JOB_SIZE)", rc);
+    size = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    t0 = now();
+    rc = host_of(&me, 0, first, sizeof(first));
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(HOSTNAME of rank 0)", rc);
+    rc = host_of(&me, size - 1, last, sizeof(last));
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(HOSTNAME of the last rank)", rc);
+    rc = PMIx_Resolve_peers(first, me.nspace, &peers, &npeers);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Resolve_peers", rc);
+    PMIX_PROC_FREE(peers, npeers);
+    t_resolve = now() - t0;
+
+    t0 = now();
+    rc = PMIx_Fence(&wild, 1, NULL, 0);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Fence", rc);
+    t_fence = now() - t0;
+    memory_kb(&end_rss, &end_pss);
+
+    printf("rank=%u size=%u first_host=%s last_host=%s local_peers=%zu init_s=%.4f rss_kb=%ld "
+           "pss_kb=%ld resolve_s=%.4f fence_s=%.4f end_rss_kb=%ld\n",
+           me.rank, size, first, last, npeers, t_init, rss, pss, t_resolve, t_fence, end_rss);
+    fflush(stdout);
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Finalize", rc);
+    return 0;
+}
