@@ -73,6 +73,7 @@ bench: deps build
 	@tools/bench-iof.sh $(BUILD)
 	@tools/bench-slurm.sh $(BUILD)
 	@tools/bench-twohost.sh $(BUILD)
+	@tools/bench-scale.py $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -102,8 +102,8 @@ int main(void)
     t_fence = now() - t0;
     memory_kb(&end_rss, &end_pss);
 
-    printf("rank=%u size=%u first_host=%s last_host=%s local_peers=%zu init_s=%.4f rss_kb=%ld "
-           "pss_kb=%ld resolve_s=%.4f fence_s=%.4f end_rss_kb=%ld\n",
+    printf("rank=%u size=%u first_host=%s last_host=%s local_peers=%zu init_s=%.6f rss_kb=%ld "
+           "pss_kb=%ld resolve_s=%.6f fence_s=%.6f end_rss_kb=%ld\n",
            me.rank, size, first, last, npeers, t_init, rss, pss, t_resolve, t_fence, end_rss);
     fflush(stdout);
     rc = PMIx_Finalize(NULL, 0);

@@ -343,7 +343,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof(name), "sn%06ld", nnodes - 1);
     else
         snprintf(name, sizeof(name), "%s", host);
-    printf("host regex_s=%.4f ppn_s=%.4f register_s=%.4f rss_kb=%ld pss_kb=%ld nodes=%ld last_host=%s\n",
+    printf("host regex_s=%.6f ppn_s=%.6f register_s=%.6f rss_kb=%ld pss_kb=%ld nodes=%ld last_host=%s\n",
            t_regex, t_ppn, t_reg, rss, pss, nnodes, name);
     fflush(stdout);
 

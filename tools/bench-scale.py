@@ -89,12 +89,14 @@ def fmt(v, unit):
     if unit == "MB":
         return f"{v / 1024:.1f} MB"
     if unit == "s":
+        if v < 0.001:
+            return f"{v * 1e6:.0f} us"
         return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.2f} s"
     return str(v)
 
 
 def ratio(a, b):
-    return f"{b / a:.3f}" if a and b is not None and a > 0 else "-"
+    return f"{b / a:.2g}" if a and b is not None and a > 0 else "-"
 
 
 def table_jobs():

@@ -56,6 +56,11 @@ pub struct Nspace {
     /// Ranks on this node by the maps (or the host's PMIX_LOCAL_PEERS),
     /// whether or not they are registered or connected yet.
     pub local: BTreeSet<pmix_rank_t>,
+    /// The hello's records, encoded once (rank WILDCARD: the job level):
+    /// every local client gets them, so a launch of N ranks encodes N
+    /// records, not N^2. Dropped when what they encode changes (`job` and
+    /// `procs` change only through this file).
+    encoded: std::collections::HashMap<pmix_rank_t, Vec<u8>>,
 }
 
 impl Nspace {
@@ -123,6 +128,7 @@ impl Nspace {
         }
         self.job = job;
         self.derive(hostname);
+        self.encoded.clear();
     }
 
     fn add_proc_array(&mut self, i: &Info) {
@@ -147,6 +153,7 @@ impl Nspace {
     pub fn set_if_missing(&mut self, key: &core::ffi::CStr, v: Value) {
         if !self.has(key) {
             self.job.push(Info::new(key.to_str().unwrap(), v));
+            self.encoded.remove(&PMIX_RANK_WILDCARD);
         }
     }
 
@@ -154,6 +161,7 @@ impl Nspace {
         let e = self.procs.entry(rank).or_default();
         if !e.iter().any(|x| x.is(key)) {
             e.push(Info::new(key.to_str().unwrap(), v));
+            self.encoded.remove(&rank);
         }
     }
 
@@ -241,14 +249,16 @@ impl Nspace {
     /// a count, then (rank, its infos as one blob) for the job level (rank
     /// WILDCARD) and each rank with registered data. The blobs let a client
     /// keep the others' records undecoded until it asks for one.
-    pub fn encode_snapshot(&self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
-        let mut one = crate::data::pack::Encoder::default();
+    pub fn encode_snapshot(&mut self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
         body.u32(1 + self.procs.len() as u32);
         for (r, v) in std::iter::once((&PMIX_RANK_WILDCARD, &self.job)).chain(self.procs.iter()) {
-            one.clear();
-            crate::owned::encode_infos(&mut one, v)?;
+            if !self.encoded.contains_key(r) {
+                let mut one = crate::data::pack::Encoder::default();
+                crate::owned::encode_infos(&mut one, v)?;
+                self.encoded.insert(*r, one.into_bytes());
+            }
             body.u32(*r);
-            body.blob(one.bytes());
+            body.blob(&self.encoded[r]);
         }
         Ok(())
     }

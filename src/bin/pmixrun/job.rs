@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{killpg, signal, SigHandler, SigSet, Signal};
+use nix::sys::signal::{killpg, SigSet, Signal};
 use nix::sys::wait::{waitpid, WaitStatus};
 use nix::unistd::{getgid, getuid, Pid};
 
@@ -14,6 +14,9 @@ use pmix::abi::*;
 use pmix::owned::{Info, Proc, Value};
 
 use crate::host::{AppSpec, SpawnReq};
+
+/// A started rank's output pipes, waiting for their threads.
+type Output = (Proc, std::process::ChildStdout, std::process::ChildStderr);
 use crate::Event;
 
 pub struct Options {
@@ -308,7 +311,19 @@ impl Launcher {
             let mut env: Vec<(String, String)> = std::env::vars().collect();
             pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::cmem::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
-            let mut cmd = Command::new(&app.cmd);
+            // The rank starts through pmixrun itself (exec.rs: posix_spawn,
+            // then binding and parent-death signal, then the program), so
+            // a missing program is found here, before anything starts.
+            let child_path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+            if crate::exec::resolve(&app.cmd, child_path, app.cwd.as_deref().map(std::path::Path::new)).is_none() {
+                let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name");
+                if let Some(failed) = self.launch_failed(&nspace, parent, &app.cmd, e, &mut outputs) {
+                    return Err(failed);
+                }
+                continue;
+            }
+            let mut cmd = Command::new("/proc/self/exe");
+            cmd.arg(&app.cmd);
             // argv[0] names the program; an app may give no argv at all.
             cmd.args(app.argv.get(1..).unwrap_or_default());
             cmd.env_clear();
@@ -335,31 +350,7 @@ impl Launcher {
                     crate::io::StdinTarget::None => false,
                 };
             cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
-            let mask = place_of(rank).map(|c| pmix::topology::mask_of(&c));
-            let launcher_pid = nix::unistd::getpid();
-            // SAFETY: only async-signal-safe calls between fork and exec.
-            unsafe {
-                cmd.pre_exec(move || {
-                    if let Some(m) = &mask {
-                        pmix::topology::bind_self(m)?;
-                    }
-                    // Nothing of the job outlives pmixrun, even a SIGKILL'ed
-                    // one: the kernel kills the rank when the thread that
-                    // forked it ends (pmixrun's main thread, which lives as
-                    // long as pmixrun). Then, in case pmixrun died before
-                    // that was set: is it still our parent?
-                    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
-                    if nix::unistd::getppid() != launcher_pid {
-                        return Err(std::io::Error::other("pmixrun is gone"));
-                    }
-                    let _ = SigSet::all().thread_unblock();
-                    // A rank starts with default dispositions, whatever pmixrun inherited.
-                    for sig in Signal::iterator().filter(|s| !matches!(s, Signal::SIGKILL | Signal::SIGSTOP)) {
-                        let _ = signal(sig, SigHandler::SigDfl);
-                    }
-                    Ok(())
-                });
-            }
+            cmd.env(crate::exec::VAR, crate::exec::directive(std::process::id(), place_of(rank).as_ref()));
             match cmd.spawn() {
                 Ok(mut child) => {
                     let pid = child.id() as i32;
@@ -383,18 +374,9 @@ impl Launcher {
                     self.ranks.insert(pid, Rank { proc, exited: false });
                 }
                 Err(e) => {
-                    let msg = format!("cannot start '{}': {e}", app.cmd);
-                    if parent.is_some() {
-                        // A spawn that cannot start fails alone: the ranks it
-                        // started go, the namespace is forgotten, the job goes on.
-                        self.abandon(&nspace);
-                        let st = if e.kind() == std::io::ErrorKind::NotFound { PMIX_ERR_JOB_EXE_NOT_FOUND } else { PMIX_ERR_JOB_FAILED_TO_LAUNCH };
-                        return Err(LaunchError { status: st, msg });
+                    if let Some(failed) = self.launch_failed(&nspace, parent, &app.cmd, e, &mut outputs) {
+                        return Err(failed);
                     }
-                    self.record(127);
-                    self.stop_job(0, 127);
-                    self.start_output(outputs);
-                    return Err(LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg });
                 }
             }
         }
@@ -402,11 +384,26 @@ impl Launcher {
         Ok(nspace)
     }
 
+    /// A rank could not start. A spawn fails alone: the ranks it started go,
+    /// the namespace is forgotten, the job goes on. The first job stops.
+    fn launch_failed(&mut self, nspace: &str, parent: Option<&Proc>, cmd: &str, e: std::io::Error, outputs: &mut Vec<Output>) -> Option<LaunchError> {
+        let msg = format!("cannot start '{cmd}': {e}");
+        if parent.is_some() {
+            self.abandon(nspace);
+            let st = if e.kind() == std::io::ErrorKind::NotFound { PMIX_ERR_JOB_EXE_NOT_FOUND } else { PMIX_ERR_JOB_FAILED_TO_LAUNCH };
+            return Some(LaunchError { status: st, msg });
+        }
+        self.record(127);
+        self.stop_job(0, 127);
+        self.start_output(std::mem::take(outputs));
+        Some(LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg })
+    }
+
     /// The output threads of the ranks just started. Started after every
     /// fork, not between them: each fork copies the launcher's mappings,
     /// thread stacks included, so threads made while forking would make a
     /// launch of N ranks cost N^2 (the pipes hold the first output meanwhile).
-    fn start_output(&self, outputs: Vec<(Proc, std::process::ChildStdout, std::process::ChildStderr)>) {
+    fn start_output(&self, outputs: Vec<Output>) {
         for (proc, o, e) in outputs {
             crate::io::start(&proc, o, e, &self.io);
         }

@@ -8,6 +8,7 @@
 //! SIGINT/SIGTERM/SIGHUP (SIGTERM to each rank's process group, SIGKILL after
 //! a grace period), and leaves no process or session file behind.
 
+mod exec;
 mod host;
 mod io;
 mod job;
@@ -91,6 +92,7 @@ pub enum Event {
 }
 
 fn main() -> ExitCode {
+    exec::run_if_asked(); // started as a rank's first step: becomes the rank
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match job::parse(&args) {
         Ok(Some(o)) => o,
