@@ -4,6 +4,9 @@
  * TMPDIR > NSDIR > PROCDIR. It then uses them as scratch space: a file and a
  * subdirectory in PROCDIR, a file in NSDIR, and a symlink in PROCDIR to
  * argv[1] (a directory outside, whose contents must survive the cleanup).
+ * With argv[2] = "other-user" the server runs as root and we as another
+ * user: PMIX_TMPDIR is the server's, root's and 0711 (we pass through it,
+ * never list it), and NSDIR and PROCDIR are 0700 and ours.
  * Prints its PROCDIR; exit 0 when all held.
  */
 #include <stdio.h>
@@ -13,8 +16,12 @@
 #include <sys/stat.h>
 #include <pmix.h>
 
+static int other_user; /* argv[2] == "other-user" */
+
 static char *get_dir(const pmix_proc_t *p, const char *key)
 {
+    unsigned want = 0700;
+    uid_t owner = geteuid();
     pmix_value_t *v = NULL;
     char *s;
     struct stat st;
@@ -24,8 +31,12 @@ static char *get_dir(const pmix_proc_t *p, const char *key)
     }
     s = strdup(v->data.string);
     PMIX_VALUE_RELEASE(v);
-    if (lstat(s, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 0777) != 0700) {
-        printf("client_dirs: %s=%s is not a 0700 directory\n", key, s);
+    if (other_user && strcmp(key, PMIX_TMPDIR) == 0) {
+        want = 0711;
+        owner = 0;
+    }
+    if (lstat(s, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 0777) != want || st.st_uid != owner) {
+        printf("client_dirs: %s=%s is not a %o directory of uid %u\n", key, s, want, (unsigned)owner);
         return NULL;
     }
     return s;
@@ -38,6 +49,7 @@ int main(int argc, char **argv)
     FILE *f;
     int ok = 1;
 
+    other_user = argc > 2 && strcmp(argv[2], "other-user") == 0;
     if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 1;
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     tmp = get_dir(&job, PMIX_TMPDIR);

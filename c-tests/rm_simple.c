@@ -27,6 +27,9 @@
  *                        the duplicate)
  *   -s         call register_nspace / register_client / deregister_* with a
  *              NULL cbfunc (blocking form) instead of waiting for a callback
+ *   -u user    run the clients as this user (the host must be root): they
+ *              are registered with its uid/gid and the fork child drops to
+ *              it (setgroups, setgid, setuid) before exec
  *   -p         phantom rank: the job gets one more rank (rank N) placed on a
  *              second node "phantom" that is never started, so collective
  *              operations are not purely local and the library has to use
@@ -58,7 +61,9 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -83,6 +88,10 @@ static int verbose;
 static enum mode mode = MODE_DIRECT;
 static bool sync_reg;
 static bool phantom;
+/* -u: the clients' user (the host runs as root), else the host's own */
+static uid_t client_uid;
+static gid_t client_gid;
+static bool other_user;
 static bool env_directives; /* -E */
 static char job_nspace[PMIX_MAX_NSLEN + 1];
 
@@ -1052,10 +1061,12 @@ static void register_job(const char *host)
         waiter_t cw = {false, PMIX_SUCCESS};
         PMIX_LOAD_PROCID(&proc, job_nspace, (pmix_rank_t)i);
         if (sync_reg) {
-            rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
+            rc = PMIx_server_register_client(&proc, other_user ? client_uid : getuid(),
+                                             other_user ? client_gid : getgid(), NULL, NULL, NULL);
             if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
         } else {
-            rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, waiter_cb, &cw);
+            rc = PMIx_server_register_client(&proc, other_user ? client_uid : getuid(),
+                                             other_user ? client_gid : getgid(), NULL, waiter_cb, &cw);
             rc = wait_for(&cw, rc, "register_client");
         }
         if (rc != PMIX_SUCCESS) die("PMIx_server_register_client(%d): %s", i, PMIx_Error_string(rc));
@@ -1137,6 +1148,12 @@ static void launch(char **argv)
             sigemptyset(&none);
             sigprocmask(SIG_SETMASK, &none, NULL);
             setpgid(0, 0);
+            if (other_user && (setgroups(0, NULL) != 0 || setgid(client_gid) != 0 || setuid(client_uid) != 0)) {
+                static const char msg[] = "rm_simple: cannot become the clients' user\n";
+                ssize_t wr = write(2, msg, sizeof(msg) - 1);
+                (void)wr;
+                _exit(126);
+            }
             execve(path, argv, env);
             {
                 static const char msg[] = "rm_simple: exec failed\n";
@@ -1163,7 +1180,7 @@ static void on_signal(int sig) { got_signal = sig; }
 static void usage(void)
 {
     fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] "
-                    "[-E] [--] prog [args...]\n");
+                    "[-E] [-u user] [--] prog [args...]\n");
     exit(2);
 }
 
@@ -1221,6 +1238,12 @@ int main(int argc, char **argv)
             sync_reg = true;
         } else if (strcmp(a, "-p") == 0) {
             phantom = true;
+        } else if (strcmp(a, "-u") == 0 && argi + 1 < argc) {
+            struct passwd *pw = getpwnam(argv[++argi]);
+            if (pw == NULL) die("-u %s: no such user", argv[argi]);
+            client_uid = pw->pw_uid;
+            client_gid = pw->pw_gid;
+            other_user = true;
         } else if (strcmp(a, "-E") == 0) {
             env_directives = true;
         } else {

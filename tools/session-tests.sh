@@ -10,7 +10,13 @@
 #    replaced, a symlink planted at the rendezvous name is refused and its
 #    target left untouched; every rendezvous file is 0600 and gone at exit;
 #  - PMIX_LAUNCHER_RENDEZVOUS_FILE: a tool waits (retries) for the launcher it
-#    started to write its contact there, and connects.
+#    started to write its contact there, and connects;
+#  - a root server (the C host as root) with clients running as `nobody`:
+#    they connect, get their own NSDIR and PROCDIR (0700, theirs) under the
+#    server's 0711 TMPDIR, use them, plant a symlink to a root-owned
+#    directory; afterwards nothing is left, and the link's target, its
+#    contents and owners are untouched (the CVE-2023-41915 class). Skipped
+#    when not root or without a `nobody` user.
 #
 #   tools/session-tests.sh [BUILD_DIR]        (default: c-tests/build/session)
 #
@@ -40,6 +46,28 @@ tree() { (cd "$1" && find . | sort | tr '\n' ' '); }
 for p in server_dirs client_dirs; do
     build_c "$p" "$p" -D_DEFAULT_SOURCE || exit 1
 done
+
+root_server_other_user_client() {
+    local t="$B/t4" out before after
+    if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then
+        echo "SKIP: needs root and a nobody user"
+        return 0
+    fi
+    build_prog rm_simple || return 1
+    rm -rf "$t"; mkdir -p "$t/tmp" "$t/outside/inner" "$t/run"
+    echo precious >"$t/outside/inner/file"
+    # what nobody runs, and the library, where nobody can read them
+    cp "$BIN/client_dirs" "$t/run/" && cp -L "$LIBDIR/libpmix.so.2" "$t/run/" || return 1
+    chmod 755 "$B" "$t" "$t/run" "$t/outside" "$t/outside/inner" && chmod 1777 "$t/tmp" || return 1
+    before=$(cd "$t" && find outside tmp -printf '%p %u %g %m\n' | sort)
+    out=$(TMPDIR="$t/tmp" LD_LIBRARY_PATH="$t/run" timeout 60 "$BIN/rm_simple" -u nobody -n 2 "$t/run/client_dirs" "$t/outside" other-user 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    [ "$(echo "$out" | grep -c 'procdir /')" = 2 ] || { echo "not 2 ranks with their directories"; return 1; }
+    after=$(cd "$t" && find outside tmp -printf '%p %u %g %m\n' | sort)
+    [ "$before" = "$after" ] || { echo "before: $before"; echo "after:  $after"; return 1; }
+    [ "$(cat "$t/outside/inner/file")" = precious ] || { echo "the link's target was touched"; return 1; }
+    rm -rf "$t"
+}
 
 rank_dirs_and_cleanup() {
     local t="$B/t1" out before after
@@ -137,4 +165,5 @@ check launcher_rendezvous_file
 check tool_support_required
 check rmclean_leaves_it_to_the_host
 check one_per_node
+check root_server_other_user_client
 finish

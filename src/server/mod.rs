@@ -207,7 +207,8 @@ impl ServerRole {
     fn make_procdir(&mut self, proc: &Proc) {
         let (Some(sd), Some(ns)) = (&self.session_dir, self.nspaces.get_mut(&proc.nspace)) else { return };
         let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()).and_then(|d| sd.made_nsdir(&d)) else { return };
-        if let Some(d) = sd.procdir(&nsdir, proc.rank) {
+        let Some(owner) = ns.clients.get(&proc.rank).map(|r| (r.uid, r.gid)) else { return };
+        if let Some(d) = sd.procdir(&nsdir, proc.rank, owner) {
             ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
         }
     }

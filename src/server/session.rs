@@ -8,7 +8,7 @@
 //! free: the leftovers of a server that was killed. Process ids are never
 //! trusted for this (they are reused, and differ between pid namespaces).
 
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::path::{Path, PathBuf};
 
 use std::os::fd::OwnedFd;
@@ -113,7 +113,16 @@ impl SessionDir {
         if self.rm_clean || !dir.starts_with(&self.path) {
             return;
         }
-        let (uid, gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
+        let (mut uid, mut gid) = (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw());
+        if running_as_root() {
+            // A directory we handed to a client's user (give_to): what that
+            // user put there goes, as that user could remove it, and still
+            // nothing else and no link followed.
+            use std::os::unix::fs::MetadataExt;
+            if let Some(m) = std::fs::symlink_metadata(dir).ok().filter(|m| m.file_type().is_dir()) {
+                (uid, gid) = (m.uid(), m.gid());
+            }
+        }
         let mut e = super::cleanup::Epilog::new(uid, gid);
         let tree = super::cleanup::Request {
             dirs: vec![super::cleanup::Dir { path: dir.to_path_buf(), recursive: true, leave_top: false }],
@@ -126,7 +135,23 @@ impl SessionDir {
 
     /// The directory of namespace `ns` (PMIX_NSDIR), created 0700 when missing.
     pub fn nsdir(&self, ns: &str) -> Option<PathBuf> {
-        safe_name(ns).then(|| self.path.join(ns)).filter(|d| make_private_dir(d))
+        let me = nix::unistd::geteuid().as_raw();
+        safe_name(ns).then(|| self.path.join(ns)).filter(|d| make_private_dir(d, me))
+    }
+
+    /// A root server's first client of another user: that user must reach
+    /// its own directories and the socket here, so others may pass through
+    /// the session directory (0711: never list it or write in it) and
+    /// connect to the socket (each connection is checked at its hello
+    /// against the registration's uid/gid, from the kernel, and against
+    /// its credential). Until then both stay private.
+    fn open_to_other_users(&self) {
+        use std::os::unix::fs::PermissionsExt;
+        set_mode_no_follow(&self.path, 0o711);
+        let sock = self.path.join("server.sock");
+        if std::fs::symlink_metadata(&sock).is_ok_and(|m| m.file_type().is_socket()) {
+            let _ = std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o777));
+        }
     }
 
     /// `nsdir` (a namespace's PMIX_NSDIR) if it is one we made: directly
@@ -136,9 +161,64 @@ impl SessionDir {
         (d.parent() == Some(self.path.as_path())).then_some(d)
     }
 
-    /// The directory of one rank (PMIX_PROCDIR) in its namespace's `nsdir`, created 0700.
-    pub fn procdir(&self, nsdir: &Path, rank: u32) -> Option<PathBuf> {
-        Some(nsdir.join(rank.to_string())).filter(|d| make_private_dir(d))
+    /// The directory of one rank (PMIX_PROCDIR) in its namespace's `nsdir`,
+    /// created 0700. A root server hands it, and the namespace's directory,
+    /// to the rank's user (`owner`) when that is another user.
+    pub fn procdir(&self, nsdir: &Path, rank: u32, owner: (u32, u32)) -> Option<PathBuf> {
+        let other_user = running_as_root() && owner.0 != nix::unistd::geteuid().as_raw();
+        if other_user {
+            self.open_to_other_users();
+            if !give_to(nsdir, owner.0, owner.1) {
+                return None;
+            }
+        }
+        let d = nsdir.join(rank.to_string());
+        let ok = make_private_dir(&d, owner.0) && (!other_user || give_to(&d, owner.0, owner.1));
+        ok.then_some(d)
+    }
+}
+
+/// A root server serves clients of other users (CVE-2023-41915 is this
+/// case in OpenPMIx: a root server following a link a user planted).
+pub fn running_as_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// Open `d` as a directory without following a link in its last component.
+fn open_dir_no_follow(d: &Path) -> Option<OwnedFd> {
+    nix::fcntl::open(d, OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC, Mode::empty()).ok()
+}
+
+fn set_mode_no_follow(d: &Path, mode: u32) {
+    if let Some(fd) = open_dir_no_follow(d) {
+        if let Err(e) = nix::sys::stat::fchmod(&fd, Mode::from_bits_truncate(mode)) {
+            crate::pmix_debug!(1, "cannot set the mode of {}: {e}", d.display());
+        }
+    }
+}
+
+/// Hand the directory `d` (one we made) to a client's user: changed through
+/// a descriptor opened without following links, so a link planted in its
+/// place is never followed and nothing else is ever chown'ed. A directory
+/// the user already owns is left as it is.
+pub fn give_to(d: &Path, uid: u32, gid: u32) -> bool {
+    let Some(fd) = open_dir_no_follow(d) else {
+        crate::pmix_debug!(1, "{}: not a directory of ours any more; not handed to uid {uid}", d.display());
+        return false;
+    };
+    let Ok(st) = nix::sys::stat::fstat(&fd) else { return false };
+    if st.st_uid == uid {
+        return true;
+    }
+    if st.st_uid != nix::unistd::geteuid().as_raw() {
+        return false;
+    }
+    match nix::unistd::fchown(&fd, Some(nix::unistd::Uid::from_raw(uid)), Some(nix::unistd::Gid::from_raw(gid))) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::pmix_debug!(1, "cannot hand {} to uid {uid}: {e}", d.display());
+            false
+        }
     }
 }
 
@@ -148,14 +228,14 @@ fn safe_name(s: &str) -> bool {
 }
 
 /// mkdir 0700; an existing directory is fine only if it is a real directory
-/// (not a symlink) that we own.
-fn make_private_dir(d: &Path) -> bool {
+/// (not a symlink) owned by us or by `user` (whose it is to be).
+fn make_private_dir(d: &Path, user: u32) -> bool {
     use std::os::unix::fs::MetadataExt;
     match std::fs::DirBuilder::new().mode(0o700).create(d) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let me = nix::unistd::geteuid().as_raw();
-            std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir() && m.uid() == me)
+            std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir() && (m.uid() == me || m.uid() == user))
         }
         Err(e) => {
             crate::pmix_debug!(1, "cannot create {}: {e}", d.display());
