@@ -1008,12 +1008,22 @@ pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric,
                                         void *cbdata);
 
 /*
- Compute the distances from the CPUs in `cpuset` to the devices of `topo`.
+ Compute the distances from the CPUs in `cpuset` (NULL: where this
+ process is bound) to the network, OpenFabrics and GPU devices of `topo`
+ (an hwloc topology, e.g. from PMIx_Load_topology; NULL: this process's),
+ as OpenPMIx 4.2.2 does; `info` may select device types
+ (PMIX_DEVICE_TYPE) and devices (PMIX_DEVICE_ID, a name or UUID).
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ Returns PMIX_SUCCESS with a malloc'd array the caller frees with
+ PMIX_DEVICE_DIST_FREE; PMIX_ERR_NOT_FOUND (and no array) when no device
+ qualifies; PMIX_ERR_BAD_PARAM for NULL arguments or sources;
+ PMIX_ERR_NOT_SUPPORTED for a source other than hwloc (or a topology that
+ is not an hwloc one); PMIX_ERR_NOT_AVAILABLE when only the whole machine
+ holds the CPUs.
 
  # Safety
- No argument is read, so any pointer values are accepted.
+ `topo` and `cpuset` are NULL or valid; `info` is NULL or `ninfo` valid
+ infos; `distances` and `ndist` are NULL or writable.
  */
 pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
                                      pmix_cpuset_t *cpuset,
@@ -1023,13 +1033,15 @@ pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
                                      size_t *ndist);
 
 /*
- Compute the distances from the CPUs in `cpuset` to the devices of `topo`, handing them
- to `cbfunc`.
+ PMIx_Compute_distances, answered through `cbfunc` (from a progress
+ thread, never inside this call); the array is the library's until
+ `release_fn` is called.
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ Returns PMIX_SUCCESS (the callback carries the status and distances);
+ PMIX_ERR_BAD_PARAM for a NULL `cbfunc`.
 
  # Safety
- No argument is read, so any pointer values are accepted.
+ As PMIx_Compute_distances; `cbfunc` is callable with `cbdata`.
  */
 pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
                                         pmix_cpuset_t *cpuset,

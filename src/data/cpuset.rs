@@ -47,6 +47,17 @@ unsafe fn object_text<'a>(p: *const c_void) -> Option<&'a [u8]> {
     }
 }
 
+/// The text behind one of rpmix's cpuset or topology objects (a CPU list,
+/// a topology description); None for NULL or a foreign object (e.g. an
+/// hwloc bitmap a caller made).
+///
+/// # Safety
+/// `p` is NULL or points to at least 8 readable bytes.
+pub unsafe fn own_text(p: *const c_void) -> Option<Vec<u8>> {
+    // SAFETY: the caller upholds the contract above.
+    unsafe { object_text(p).map(<[u8]>::to_vec) }
+}
+
 /// A copy of a cpuset bitmap object.
 ///
 /// # Safety

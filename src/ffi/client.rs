@@ -1530,27 +1530,174 @@ pub unsafe extern "C" fn PMIx_Fabric_deregister_nb(fabric: *mut pmix_fabric_t, c
     not_yet!("PMIx_Fabric_deregister_nb")
 }
 
-/// Compute the distances from the CPUs in `cpuset` to the devices of `topo`.
+/// Compute the distances from the CPUs in `cpuset` (NULL: where this
+/// process is bound) to the network, OpenFabrics and GPU devices of `topo`
+/// (an hwloc topology, e.g. from PMIx_Load_topology; NULL: this process's),
+/// as OpenPMIx 4.2.2 does; `info` may select device types
+/// (PMIX_DEVICE_TYPE) and devices (PMIX_DEVICE_ID, a name or UUID).
 ///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// Returns PMIX_SUCCESS with a malloc'd array the caller frees with
+/// PMIX_DEVICE_DIST_FREE; PMIX_ERR_NOT_FOUND (and no array) when no device
+/// qualifies; PMIX_ERR_BAD_PARAM for NULL arguments or sources;
+/// PMIX_ERR_NOT_SUPPORTED for a source other than hwloc (or a topology that
+/// is not an hwloc one); PMIX_ERR_NOT_AVAILABLE when only the whole machine
+/// holds the CPUs.
 ///
 /// # Safety
-/// No argument is read, so any pointer values are accepted.
+/// `topo` and `cpuset` are NULL or valid; `info` is NULL or `ninfo` valid
+/// infos; `distances` and `ndist` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances(topo: *mut pmix_topology_t, cpuset: *mut pmix_cpuset_t, info: *mut pmix_info_t, ninfo: usize, distances: *mut *mut pmix_device_distance_t, ndist: *mut usize) -> pmix_status_t {
-    not_yet!("PMIx_Compute_distances")
+    status_entry!("PMIx_Compute_distances", {
+        require!("PMIx_Compute_distances", !distances.is_null() && !ndist.is_null());
+        *distances = core::ptr::null_mut();
+        *ndist = 0;
+        match compute_distances(topo, cpuset, info, ninfo) {
+            Ok((array, n)) => {
+                *distances = array;
+                *ndist = n;
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
 }
 
-/// Compute the distances from the CPUs in `cpuset` to the devices of `topo`, handing them
-/// to `cbfunc`.
-///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// PMIx_Compute_distances' work: the C array and its length.
 ///
 /// # Safety
-/// No argument is read, so any pointer values are accepted.
+/// As PMIx_Compute_distances.
+unsafe fn compute_distances(topo: *const pmix_topology_t, cpuset: *const pmix_cpuset_t, info: *const pmix_info_t, ninfo: usize) -> Result<(*mut pmix_device_distance_t, usize), pmix_status_t> {
+    // SAFETY: the caller upholds PMIx_Compute_distances' contract.
+    unsafe {
+        let hwloc = |s: &[u8]| s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc"));
+        // No topology: this process's. No cpuset: where this process is bound.
+        let topology = match topo.as_ref() {
+            None => {
+                let (p, source) = crate::hwloc::process_topology()?;
+                crate::cmem::free(source);
+                p
+            }
+            Some(t) => {
+                let Some(src) = crate::cmem::cstr_bytes(t.source) else {
+                    crate::pmix_debug!(5, "PMIx_Compute_distances: the topology has no source");
+                    return Err(PMIX_ERR_BAD_PARAM);
+                };
+                // rpmix's own topology objects (copies, unpacked ones) are descriptions, not hwloc topologies
+                if !hwloc(src) || t.topology.is_null() || crate::data::cpuset::own_text(t.topology).is_some() {
+                    return Err(PMIX_ERR_NOT_SUPPORTED);
+                }
+                t.topology
+            }
+        };
+        let cpus = match cpuset.as_ref() {
+            None => crate::hwloc::Cpus::List(crate::topology::binding(false)?),
+            Some(c) => {
+                let Some(src) = crate::cmem::cstr_bytes(c.source) else {
+                    crate::pmix_debug!(5, "PMIx_Compute_distances: the cpuset has no source");
+                    return Err(PMIX_ERR_BAD_PARAM);
+                };
+                if !hwloc(src) {
+                    return Err(PMIX_ERR_NOT_SUPPORTED);
+                }
+                match crate::data::cpuset::own_text(c.bitmap) {
+                    Some(list) => {
+                        let list = String::from_utf8_lossy(&list).into_owned();
+                        crate::hwloc::Cpus::List(crate::topology::parse_list(&list).ok_or(PMIX_ERR_BAD_PARAM)?)
+                    }
+                    None if c.bitmap.is_null() => return Err(PMIX_ERR_BAD_PARAM),
+                    None => crate::hwloc::Cpus::Hwloc(c.bitmap),
+                }
+            }
+        };
+        let mut kinds: pmix_device_type_t = 0;
+        let mut ids = Vec::new();
+        if info.is_null() {
+            kinds = PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_OPENFABRICS | PMIX_DEVTYPE_BLOCK | PMIX_DEVTYPE_DMA | PMIX_DEVTYPE_COPROC;
+        } else {
+            for i in crate::ffi::boundary::slice(info, ninfo) {
+                let key = crate::owned::key_of(i.key.as_ptr()).unwrap_or_default();
+                if key.as_bytes() == PMIX_DEVICE_TYPE.to_bytes() && i.value.r#type == PMIX_DEVTYPE {
+                    kinds |= i.value.data.devtype;
+                } else if key.as_bytes() == PMIX_DEVICE_ID.to_bytes() && i.value.r#type == PMIX_STRING {
+                    if let Some(s) = crate::cmem::cstr_bytes(i.value.data.string) {
+                        ids.push(String::from_utf8_lossy(s).into_owned());
+                    }
+                }
+            }
+        }
+        let found = crate::hwloc::distances(topology, &cpus, kinds, &ids, &crate::rendezvous::hostname())?;
+        let n = found.len();
+        let array = libc::calloc(n, core::mem::size_of::<pmix_device_distance_t>()) as *mut pmix_device_distance_t;
+        if array.is_null() {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        for (i, d) in found.iter().enumerate() {
+            let e = &mut *array.add(i);
+            e.uuid = crate::cmem::strdup_bytes(d.uuid.as_bytes()) as *mut c_char;
+            e.osname = crate::cmem::strdup_bytes(d.osname.as_bytes()) as *mut c_char;
+            e.r#type = d.kind;
+            e.mindist = d.mindist;
+            e.maxdist = d.maxdist;
+        }
+        Ok((array, n))
+    }
+}
+
+/// Frees a distance array handed to a PMIx_Compute_distances_nb callback.
+///
+/// # Safety
+/// `cbdata` is a `DistArray` made by PMIx_Compute_distances_nb.
+unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
+    crate::guard::catch("release_distances", || {
+        // SAFETY: the box made by PMIx_Compute_distances_nb, released once.
+        let d = unsafe { Box::from_raw(cbdata as *mut DistArray) };
+        for i in 0..d.1 {
+            // SAFETY: the array and strings came from calloc/strdup.
+            unsafe {
+                let e = &*d.0.add(i);
+                crate::cmem::free(e.uuid);
+                crate::cmem::free(e.osname);
+            }
+        }
+        // SAFETY: from calloc.
+        unsafe { libc::free(d.0 as *mut c_void) };
+    })
+}
+
+struct DistArray(*mut pmix_device_distance_t, usize);
+// SAFETY: the array is owned by the box and only touched by its release.
+unsafe impl Send for DistArray {}
+
+/// PMIx_Compute_distances, answered through `cbfunc` (from a progress
+/// thread, never inside this call); the array is the library's until
+/// `release_fn` is called.
+///
+/// Returns PMIX_SUCCESS (the callback carries the status and distances);
+/// PMIX_ERR_BAD_PARAM for a NULL `cbfunc`.
+///
+/// # Safety
+/// As PMIx_Compute_distances; `cbfunc` is callable with `cbdata`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Compute_distances_nb(topo: *mut pmix_topology_t, cpuset: *mut pmix_cpuset_t, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_device_dist_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_Compute_distances_nb")
+    status_entry!("PMIx_Compute_distances_nb", {
+        let Some(cb) = cbfunc else {
+            crate::pmix_debug!(5, "PMIx_Compute_distances_nb: no callback");
+            return PMIX_ERR_BAD_PARAM;
+        };
+        let (st, array) = match compute_distances(topo, cpuset, info, ninfo) {
+            Ok((a, n)) => (PMIX_SUCCESS, DistArray(a, n)),
+            Err(e) => (e, DistArray(core::ptr::null_mut(), 0)),
+        };
+        let cbdata = cbdata as usize;
+        crate::ffi::boundary::complete(move || {
+            let (p, n) = (array.0, array.1);
+            let keep = Box::into_raw(Box::new(array)) as *mut c_void;
+            // SAFETY: the caller's callback with its cbdata; the array stays ours until release.
+            unsafe { cb(st, p, n, cbdata as *mut c_void, Some(release_distances), keep) };
+        });
+        PMIX_SUCCESS
+    })
 }
 
 /// Fill `topo` with this machine's topology (an hwloc source), discovered once per process
