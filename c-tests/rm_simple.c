@@ -27,6 +27,9 @@
  *                        the duplicate)
  *   -s         call register_nspace / register_client / deregister_* with a
  *              NULL cbfunc (blocking form) instead of waiting for a callback
+ *   -X file    put the text of file (an hwloc XML topology) in the job data
+ *              as PMIX_HWLOC_XML_V2: PMIx_Load_topology in the clients must
+ *              return that topology
  *   -u user    run the clients as this user (the host must be root): they
  *              are registered with its uid/gid and the fork child drops to
  *              it (setgroups, setgid, setuid) before exec
@@ -88,6 +91,9 @@ static int verbose;
 static enum mode mode = MODE_DIRECT;
 static bool sync_reg;
 static bool phantom;
+/* -X: a file whose text (a topology as hwloc XML) goes into the job data as
+ * PMIX_HWLOC_XML_V2: the clients' topology */
+static const char *topo_xml_file;
 /* -u: the clients' user (the host runs as root), else the host's own */
 static uid_t client_uid;
 static gid_t client_gid;
@@ -1033,6 +1039,18 @@ static void register_job(const char *host)
         if (rc != PMIX_SUCCESS) die("PMIx_Info_list_xfer(%s): %s", app_info[i].key, PMIx_Error_string(rc));
     }
     if (env_directives) add_env_directives(list);
+    if (topo_xml_file) {
+        FILE *f = fopen(topo_xml_file, "r");
+        char *xml;
+        long len;
+        if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0)
+            die("-X %s: cannot read it", topo_xml_file);
+        xml = xcalloc((size_t)len + 1, 1);
+        if (fread(xml, 1, (size_t)len, f) != (size_t)len) die("-X %s: short read", topo_xml_file);
+        fclose(f);
+        list_add(list, PMIX_HWLOC_XML_V2, xml, PMIX_STRING);
+        free(xml);
+    }
     rc = PMIx_Info_list_convert(list, &darr);
     if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
     PMIx_Info_list_release(list);
@@ -1180,7 +1198,7 @@ static void on_signal(int sig) { got_signal = sig; }
 static void usage(void)
 {
     fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] "
-                    "[-E] [-u user] [--] prog [args...]\n");
+                    "[-E] [-X topology.xml] [-u user] [--] prog [args...]\n");
     exit(2);
 }
 
@@ -1238,6 +1256,8 @@ int main(int argc, char **argv)
             sync_reg = true;
         } else if (strcmp(a, "-p") == 0) {
             phantom = true;
+        } else if (strcmp(a, "-X") == 0 && argi + 1 < argc) {
+            topo_xml_file = argv[++argi];
         } else if (strcmp(a, "-u") == 0 && argi + 1 < argc) {
             struct passwd *pw = getpwnam(argv[++argi]);
             if (pw == NULL) die("-u %s: no such user", argv[argi]);

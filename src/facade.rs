@@ -208,3 +208,21 @@ pub fn resolve_nodes(nspace: Option<String>) -> Res<String> {
     let w = Proc::wildcard(&ns);
     cache.get(&w, "pmix.nlist").and_then(|v| v.as_str()).or_else(|| cache.get(&w, "pmix.hname").and_then(|v| v.as_str())).ok_or(PMIX_ERR_NOT_FOUND)
 }
+
+/// Where PMIx_Load_topology takes this process's topology from: the one the
+/// host gave its server, else hwloc XML in our job's data (as hosts and
+/// servers pass it: PMIX_HWLOC_XML_V2, _V1, PMIX_LOCAL_TOPO), else hwloc's
+/// discovery.
+pub fn topology_source() -> crate::hwloc::Source {
+    if let Some((topology, source)) = server::host_topology() {
+        return crate::hwloc::Source::Given { topology, source };
+    }
+    if let Some(me) = client::me() {
+        for key in ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.ltopo"] {
+            if let Some(xml) = client::cached(&me.nspace, PMIX_RANK_WILDCARD, key).and_then(|v| v.as_str()) {
+                return crate::hwloc::Source::Xml(xml);
+            }
+        }
+    }
+    crate::hwloc::Source::Discover
+}

@@ -46,8 +46,7 @@ unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &core::ffi::CStr) -> Option<F>
 }
 
 fn discover() -> Result<Loaded, pmix_status_t> {
-    // SAFETY: dlopen with a constant name; the handle is kept for the process.
-    let lib = unsafe { libc::dlopen(c"libhwloc.so.15".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    let lib = library();
     if lib.is_null() {
         crate::pmix_debug!(1, "PMIx_Load_topology: libhwloc.so.15 cannot be opened (install libhwloc15)");
         return Err(PMIX_ERR_NOT_SUPPORTED);
@@ -115,10 +114,110 @@ fn discover() -> Result<Loaded, pmix_status_t> {
     Ok(Loaded { topology: t as usize, source: format!("hwloc:{source}") })
 }
 
+/// Where the process's topology comes from, in the order
+/// PMIx_Load_topology looks (the first call decides, for the process).
+pub enum Source {
+    /// An hwloc topology the host handed its server (PMIX_TOPOLOGY2 /
+    /// PMIX_TOPOLOGY at server init): used as it is, never destroyed.
+    Given { topology: usize, source: String },
+    /// A topology as hwloc XML in the job data (PMIX_HWLOC_XML_V2 / _V1,
+    /// PMIX_LOCAL_TOPO): imported once.
+    Xml(String),
+    /// hwloc's discovery of this machine.
+    Discover,
+}
+
+/// The library, opened once (NULL: not installed).
+fn library() -> *mut c_void {
+    static LIB: OnceLock<usize> = OnceLock::new();
+    // SAFETY: dlopen with a constant name; the handle is kept for the process.
+    *LIB.get_or_init(|| unsafe { libc::dlopen(c"libhwloc.so.15".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) } as usize) as *mut c_void
+}
+
+/// Import `xml` (hwloc's XML, v1 or v2) as this machine's topology: hwloc
+/// binds and walks it as the real one (IS_THISSYSTEM), with its devices.
+fn adopt_xml(xml: &str) -> Result<Loaded, pmix_status_t> {
+    let lib = library();
+    if lib.is_null() {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    }
+    // SAFETY: the C signatures of hwloc 2.x's functions.
+    let (init, set_xml, set_flags, load, destroy, io_filter) = unsafe {
+        (
+            symbol::<unsafe extern "C" fn(*mut Topology) -> c_int>(lib, c"hwloc_topology_init"),
+            symbol::<unsafe extern "C" fn(Topology, *const c_char, c_int) -> c_int>(lib, c"hwloc_topology_set_xmlbuffer"),
+            symbol::<unsafe extern "C" fn(Topology, core::ffi::c_ulong) -> c_int>(lib, c"hwloc_topology_set_flags"),
+            symbol::<unsafe extern "C" fn(Topology) -> c_int>(lib, c"hwloc_topology_load"),
+            symbol::<unsafe extern "C" fn(Topology)>(lib, c"hwloc_topology_destroy"),
+            symbol::<unsafe extern "C" fn(Topology, c_int) -> c_int>(lib, c"hwloc_topology_set_io_types_filter"),
+        )
+    };
+    let (Some(init), Some(set_xml), Some(set_flags), Some(load), Some(destroy)) = (init, set_xml, set_flags, load, destroy) else {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    };
+    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let len = c_int::try_from(text.as_bytes_with_nul().len()).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let mut t: Topology = core::ptr::null_mut();
+    // SAFETY: a topology of our own, fed the NUL-terminated buffer (hwloc
+    // copies what it needs during load), destroyed on any failure.
+    unsafe {
+        if init(&mut t) != 0 {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        if let Some(f) = io_filter {
+            f(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        }
+        if set_xml(t, text.as_ptr(), len) != 0 || set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0 || load(t) != 0 {
+            destroy(t);
+            crate::pmix_debug!(1, "PMIx_Load_topology: the topology XML in the job data does not load");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+    }
+    Ok(Loaded { topology: t as usize, source: "hwloc".to_string() })
+}
+
+/// The hwloc XML (v2) of `topology`, for a server to give its clients the
+/// topology its host gave it. None when hwloc cannot export it.
+///
+/// # Safety
+/// `topology` is NULL or a loaded hwloc topology.
+pub unsafe fn export_xml(topology: *mut c_void) -> Option<String> {
+    let lib = library();
+    if lib.is_null() || topology.is_null() {
+        return None;
+    }
+    // SAFETY: the C signatures of hwloc 2.x's functions.
+    let (export, free) = unsafe {
+        (
+            symbol::<unsafe extern "C" fn(Topology, *mut *mut c_char, *mut c_int, core::ffi::c_ulong) -> c_int>(lib, c"hwloc_topology_export_xmlbuffer")?,
+            symbol::<unsafe extern "C" fn(Topology, *mut c_char)>(lib, c"hwloc_free_xmlbuffer")?,
+        )
+    };
+    let (mut buf, mut len): (*mut c_char, c_int) = (core::ptr::null_mut(), 0);
+    // SAFETY: the host's loaded topology; the buffer hwloc allocates is
+    // copied, then freed by hwloc.
+    unsafe {
+        if export(topology, &mut buf, &mut len, 0) != 0 || buf.is_null() {
+            return None;
+        }
+        let xml = core::ffi::CStr::from_ptr(buf).to_string_lossy().into_owned();
+        free(topology, buf);
+        Some(xml)
+    }
+}
+
 /// The process's topology: the hwloc pointer and a malloc'd copy of its
-/// source string, for a pmix_topology_t.
-pub fn process_topology() -> Result<(*mut c_void, *mut c_char), pmix_status_t> {
-    let l = LOADED.get_or_init(discover).as_ref().map_err(|e| *e)?;
+/// source string, for a pmix_topology_t. The first call picks its source
+/// (`pick`); an XML that does not load falls back to discovery.
+pub fn process_topology(pick: impl FnOnce() -> Source) -> Result<(*mut c_void, *mut c_char), pmix_status_t> {
+    let l = LOADED
+        .get_or_init(|| match pick() {
+            Source::Given { topology, source } => Ok(Loaded { topology, source }),
+            Source::Xml(xml) => adopt_xml(&xml).or_else(|_| discover()),
+            Source::Discover => discover(),
+        })
+        .as_ref()
+        .map_err(|e| *e)?;
     let source = crate::cmem::strdup_bytes(l.source.as_bytes());
     if source.is_null() {
         return Err(PMIX_ERR_NOMEM);
@@ -143,6 +242,7 @@ mod obj {
 }
 /// hwloc's object and OS-device types and the I/O filter used here.
 const HWLOC_TYPE_FILTER_KEEP_IMPORTANT: c_int = 3;
+const HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: core::ffi::c_ulong = 1 << 1;
 const HWLOC_OBJ_PU: c_int = 3;
 const HWLOC_OBJ_OS_DEVICE: c_int = 16;
 const OSDEV_GPU: c_int = 1;
@@ -166,8 +266,7 @@ static API: OnceLock<Option<Api>> = OnceLock::new();
 
 fn api() -> Option<&'static Api> {
     API.get_or_init(|| {
-        // SAFETY: the library discover() opened (dlopen returns the same handle).
-        let lib = unsafe { libc::dlopen(c"libhwloc.so.15".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        let lib = library();
         if lib.is_null() {
             return None;
         }

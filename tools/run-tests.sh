@@ -287,6 +287,32 @@ t_load_topology() {
     local want
     want="client_topology: hwloc object layout $(sed -n '/^mod obj {/,/^}/s/.*pub const \([A-Z_]*\): usize = \([0-9]*\);/\L\1\E=\2/p' "$ROOT/src/hwloc.rs" | tr '\n' ' ' | sed 's/ $//')"
     grep -qxF "$want" "$B/topology_rpmix.txt" || { echo "hwloc.h's layout differs from src/hwloc.rs: want '$want'"; grep layout "$B/topology_rpmix.txt"; return 1; }
+    # A topology the host gives: as hwloc XML in the job data (rm_simple -X,
+    # PMIX_HWLOC_XML_V2), and as an hwloc topology at server init
+    # (topo_host: PMIX_TOPOLOGY2, shared with PMIX_SERVER_SHARE_TOPOLOGY).
+    # Synthetic (2 packages x 3 cores x 2 PUs), so it cannot be mistaken for
+    # this machine's: the clients must see 6 cores and 12 PUs on both
+    # libraries, and the host's own load must return its own pointer.
+    build_once "$BIN/topo_xml" $CC -std=gnu99 -Wall -Wextra -Werror "$ROOT/c-tests/topo_xml.c" -o "$BIN/topo_xml" -lhwloc || return 1
+    build_c_refh topo_host_refh topo_host -Werror -lhwloc || return 1
+    "$BIN/topo_xml" >"$B/synthetic.xml" || return 1
+    local lib out
+    for lib in openpmix rpmix; do
+        if [ $lib = rpmix ]; then
+            out=$(with_ours timeout 60 "$BIN/rm_simple" -X "$B/synthetic.xml" -n 1 "$BIN/client_topology_refh" 2>&1)
+        else
+            out=$(timeout 60 "$BIN/rm_simple_refh" -X "$B/synthetic.xml" -n 1 "$BIN/client_topology_refh" 2>&1)
+        fi
+        echo "$out" | grep -qx 'client_topology: cores=6 pus=12' || { echo "$lib: the job data's XML topology was not the one loaded:"; echo "$out"; return 1; }
+        if [ $lib = rpmix ]; then
+            out=$(with_ours timeout 60 "$BIN/topo_host_refh" -- "$BIN/client_topology_refh" 2>&1)
+        else
+            out=$(timeout 60 "$BIN/topo_host_refh" -- "$BIN/client_topology_refh" 2>&1)
+        fi
+        echo "$out" | grep -qx 'topo_host: own load SUCCESS same pointer: yes' && echo "$out" | grep -qx 'client_topology: cores=6 pus=12' ||
+            { echo "$lib: the host's topology was not the one loaded:"; echo "$out"; return 1; }
+        echo "$lib: a host's topology (XML in the job data, PMIX_TOPOLOGY2 at init) is what the clients load"
+    done
     with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/client_topology_refh" reload >"$B/topology_reload.txt" || { echo "reload failed"; cat "$B/topology_reload.txt"; return 1; }
     grep -q '^client_topology: reload SUCCESS pus=[1-9]' "$B/topology_reload.txt" || { cat "$B/topology_reload.txt"; return 1; }
     cat "$B/topology_rpmix.txt" "$B/topology_reload.txt"

@@ -4,8 +4,9 @@
 //! `pmix_topology_t.topology`. rpmix has no hwloc, so the objects it creates
 //! hold a tagged, malloc'd text (the CPU list, or the topology description).
 //! The tag lets every operation recognise its own objects: a foreign object
-//! (an hwloc pointer a host put there) is never dereferenced beyond the tag,
-//! never freed, and cannot be copied or packed (PMIX_ERR_NOT_SUPPORTED).
+//! (an hwloc pointer a host put there) is never dereferenced beyond the tag
+//! and never freed; a foreign cpuset cannot be copied or packed
+//! (PMIX_ERR_NOT_SUPPORTED), a foreign topology is copied as a pointer.
 
 use core::ffi::{c_char, c_void};
 use core::ptr;
@@ -174,7 +175,13 @@ pub unsafe fn bitmap_text<'a>(c: &pmix_cpuset_t) -> Option<&'a [u8]> {
 pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
     // SAFETY: the caller upholds the contract above: `t` is a valid topology.
     unsafe {
-        copy_object(t.topology)
+        match object_text(t.topology) {
+            Some(text) => new_object(text),
+            // A foreign topology (the hwloc topology a host hands its server
+            // as PMIX_TOPOLOGY2) is shared by the copy, as a pointer: it is
+            // the caller's, never freed here, and must outlive its uses.
+            None => Ok(t.topology),
+        }
     }
 }
 /// # Safety

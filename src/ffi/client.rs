@@ -1574,7 +1574,7 @@ unsafe fn compute_distances(topo: *const pmix_topology_t, cpuset: *const pmix_cp
         // No topology: this process's. No cpuset: where this process is bound.
         let topology = match topo.as_ref() {
             None => {
-                let (p, source) = crate::hwloc::process_topology()?;
+                let (p, source) = crate::hwloc::process_topology(crate::facade::topology_source)?;
                 crate::cmem::free(source);
                 p
             }
@@ -1719,7 +1719,7 @@ pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_
         if crate::cmem::cstr_bytes(t.source).is_some_and(|s| !s.starts_with(b"hwloc")) {
             return PMIX_ERR_NOT_SUPPORTED;
         }
-        match crate::hwloc::process_topology() {
+        match crate::hwloc::process_topology(crate::facade::topology_source) {
             Ok((p, source)) => {
                 // (a source the caller set is its own: replaced, not freed)
                 t.source = source;

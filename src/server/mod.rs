@@ -187,6 +187,10 @@ impl ServerRole {
         let ns = self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name));
         ns.cred_required |= required;
         ns.register(nlocal, info, &host);
+        // The host's topology, for the clients' PMIx_Load_topology (once per namespace).
+        if let Some(xml) = HOST_TOPOLOGY.lock().as_ref().and_then(|t| t.xml.clone()) {
+            ns.set_if_missing(PMIX_HWLOC_XML_V2, Value::string(&xml));
+        }
         // Session directories, unless the host laid out its own.
         if let Some(sd) = &self.session_dir {
             if !ns.has(PMIX_NSDIR) {
@@ -636,6 +640,50 @@ pub struct ServerGlobal {
 
 pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
 
+/// A topology the host gave at server init (PMIX_TOPOLOGY2, or the
+/// deprecated PMIX_TOPOLOGY): this process's PMIx_Load_topology returns it,
+/// and its XML goes into every namespace's job data (PMIX_HWLOC_XML_V2) so
+/// the clients load it too.
+pub struct HostTopology {
+    pub topology: usize,
+    pub source: String,
+    xml: Option<String>,
+}
+
+static HOST_TOPOLOGY: Mutex<Option<HostTopology>> = Mutex::new(None);
+
+/// (topology pointer, source) of the host's topology, if it gave one.
+pub fn host_topology() -> Option<(usize, String)> {
+    HOST_TOPOLOGY.lock().as_ref().map(|t| (t.topology, t.source.clone()))
+}
+
+fn take_host_topology(info: &[Info]) {
+    let given = find(info, PMIX_TOPOLOGY2)
+        .and_then(|i| {
+            let v = i.value_ref();
+            // SAFETY: a PMIX_TOPO value holds NULL or a topology pointer that
+            // the host keeps alive for the server's life.
+            unsafe {
+                let t = (v.r#type == PMIX_TOPO).then_some(v.data.topo).filter(|t| !t.is_null())?;
+                let source = crate::cmem::cstr_bytes((*t).source).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_else(|| "hwloc".into());
+                (!(*t).topology.is_null()).then(|| ((*t).topology as usize, source))
+            }
+        })
+        .or_else(|| {
+            let v = find(info, PMIX_TOPOLOGY)?.value_ref();
+            // SAFETY: a PMIX_POINTER value's pointer (an hwloc topology, by the key's definition).
+            let p = unsafe { (v.r#type == PMIX_POINTER).then_some(v.data.ptr)? };
+            (!p.is_null()).then(|| (p as usize, "hwloc".to_string()))
+        });
+    let Some((topology, source)) = given else { return };
+    // SAFETY: an hwloc topology, by its source; the host keeps it loaded.
+    let xml = source.to_ascii_lowercase().starts_with("hwloc").then(|| unsafe { crate::hwloc::export_xml(topology as *mut core::ffi::c_void) }).flatten();
+    if xml.is_none() {
+        crate::pmix_debug!(1, "PMIx_server_init: the host's topology ({source}) cannot be exported for the clients");
+    }
+    *HOST_TOPOLOGY.lock() = Some(HostTopology { topology, source, xml });
+}
+
 /// The process that initialised the server (0: none). A fork child of it
 /// has the server's memory but not its progress thread.
 static SERVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -717,6 +765,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     }
     role.iof.drop_newest = find(info, PMIX_IOF_DROP_NEWEST).is_some_and(|i| i.truthy());
     role.session_dir = Some(session.clone());
+    take_host_topology(info);
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
     let h2 = handle.clone();
