@@ -12,7 +12,7 @@
  *   client_topology: distances_nb <status> n=<n> (the callback's)
  *   client_topology: distances GPU only <status> n=<n>
  *   client_topology: hwloc object layout name=.. (offsets in struct hwloc_obj
- *     that rpmix reads; make test compares them with src/hwloc.rs)
+ *     that rpmix reads; make test compares them with src/hwlib.rs)
  *
  * and exits 0 when the topology was loaded and matched this process's own
  * hwloc discovery. The topology is destructed once (OpenPMIx 4.2.2 destroys
@@ -134,10 +134,10 @@ int main(int argc, char **argv)
     free(again.source); /* the topology itself is the shared one: destructed once, below */
     distances(&topo);
     printf("client_topology: hwloc object layout name=%zu attr=%zu depth=%zu next_cousin=%zu parent=%zu "
-           "cpuset=%zu infos=%zu infos_count=%zu\n",
+           "arity=%zu cpuset=%zu infos=%zu infos_count=%zu\n",
            offsetof(struct hwloc_obj, name), offsetof(struct hwloc_obj, attr), offsetof(struct hwloc_obj, depth),
            offsetof(struct hwloc_obj, next_cousin), offsetof(struct hwloc_obj, parent),
-           offsetof(struct hwloc_obj, cpuset), offsetof(struct hwloc_obj, infos),
+           offsetof(struct hwloc_obj, arity), offsetof(struct hwloc_obj, cpuset), offsetof(struct hwloc_obj, infos),
            offsetof(struct hwloc_obj, infos_count));
 
     PMIx_Topology_destruct(&topo);

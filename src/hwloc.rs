@@ -32,18 +32,7 @@ struct Loaded {
 
 static LOADED: OnceLock<Result<Loaded, pmix_status_t>> = OnceLock::new();
 
-/// dlsym of `name` in `lib`, as a function pointer of type `F`.
-///
-/// # Safety
-/// `lib` is a dlopen handle and `F` is the C signature of `name`.
-unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &core::ffi::CStr) -> Option<F> {
-    // SAFETY: the caller upholds the contract above: `lib` is a dlopen handle and `F` is the C signature of `name`.
-    unsafe {
-        let p = libc::dlsym(lib, name.as_ptr());
-        // SAFETY: F is a function pointer type of pointer size (caller's contract).
-        (!p.is_null()).then(|| core::mem::transmute_copy::<*mut c_void, F>(&p))
-    }
-}
+use crate::hwlib::{library, symbol};
 
 fn discover() -> Result<Loaded, pmix_status_t> {
     let lib = library();
@@ -82,7 +71,7 @@ fn discover() -> Result<Loaded, pmix_status_t> {
         // The devices that matter (network, OpenFabrics, GPUs) are kept, as
         // OpenPMIx keeps them: PMIx_Compute_distances walks them.
         if let Some(f) = io_filter {
-            f(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+            f(t, crate::hwlib::FILTER_KEEP_IMPORTANT);
         }
         if load(t) != 0 {
             destroy(t);
@@ -127,85 +116,6 @@ pub enum Source {
     Discover,
 }
 
-/// The library, opened once (NULL: not installed).
-fn library() -> *mut c_void {
-    static LIB: OnceLock<usize> = OnceLock::new();
-    // SAFETY: dlopen with a constant name; the handle is kept for the process.
-    *LIB.get_or_init(|| unsafe { libc::dlopen(c"libhwloc.so.15".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) } as usize) as *mut c_void
-}
-
-/// Import `xml` (hwloc's XML, v1 or v2) as this machine's topology: hwloc
-/// binds and walks it as the real one (IS_THISSYSTEM), with its devices.
-fn adopt_xml(xml: &str) -> Result<Loaded, pmix_status_t> {
-    let lib = library();
-    if lib.is_null() {
-        return Err(PMIX_ERR_NOT_SUPPORTED);
-    }
-    // SAFETY: the C signatures of hwloc 2.x's functions.
-    let (init, set_xml, set_flags, load, destroy, io_filter) = unsafe {
-        (
-            symbol::<unsafe extern "C" fn(*mut Topology) -> c_int>(lib, c"hwloc_topology_init"),
-            symbol::<unsafe extern "C" fn(Topology, *const c_char, c_int) -> c_int>(lib, c"hwloc_topology_set_xmlbuffer"),
-            symbol::<unsafe extern "C" fn(Topology, core::ffi::c_ulong) -> c_int>(lib, c"hwloc_topology_set_flags"),
-            symbol::<unsafe extern "C" fn(Topology) -> c_int>(lib, c"hwloc_topology_load"),
-            symbol::<unsafe extern "C" fn(Topology)>(lib, c"hwloc_topology_destroy"),
-            symbol::<unsafe extern "C" fn(Topology, c_int) -> c_int>(lib, c"hwloc_topology_set_io_types_filter"),
-        )
-    };
-    let (Some(init), Some(set_xml), Some(set_flags), Some(load), Some(destroy)) = (init, set_xml, set_flags, load, destroy) else {
-        return Err(PMIX_ERR_NOT_SUPPORTED);
-    };
-    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-    let len = c_int::try_from(text.as_bytes_with_nul().len()).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-    let mut t: Topology = core::ptr::null_mut();
-    // SAFETY: a topology of our own, fed the NUL-terminated buffer (hwloc
-    // copies what it needs during load), destroyed on any failure.
-    unsafe {
-        if init(&mut t) != 0 {
-            return Err(PMIX_ERR_NOMEM);
-        }
-        if let Some(f) = io_filter {
-            f(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-        }
-        if set_xml(t, text.as_ptr(), len) != 0 || set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0 || load(t) != 0 {
-            destroy(t);
-            crate::pmix_debug!(1, "PMIx_Load_topology: the topology XML in the job data does not load");
-            return Err(PMIX_ERR_BAD_PARAM);
-        }
-    }
-    Ok(Loaded { topology: t as usize, source: "hwloc".to_string() })
-}
-
-/// The hwloc XML (v2) of `topology`, for a server to give its clients the
-/// topology its host gave it. None when hwloc cannot export it.
-///
-/// # Safety
-/// `topology` is NULL or a loaded hwloc topology.
-pub unsafe fn export_xml(topology: *mut c_void) -> Option<String> {
-    let lib = library();
-    if lib.is_null() || topology.is_null() {
-        return None;
-    }
-    // SAFETY: the C signatures of hwloc 2.x's functions.
-    let (export, free) = unsafe {
-        (
-            symbol::<unsafe extern "C" fn(Topology, *mut *mut c_char, *mut c_int, core::ffi::c_ulong) -> c_int>(lib, c"hwloc_topology_export_xmlbuffer")?,
-            symbol::<unsafe extern "C" fn(Topology, *mut c_char)>(lib, c"hwloc_free_xmlbuffer")?,
-        )
-    };
-    let (mut buf, mut len): (*mut c_char, c_int) = (core::ptr::null_mut(), 0);
-    // SAFETY: the host's loaded topology; the buffer hwloc allocates is
-    // copied, then freed by hwloc.
-    unsafe {
-        if export(topology, &mut buf, &mut len, 0) != 0 || buf.is_null() {
-            return None;
-        }
-        let xml = core::ffi::CStr::from_ptr(buf).to_string_lossy().into_owned();
-        free(topology, buf);
-        Some(xml)
-    }
-}
-
 /// The process's topology: the hwloc pointer and a malloc'd copy of its
 /// source string, for a pmix_topology_t. The first call picks its source
 /// (`pick`); an XML that does not load falls back to discovery.
@@ -213,7 +123,10 @@ pub fn process_topology(pick: impl FnOnce() -> Source) -> Result<(*mut c_void, *
     let l = LOADED
         .get_or_init(|| match pick() {
             Source::Given { topology, source } => Ok(Loaded { topology, source }),
-            Source::Xml(xml) => adopt_xml(&xml).or_else(|_| discover()),
+            // (the process's topology, shared by every load: not recorded as a value's own)
+            Source::Xml(xml) => crate::hwlib::import_xml(xml.as_bytes(), true)
+                .map(|t| Loaded { topology: t as usize, source: "hwloc".to_string() })
+                .or_else(|_| discover()),
             Source::Discover => discover(),
         })
         .as_ref()
@@ -227,22 +140,8 @@ pub fn process_topology(pick: impl FnOnce() -> Source) -> Result<(*mut c_void, *
 
 // ---- PMIx_Compute_distances ----------------------------------------------
 
-/// The fields of hwloc 2's `struct hwloc_obj` read here, by offset (the
-/// layout of hwloc 2.x on 64-bit Linux: the ABI of libhwloc.so.15, checked
-/// against hwloc.h by make test step `load-topology-vs-openpmix`).
-mod obj {
-    pub const NAME: usize = 24;
-    pub const ATTR: usize = 40;
-    pub const DEPTH: usize = 48;
-    pub const NEXT_COUSIN: usize = 56;
-    pub const PARENT: usize = 72;
-    pub const CPUSET: usize = 184;
-    pub const INFOS: usize = 216;
-    pub const INFOS_COUNT: usize = 224;
-}
+use crate::hwlib::obj;
 /// hwloc's object and OS-device types and the I/O filter used here.
-const HWLOC_TYPE_FILTER_KEEP_IMPORTANT: c_int = 3;
-const HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: core::ffi::c_ulong = 1 << 1;
 const HWLOC_OBJ_PU: c_int = 3;
 const HWLOC_OBJ_OS_DEVICE: c_int = 16;
 const OSDEV_GPU: c_int = 1;

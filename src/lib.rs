@@ -20,6 +20,7 @@ pub mod facade;
 pub mod flags;
 pub mod forksafe;
 pub mod guard;
+pub mod hwlib;
 pub mod hwloc;
 pub mod layout;
 pub mod owned;

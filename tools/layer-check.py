@@ -17,7 +17,7 @@ LAYERS = [
     ["events", "topology", "hwloc", "layout", "wire", "rendezvous"],
     ["runtime"],
     ["owned", "data"],
-    ["cmem", "strings", "debug", "forksafe", "status", "flags", "guard"],
+    ["cmem", "strings", "debug", "forksafe", "status", "flags", "guard", "hwlib"],
     ["abi"],
 ]
 LEVEL = {m: i for i, layer in enumerate(LAYERS) for m in layer}

@@ -283,10 +283,10 @@ t_load_topology() {
     diff <(grep -v 'distances GPU only' "$B/topology_openpmix.txt") <(grep -v 'distances GPU only' "$B/topology_rpmix.txt") || { echo "differs from OpenPMIx"; return 1; }
     grep -q '^client_topology: distances (own hwloc bitmap) SUCCESS n=[1-9]' "$B/topology_rpmix.txt" || grep -q '^client_topology: distances (own hwloc bitmap) NOT-FOUND n=0' "$B/topology_openpmix.txt" || { echo "no distances where OpenPMIx has some"; return 1; }
     grep -qx 'client_topology: distances GPU only \(NOT-FOUND n=0\|SUCCESS n=[1-9][0-9]*\)' "$B/topology_rpmix.txt" || { echo "GPU-only distances: $(grep 'GPU only' "$B/topology_rpmix.txt")"; return 1; }
-    # the hwloc object offsets src/hwloc.rs reads, as hwloc.h has them
+    # the hwloc object offsets src/hwlib.rs declares, as hwloc.h has them
     local want
-    want="client_topology: hwloc object layout $(sed -n '/^mod obj {/,/^}/s/.*pub const \([A-Z_]*\): usize = \([0-9]*\);/\L\1\E=\2/p' "$ROOT/src/hwloc.rs" | tr '\n' ' ' | sed 's/ $//')"
-    grep -qxF "$want" "$B/topology_rpmix.txt" || { echo "hwloc.h's layout differs from src/hwloc.rs: want '$want'"; grep layout "$B/topology_rpmix.txt"; return 1; }
+    want="client_topology: hwloc object layout $(sed -n '/^pub mod obj {/,/^}/s/.*pub const \([A-Z_]*\): usize = \([0-9]*\);/\L\1\E=\2/p' "$ROOT/src/hwlib.rs" | tr '\n' ' ' | sed 's/ $//')"
+    grep -qxF "$want" "$B/topology_rpmix.txt" || { echo "hwloc.h's layout differs from src/hwlib.rs: want '$want'"; grep layout "$B/topology_rpmix.txt"; return 1; }
     # A topology the host gives: as hwloc XML in the job data (rm_simple -X,
     # PMIX_HWLOC_XML_V2), and as an hwloc topology at server init
     # (topo_host: PMIX_TOPOLOGY2, shared with PMIX_SERVER_SHARE_TOPOLOGY).
@@ -313,6 +313,14 @@ t_load_topology() {
             { echo "$lib: the host's topology was not the one loaded:"; echo "$out"; return 1; }
         echo "$lib: a host's topology (XML in the job data, PMIX_TOPOLOGY2 at init) is what the clients load"
     done
+    # PMIX_TOPO values holding an hwloc topology: pack/unpack (as XML),
+    # copy and value load (each a topology of its own), print; the same
+    # lines on both libraries, rpmix's under valgrind
+    build_c_refh topo_data_refh topo_data -Werror -lhwloc || return 1
+    timeout 60 "$BIN/topo_data_refh" "$B/synthetic.xml" >"$B/topo_data_openpmix.txt" 2>&1 || { echo "OpenPMIx: topo_data failed"; cat "$B/topo_data_openpmix.txt"; return 1; }
+    with_ours timeout 120 $VALGRIND "$BIN/topo_data_refh" "$B/synthetic.xml" >"$B/topo_data_rpmix.txt" || { echo "rpmix: topo_data failed (or valgrind found errors)"; cat "$B/topo_data_rpmix.txt"; return 1; }
+    diff "$B/topo_data_openpmix.txt" "$B/topo_data_rpmix.txt" || { echo "PMIX_TOPO values differ from OpenPMIx"; return 1; }
+    cat "$B/topo_data_rpmix.txt"
     with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/client_topology_refh" reload >"$B/topology_reload.txt" || { echo "reload failed"; cat "$B/topology_reload.txt"; return 1; }
     grep -q '^client_topology: reload SUCCESS pus=[1-9]' "$B/topology_reload.txt" || { cat "$B/topology_reload.txt"; return 1; }
     cat "$B/topology_rpmix.txt" "$B/topology_reload.txt"

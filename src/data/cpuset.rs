@@ -6,7 +6,9 @@
 //! The tag lets every operation recognise its own objects: a foreign object
 //! (an hwloc pointer a host put there) is never dereferenced beyond the tag
 //! and never freed; a foreign cpuset cannot be copied or packed
-//! (PMIX_ERR_NOT_SUPPORTED), a foreign topology is copied as a pointer.
+//! (PMIX_ERR_NOT_SUPPORTED). A topology whose source is hwloc is an hwloc
+//! topology: it packs as hwloc XML, unpacks and copies into a new hwloc
+//! topology that the value owns (`hwlib`, when libhwloc is installed).
 
 use core::ffi::{c_char, c_void};
 use core::ptr;
@@ -177,11 +179,40 @@ pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
     unsafe {
         match object_text(t.topology) {
             Some(text) => new_object(text),
-            // A foreign topology (the hwloc topology a host hands its server
-            // as PMIX_TOPOLOGY2) is shared by the copy, as a pointer: it is
-            // the caller's, never freed here, and must outlive its uses.
+            None if t.topology.is_null() => Ok(ptr::null_mut()),
+            // An hwloc topology is duplicated through hwloc (as OpenPMIx
+            // does); the copy is ours, destroyed with it. Without hwloc, or
+            // for another source, the copy shares the caller's pointer,
+            // which is never freed here.
+            None if is_hwloc(t) => crate::hwlib::duplicate(t.topology).or(Ok(t.topology)),
             None => Ok(t.topology),
         }
+    }
+}
+
+/// Does `t` name hwloc as its source?
+///
+/// # Safety
+/// `t.source` is NULL or NUL-terminated.
+unsafe fn is_hwloc(t: &pmix_topology_t) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { cmem::cstr_bytes(t.source) }.is_some_and(|s| s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc")))
+}
+
+/// What a PMIX_TOPO value prints: an hwloc topology as OpenPMIx begins it
+/// (its root: "Type: Machine Number of child objects: 2"), else its source.
+///
+/// # Safety
+/// `t` is a valid topology.
+pub unsafe fn topology_summary(t: &pmix_topology_t) -> String {
+    // SAFETY: the caller's contract; a non-rpmix topology named hwloc is an hwloc topology.
+    unsafe {
+        if !t.topology.is_null() && object_text(t.topology).is_none() && is_hwloc(t) {
+            if let Some((kind, arity)) = crate::hwlib::root_summary(t.topology) {
+                return format!("Type: {kind} Number of child objects: {arity}");
+            }
+        }
+        format!("source={}", cmem::cstr_bytes(t.source).map(String::from_utf8_lossy).unwrap_or_default())
     }
 }
 /// # Safety
@@ -189,12 +220,25 @@ pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
 pub unsafe fn topology_bytes(t: &pmix_topology_t) -> Res<Vec<u8>> {
     // SAFETY: the caller upholds the contract above: `t` is a valid topology.
     unsafe {
+        if !t.topology.is_null() && object_text(t.topology).is_none() && is_hwloc(t) {
+            // an hwloc topology travels as its XML (as OpenPMIx packs it)
+            return crate::hwlib::export_xml(t.topology).map(String::into_bytes).ok_or(PMIX_ERR_NOT_SUPPORTED);
+        }
         object_bytes(t.topology)
     }
 }
 /// # Safety
 /// `t` holds no topology object.
 pub unsafe fn load_topology(t: &mut pmix_topology_t, b: &[u8]) -> Res {
+    // hwloc XML becomes an hwloc topology again (ours, destroyed with the
+    // value); without hwloc it is kept as text.
+    // SAFETY: `t.source` was just set from the buffer (NULL or NUL-terminated).
+    if b.starts_with(b"<?xml") && unsafe { is_hwloc(t) } {
+        if let Ok(topology) = crate::hwlib::import_xml(b, false) {
+            t.topology = crate::hwlib::adopt(topology);
+            return Ok(());
+        }
+    }
     t.topology = if b.is_empty() { ptr::null_mut() } else { new_object(b)? };
     Ok(())
 }
@@ -204,7 +248,9 @@ pub unsafe fn destruct_topology(t: &mut pmix_topology_t) {
     // SAFETY: the caller upholds the contract above: `t` is a valid topology.
     unsafe {
         cmem::free(t.source);
-        free_object(t.topology);
+        if !crate::hwlib::destroy_if_ours(t.topology) {
+            free_object(t.topology);
+        }
         t.source = ptr::null_mut();
         t.topology = ptr::null_mut();
     }

@@ -138,7 +138,7 @@ pub unsafe fn element(t: pmix_data_type_t, p: *const u8) -> String {
                 let cpus = super::cpuset::bitmap_text(x).map(|b| String::from_utf8_lossy(b).into_owned());
                 format!("{}:{}", text(x.source), cpus.unwrap_or_else(|| "<foreign>".into()))
             }
-            (_, Kind::Topology) => format!("source={}", text((*(p as *const pmix_topology_t)).source)),
+            (_, Kind::Topology) => super::cpuset::topology_summary(&*(p as *const pmix_topology_t)),
             (_, Kind::Geometry) => {
                 let x = &*(p as *const pmix_geometry_t);
                 format!("fabric={} uuid={} osname={} ncoords={}", x.fabric, text(x.uuid), text(x.osname), x.ncoords)
@@ -198,6 +198,8 @@ fn proc(p: &pmix_proc_t) -> String {
 pub unsafe fn data(prefix: &str, t: pmix_data_type_t, p: *const u8) -> String {
     // SAFETY: the caller upholds the contract above: `p` points to a valid element of type `t` (for PMIX_STRING, at the `char *`).
     unsafe {
+        // (OpenPMIx prints a topology without a prefix after one space)
+        let prefix = if t == PMIX_TOPO && prefix.is_empty() { " " } else { prefix };
         format!("{prefix}Data type: {}\tValue: {}", type_name(t), element(t, p))
     }
 }

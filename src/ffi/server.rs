@@ -80,6 +80,7 @@ fn server_op(
 pub unsafe extern "C" fn PMIx_server_init(module: *mut pmix_server_module_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_entry!("PMIx_server_init", {
         require!("PMIx_server_init", !module.is_null());
+        crate::server::note_host_topology(crate::ffi::boundary::slice(info, ninfo));
         let infos = match crate::owned::Info::copy_array(info, ninfo) {
             Ok(v) => v,
             Err(e) => return e,

@@ -657,27 +657,42 @@ pub fn host_topology() -> Option<(usize, String)> {
     HOST_TOPOLOGY.lock().as_ref().map(|t| (t.topology, t.source.clone()))
 }
 
-fn take_host_topology(info: &[Info]) {
-    let given = find(info, PMIX_TOPOLOGY2)
+/// Note the topology a C host passes to PMIx_server_init (PMIX_TOPOLOGY2,
+/// or the deprecated PMIX_TOPOLOGY), read from its own infos: a copy of the
+/// value would be a duplicate, and this process's PMIx_Load_topology must
+/// return the host's very pointer. Its XML is made for the clients.
+pub fn note_host_topology(info: &[pmix_info_t]) {
+    let key = |i: &pmix_info_t, k: &core::ffi::CStr| {
+        // SAFETY: an info's key is a NUL-terminated array (bounded read).
+        unsafe { crate::owned::key_of(i.key.as_ptr()) }.is_some_and(|x| x.as_bytes() == k.to_bytes())
+    };
+    let given = info
+        .iter()
+        .find(|i| key(i, PMIX_TOPOLOGY2) && i.value.r#type == PMIX_TOPO)
         .and_then(|i| {
-            let v = i.value_ref();
             // SAFETY: a PMIX_TOPO value holds NULL or a topology pointer that
             // the host keeps alive for the server's life.
             unsafe {
-                let t = (v.r#type == PMIX_TOPO).then_some(v.data.topo).filter(|t| !t.is_null())?;
+                let t = i.value.data.topo;
+                if t.is_null() || (*t).topology.is_null() {
+                    return None;
+                }
                 let source = crate::cmem::cstr_bytes((*t).source).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_else(|| "hwloc".into());
-                (!(*t).topology.is_null()).then(|| ((*t).topology as usize, source))
+                Some(((*t).topology as usize, source))
             }
         })
         .or_else(|| {
-            let v = find(info, PMIX_TOPOLOGY)?.value_ref();
+            let i = info.iter().find(|i| key(i, PMIX_TOPOLOGY) && i.value.r#type == PMIX_POINTER)?;
             // SAFETY: a PMIX_POINTER value's pointer (an hwloc topology, by the key's definition).
-            let p = unsafe { (v.r#type == PMIX_POINTER).then_some(v.data.ptr)? };
+            let p = unsafe { i.value.data.ptr };
             (!p.is_null()).then(|| (p as usize, "hwloc".to_string()))
         });
-    let Some((topology, source)) = given else { return };
+    let Some((topology, source)) = given else {
+        *HOST_TOPOLOGY.lock() = None;
+        return;
+    };
     // SAFETY: an hwloc topology, by its source; the host keeps it loaded.
-    let xml = source.to_ascii_lowercase().starts_with("hwloc").then(|| unsafe { crate::hwloc::export_xml(topology as *mut core::ffi::c_void) }).flatten();
+    let xml = source.to_ascii_lowercase().starts_with("hwloc").then(|| unsafe { crate::hwlib::export_xml(topology as *mut core::ffi::c_void) }).flatten();
     if xml.is_none() {
         crate::pmix_debug!(1, "PMIx_server_init: the host's topology ({source}) cannot be exported for the clients");
     }
@@ -765,7 +780,6 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     }
     role.iof.drop_newest = find(info, PMIX_IOF_DROP_NEWEST).is_some_and(|i| i.truthy());
     role.session_dir = Some(session.clone());
-    take_host_topology(info);
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
     let h2 = handle.clone();

@@ -1,0 +1,211 @@
+//! libhwloc, opened on first use: the handful of calls that treat an hwloc
+//! topology as a value (XML export and import, duplicate, destroy, the root
+//! object's summary), for the data layer (PMIX_TOPO pack, unpack, copy,
+//! print) and for `hwloc.rs` (PMIx_Load_topology, distances).
+//!
+//! libhwloc (Debian's libhwloc15, the library OpenPMIx 4.2.2 links) is
+//! opened with dlopen(3), never at init: programs that never touch a
+//! topology pay nothing, and rpmix has no link-time dependency on hwloc.
+//! A program that links hwloc itself gets the same library, so topologies
+//! pass between its hwloc calls and ours.
+//!
+//! Topologies this library makes (unpacked, copied) are recorded: only
+//! those are ever destroyed here. A topology a caller made stays the
+//! caller's.
+
+use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use crate::abi::*;
+
+pub type Topology = *mut c_void;
+
+/// hwloc_topology_set_io_types_filter's "important" (OpenPMIx's choice).
+pub const FILTER_KEEP_IMPORTANT: c_int = 3;
+/// hwloc_topology_set_flags: the topology describes this machine.
+pub const FLAG_IS_THISSYSTEM: c_ulong = 1 << 1;
+/// The fields of hwloc 2's `struct hwloc_obj` read here and in `hwloc.rs`,
+/// by offset (the layout of hwloc 2.x on 64-bit Linux: the ABI of
+/// libhwloc.so.15, checked against hwloc.h by make test step
+/// `load-topology-vs-openpmix`).
+pub mod obj {
+    pub const NAME: usize = 24;
+    pub const ATTR: usize = 40;
+    pub const DEPTH: usize = 48;
+    pub const NEXT_COUSIN: usize = 56;
+    pub const PARENT: usize = 72;
+    pub const ARITY: usize = 104;
+    pub const CPUSET: usize = 184;
+    pub const INFOS: usize = 216;
+    pub const INFOS_COUNT: usize = 224;
+}
+
+/// The library, opened once (NULL: not installed).
+pub fn library() -> *mut c_void {
+    static LIB: OnceLock<usize> = OnceLock::new();
+    // SAFETY: dlopen with a constant name; the handle is kept for the process.
+    *LIB.get_or_init(|| unsafe { libc::dlopen(c"libhwloc.so.15".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) } as usize) as *mut c_void
+}
+
+/// dlsym of `name` in `lib`, as a function pointer of type `F`.
+///
+/// # Safety
+/// `lib` is a dlopen handle and `F` is the C signature of `name`.
+pub unsafe fn symbol<F: Copy>(lib: *mut c_void, name: &core::ffi::CStr) -> Option<F> {
+    // SAFETY: the caller upholds the contract above: `lib` is a dlopen handle and `F` is the C signature of `name`.
+    unsafe {
+        let p = libc::dlsym(lib, name.as_ptr());
+        // SAFETY: F is a function pointer type of pointer size (caller's contract).
+        (!p.is_null()).then(|| core::mem::transmute_copy::<*mut c_void, F>(&p))
+    }
+}
+
+/// `name` from the library, when it is installed and has it.
+///
+/// # Safety
+/// `F` is the C signature of `name`.
+unsafe fn func<F: Copy>(name: &core::ffi::CStr) -> Option<F> {
+    let lib = library();
+    // SAFETY: the caller's contract; `lib` is a dlopen handle.
+    (!lib.is_null()).then(|| unsafe { symbol::<F>(lib, name) }).flatten()
+}
+
+/// The topologies made here (addresses): the only ones destroyed here.
+static OURS: parking_lot::Mutex<Option<HashSet<usize>>> = parking_lot::Mutex::new(None);
+
+/// Record `t` as ours (destroyed with the value that holds it).
+pub fn adopt(t: Topology) -> Topology {
+    OURS.lock().get_or_insert_with(HashSet::new).insert(t as usize);
+    t
+}
+
+/// Is `t` a topology this library made?
+pub fn is_ours(t: *const c_void) -> bool {
+    OURS.lock().as_ref().is_some_and(|s| s.contains(&(t as usize)))
+}
+
+/// Destroy `t` if this library made it (true); a caller's topology is left alone.
+///
+/// # Safety
+/// `t` is NULL, a topology of ours not in use elsewhere, or any other pointer (ignored).
+pub unsafe fn destroy_if_ours(t: *mut c_void) -> bool {
+    if !OURS.lock().as_mut().is_some_and(|s| s.remove(&(t as usize))) {
+        return false;
+    }
+    // SAFETY: hwloc's signature; `t` is a topology we made and now forget.
+    if let Some(destroy) = unsafe { func::<unsafe extern "C" fn(Topology)>(c"hwloc_topology_destroy") } {
+        // SAFETY: as above.
+        unsafe { destroy(t) };
+    }
+    true
+}
+
+/// The hwloc XML (v2) of `t`. None when hwloc is missing or cannot export it.
+///
+/// # Safety
+/// `t` is NULL or a loaded hwloc topology.
+pub unsafe fn export_xml(t: Topology) -> Option<String> {
+    if t.is_null() {
+        return None;
+    }
+    // SAFETY: hwloc 2's signatures.
+    let (export, free) = unsafe {
+        (
+            func::<unsafe extern "C" fn(Topology, *mut *mut c_char, *mut c_int, c_ulong) -> c_int>(c"hwloc_topology_export_xmlbuffer")?,
+            func::<unsafe extern "C" fn(Topology, *mut c_char)>(c"hwloc_free_xmlbuffer")?,
+        )
+    };
+    let (mut buf, mut len): (*mut c_char, c_int) = (core::ptr::null_mut(), 0);
+    // SAFETY: a loaded topology (caller); the buffer hwloc allocates is copied, then freed by hwloc.
+    unsafe {
+        if export(t, &mut buf, &mut len, 0) != 0 || buf.is_null() {
+            return None;
+        }
+        let xml = core::ffi::CStr::from_ptr(buf).to_string_lossy().into_owned();
+        free(t, buf);
+        Some(xml)
+    }
+}
+
+/// A new topology from hwloc XML, v1 or v2, with its
+/// important I/O devices; `this_system`: it describes this machine (hwloc
+/// then binds and reads the real one through it).
+pub fn import_xml(xml: &[u8], this_system: bool) -> Result<Topology, pmix_status_t> {
+    // SAFETY: hwloc 2's signatures.
+    let (init, set_xml, set_flags, load, destroy, io_filter) = unsafe {
+        (
+            func::<unsafe extern "C" fn(*mut Topology) -> c_int>(c"hwloc_topology_init"),
+            func::<unsafe extern "C" fn(Topology, *const c_char, c_int) -> c_int>(c"hwloc_topology_set_xmlbuffer"),
+            func::<unsafe extern "C" fn(Topology, c_ulong) -> c_int>(c"hwloc_topology_set_flags"),
+            func::<unsafe extern "C" fn(Topology) -> c_int>(c"hwloc_topology_load"),
+            func::<unsafe extern "C" fn(Topology)>(c"hwloc_topology_destroy"),
+            func::<unsafe extern "C" fn(Topology, c_int) -> c_int>(c"hwloc_topology_set_io_types_filter"),
+        )
+    };
+    let (Some(init), Some(set_xml), Some(set_flags), Some(load), Some(destroy)) = (init, set_xml, set_flags, load, destroy) else {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    };
+    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let len = c_int::try_from(text.as_bytes_with_nul().len()).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let mut t: Topology = core::ptr::null_mut();
+    // SAFETY: a topology of our own, fed the NUL-terminated buffer (hwloc
+    // reads it during load), destroyed on any failure.
+    unsafe {
+        if init(&mut t) != 0 {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        if let Some(f) = io_filter {
+            f(t, FILTER_KEEP_IMPORTANT);
+        }
+        let flags = if this_system { FLAG_IS_THISSYSTEM } else { 0 };
+        if set_xml(t, text.as_ptr(), len) != 0 || set_flags(t, flags) != 0 || load(t) != 0 {
+            destroy(t);
+            crate::pmix_debug!(1, "hwloc: a topology's XML does not load");
+            return Err(PMIX_ERR_BAD_PARAM);
+        }
+    }
+    Ok(t)
+}
+
+/// A copy of `t` (recorded as ours).
+///
+/// # Safety
+/// `t` is a loaded hwloc topology.
+pub unsafe fn duplicate(t: Topology) -> Result<Topology, pmix_status_t> {
+    // SAFETY: hwloc 2's signature.
+    let dup = unsafe { func::<unsafe extern "C" fn(*mut Topology, Topology) -> c_int>(c"hwloc_topology_dup") }.ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+    let mut new: Topology = core::ptr::null_mut();
+    // SAFETY: a loaded topology (caller); `new` receives hwloc's copy.
+    if unsafe { dup(&mut new, t) } != 0 || new.is_null() {
+        return Err(PMIX_ERR_NOMEM);
+    }
+    Ok(adopt(new))
+}
+
+/// The root object's type name and number of children ("Machine", 2).
+///
+/// # Safety
+/// `t` is a loaded hwloc topology.
+pub unsafe fn root_summary(t: Topology) -> Option<(String, u32)> {
+    // SAFETY: hwloc 2's signatures.
+    let (by_depth, type_string) = unsafe {
+        (
+            func::<unsafe extern "C" fn(Topology, c_int, c_uint) -> *mut c_void>(c"hwloc_get_obj_by_depth")?,
+            func::<unsafe extern "C" fn(c_int) -> *const c_char>(c"hwloc_obj_type_string")?,
+        )
+    };
+    // SAFETY: the root object of a loaded topology; `type` is its first field
+    // and `arity` at obj::ARITY (hwloc 2's layout).
+    unsafe {
+        let root = by_depth(t, 0, 0);
+        if root.is_null() {
+            return None;
+        }
+        let kind = core::ptr::read_unaligned(root as *const c_int);
+        let arity = core::ptr::read_unaligned((root as *const u8).add(obj::ARITY) as *const c_uint);
+        let name = type_string(kind);
+        let name = if name.is_null() { "?".to_string() } else { core::ffi::CStr::from_ptr(name).to_string_lossy().into_owned() };
+        Some((name, arity))
+    }
+}
