@@ -417,6 +417,37 @@ t_stress() {
     with_ours timeout 120 "$PMIXRUN" -n 2 "$BIN/stress_threads" || { echo "under pmixrun: exit $?"; return 1; }
     with_ours timeout 120 "$BIN/rm_simple" -n 2 "$BIN/stress_threads" || { echo "under rm_simple: exit $?"; return 1; }
 }
+t_stress_tsan() {
+    # The same 16-thread stress under ThreadSanitizer: rpmix built with
+    # -Zsanitizer=thread (stable toolchain, RUSTC_BOOTSTRAP; its own target
+    # directory), run in the C program with Debian's ThreadSanitizer runtime
+    # preloaded (and c-tests/tsan_shim.c for three entry points it lacks).
+    # First without suppressions: the reports of std's Arc (see
+    # tools/tsan.supp) must appear, which shows the detector sees rpmix's
+    # code; then with tools/tsan.supp: no report at all, every answer right.
+    local rt tsandir out
+    rt=$(gcc -print-file-name=libtsan.so.2)
+    [ -e "$rt" ] || { echo "no ThreadSanitizer runtime (libtsan2): tools/install-deps.sh installs it"; return 1; }
+    rt=$(readlink -f "$rt")
+    build_c stress_threads stress_threads -lpthread || return 1
+    build_once "$BIN/libtsan_shim.so" $CC -shared -fPIC -O1 -fno-builtin "$ROOT/c-tests/tsan_shim.c" -o "$BIN/libtsan_shim.so" || return 1
+    (cd "$ROOT" && RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zsanitizer=thread -Cunsafe-allow-abi-mismatch=sanitizer" \
+        cargo build -q --release --lib --target x86_64-unknown-linux-gnu --target-dir "$ROOT/target/tsan") || { echo "the ThreadSanitizer build failed"; return 1; }
+    tsandir=$B/tsan-lib
+    mkdir -p "$tsandir" && ln -sf "$ROOT/target/tsan/x86_64-unknown-linux-gnu/release/libpmix.so" "$tsandir/libpmix.so.2" || return 1
+    run_tsan() { # run_tsan <TSAN_OPTIONS>: the two ranks' output and reports
+        with_ours timeout 300 "$PMIXRUN" -n 2 env LD_PRELOAD="$rt $BIN/libtsan_shim.so" LD_LIBRARY_PATH="$tsandir" \
+            TSAN_OPTIONS="$1" "$BIN/stress_threads" 2>&1
+    }
+    out=$(run_tsan "halt_on_error=0 exitcode=0")
+    echo "$out" | grep -q 'WARNING: ThreadSanitizer' && echo "$out" | grep -q 'drop_slow' ||
+        { echo "without suppressions ThreadSanitizer reported nothing: is it running?"; echo "$out" | tail; return 1; }
+    echo "without suppressions: $(echo "$out" | grep -c 'WARNING: ThreadSanitizer') reports (std's Arc, as expected)"
+    out=$(run_tsan "halt_on_error=0 exitcode=66 suppressions=$ROOT/tools/tsan.supp print_suppressions=1") || { echo "$out" | grep -A30 'WARNING: ThreadSanitizer' | head -80; return 1; }
+    ! echo "$out" | grep -q 'WARNING: ThreadSanitizer' || { echo "$out" | head -80; return 1; }
+    [ "$(echo "$out" | grep -Ec '^stress_threads [01]: ok$')" = 2 ] || { echo "$out" | tail; return 1; }
+    echo "$out" | grep -E '^stress_threads|Matched|race:'
+}
 t_groups() {
     # Group construct/destruct/leave among the ranks of one job, completed by
     # the server itself (OpenPMIx 4.2.2 needs a host group upcall even then).
@@ -606,6 +637,7 @@ all_steps() {
     step tool-attach-switch-disconnect t_tool
     step groups t_groups
     step threads-stress-16 t_stress
+    step threads-stress-16-tsan t_stress_tsan
     step topology-vs-openpmix t_topology
     step pmixrun-bind-to-core t_binding
     step fault-injection t_faults
