@@ -40,7 +40,7 @@ pub fn later<F: FnOnce() + Send + 'static>(f: F) {
     }
 }
 
-type GetDone = Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>;
+type GetDone = crate::runtime::Completion<Option<Value>>;
 
 /// PMIx_Get / Get_nb. `target` None = own namespace; an empty key asks for
 /// everything held for one rank. In a server process (no client role) the
@@ -49,31 +49,31 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
     let Some(h) = server::handle().filter(|_| client::me().is_none()) else {
         // (what was asked and not found, for PMIX_DEBUG >= 5: which key of whom)
         let what = (crate::debug::level() >= 5).then(|| (key.clone(), target.as_ref().map(|t| t.to_string())));
-        return client::api::get(target, key, info, Box::new(move |st, v| {
+        return client::api::get(target, key, info, crate::runtime::Completion::new(move |st, v| {
             if let (Some((k, t)), PMIX_ERR_NOT_FOUND) = (&what, st) {
                 crate::pmix_debug!(5, "PMIx_Get: {k} of {}: not found", t.as_deref().unwrap_or("this process"));
             }
-            done(st, v)
+            done.fire(st, v)
         }));
     };
     if key.is_empty() {
         let Some(t) = target.filter(|t| t.rank != PMIX_RANK_WILDCARD) else {
             crate::pmix_debug!(1, "PMIx_Get: a NULL key needs one named rank");
-            return done(PMIX_ERR_BAD_PARAM, None);
+            return done.fire(PMIX_ERR_BAD_PARAM, None);
         };
         if crate::runtime::on_progress_thread() {
             // Waiting for the server's own thread from that thread would deadlock.
-            return done(PMIX_ERR_WOULD_BLOCK, None);
+            return done.fire(PMIX_ERR_WOULD_BLOCK, None);
         }
         let infos = h.call(move |s, _| s.get_all(&t)).unwrap_or_default();
-        return if infos.is_empty() { done(PMIX_ERR_NOT_FOUND, None) } else { done(PMIX_SUCCESS, Some(Value::infos(&infos))) };
+        return if infos.is_empty() { done.fire(PMIX_ERR_NOT_FOUND, None) } else { done.fire(PMIX_SUCCESS, Some(Value::infos(&infos))) };
     }
-    let Some(t) = target else { return done(PMIX_ERR_INIT, None) };
+    let Some(t) = target else { return done.fire(PMIX_ERR_INIT, None) };
     // (on the server's own thread the store cannot be read: not found)
     let found = if crate::runtime::on_progress_thread() { None } else { h.call(move |s, _| s.get_local(&t, &key)).flatten() };
     match found {
-        Some(v) => done(PMIX_SUCCESS, Some(v)),
-        None => done(PMIX_ERR_NOT_FOUND, None),
+        Some(v) => done.fire(PMIX_SUCCESS, Some(v)),
+        None => done.fire(PMIX_ERR_NOT_FOUND, None),
     }
 }
 
@@ -89,12 +89,12 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
             let queued = h.run(move |s, net| {
                 s.deliver_event(net, status, &source, range, &info);
                 if let Some(done) = queued_done.lock().take() {
-                    done(PMIX_SUCCESS);
+                    done.status(PMIX_SUCCESS);
                 }
             });
             if !queued {
                 if let Some(done) = slot.lock().take() {
-                    done(PMIX_ERR_INIT);
+                    done.status(PMIX_ERR_INIT);
                 }
             }
             return;
@@ -108,7 +108,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: client::api::Done) {
     if client::handle().is_none() && client::me().is_none() {
         if let Some(me) = server::own_proc() {
-            return later(move || done(server::log::write_locally(&me, &data, &directives)));
+            return later(move || done.status(server::log::write_locally(&me, &data, &directives)));
         }
     }
     client::api::log(data, directives, done)
@@ -116,13 +116,13 @@ pub fn log(data: Vec<Info>, directives: Vec<Info>, done: client::api::Done) {
 
 /// PMIx_Query_info: the keys the library answers itself are answered here
 /// (in every role, before init too); the rest go to the server.
-pub fn query(queries: &CArray, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn query(queries: &CArray, done: crate::runtime::Completion<Vec<Info>>) {
     let (answers, n, rest) = match client::api::split_queries(queries) {
         Ok(x) => x,
-        Err(st) => return done(st, Vec::new()),
+        Err(st) => return done.fire(st, Vec::new()),
     };
     if n == 0 {
-        return later(move || done(PMIX_SUCCESS, answers));
+        return later(move || done.fire(PMIX_SUCCESS, answers));
     }
     client::api::query_server(answers, n, rest, done)
 }

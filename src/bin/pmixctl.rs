@@ -153,7 +153,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
         let q = q.map_err(|e| pmix::strings::error_name(e).to_string())?;
         let done = Oneshot::new();
         let d = done.clone();
-        pmix::facade::query(&q, Box::new(move |st, r| d.set((st, r))));
+        pmix::facade::query(&q, pmix::runtime::Completion::new(move |st, r| d.set((st, r))));
         let (st, r) = done.wait().ok_or("lost the server")?;
         let names: Vec<String> = r.first().and_then(|i| i.as_str()).map(|s| s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()).unwrap_or_default();
         if st != PMIX_SUCCESS && names.is_empty() {
@@ -167,7 +167,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
         let jc = |dirs: Vec<Info>| -> Result<(), String> {
             let done = Oneshot::new();
             let d = done.clone();
-            pmix::client::api::job_control(vec![target.clone()], dirs, Box::new(move |st, _| d.set(st)));
+            pmix::client::api::job_control(vec![target.clone()], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
             match done.wait() {
                 Some(PMIX_SUCCESS) => Ok(()),
                 Some(st) => Err(pmix::strings::error_name(st).to_string()),
@@ -179,7 +179,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 for n in names.iter().filter(|n| !n.contains(".tool.")) {
                     let done = Oneshot::new();
                     let d = done.clone();
-                    pmix::client::api::get(Some(Proc::wildcard(n)), "pmix.job.size".into(), Vec::new(), Box::new(move |st, v| d.set((st, v))));
+                    pmix::client::api::get(Some(Proc::wildcard(n)), "pmix.job.size".into(), Vec::new(), pmix::runtime::Completion::new(move |st, v| d.set((st, v))));
                     let size = match done.wait() {
                         Some((PMIX_SUCCESS, Some(v))) => v.as_u32().map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
                         _ => "?".into(),
@@ -209,7 +209,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                     None => {
                         let done = Oneshot::new();
                         let d = done.clone();
-                        pmix::client::api::get(Some(Proc::wildcard(&ns)), "pmix.job.size".into(), Vec::new(), Box::new(move |st, v| d.set((st, v))));
+                        pmix::client::api::get(Some(Proc::wildcard(&ns)), "pmix.job.size".into(), Vec::new(), pmix::runtime::Completion::new(move |st, v| d.set((st, v))));
                         match done.wait() {
                             Some((PMIX_SUCCESS, Some(v))) => v.as_u32().unwrap_or(1) as usize,
                             _ => 1,
@@ -220,7 +220,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 LAST_DATA.store(now_ms(), Ordering::SeqCst);
                 let done = Oneshot::new();
                 let d = done.clone();
-                pmix::client::api::iof_pull(vec![target.clone()], Vec::new(), channel, Some(on_output), Box::new(move |st, h| d.set((st, h))));
+                pmix::client::api::iof_pull(vec![target.clone()], Vec::new(), channel, Some(on_output), pmix::runtime::Completion::new(move |st, h| d.set((st, h))));
                 match done.wait() {
                     Some((PMIX_SUCCESS, _)) => {}
                     Some((st, _)) => return Err(format!("output: {}", pmix::strings::error_name(st))),
@@ -258,7 +258,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                     };
                     let done = Oneshot::new();
                     let d = done.clone();
-                    pmix::client::api::iof_push(vec![target.clone()], data, dirs, Box::new(move |st| d.set(st)));
+                    pmix::client::api::iof_push(vec![target.clone()], data, dirs, pmix::runtime::Completion::on_status(move |st| d.set(st)));
                     match done.wait() {
                         Some(PMIX_SUCCESS) => {}
                         // The job ended after taking all the input: nothing left to close.

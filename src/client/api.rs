@@ -1,23 +1,24 @@
 //! Client operations behind the `PMIx_*` entries: each takes Rust values and
-//! a completion that runs exactly once (on the progress thread when there is
-//! one; inline when the answer needs no server).
+//! a `Completion` that runs exactly once (on the progress thread when there
+//! is one; on the caller's thread when the answer needs no server, which
+//! the C entry points defer so that no callback runs inside its call).
 
 use crate::abi::*;
 use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, Info, Proc, Value};
-use crate::runtime::Oneshot;
+use crate::runtime::{Completion, Oneshot};
 use crate::wire;
 
 use super::{cache, handle, me, ClientRole, CLIENT};
 
-pub type Done = Box<dyn FnOnce(pmix_status_t) + Send>;
+pub type Done = Completion<()>;
 /// A reply's status and body.
 pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
 /// What a lookup found: each key's publisher and value.
-pub type LookupDone = Box<dyn FnOnce(pmix_status_t, Vec<(Proc, Info)>) + Send>;
+pub type LookupDone = Completion<Vec<(Proc, Info)>>;
 /// A credential's bytes and the infos that describe it.
-pub type CredentialDone = Box<dyn FnOnce(pmix_status_t, Vec<u8>, Vec<Info>) + Send>;
+pub type CredentialDone = Completion<(Vec<u8>, Vec<Info>)>;
 
 /// Run `f` on the client progress thread, or answer `PMIX_ERR_UNREACH` at
 /// once when there is no server connection (or the library is not initialised).
@@ -113,7 +114,7 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     if let Some(me) = &me {
         let only_me = procs.is_empty() || procs.iter().all(|p| p == me || (p.nspace == me.nspace && p.rank == PMIX_RANK_WILDCARD));
         if handle().is_none() && only_me {
-            return done(PMIX_SUCCESS);
+            return done.status(PMIX_SUCCESS);
         }
     }
     let collect = find(&info, PMIX_COLLECT_DATA).is_some_and(|i| i.truthy());
@@ -123,7 +124,7 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     e.u32(collect as u32);
     e.u32(timeout);
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st);
+        return done.status(st);
     }
     let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
     let d2 = done.clone();
@@ -135,13 +136,13 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
                     let _ = c.ingest_records(b);
                 }
                 if let Some(d) = done.lock().take() {
-                    d(st);
+                    d.status(st);
                 }
             }));
         },
         move |st| {
             if let Some(d) = d2.lock().take() {
-                d(st);
+                d.status(st);
             }
         },
     );
@@ -166,11 +167,11 @@ fn get_local(target: &Proc, key: &str) -> Option<Value> {
 }
 
 /// PMIx_Get / Get_nb core. `target` None = own namespace (own data first).
-pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<Option<Value>>) {
     if key.is_empty() {
         return get_all(target, info, done);
     }
-    let Some(me) = me() else { return done(PMIX_ERR_INIT, None) };
+    let Some(me) = me() else { return done.fire(PMIX_ERR_INIT, None) };
     let target = target.unwrap_or_else(|| me.clone());
     // A Get restricted to one scope, or qualified by a group's context id,
     // asks the server, which keeps the scopes and the qualified data.
@@ -179,26 +180,26 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
         return get_remote(target, key, info, done);
     }
     if let Some(v) = get_local(&target, &key) {
-        return done(PMIX_SUCCESS, Some(v));
+        return done.fire(PMIX_SUCCESS, Some(v));
     }
     if target.rank != PMIX_RANK_WILDCARD {
         if let Some(v) = cache().and_then(|c| c.get(&Proc::wildcard(&target.nspace), &key)) {
-            return done(PMIX_SUCCESS, Some(v));
+            return done.fire(PMIX_SUCCESS, Some(v));
         }
     }
     let optional = find(&info, PMIX_OPTIONAL).is_some_and(|i| i.truthy());
     let refresh = find(&info, PMIX_GET_REFRESH_CACHE).is_some_and(|i| i.truthy());
     if optional && !refresh {
-        return done(PMIX_ERR_NOT_FOUND, None);
+        return done.fire(PMIX_ERR_NOT_FOUND, None);
     }
     // Our own data is all here (what we put, and what the server gave us at
     // init): asking the server would wait for a commit of ours that may never come.
     if target == me && !refresh {
         crate::pmix_debug!(5, "PMIx_Get: {key} of {target} (ourselves) not found");
-        return done(PMIX_ERR_NOT_FOUND, None);
+        return done.fire(PMIX_ERR_NOT_FOUND, None);
     }
     if handle().is_none() {
-        return done(PMIX_ERR_NOT_FOUND, None);
+        return done.fire(PMIX_ERR_NOT_FOUND, None);
     }
     // A reserved key of our own job that we do not hold is, as a rule, one the
     // host never registered: the server answers with what it has at once
@@ -216,23 +217,23 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Box<dyn FnO
 /// PMIx_Get with a NULL key: everything held for one rank, as a
 /// PMIX_DATA_ARRAY of PMIX_INFO (OpenPMIx's answer; Open MPI's mpirun reads
 /// its daemons' wire-up this way). Not for a whole job (rank wildcard).
-fn get_all(target: Option<Proc>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+fn get_all(target: Option<Proc>, info: Vec<Info>, done: Completion<Option<Value>>) {
     let Some(target) = target.filter(|t| t.rank != PMIX_RANK_WILDCARD) else {
         crate::pmix_debug!(1, "PMIx_Get: a NULL key needs one named rank");
-        return done(PMIX_ERR_BAD_PARAM, None);
+        return done.fire(PMIX_ERR_BAD_PARAM, None);
     };
     let answer = |infos: Vec<Info>| if infos.is_empty() { (PMIX_ERR_NOT_FOUND, None) } else { (PMIX_SUCCESS, Some(Value::infos(&infos))) };
-    let Some(me) = me() else { return done(PMIX_ERR_INIT, None) };
+    let Some(me) = me() else { return done.fire(PMIX_ERR_INIT, None) };
     if target == me || handle().is_none() {
         let (st, v) = answer(cache().map(|c| c.all_of(&target)).unwrap_or_default());
-        return done(st, v);
+        return done.fire(st, v);
     }
-    get_remote(target.clone(), String::new(), info, Box::new(move |st, _| {
+    get_remote(target.clone(), String::new(), info, crate::runtime::Completion::new(move |st, _| {
         if st != PMIX_SUCCESS {
-            return done(st, None);
+            return done.fire(st, None);
         }
         let (st, v) = answer(cache().map(|c| c.all_of(&target)).unwrap_or_default());
-        done(st, v)
+        done.fire(st, v)
     }));
 }
 
@@ -242,38 +243,38 @@ fn answered_as_asked(info: &[Info]) -> bool {
     find(info, PMIX_DATA_SCOPE).is_some() || find(info, PMIX_GROUP_CONTEXT_ID).is_some()
 }
 
-fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Option<Value>) + Send>) {
+fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Option<Value>>) {
     let scoped = answered_as_asked(&info);
     let mut e = Encoder::default();
     target.encode(&mut e);
     crate::owned::encode_str(&mut e, &key);
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st, None);
+        return done.fire(st, None);
     }
     let t2 = target.clone();
     request(wire::GET, e.into_bytes(), Box::new(move |st, b| {
         if st != PMIX_SUCCESS {
-            return done(st, None);
+            return done.fire(st, None);
         }
         let mut d = Decoder::new(b);
         match decode_infos(&mut d) {
             Ok(infos) if scoped => match infos.iter().find(|i| i.key() == key) {
-                Some(i) => done(PMIX_SUCCESS, Some(i.value())),
-                None => done(PMIX_ERR_NOT_FOUND, None),
+                Some(i) => done.fire(PMIX_SUCCESS, Some(i.value())),
+                None => done.fire(PMIX_ERR_NOT_FOUND, None),
             },
             Ok(infos) => {
                 if let Some(c) = cache() {
                     c.put(&t2, infos);
                 }
                 if key.is_empty() {
-                    return done(PMIX_SUCCESS, None); // all of it, now cached
+                    return done.fire(PMIX_SUCCESS, None); // all of it, now cached
                 }
                 match get_local(&t2, &key).or_else(|| cache().and_then(|c| c.get(&Proc::wildcard(&t2.nspace), &key))) {
-                    Some(v) => done(PMIX_SUCCESS, Some(v)),
-                    None => done(PMIX_ERR_NOT_FOUND, None),
+                    Some(v) => done.fire(PMIX_SUCCESS, Some(v)),
+                    None => done.fire(PMIX_ERR_NOT_FOUND, None),
                 }
             }
-            Err(e) => done(e, None),
+            Err(e) => done.fire(e, None),
         }
     }));
 }
@@ -283,9 +284,9 @@ fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Box<dyn FnOnce(p
 pub fn publish(info: Vec<Info>, done: Done) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st);
+        return done.status(st);
     }
-    request(wire::PUBLISH, e.into_bytes(), Box::new(move |st, _| done(st)));
+    request(wire::PUBLISH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }
 
 pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
@@ -295,7 +296,7 @@ pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
         crate::owned::encode_str(&mut e, k);
     }
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     request(wire::LOOKUP, e.into_bytes(), Box::new(move |st, b| {
         let mut out = Vec::new();
@@ -310,7 +311,7 @@ pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
             }
         }
         let st = if st == PMIX_SUCCESS && out.is_empty() { PMIX_ERR_NOT_FOUND } else { st };
-        done(st, out)
+        done.fire(st, out)
     }));
 }
 
@@ -321,9 +322,9 @@ pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
         crate::owned::encode_str(&mut e, k);
     }
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st);
+        return done.status(st);
     }
-    request(wire::UNPUBLISH, e.into_bytes(), Box::new(move |st, _| done(st)));
+    request(wire::UNPUBLISH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }
 
 // ---- events ----
@@ -331,16 +332,16 @@ pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
 pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: Done) {
     if handle().is_none() {
         // A client without a server: only its own handlers can hear it.
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
+        return done.status(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
     }
     let mut e = Encoder::default();
     e.u32(status as u32);
     source.encode(&mut e);
     e.u32(range as u32);
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st);
+        return done.status(st);
     }
-    request(wire::NOTIFY, e.into_bytes(), Box::new(move |st, _| done(st)));
+    request(wire::NOTIFY, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }
 
 // ---- misc ----
@@ -356,26 +357,26 @@ pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &data).and_then(|_| encode_infos(&mut e, &directives)) {
-        return done(st);
+        return done.status(st);
     }
-    request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done(st)));
+    request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }
 
-pub fn spawn(job_info: Vec<Info>, apps: &crate::data::carray::CArray, done: Box<dyn FnOnce(pmix_status_t, String) + Send>) {
+pub fn spawn(job_info: Vec<Info>, apps: &crate::data::carray::CArray, done: Completion<String>) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &job_info) {
-        return done(st, String::new());
+        return done.fire(st, String::new());
     }
     e.u32(apps.len as u32);
     for a in apps.apps() {
         // SAFETY: a valid app of our own copy.
         if let Err(st) = unsafe { e.elem(crate::data::kind::Kind::App, a as *const pmix_app_t as *const u8, 0) } {
-            return done(st, String::new());
+            return done.fire(st, String::new());
         }
     }
     request(wire::SPAWN, e.into_bytes(), Box::new(move |st, b| {
         let ns = decode_str(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, ns)
+        done.fire(st, ns)
     }));
 }
 
@@ -427,7 +428,7 @@ pub fn split_queries(queries: &crate::data::carray::CArray) -> Res<(Vec<Info>, u
 
 /// The queries `split_queries` left for the server (and its host): `n`
 /// of them, encoded in `rest`; the library's own `answers` join the server's.
-pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Completion<Vec<Info>>) {
     let mut e = Encoder::default();
     e.u32(n);
     e.raw(rest.bytes());
@@ -436,57 +437,57 @@ pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Box<dyn FnO
         let ours = all.len();
         all.extend(decode_infos(&mut Decoder::new(b)).unwrap_or_default());
         let st = if st != PMIX_SUCCESS && st != PMIX_QUERY_PARTIAL_SUCCESS && ours > 0 { PMIX_QUERY_PARTIAL_SUCCESS } else { st };
-        done(st, all)
+        done.fire(st, all)
     }));
 }
 
 // ---- job control ----
 
-pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
     }
     let mut e = Encoder::default();
     encode_procs(&mut e, &targets);
     if let Err(st) = encode_infos(&mut e, &directives) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     request(wire::JOB_CONTROL, e.into_bytes(), Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, infos)
+        done.fire(st, infos)
     }));
 }
 
 // ---- groups ----
 
 /// PMIx_Group_construct / _destruct / _leave (`tag`): `done(status, results)`.
-pub fn group(tag: u16, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn group(tag: u16, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     group_request(tag, name, &procs, &directives, None, done)
 }
 
 /// PMIx_Group_join: accept or decline `leader`'s invitation to `name`.
-pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     let opt = if accept { PMIX_GROUP_ACCEPT } else { PMIX_GROUP_DECLINE };
     group_request(wire::GROUP_JOIN, name, leader.as_slice(), &directives, Some(opt as u32), done)
 }
 
 /// A group request: name, procs, directives (and a join's answer); the reply carries infos.
-fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join_opt: Option<u32>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join_opt: Option<u32>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
     }
     let mut e = Encoder::default();
     crate::owned::encode_str(&mut e, name);
     encode_procs(&mut e, procs);
     if let Err(st) = encode_infos(&mut e, directives) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     if let Some(o) = join_opt {
         e.u32(o);
     }
     request(tag, e.into_bytes(), Box::new(move |st, b| {
         let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
-        done(st, infos)
+        done.fire(st, infos)
     }));
 }
 
@@ -495,39 +496,39 @@ fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join
 pub fn get_credential(info: Vec<Info>, done: CredentialDone) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st, Vec::new(), Vec::new());
+        return done.fire(st, (Vec::new(), Vec::new()));
     }
     request(wire::GET_CRED, e.into_bytes(), Box::new(move |st, b| {
         let mut d = Decoder::new(b);
         let cred = d.blob().map(|c| c.to_vec()).unwrap_or_default();
         let infos = decode_infos(&mut d).unwrap_or_default();
-        done(st, cred, infos)
+        done.fire(st, (cred, infos))
     }));
 }
 
-pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Completion<Vec<Info>>) {
     let mut e = Encoder::default();
     e.blob(&cred);
     if let Err(st) = encode_infos(&mut e, &info) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     request(wire::VALIDATE_CRED, e.into_bytes(), Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, infos)
+        done.fire(st, infos)
     }));
 }
 
 // ---- allocation, event interest ----
 
-pub fn allocate(directive: pmix_alloc_directive_t, data: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn allocate(directive: pmix_alloc_directive_t, data: Vec<Info>, done: Completion<Vec<Info>>) {
     let mut e = Encoder::default();
     e.u32(directive as u32);
     if let Err(st) = encode_infos(&mut e, &data) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     request(wire::ALLOCATE, e.into_bytes(), Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, infos)
+        done.fire(st, infos)
     }));
 }
 
@@ -557,21 +558,21 @@ pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info
 
 // ---- monitoring ----
 
-pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done: Box<dyn FnOnce(pmix_status_t, Vec<Info>) + Send>) {
+pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
     }
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, std::slice::from_ref(&monitor)) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     e.u32(error as u32);
     if let Err(st) = encode_infos(&mut e, &directives) {
-        return done(st, Vec::new());
+        return done.fire(st, Vec::new());
     }
     request(wire::MONITOR, e.into_bytes(), Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done(st, infos)
+        done.fire(st, infos)
     }));
 }
 
@@ -608,12 +609,12 @@ pub fn iof_forget_all() {
 }
 
 /// Register a pull; `done(status, local handle)`.
-pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_channel_t, cb: pmix_iof_cbfunc_t, done: Box<dyn FnOnce(pmix_status_t, u32) + Send>) {
+pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_channel_t, cb: pmix_iof_cbfunc_t, done: Completion<u32>) {
     if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
-        return done(PMIX_ERR_NOT_SUPPORTED, 0);
+        return done.fire(PMIX_ERR_NOT_SUPPORTED, 0);
     }
     let Some(h) = handle() else {
-        return done(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, 0);
+        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, 0);
     };
     let mut e = Encoder::default();
     encode_procs(&mut e, &procs);
@@ -630,7 +631,7 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
         e.u32(local);
         if let Err(st) = encode_infos(&mut e, &directives) {
             if let Some(d) = done.lock().take() {
-                d(st, 0);
+                d.fire(st, 0);
             }
             return;
         }
@@ -646,35 +647,35 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
                 iof_servers().get_or_insert_with(Default::default).insert(local, server);
             }
             if let Some(d) = done.lock().take() {
-                d(st, local);
+                d.fire(st, local);
             }
         }));
     });
     if !ok {
         if let Some(d) = d2.lock().take() {
-            d(PMIX_ERR_UNREACH, 0);
+            d.fire(PMIX_ERR_UNREACH, 0);
         }
     }
 }
 
 pub fn iof_deregister(local: u32, done: Done) {
     if me().is_none() {
-        return done(PMIX_ERR_INIT);
+        return done.status(PMIX_ERR_INIT);
     }
     let owner = iof_servers().as_mut().and_then(|m| m.remove(&local));
     let h = match owner {
         // Its connection is gone, and the pull (its held output delivered) with it.
         Some(Some(srv)) => match super::handle_of(&srv) {
             Some(h) => h,
-            None => return done(PMIX_SUCCESS),
+            None => return done.status(PMIX_SUCCESS),
         },
         Some(None) => match handle() {
             Some(h) => h,
-            None => return done(PMIX_SUCCESS),
+            None => return done.status(PMIX_SUCCESS),
         },
         None => {
             crate::pmix_debug!(5, "PMIx_IOF_deregister: no pull has handle {local}");
-            return done(PMIX_ERR_BAD_PARAM);
+            return done.status(PMIX_ERR_BAD_PARAM);
         }
     };
     let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
@@ -682,7 +683,7 @@ pub fn iof_deregister(local: u32, done: Done) {
     let ok = h.run(move |c, net| {
         let Some(mut pull) = c.iof.remove(&local) else {
             if let Some(d) = done.lock().take() {
-                d(PMIX_ERR_BAD_PARAM);
+                d.status(PMIX_ERR_BAD_PARAM);
             }
             return;
         };
@@ -694,13 +695,13 @@ pub fn iof_deregister(local: u32, done: Done) {
         e.u32(id);
         c.request(net, wire::IOF_DEREG, e.bytes(), Box::new(move |_, _, st, _| {
             if let Some(d) = done.lock().take() {
-                d(st);
+                d.status(st);
             }
         }));
     });
     if !ok {
         if let Some(d) = d2.lock().take() {
-            d(PMIX_ERR_UNREACH);
+            d.status(PMIX_ERR_UNREACH);
         }
     }
 }
@@ -711,7 +712,7 @@ pub fn iof_push(targets: Vec<Proc>, data: Option<Vec<u8>>, directives: Vec<Info>
     e.u32(data.is_some() as u32);
     e.blob(data.as_deref().unwrap_or(&[]));
     if let Err(st) = encode_infos(&mut e, &directives) {
-        return done(st);
+        return done.status(st);
     }
-    request(wire::IOF_PUSH, e.into_bytes(), Box::new(move |st, _| done(st)));
+    request(wire::IOF_PUSH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }

@@ -15,11 +15,11 @@ use crate::runtime::Oneshot;
 fn op_done(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> crate::client::api::Done {
     let cbd = SendPtr(cbdata);
     // SAFETY: the caller's callback and cbdata.
-    Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) })
+    crate::runtime::Completion::on_status(move |st| unsafe { fire_op(cbfunc, st, cbd) })
 }
 
 /// The completion of an operation answered with infos.
-type InfosDone = Box<dyn FnOnce(pmix_status_t, Vec<crate::owned::Info>) + Send>;
+type InfosDone = crate::runtime::Completion<Vec<crate::owned::Info>>;
 
 /// Start an operation answered with infos and wait for it (blocking API
 /// calls); the results go to `results`/`nresults` when both are given.
@@ -34,7 +34,7 @@ unsafe fn wait_infos(results: *mut *mut pmix_info_t, nresults: *mut usize, start
         }
         let done = Oneshot::new();
         let d = done.clone();
-        start(Box::new(move |st, r| d.set((st, r))));
+        start(crate::runtime::Completion::new(move |st, r| d.set((st, r))));
         let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         if !results.is_null() && !nresults.is_null() {
             let (p, n) = crate::owned::infos_to_c(&r);
@@ -48,7 +48,7 @@ unsafe fn wait_infos(results: *mut *mut pmix_info_t, nresults: *mut usize, start
 /// Hand results to a C info callback (it releases them through release_infos).
 fn infos_done(cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> InfosDone {
     let cbd = SendPtr(cbdata);
-    Box::new(move |st, r| crate::ffi::boundary::complete(move || {
+    crate::runtime::Completion::new(move |st, r: Vec<crate::owned::Info>| crate::ffi::boundary::complete(move || {
         let (p, n) = crate::owned::infos_to_c(&r);
         let rel = Box::into_raw(Box::new((SendPtr(p), n))) as *mut c_void;
         match cbfunc {
@@ -68,7 +68,7 @@ fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
     }
     let done = Oneshot::new();
     let d = done.clone();
-    start(Box::new(move |st| d.set(st)));
+    start(crate::runtime::Completion::on_status(move |st| d.set(st)));
     done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
 }
 
@@ -300,7 +300,7 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
             let target = proc.as_ref().map(crate::owned::Proc::from_c);
             let done = Oneshot::new();
             let d = done.clone();
-            crate::facade::get(target, k, i, Box::new(move |st, v| d.set((st, v))));
+            crate::facade::get(target, k, i, crate::runtime::Completion::new(move |st, v| d.set((st, v))));
             // On a progress thread only an answer known at once can be had:
             // waiting for the server would stop the thread that brings it.
             let answer = if crate::runtime::on_progress_thread() {
@@ -346,7 +346,7 @@ pub unsafe extern "C" fn PMIx_Get_nb(proc: *const pmix_proc_t, key: *const c_cha
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let target = proc.as_ref().map(crate::owned::Proc::from_c);
         let cbd = SendPtr(cbdata);
-        crate::facade::get(target, k, i, Box::new(move |st, v| crate::ffi::boundary::complete(move || {
+        crate::facade::get(target, k, i, crate::runtime::Completion::new(move |st, v: Option<crate::owned::Value>| crate::ffi::boundary::complete(move || {
             let mut v = v;
             let p = v.as_mut().map_or(core::ptr::null_mut(), |v| &mut v.0 as *mut pmix_value_t);
             if let Some(f) = cbfunc {
@@ -419,7 +419,7 @@ pub unsafe extern "C" fn PMIx_Lookup(data: *mut pmix_pdata_t, ndata: usize, info
         let keys: Vec<String> = pd.iter().map(|p| crate::owned::key_of(p.key.as_ptr()).unwrap_or_default()).collect();
         let done = Oneshot::new();
         let d = done.clone();
-        crate::client::api::lookup(keys.clone(), i, Box::new(move |st, r| d.set((st, r))));
+        crate::client::api::lookup(keys.clone(), i, crate::runtime::Completion::new(move |st, r| d.set((st, r))));
         let Some((st, found)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         for (slot, k) in pd.iter_mut().zip(keys.iter()) {
             if let Some((p, info)) = found.iter().find(|(_, i)| i.key() == k) {
@@ -453,7 +453,7 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(keys: *mut *mut c_char, info: *const pmi
         let ks: Vec<String> = (0..n).map(|k| crate::owned::key_of(*keys.add(k)).unwrap_or_default()).collect();
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let cbd = SendPtr(cbdata);
-        crate::client::api::lookup(ks, i, Box::new(move |st, found| crate::ffi::boundary::complete(move || {
+        crate::client::api::lookup(ks, i, crate::runtime::Completion::new(move |st, found: Vec<(crate::owned::Proc, crate::owned::Info)>| crate::ffi::boundary::complete(move || {
             let mut pd: Vec<pmix_pdata_t> = found.iter().map(|(p, i)| {
                 // SAFETY: zeroed pdata filled from owned data; freed below.
                 let mut x: pmix_pdata_t = unsafe { core::mem::zeroed() };
@@ -544,7 +544,7 @@ pub unsafe extern "C" fn PMIx_Spawn(job_info: *const pmix_info_t, ninfo: usize, 
         };
         let done = Oneshot::new();
         let d = done.clone();
-        crate::client::api::spawn(i, &a, Box::new(move |st, ns| d.set((st, ns))));
+        crate::client::api::spawn(i, &a, crate::runtime::Completion::new(move |st, ns| d.set((st, ns))));
         let Some((st, ns)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         if st == PMIX_SUCCESS && !nspace.is_null() {
             crate::cmem::load_fixed(crate::ffi::boundary::slice_mut(nspace, PMIX_MAX_NSLEN + 1), ns.as_bytes());
@@ -576,7 +576,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(job_info: *const pmix_info_t, ninfo: usiz
             Err(e) => return e,
         };
         let cbd = SendPtr(cbdata);
-        crate::client::api::spawn(i, &a, Box::new(move |st, ns| crate::ffi::boundary::complete(move || {
+        crate::client::api::spawn(i, &a, crate::runtime::Completion::new(move |st, ns: String| crate::ffi::boundary::complete(move || {
             let c = crate::owned::c_string(&ns);
             if let Some(f) = cbfunc {
                 // SAFETY: the caller's callback; the string lives through the call.
@@ -765,7 +765,7 @@ pub unsafe extern "C" fn PMIx_Query_info(queries: *mut pmix_query_t, nqueries: u
         };
         let done = Oneshot::new();
         let d = done.clone();
-        crate::facade::query(&q, Box::new(move |st, r| d.set((st, r))));
+        crate::facade::query(&q, crate::runtime::Completion::new(move |st, r| d.set((st, r))));
         let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         let (p, n) = crate::owned::infos_to_c(&r);
         *results = p;
@@ -1000,7 +1000,7 @@ pub unsafe extern "C" fn PMIx_Get_credential(info: *const pmix_info_t, ninfo: us
         }
         let done = Oneshot::new();
         let d = done.clone();
-        crate::client::api::get_credential(i, Box::new(move |st, c, _| d.set((st, c))));
+        crate::client::api::get_credential(i, crate::runtime::Completion::new(move |st, (c, _): (Vec<u8>, Vec<crate::owned::Info>)| d.set((st, c))));
         let Some((st, c)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
         let bo = &mut *credential;
         bo.bytes = crate::cmem::dup_bytes(&c);
@@ -1027,7 +1027,7 @@ pub unsafe extern "C" fn PMIx_Get_credential_nb(info: *const pmix_info_t, ninfo:
         require!("PMIx_Get_credential_nb", cbfunc.is_some());
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let cbd = SendPtr(cbdata);
-        crate::client::api::get_credential(i, Box::new(move |st, mut c, infos| crate::ffi::boundary::complete(move || {
+        crate::client::api::get_credential(i, crate::runtime::Completion::new(move |st, (mut c, infos): (Vec<u8>, Vec<crate::owned::Info>)| crate::ffi::boundary::complete(move || {
             let mut bo = pmix_byte_object_t { bytes: c.as_mut_ptr() as *mut c_char, size: c.len() };
             let (p, n) = crate::owned::infos_to_c(&infos);
             if let Some(f) = cbfunc {
@@ -1082,7 +1082,7 @@ pub unsafe extern "C" fn PMIx_Validate_credential_nb(cred: *const pmix_byte_obje
         let c = c.to_vec();
         let Ok(i) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
         let cbd = SendPtr(cbdata);
-        crate::client::api::validate_credential(c, i, Box::new(move |st, r| crate::ffi::boundary::complete(move || {
+        crate::client::api::validate_credential(c, i, crate::runtime::Completion::new(move |st, r: Vec<crate::owned::Info>| crate::ffi::boundary::complete(move || {
             let (p, n) = crate::owned::infos_to_c(&r);
             if let Some(f) = cbfunc {
                 // SAFETY: the caller's callback; the array lives through the call.
@@ -1293,7 +1293,7 @@ unsafe fn group_op(tag: u16, fname: &str, grp: *const c_char, info: *const pmix_
                     return if crate::client::me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT };
                 }
                 let done = op_done(cbfunc, cbdata);
-                crate::client::api::group(tag, &name, Vec::new(), d, Box::new(move |st, _| done(st)));
+                crate::client::api::group(tag, &name, Vec::new(), d, crate::runtime::Completion::new(move |st, _: Vec<crate::owned::Info>| done.status(st)));
                 PMIX_SUCCESS
             }
         }

@@ -17,7 +17,7 @@ fn wait_op(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
     }
     let done = Oneshot::new();
     let d = done.clone();
-    start(Box::new(move |st| d.set(st)));
+    start(crate::runtime::Completion::on_status(move |st| d.set(st)));
     done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
 }
 
@@ -197,7 +197,7 @@ pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize,
         match regcbfunc {
             Some(f) => {
                 let cbd = SendPtr(regcbdata);
-                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| crate::ffi::boundary::complete(move || {
+                crate::client::api::iof_pull(ps, d, channel, cbfunc, crate::runtime::Completion::new(move |st, h| crate::ffi::boundary::complete(move || {
                     // SAFETY: the caller's registration callback.
                     unsafe { f(st, h as usize, cbd.get()) };
                 })));
@@ -210,7 +210,7 @@ pub unsafe extern "C" fn PMIx_IOF_pull(procs: *const pmix_proc_t, nprocs: usize,
                 }
                 let done = Oneshot::new();
                 let dd = done.clone();
-                crate::client::api::iof_pull(ps, d, channel, cbfunc, Box::new(move |st, h| dd.set((st, h))));
+                crate::client::api::iof_pull(ps, d, channel, cbfunc, crate::runtime::Completion::new(move |st, h| dd.set((st, h))));
                 match done.wait() {
                     Some((PMIX_SUCCESS, h)) => h as pmix_status_t,
                     Some((st, _)) => st,
@@ -247,7 +247,7 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const 
         if cbfunc.is_some() {
             let cbd = SendPtr(cbdata);
             // SAFETY: the caller's callback.
-            crate::client::api::iof_deregister(h, Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
+            crate::client::api::iof_deregister(h, crate::runtime::Completion::on_status(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
             return PMIX_SUCCESS;
         }
         if crate::runtime::on_progress_thread() {
@@ -255,7 +255,7 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(iofhdlr: usize, directives: *const 
         }
         let done = Oneshot::new();
         let dd = done.clone();
-        crate::client::api::iof_deregister(h, Box::new(move |st| dd.set(st)));
+        crate::client::api::iof_deregister(h, crate::runtime::Completion::on_status(move |st| dd.set(st)));
         done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
     })
 }
@@ -303,7 +303,7 @@ pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: us
                     };
                     let w = Oneshot::new();
                     let w2 = w.clone();
-                    crate::client::api::iof_push(ts2.clone(), payload, fin, Box::new(move |st| w2.set(st)));
+                    crate::client::api::iof_push(ts2.clone(), payload, fin, crate::runtime::Completion::on_status(move |st| w2.set(st)));
                     if w.wait() != Some(PMIX_SUCCESS) || n == 0 {
                         break;
                     }
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: us
         if cbfunc.is_some() {
             let cbd = SendPtr(cbdata);
             // SAFETY: the caller's callback.
-            crate::client::api::iof_push(ts, data, d, Box::new(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
+            crate::client::api::iof_push(ts, data, d, crate::runtime::Completion::on_status(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
             return PMIX_SUCCESS;
         }
         wait_op(move |done| crate::client::api::iof_push(ts, data, d, done))

@@ -7,6 +7,7 @@
 //! (`Role::read_limit`: `MAX_FRAME` by default) closes that one connection
 //! (logged at PMIX_DEBUG >= 1); nothing a peer sends can stop the loop.
 
+pub mod completion;
 pub mod oneshot;
 
 use std::cell::Cell;
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 
+pub use completion::Completion;
 pub use oneshot::Oneshot;
 
 /// Largest frame a peer may send by default (a client's request: its own
