@@ -101,10 +101,14 @@ impl Cache {
 
     /// The value of `key` for (nspace, rank): the proc's own data, then what
     /// the job's maps say of it, then its job's data.
+    #[inline]
     pub fn lookup(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
-        self.ready(nspace, rank);
         let m = self.map.read();
         let ns = m.get(nspace)?;
+        if rank != PMIX_RANK_WILDCARD && ns.encoded.contains_key(&rank) {
+            drop(m);
+            return self.lookup_first_use(nspace, rank, key);
+        }
         let copy = |i: &Info| {
             // SAFETY: a valid cached value; a failed copy (out of memory) is a miss.
             unsafe { Value::copy_of(&i.0.value) }.ok()
@@ -112,13 +116,28 @@ impl Cache {
         if let Some(i) = ns.ranks.get(&rank).and_then(|v| v.get(key)) {
             return copy(i);
         }
-        if let Some(v) = ns.layout().and_then(|l| l.derived(rank, key)) {
+        if let Some(v) = Self::derived(ns, rank, key) {
             return Some(v);
         }
         if rank == PMIX_RANK_WILDCARD {
             return None;
         }
         ns.ranks.get(&PMIX_RANK_WILDCARD).and_then(|v| v.get(key)).and_then(copy)
+    }
+
+    /// What the job's maps say of `rank`'s `key` (kept out of the hot path).
+    #[cold]
+    #[inline(never)]
+    fn derived(ns: &NsData, rank: pmix_rank_t, key: &str) -> Option<Value> {
+        ns.layout().and_then(|l| l.derived(rank, key))
+    }
+
+    /// A peer's record used for the first time: decode it (write lock), then look again.
+    #[cold]
+    #[inline(never)]
+    fn lookup_first_use(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
+        self.ready(nspace, rank);
+        self.lookup(nspace, rank, key)
     }
 
     pub fn get(&self, p: &Proc, key: &str) -> Option<Value> {
