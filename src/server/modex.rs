@@ -220,13 +220,20 @@ impl ServerRole {
         // A proc this server does not serve: ask the host (direct modex).
         let remote = target.rank != PMIX_RANK_WILDCARD && !self.nspaces.get(&target.nspace).is_some_and(|ns| ns.is_local(target.rank));
         if remote && !immediate {
+            let wait = timeout.filter(|t| *t > 0).map_or(REMOTE_GET_WAIT, |t| Duration::from_secs(t as u64));
+            // One request per proc in flight (as OpenPMIx): a Get for a proc
+            // already asked for waits for that answer (the whole proc's data).
+            if let Some(id) = self.parked.iter().find_map(|p| if p.target == target { p.dmodex } else { None }) {
+                let timer = Some(net.timer(wait));
+                self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: Some(id) });
+                return Ok(());
+            }
             let mut dinfo = info;
             if !key.is_empty() {
                 dinfo.push(Info::new("pmix.req.key", Value::string(&key)));
             }
             let id = self.next_dmodex;
             self.next_dmodex += 1;
-            let wait = timeout.filter(|t| *t > 0).map_or(REMOTE_GET_WAIT, |t| Duration::from_secs(t as u64));
             let timer = Some(net.timer(wait));
             self.parked.push(ParkedGet { conn, req, target: target.clone(), key, timer, dmodex: Some(id) });
             // The host may answer inside the upcall, later, or (wrongly) both:
@@ -238,7 +245,7 @@ impl ServerRole {
             }));
             if let Upcall::Now(st) = u {
                 let st = if st == PMIX_SUCCESS || st == PMIX_ERR_NOT_SUPPORTED || st == PMIX_OPERATION_SUCCEEDED { PMIX_ERR_NOT_FOUND } else { st };
-                if let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
+                while let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
                     reply(net, p.conn, p.req, st, &[]);
                 }
             }
@@ -267,13 +274,17 @@ impl ServerRole {
                 Err(_) => crate::pmix_debug!(1, "direct modex for {target}: the host's data does not decode"),
             }
         }
-        // Already answered (timeout, or a second completion from the host).
-        let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) else {
+        // Every Get waiting for this request (none: already answered, by a
+        // timeout or an earlier completion from the host).
+        let mut answered = 0;
+        while let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
+            answered += 1;
+            if !self.answer_get(net, p.conn, p.req, target, &p.key) {
+                reply(net, p.conn, p.req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
+            }
+        }
+        if answered == 0 {
             crate::pmix_debug!(5, "direct modex for {target}: late or repeated answer ignored");
-            return;
-        };
-        if !self.answer_get(net, p.conn, p.req, target, &p.key) {
-            reply(net, p.conn, p.req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
         }
     }
 
