@@ -554,10 +554,13 @@ done
 for lib in openpmix rpmix; do
     [[ -n ${dmodex_counts[$lib]:-} ]] && echo "INFO: async-modex on $lib: ${dmodex_counts[$lib]}"
 done
-# The upcall pattern: rpmix's direct-modex requests really happen, as many as OpenPMIx's.
+# The upcall pattern: rpmix's direct-modex requests really happen, and are
+# no more than OpenPMIx's. (rpmix sends one per remote proc in flight;
+# OpenPMIx usually does too, but when two local ranks ask for the same proc
+# at once it sometimes sends a second: 4 or 5 here, run to run.)
 if [[ -n ${dmodex_n[rpmix]:-} && -n ${dmodex_n[openpmix]:-} ]]; then
-    if ((dmodex_n[rpmix] > 0 && dmodex_n[rpmix] == dmodex_n[openpmix])); then
-        pass "twohost/async-modex-upcalls (${dmodex_n[rpmix]} direct-modex requests on both)"
+    if ((dmodex_n[rpmix] > 0 && dmodex_n[rpmix] <= dmodex_n[openpmix])); then
+        pass "twohost/async-modex-upcalls (direct-modex requests: rpmix ${dmodex_n[rpmix]}, OpenPMIx ${dmodex_n[openpmix]})"
     else
         fail twohost/async-modex-upcalls "direct-modex requests: OpenPMIx ${dmodex_n[openpmix]}, rpmix ${dmodex_n[rpmix]}"
     fi
