@@ -19,25 +19,7 @@
 
 #include <pmix.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void memory_kb(long *rss, long *pss)
-{
-    char line[256];
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    *rss = *pss = -1;
-    if (!f) return;
-    while (fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "Rss:", 4) == 0) *rss = atol(line + 4);
-        if (strncmp(line, "Pss:", 4) == 0) *pss = atol(line + 4);
-    }
-    fclose(f);
-}
+#include "scale_measure.h"
 
 static int fail(const char *what, pmix_status_t rc)
 {

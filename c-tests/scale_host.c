@@ -44,6 +44,8 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "scale_measure.h"
+
 extern char **environ;
 
 static int answer_immediately; /* -d */
@@ -67,13 +69,6 @@ static void wait_op(const char *what, pmix_status_t rc)
     if (op_status != PMIX_SUCCESS) die(what, op_status);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void die(const char *what, pmix_status_t rc)
 {
     fprintf(stderr, "scale_host: %s: %s\n", what, PMIx_Error_string(rc));
@@ -88,20 +83,6 @@ static void *xmalloc(size_t n)
         exit(2);
     }
     return p;
-}
-
-/* smaps_rollup's Rss and Pss of this process, in kB */
-static void memory_kb(long *rss, long *pss)
-{
-    char line[256];
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    *rss = *pss = -1;
-    if (!f) return;
-    while (fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "Rss:", 4) == 0) *rss = atol(line + 4);
-        if (strncmp(line, "Pss:", 4) == 0) *pss = atol(line + 4);
-    }
-    fclose(f);
 }
 
 /* ---- upcalls: every one completes before it returns ---- */

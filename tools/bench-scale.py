@@ -59,8 +59,8 @@ def env_for(lib):
 
 
 def fields(line):
-    return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv) if line.startswith("host") else \
-        dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    """The key=value words of a line (its leading tag, e.g. "host", has no "=")."""
+    return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
 
 
 def run_job(lib, n, ppn, extra=()):
@@ -99,6 +99,20 @@ def ratio(a, b):
     return f"{b / a:.2g}" if a and b is not None and a > 0 else "-"
 
 
+def header(first, second):
+    print(f"{first:<10} {second:<40} {'OpenPMIx':>12} {'rpmix':>12} {'ratio':>7}")
+
+
+def row(first, label, a, b, unit):
+    """One measurement on both libraries (a: OpenPMIx, b: rpmix; None: not measured)."""
+    return f"{first:<10} {label:<40} {fmt(a, unit):>12} {fmt(b, unit):>12} {ratio(a, b):>7}"
+
+
+def both(res, key, conv):
+    """(OpenPMIx's, rpmix's) value of `key` in each library's fields, or None."""
+    return tuple(conv(res[lib][key]) if res[lib] else None for lib in LIBS)
+
+
 def table_jobs():
     sizes = [(1024, 8), (65536, 8), (1048576, 128)]
     rows = []
@@ -126,11 +140,11 @@ def table_jobs():
                     vals[lib] = get(h, c) if h is not None and (len(c) == 8 or "server" in label) else None
                 except (KeyError, ValueError, statistics.StatisticsError):
                     vals[lib] = None
-            rows.append((f"N={n}", label, fmt(vals["openpmix"], unit), fmt(vals["rpmix"], unit), ratio(vals["openpmix"], vals["rpmix"])))
+            rows.append(row(f"N={n}", label, vals["openpmix"], vals["rpmix"], unit))
     print("1. One namespace of N ranks, 8 of them here (host completes upcalls inline)")
-    print(f"{'size':<10} {'measurement':<40} {'OpenPMIx':>12} {'rpmix':>12} {'ratio':>7}")
+    header("size", "measurement")
     for r in rows:
-        print(f"{r[0]:<10} {r[1]:<40} {r[2]:>12} {r[3]:>12} {r[4]:>7}")
+        print(r)
     for note in notes:
         print("   note:", note)
     print()
@@ -138,7 +152,7 @@ def table_jobs():
 
 def table_regex():
     print("2. PMIx_generate_regex / PMIx_generate_ppn, 1,048,576 ranks")
-    print(f"{'nodes':<10} {'call':<40} {'OpenPMIx':>12} {'rpmix':>12} {'ratio':>7}")
+    header("nodes", "call")
     for ppn in (128, 32):
         res = {}
         for lib in LIBS:
@@ -148,28 +162,24 @@ def table_regex():
                 print(f"   note: {lib} at {ppn} per node: {why}")
         nodes = next((h["nodes"] for h in res.values() if h), "?")
         for key, call in (("regex_s", "PMIx_generate_regex"), ("ppn_s", "PMIx_generate_ppn")):
-            a = float(res["openpmix"][key]) if res["openpmix"] else None
-            b = float(res["rpmix"][key]) if res["rpmix"] else None
-            print(f"{nodes:<10} {call:<40} {fmt(a, 's'):>12} {fmt(b, 's'):>12} {ratio(a, b):>7}")
+            print(row(nodes, call, *both(res, key, float), "s"))
     print()
 
 
 def table_cycles():
     print("3. A long-lived server: 1,000 register/deregister cycles of a namespace")
-    print(f"{'size':<10} {'RSS':<40} {'OpenPMIx':>12} {'rpmix':>12} {'ratio':>7}")
+    header("size", "RSS")
     for n in (1024,):
         res = {}
         for lib in LIBS:
             try:
                 p = subprocess.run([HOST, "-N", str(n), "-R", "1000"], env=env_for(lib), capture_output=True, text=True, timeout=CAP * 3)
                 line = next((l for l in p.stdout.splitlines() if l.startswith("cycles ")), None)
-                res[lib] = fields("host " + line[len("cycles "):]) if line else None
+                res[lib] = fields(line) if line else None
             except subprocess.TimeoutExpired:
                 res[lib] = None
         for key, label in (("rss_first_kb", "after the first cycle"), ("rss_last_kb", "after the last cycle")):
-            a = int(res["openpmix"][key]) if res["openpmix"] else None
-            b = int(res["rpmix"][key]) if res["rpmix"] else None
-            print(f"N={n:<8} {label:<40} {fmt(a, 'MB'):>12} {fmt(b, 'MB'):>12} {ratio(a, b):>7}")
+            print(row(f"N={n}", label, *both(res, key, int), "MB"))
     print()
 
 
