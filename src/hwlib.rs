@@ -41,6 +41,12 @@ pub mod obj {
     pub const INFOS_COUNT: usize = 224;
 }
 
+/// Does a topology's or cpuset's source name hwloc ("hwloc", "hwloc:2.9.0",
+/// any case)? Such an object holds an hwloc pointer.
+pub fn names_hwloc(source: &[u8]) -> bool {
+    source.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc"))
+}
+
 /// The library, opened once (NULL: not installed).
 pub fn library() -> *mut c_void {
     static LIB: OnceLock<usize> = OnceLock::new();
@@ -128,10 +134,23 @@ pub unsafe fn export_xml(t: Topology) -> Option<String> {
     }
 }
 
-/// A new topology from hwloc XML, v1 or v2, with its
-/// important I/O devices; `this_system`: it describes this machine (hwloc
-/// then binds and reads the real one through it).
+/// A new topology from hwloc XML, v1 or v2, with its important I/O devices;
+/// `this_system`: it describes this machine (hwloc then binds and reads the
+/// real one through it).
 pub fn import_xml(xml: &[u8], this_system: bool) -> Result<Topology, pmix_status_t> {
+    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    new_topology(Some(&text), this_system)
+}
+
+/// This machine's topology, as hwloc discovers it, with its important I/O
+/// devices (network, OpenFabrics, GPUs: PMIx_Compute_distances walks them).
+pub fn discover() -> Result<Topology, pmix_status_t> {
+    new_topology(None, false)
+}
+
+/// hwloc's init, I/O filter ("important", as OpenPMIx), source (`xml`, or
+/// discovery), load; destroyed on any failure.
+fn new_topology(xml: Option<&std::ffi::CStr>, this_system: bool) -> Result<Topology, pmix_status_t> {
     // SAFETY: hwloc 2's signatures.
     let (init, set_xml, set_flags, load, destroy, io_filter) = unsafe {
         (
@@ -144,10 +163,13 @@ pub fn import_xml(xml: &[u8], this_system: bool) -> Result<Topology, pmix_status
         )
     };
     let (Some(init), Some(set_xml), Some(set_flags), Some(load), Some(destroy)) = (init, set_xml, set_flags, load, destroy) else {
+        crate::pmix_debug!(1, "hwloc: libhwloc.so.15 is missing or lacks the hwloc 2 API (install libhwloc15)");
         return Err(PMIX_ERR_NOT_SUPPORTED);
     };
-    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-    let len = c_int::try_from(text.as_bytes_with_nul().len()).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let len = match xml {
+        Some(x) => c_int::try_from(x.to_bytes_with_nul().len()).map_err(|_| PMIX_ERR_BAD_PARAM)?,
+        None => 0,
+    };
     let mut t: Topology = core::ptr::null_mut();
     // SAFETY: a topology of our own, fed the NUL-terminated buffer (hwloc
     // reads it during load), destroyed on any failure.
@@ -158,11 +180,19 @@ pub fn import_xml(xml: &[u8], this_system: bool) -> Result<Topology, pmix_status
         if let Some(f) = io_filter {
             f(t, FILTER_KEEP_IMPORTANT);
         }
-        let flags = if this_system { FLAG_IS_THISSYSTEM } else { 0 };
-        if set_xml(t, text.as_ptr(), len) != 0 || set_flags(t, flags) != 0 || load(t) != 0 {
+        let configured = match xml {
+            Some(x) => set_xml(t, x.as_ptr(), len) == 0 && set_flags(t, if this_system { FLAG_IS_THISSYSTEM } else { 0 }) == 0,
+            None => true,
+        };
+        if !configured || load(t) != 0 {
             destroy(t);
-            crate::pmix_debug!(1, "hwloc: a topology's XML does not load");
-            return Err(PMIX_ERR_BAD_PARAM);
+            return Err(if xml.is_some() {
+                crate::pmix_debug!(1, "hwloc: a topology's XML does not load");
+                PMIX_ERR_BAD_PARAM
+            } else {
+                crate::pmix_debug!(1, "hwloc: hwloc could not discover this machine");
+                PMIX_ERR_NOT_AVAILABLE
+            });
         }
     }
     Ok(t)

@@ -41,44 +41,18 @@ fn discover() -> Result<Loaded, pmix_status_t> {
         return Err(PMIX_ERR_NOT_SUPPORTED);
     }
     // SAFETY: the C signatures of hwloc 2.x's functions.
-    let (init, load, destroy, version) = unsafe {
+    let (version, by_depth, attrs) = unsafe {
         (
-            symbol::<unsafe extern "C" fn(*mut Topology) -> c_int>(lib, c"hwloc_topology_init"),
-            symbol::<unsafe extern "C" fn(Topology) -> c_int>(lib, c"hwloc_topology_load"),
-            symbol::<unsafe extern "C" fn(Topology)>(lib, c"hwloc_topology_destroy"),
             symbol::<unsafe extern "C" fn() -> c_uint>(lib, c"hwloc_get_api_version"),
-        )
-    };
-    // SAFETY: as above.
-    let (by_depth, attrs) = unsafe {
-        (
             symbol::<unsafe extern "C" fn(Topology, c_int, c_uint) -> *mut c_void>(lib, c"hwloc_get_obj_by_depth"),
             symbol::<unsafe extern "C" fn(*mut c_char, usize, *mut c_void, *const c_char, c_int) -> c_int>(lib, c"hwloc_obj_attr_snprintf"),
         )
     };
-    // SAFETY: as above.
-    let io_filter = unsafe { symbol::<unsafe extern "C" fn(Topology, c_int) -> c_int>(lib, c"hwloc_topology_set_io_types_filter") };
-    let (Some(init), Some(load), Some(destroy), Some(version)) = (init, load, destroy, version) else {
+    let Some(version) = version else {
         crate::pmix_debug!(1, "PMIx_Load_topology: libhwloc.so.15 lacks the hwloc 2 API");
         return Err(PMIX_ERR_NOT_SUPPORTED);
     };
-    let mut t: Topology = core::ptr::null_mut();
-    // SAFETY: init fills `t`; load discovers this machine; destroy on failure.
-    unsafe {
-        if init(&mut t) != 0 {
-            return Err(PMIX_ERR_NOMEM);
-        }
-        // The devices that matter (network, OpenFabrics, GPUs) are kept, as
-        // OpenPMIx keeps them: PMIx_Compute_distances walks them.
-        if let Some(f) = io_filter {
-            f(t, crate::hwlib::FILTER_KEEP_IMPORTANT);
-        }
-        if load(t) != 0 {
-            destroy(t);
-            crate::pmix_debug!(1, "PMIx_Load_topology: hwloc could not discover this machine");
-            return Err(PMIX_ERR_NOT_AVAILABLE);
-        }
-    }
+    let t = crate::hwlib::discover()?;
     // The release (e.g. 2.9.0, what OpenPMIx's source string names) is the
     // root object's hwlocVersion info; else the API version (e.g. 2.8.0).
     let release = by_depth.zip(attrs).and_then(|(by_depth, attrs)| {

@@ -181,13 +181,14 @@ fn parse_node_ranks(node: &str) -> Option<Vec<(u32, u32)>> {
 /// PMIx_generate_ppn: a ';'-separated list of per-node rank lists in the
 /// compact form. None when the input is not such a list.
 pub fn generate_procs(input: &str) -> Option<String> {
+    // (first, len) as `first` or `first-last`
+    let range = |f: u32, l: u32| if l == 1 { f.to_string() } else { format!("{f}-{}", f as u64 + l as u64 - 1) };
     let mut out: Vec<String> = Vec::new();
     // the previous node, when it was one range: (first, len, repeat so far)
     let mut block: Option<(u32, u32, u32)> = None;
     let flush = |out: &mut Vec<String>, b: Option<(u32, u32, u32)>| {
         if let Some((f, l, k)) = b {
-            let range = if l == 1 { f.to_string() } else { format!("{f}-{}", f as u64 + l as u64 - 1) };
-            out.push(if k > 1 { format!("{range}*{k}") } else { range });
+            out.push(if k > 1 { format!("{}*{k}", range(f, l)) } else { range(f, l) });
         }
     };
     for node in input.split(';') {
@@ -203,9 +204,7 @@ pub fn generate_procs(input: &str) -> Option<String> {
             continue;
         }
         flush(&mut out, block.take());
-        let items: Vec<String> =
-            ranges.iter().map(|&(f, l)| if l == 1 { f.to_string() } else { format!("{f}-{}", f as u64 + l as u64 - 1) }).collect();
-        out.push(items.join(","));
+        out.push(ranges.iter().map(|&(f, l)| range(f, l)).collect::<Vec<_>>().join(","));
     }
     flush(&mut out, block);
     Some(format!("{PREFIX}{}", out.join(";")))

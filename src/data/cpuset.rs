@@ -196,7 +196,7 @@ pub unsafe fn copy_topology(t: &pmix_topology_t) -> Res<*mut c_void> {
 /// `t.source` is NULL or NUL-terminated.
 unsafe fn is_hwloc(t: &pmix_topology_t) -> bool {
     // SAFETY: the caller's contract.
-    unsafe { cmem::cstr_bytes(t.source) }.is_some_and(|s| s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc")))
+    unsafe { cmem::cstr_bytes(t.source) }.is_some_and(crate::hwlib::names_hwloc)
 }
 
 /// What a PMIX_TOPO value prints: an hwloc topology as OpenPMIx begins it

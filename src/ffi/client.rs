@@ -1570,7 +1570,6 @@ pub unsafe extern "C" fn PMIx_Compute_distances(topo: *mut pmix_topology_t, cpus
 unsafe fn compute_distances(topo: *const pmix_topology_t, cpuset: *const pmix_cpuset_t, info: *const pmix_info_t, ninfo: usize) -> Result<(*mut pmix_device_distance_t, usize), pmix_status_t> {
     // SAFETY: the caller upholds PMIx_Compute_distances' contract.
     unsafe {
-        let hwloc = |s: &[u8]| s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc"));
         // No topology: this process's. No cpuset: where this process is bound.
         let topology = match topo.as_ref() {
             None => {
@@ -1584,7 +1583,7 @@ unsafe fn compute_distances(topo: *const pmix_topology_t, cpuset: *const pmix_cp
                     return Err(PMIX_ERR_BAD_PARAM);
                 };
                 // rpmix's own topology objects (copies, unpacked ones) are descriptions, not hwloc topologies
-                if !hwloc(src) || t.topology.is_null() || crate::data::cpuset::own_text(t.topology).is_some() {
+                if !crate::hwlib::names_hwloc(src) || t.topology.is_null() || crate::data::cpuset::own_text(t.topology).is_some() {
                     return Err(PMIX_ERR_NOT_SUPPORTED);
                 }
                 t.topology
@@ -1597,7 +1596,7 @@ unsafe fn compute_distances(topo: *const pmix_topology_t, cpuset: *const pmix_cp
                     crate::pmix_debug!(5, "PMIx_Compute_distances: the cpuset has no source");
                     return Err(PMIX_ERR_BAD_PARAM);
                 };
-                if !hwloc(src) {
+                if !crate::hwlib::names_hwloc(src) {
                     return Err(PMIX_ERR_NOT_SUPPORTED);
                 }
                 match crate::data::cpuset::own_text(c.bitmap) {

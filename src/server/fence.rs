@@ -72,14 +72,8 @@ impl Members {
         let mut out = BTreeSet::new();
         for (name, r) in &self.0 {
             let Some(ns) = nspaces.get(name) else { continue };
-            for rank in ns.local_ranks() {
-                if r.contains(rank) {
-                    out.insert(Proc::new(name, rank));
-                }
-            }
-            if let Ranks::Some(s) = r {
-                out.extend(s.iter().filter(|x| ns.is_local(**x)).map(|x| Proc::new(name, *x)));
-            }
+            // (is_local is exactly membership of local_ranks: one walk covers both forms)
+            out.extend(ns.local_ranks().into_iter().filter(|rank| r.contains(*rank)).map(|rank| Proc::new(name, rank)));
         }
         out
     }

@@ -692,7 +692,7 @@ pub fn note_host_topology(info: &[pmix_info_t]) {
         return;
     };
     // SAFETY: an hwloc topology, by its source; the host keeps it loaded.
-    let xml = source.to_ascii_lowercase().starts_with("hwloc").then(|| unsafe { crate::hwlib::export_xml(topology as *mut core::ffi::c_void) }).flatten();
+    let xml = crate::hwlib::names_hwloc(source.as_bytes()).then(|| unsafe { crate::hwlib::export_xml(topology as *mut core::ffi::c_void) }).flatten();
     if xml.is_none() {
         crate::pmix_debug!(1, "PMIx_server_init: the host's topology ({source}) cannot be exported for the clients");
     }

@@ -15,8 +15,6 @@ use pmix::owned::{Info, Proc, Value};
 
 use crate::host::{AppSpec, SpawnReq};
 
-/// A started rank's output pipes, waiting for their threads.
-type Output = (Proc, std::process::ChildStdout, std::process::ChildStderr);
 use crate::Event;
 
 pub struct Options {
@@ -303,7 +301,6 @@ impl Launcher {
             s.register_nspace(&ns2, size as i32, info);
         })?;
         pmix::server::setup::setup_local(&nspace, &[]).map_err(|e| format!("setup_local_support: {}", pmix::strings::error_name(e)))?;
-        let mut outputs = Vec::new();
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
@@ -317,10 +314,7 @@ impl Launcher {
             let child_path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
             if crate::exec::resolve(&app.cmd, child_path, app.cwd.as_deref().map(std::path::Path::new)).is_none() {
                 let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name");
-                if let Some(failed) = self.launch_failed(&nspace, parent, &app.cmd, e, &mut outputs) {
-                    return Err(failed);
-                }
-                continue;
+                return Err(self.launch_failed(&nspace, parent, &app.cmd, e));
             }
             let mut cmd = Command::new("/proc/self/exe");
             cmd.arg(&app.cmd);
@@ -362,7 +356,7 @@ impl Launcher {
                         }
                     });
                     if let (Some(o), Some(e)) = (child.stdout.take(), child.stderr.take()) {
-                        outputs.push((proc.clone(), o, e));
+                        crate::io::start(&proc, o, e, &self.io);
                     }
                     if let Some(i) = child.stdin.take() {
                         self.stdins.lock().insert(proc.clone(), i);
@@ -373,40 +367,24 @@ impl Launcher {
                     self.pids.lock().insert(proc.clone(), pid);
                     self.ranks.insert(pid, Rank { proc, exited: false });
                 }
-                Err(e) => {
-                    if let Some(failed) = self.launch_failed(&nspace, parent, &app.cmd, e, &mut outputs) {
-                        return Err(failed);
-                    }
-                }
+                Err(e) => return Err(self.launch_failed(&nspace, parent, &app.cmd, e)),
             }
         }
-        self.start_output(outputs);
         Ok(nspace)
     }
 
     /// A rank could not start. A spawn fails alone: the ranks it started go,
     /// the namespace is forgotten, the job goes on. The first job stops.
-    fn launch_failed(&mut self, nspace: &str, parent: Option<&Proc>, cmd: &str, e: std::io::Error, outputs: &mut Vec<Output>) -> Option<LaunchError> {
+    fn launch_failed(&mut self, nspace: &str, parent: Option<&Proc>, cmd: &str, e: std::io::Error) -> LaunchError {
         let msg = format!("cannot start '{cmd}': {e}");
         if parent.is_some() {
             self.abandon(nspace);
             let st = if e.kind() == std::io::ErrorKind::NotFound { PMIX_ERR_JOB_EXE_NOT_FOUND } else { PMIX_ERR_JOB_FAILED_TO_LAUNCH };
-            return Some(LaunchError { status: st, msg });
+            return LaunchError { status: st, msg };
         }
         self.record(127);
         self.stop_job(0, 127);
-        self.start_output(std::mem::take(outputs));
-        Some(LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg })
-    }
-
-    /// The output threads of the ranks just started. Started after every
-    /// fork, not between them: each fork copies the launcher's mappings,
-    /// thread stacks included, so threads made while forking would make a
-    /// launch of N ranks cost N^2 (the pipes hold the first output meanwhile).
-    fn start_output(&self, outputs: Vec<Output>) {
-        for (proc, o, e) in outputs {
-            crate::io::start(&proc, o, e, &self.io);
-        }
+        LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg }
     }
 
     pub fn spawn(&mut self, req: SpawnReq) {
