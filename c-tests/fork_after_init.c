@@ -1,7 +1,9 @@
-/* A client that forks after PMIx_Init: the children do not call PMIx (one
+/* A client that forks after PMIx_Init: three children do not call PMIx (one
  * exits with exit(), which runs atexit handlers, one with _exit(), one execs
- * /bin/true). None may hang, and the parent's connection must still work:
- * Put/Commit/Fence/Get and Finalize afterwards. Under a launcher; prints
+ * /bin/true); a fourth calls PMIx_Fence, which must fail at once (the
+ * connection is the parent's: a request written there would interleave
+ * with the parent's). None may hang, and the parent's connection must still
+ * work: Put/Commit/Fence/Get and Finalize afterwards. Under a launcher; prints
  * "fork_after_init <rank>: ok" and exits 0. alarm(30) bounds it. */
 #define _DEFAULT_SOURCE
 #include <pmix.h>
@@ -23,12 +25,13 @@ int main(void)
         printf("fork_after_init: init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
-    for (how = 0; how < 3; how++) {
+    for (how = 0; how < 4; how++) {
         pid_t pid = fork();
         if (pid == 0) {
             alarm(10);
             if (how == 0) exit(0);
             if (how == 1) _exit(0);
+            if (how == 3) _exit(PMIx_Fence(NULL, 0, NULL, 0) == PMIX_SUCCESS ? 3 : 0);
             execl("/bin/true", "true", (char *) NULL);
             _exit(127);
         }

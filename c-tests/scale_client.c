@@ -10,8 +10,16 @@
  * (the maps are read back there).
  * rss/pss are read from /proc/self/smaps_rollup right after PMIx_Init;
  * end_rss_kb after the Gets and the fence. Exit 0 when every call succeeded.
+ *
+ * With SCALE_BLOB_BYTES=<n> in the environment, each client then puts a
+ * byte object of n bytes (a pattern of its rank), commits, fences with
+ * PMIX_COLLECT_DATA, reads every local peer's object back, checks its size
+ * and every byte, and prints
+ *   blob rank=<r> bytes=<n> peers_checked=<k> fence_s=<s>
+ * (a collecting fence whose answer is larger than a default frame).
  */
 #define _DEFAULT_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +28,63 @@
 #include <pmix.h>
 
 #include "scale_measure.h"
+
+static int fail(const char *what, pmix_status_t rc);
+
+static unsigned char blob_byte(pmix_rank_t r, size_t i)
+{
+    return (unsigned char) (r * 131u + i * 7u + (i >> 12));
+}
+
+/* Put n bytes, fence collecting data, check every local peer's n bytes. */
+static int big_fence(const pmix_proc_t *me, const pmix_proc_t *peers, size_t npeers, size_t n)
+{
+    pmix_value_t v, *got = NULL;
+    pmix_info_t collect;
+    pmix_proc_t wild;
+    pmix_status_t rc;
+    bool yes = true;
+    size_t i, k;
+    double t0, t_fence;
+    char *bytes = malloc(n);
+
+    if (!bytes) return 1;
+    for (i = 0; i < n; i++) bytes[i] = (char) blob_byte(me->rank, i);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = bytes;
+    v.data.bo.size = n;
+    rc = PMIx_Put(PMIX_GLOBAL, "scale.blob", &v);
+    free(bytes);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Put(blob)", rc);
+    rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Commit", rc);
+    PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    t0 = now();
+    rc = PMIx_Fence(&wild, 1, &collect, 1);
+    t_fence = now() - t0;
+    PMIX_INFO_DESTRUCT(&collect);
+    if (rc != PMIX_SUCCESS) return fail("PMIx_Fence(collect, big)", rc);
+    for (k = 0; k < npeers; k++) {
+        rc = PMIx_Get(&peers[k], "scale.blob", NULL, 0, &got);
+        if (rc != PMIX_SUCCESS) return fail("PMIx_Get(a peer's blob)", rc);
+        if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != n) {
+            fprintf(stderr, "scale_client: rank %u's blob: type %d, %zu bytes\n", peers[k].rank, (int) got->type,
+                    got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : (size_t) 0);
+            return 1;
+        }
+        for (i = 0; i < n; i++) {
+            if ((unsigned char) got->data.bo.bytes[i] != blob_byte(peers[k].rank, i)) {
+                fprintf(stderr, "scale_client: rank %u's blob differs at byte %zu\n", peers[k].rank, i);
+                return 1;
+            }
+        }
+        PMIX_VALUE_RELEASE(got);
+    }
+    printf("blob rank=%u bytes=%zu peers_checked=%zu fence_s=%.6f\n", me->rank, n, npeers, t_fence);
+    fflush(stdout);
+    return 0;
+}
 
 static int fail(const char *what, pmix_status_t rc)
 {
@@ -75,7 +140,6 @@ int main(void)
     if (rc != PMIX_SUCCESS) return fail("PMIx_Get(HOSTNAME of the last rank)", rc);
     rc = PMIx_Resolve_peers(first, me.nspace, &peers, &npeers);
     if (rc != PMIX_SUCCESS) return fail("PMIx_Resolve_peers", rc);
-    PMIX_PROC_FREE(peers, npeers);
     t_resolve = now() - t0;
 
     t0 = now();
@@ -88,6 +152,11 @@ int main(void)
            "pss_kb=%ld resolve_s=%.6f fence_s=%.6f end_rss_kb=%ld\n",
            me.rank, size, first, last, npeers, t_init, rss, pss, t_resolve, t_fence, end_rss);
     fflush(stdout);
+    if (getenv("SCALE_BLOB_BYTES")) {
+        size_t n = (size_t) strtoull(getenv("SCALE_BLOB_BYTES"), NULL, 10);
+        if (n == 0 || big_fence(&me, peers, npeers, n) != 0) return 1;
+    }
+    PMIX_PROC_FREE(peers, npeers);
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) return fail("PMIx_Finalize", rc);
     return 0;

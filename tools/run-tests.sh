@@ -218,6 +218,22 @@ t_scale() {
     [ "$last" = sn008192 ] || { echo "N=1048576: the host says the last node is '$last'"; return 1; }
     expect "$out" 1048576 "$last" || return 1
     echo "N=1048576: every value right"
+    # A collecting fence whose answer is larger than a default frame (64
+    # MiB): 4 clients of a 4,096-rank job each put 17 MiB, and each reads
+    # back and checks every byte of all 4 (rpmix takes answers up to 64 MiB
+    # plus 4 KiB a rank). OpenPMIx 4.2.2 fails that fence (UNREACHABLE, from
+    # 3 MiB a rank); the same program with 1 MiB a rank passes on both.
+    blob() { # blob <lib> <bytes each>
+        local out=$B/scale_blob_$1.out
+        if [ "$1" = rpmix ]; then
+            SCALE_BLOB_BYTES=$2 with_ours timeout 120 "$BIN/scale_host_ref" -N 4096 -c 4 -t 100 -- "$BIN/scale_client_ref" >"$out" 2>"$out.err"
+        else
+            SCALE_BLOB_BYTES=$2 env -u LD_LIBRARY_PATH timeout 120 "$BIN/scale_host_ref" -N 4096 -c 4 -t 100 -- "$BIN/scale_client_ref" >"$out" 2>"$out.err"
+        fi || { echo "fence of 4 x $2 bytes on $1: exit $?"; tail "$out.err"; return 1; }
+        [ "$(grep -c "^blob rank=[0-3] bytes=$2 peers_checked=4 " "$out")" = 4 ] || { echo "fence of 4 x $2 bytes on $1: not every client checked its 4 peers"; cat "$out"; return 1; }
+        echo "$1: a collecting fence of 4 x $2 bytes, every byte checked by every client"
+    }
+    blob openpmix $((1 << 20)) && blob rpmix $((1 << 20)) && blob rpmix $((17 << 20))
 }
 t_semantics() {
     # Call orders and inputs as OpenPMIx answers them, under the C host (which
@@ -403,8 +419,9 @@ t_events_spawn() {
     # PMIx_Finalize inside an event handler answers at once (no deadlock).
     build_c finalize_in_handler finalize_in_handler || return 1
     with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/finalize_in_handler" || { echo "finalize in a handler: pmixrun exited $?"; return 1; }
-    # A client that forks after init (children exit, _exit, exec): nothing
-    # hangs and the parent's connection works on, under both launchers.
+    # A client that forks after init (children exit, _exit, exec, and one
+    # calls PMIx_Fence, which fails at once): nothing hangs and the parent's
+    # connection works on, under both launchers.
     build_c fork_after_init fork_after_init || return 1
     with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/fork_after_init" || { echo "fork after init: pmixrun exited $?"; return 1; }
     with_ours timeout 60 "$BIN/rm_simple" -n 2 "$BIN/fork_after_init" || { echo "fork after init: rm_simple exited $?"; return 1; }

@@ -10,46 +10,31 @@ use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, I
 use crate::runtime::{Completion, Oneshot};
 use crate::wire;
 
-use super::{cache, handle, me, ClientRole, CLIENT};
+use super::{cache, direct, handle, me, Waiter, CLIENT};
 
 pub type Done = Completion<()>;
-/// A reply's status and body.
-pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
+pub use super::link::ReplyDone;
 /// What a lookup found: each key's publisher and value.
 pub type LookupDone = Completion<Vec<(Proc, Info)>>;
 /// A credential's bytes and the infos that describe it.
 pub type CredentialDone = Completion<(Vec<u8>, Vec<Info>)>;
 
-/// Run `f` on the client progress thread, or answer `PMIX_ERR_UNREACH` at
-/// once when there is no server connection (or the library is not initialised).
-fn with_client(f: impl FnOnce(&mut ClientRole, &mut crate::runtime::Net) + Send + 'static, fail: impl FnOnce(pmix_status_t)) {
-    match handle() {
-        Some(h) => {
-            if !h.run(f) {
-                fail(PMIX_ERR_UNREACH);
-            }
-        }
-        None => fail(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }),
+/// What a call answers when this process has no server connection.
+fn no_server() -> pmix_status_t {
+    if me().is_some() {
+        PMIX_ERR_UNREACH
+    } else {
+        PMIX_ERR_INIT
     }
 }
 
-/// Send `tag`/`body`; `done` gets the reply status and body.
+/// Send `tag`/`body` from this thread; `done` gets the reply status and body
+/// (on the progress thread; here at once when it cannot be sent).
 pub fn request(tag: u16, body: Vec<u8>, done: ReplyDone) {
-    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
-    let d2 = done.clone();
-    with_client(
-        move |c, net| {
-            let d = done.lock().take();
-            if let Some(d) = d {
-                c.request(net, tag, &body, Box::new(move |_, _, st, b| d(st, b)));
-            }
-        },
-        move |st| {
-            if let Some(d) = d2.lock().take() {
-                d(st, &[]);
-            }
-        },
-    );
+    match direct() {
+        Some(d) => d.request(tag, &body, Waiter::Plain(done)),
+        None => done(no_server(), &[]),
+    }
 }
 
 /// Block for a request (PMIX_ERR_WOULD_BLOCK inside a callback, where waiting would deadlock).
@@ -93,16 +78,10 @@ pub fn commit() -> Res {
     }
     let body = e.into_bytes();
     // Commit needs no answer: the server applies it before any later request on the connection.
-    let h = handle().ok_or(PMIX_ERR_UNREACH)?;
-    let sent = h.run(move |c, net| {
-        if let Some(conn) = c.conn {
-            net.send(conn, 0, wire::COMMIT, &body);
-        }
-    });
-    if sent {
-        Ok(())
-    } else {
-        Err(PMIX_ERR_UNREACH)
+    let d = direct().ok_or(PMIX_ERR_UNREACH)?;
+    match d.send(wire::COMMIT, &body) {
+        PMIX_SUCCESS => Ok(()),
+        st => Err(st),
     }
 }
 
@@ -126,26 +105,13 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     if let Err(st) = encode_infos(&mut e, &info) {
         return done.status(st);
     }
-    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
-    let d2 = done.clone();
-    let body = e.into_bytes();
-    with_client(
-        move |c, net| {
-            c.request(net, tag, &body, Box::new(move |c, _, st, b| {
-                if st == PMIX_SUCCESS {
-                    let _ = c.ingest_records(b);
-                }
-                if let Some(d) = done.lock().take() {
-                    d.status(st);
-                }
-            }));
-        },
-        move |st| {
-            if let Some(d) = d2.lock().take() {
-                d.status(st);
-            }
-        },
-    );
+    let records = cache();
+    request(tag, e.into_bytes(), Box::new(move |st, b| {
+        if let (PMIX_SUCCESS, Some(c)) = (st, records) {
+            let _ = super::ingest_records(&c, b);
+        }
+        done.status(st)
+    }));
 }
 
 // ---- Get ----
@@ -547,12 +513,8 @@ pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info
     }
     let body = e.into_bytes();
     let tag = if register { wire::REGISTER_EVENTS } else { wire::DEREGISTER_EVENTS };
-    if let Some(h) = handle() {
-        h.run(move |c, net| {
-            if let Some(conn) = c.conn {
-                net.send(conn, 0, tag, &body);
-            }
-        });
+    if let Some(d) = direct() {
+        d.send(tag, &body);
     }
 }
 
@@ -578,15 +540,8 @@ pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done:
 
 /// PMIx_Heartbeat: one small frame, no reply.
 pub fn heartbeat() -> pmix_status_t {
-    match handle() {
-        Some(h) => {
-            let sent = h.run(|c, net| {
-                if let Some(conn) = c.conn {
-                    net.send(conn, 0, wire::HEARTBEAT, &[]);
-                }
-            });
-            if sent { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
-        }
+    match direct() {
+        Some(d) => d.send(wire::HEARTBEAT, &[]),
         None => PMIX_ERR_UNREACH,
     }
 }
@@ -613,49 +568,34 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
     if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
         return done.fire(PMIX_ERR_NOT_SUPPORTED, 0);
     }
-    let Some(h) = handle() else {
-        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, 0);
+    let Some(d) = direct() else {
+        return done.fire(no_server(), 0);
     };
+    let local = IOF_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut e = Encoder::default();
     encode_procs(&mut e, &procs);
     e.u32(super::iof::channels_to_pull(channel, &directives) as u32);
-    let body_head = e.into_bytes();
-    let done = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
-    let d2 = done.clone();
-    let dirs = directives.clone();
-    let server = super::connected_server();
-    let ok = h.run(move |c, net| {
-        let local = IOF_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut e = Encoder::default();
-        e.raw(&body_head);
-        e.u32(local);
-        if let Err(st) = encode_infos(&mut e, &directives) {
-            if let Some(d) = done.lock().take() {
-                d.fire(st, 0);
-            }
-            return;
-        }
-        c.request(net, wire::IOF_PULL, e.bytes(), Box::new(move |c, net, st, b| {
-            let id = Decoder::new(b).u32().unwrap_or(0);
-            if st == PMIX_SUCCESS {
-                let pull = super::iof::Pull::new(id, cb, &dirs);
-                if let Some(t) = pull.buffering_time() {
-                    let timer = net.timer(t / 4);
-                    c.iof_timers.insert(timer, local);
-                }
-                c.iof.insert(local, pull);
-                iof_servers().get_or_insert_with(Default::default).insert(local, server);
-            }
-            if let Some(d) = done.lock().take() {
-                d.fire(st, local);
-            }
-        }));
-    });
-    if !ok {
-        if let Some(d) = d2.lock().take() {
-            d.fire(PMIX_ERR_UNREACH, 0);
-        }
+    e.u32(local);
+    if let Err(st) = encode_infos(&mut e, &directives) {
+        return done.fire(st, 0);
     }
+    let server = super::connected_server();
+    // Sent from this thread like every request (so it reaches the server
+    // before whatever this thread asks next); the pull is set up on the
+    // progress thread, which delivers its output.
+    d.request(wire::IOF_PULL, e.bytes(), Waiter::Role(Box::new(move |c, net, st, b| {
+        let id = Decoder::new(b).u32().unwrap_or(0);
+        if st == PMIX_SUCCESS {
+            let pull = super::iof::Pull::new(id, cb, &directives);
+            if let Some(t) = pull.buffering_time() {
+                let timer = net.timer(t / 4);
+                c.iof_timers.insert(timer, local);
+            }
+            c.iof.insert(local, pull);
+            iof_servers().get_or_insert_with(Default::default).insert(local, server);
+        }
+        done.fire(st, local);
+    })));
 }
 
 pub fn iof_deregister(local: u32, done: Done) {

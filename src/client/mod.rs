@@ -191,12 +191,12 @@ pub fn cached(nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
     c.as_ref()?.lookup(nspace, rank, key)
 }
 
-type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
+pub use link::{Cont, Direct, Link, Waiter};
 
 pub struct ClientRole {
     conn: Option<ConnId>,
-    next_req: u32,
-    pending: HashMap<u32, Cont>,
+    /// Shared with user threads, which send requests themselves (`link.rs`).
+    pending: Arc<Mutex<link::Pending>>,
     pub cache: Arc<Cache>,
     handle: Option<Handle<ClientRole>>,
     pub me: Proc,
@@ -244,10 +244,21 @@ impl ClientRole {
             cont(self, net, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }
-        self.next_req = self.next_req.wrapping_add(1).max(1);
-        let req = self.next_req;
-        self.pending.insert(req, cont);
-        net.send(conn, req, tag, body);
+        let added = self.pending.lock().add(Waiter::Role(cont));
+        match added {
+            Ok(req) => {
+                net.send(conn, req, tag, body);
+            }
+            Err(w) => w.answer(self, net, PMIX_ERR_UNREACH, &[]),
+        }
+    }
+
+    /// Answer everything still waiting with `st`; nothing can wait afterwards.
+    fn fail_pending(&mut self, net: &mut Net, st: pmix_status_t) {
+        let waiting = self.pending.lock().close();
+        for w in waiting {
+            w.answer(self, net, st, &[]);
+        }
     }
 
 
@@ -255,21 +266,24 @@ impl ClientRole {
         self.conn.is_some()
     }
 
-    /// Store (proc, infos) records as sent by fences and connects.
-    pub fn ingest_records(&mut self, body: &[u8]) -> Res {
-        let mut d = Decoder::new(body);
-        if d.remaining() == 0 {
-            return Ok(());
-        }
-        let n = d.u32()? as usize;
-        for _ in 0..n.min(d.remaining()) {
-            let p = Proc::decode(&mut d)?;
-            let infos = decode_infos(&mut d)?;
-            self.cache.put(&p, infos);
-        }
-        Ok(())
-    }
+}
 
+/// Store (proc, infos) records as sent by fences and connects.
+pub fn ingest_records(cache: &Cache, body: &[u8]) -> Res {
+    let mut d = Decoder::new(body);
+    if d.remaining() == 0 {
+        return Ok(());
+    }
+    let n = d.u32()? as usize;
+    for _ in 0..n.min(d.remaining()) {
+        let p = Proc::decode(&mut d)?;
+        let infos = decode_infos(&mut d)?;
+        cache.put(&p, infos);
+    }
+    Ok(())
+}
+
+impl ClientRole {
     /// Deliver every pull's held output (the stream cannot go on).
     fn flush_iof(&mut self) {
         for (h, p) in self.iof.iter_mut() {
@@ -281,9 +295,7 @@ impl ClientRole {
     fn lost(&mut self, net: &mut Net) {
         self.conn = None;
         self.flush_iof();
-        for (_, cont) in std::mem::take(&mut self.pending) {
-            cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
-        }
+        self.fail_pending(net, PMIX_ERR_LOST_CONNECTION);
         // Which server went (a tool may hold several): PMIX_EVENT_AFFECTED_PROC.
         let info: Vec<Info> = self.server.iter().map(|s| Info::new("pmix.evproc", Value::proc(s))).collect();
         let chain = events_of_client().chain_for(PMIX_ERR_LOST_CONNECTION, &info);
@@ -301,8 +313,9 @@ impl Role for ClientRole {
                     return;
                 }
                 let st = i32::from_le_bytes(body[..4].try_into().unwrap());
-                if let Some(cont) = self.pending.remove(&req) {
-                    cont(self, net, st, &body[4..]);
+                let waiter = self.pending.lock().take(req);
+                if let Some(w) = waiter {
+                    w.answer(self, net, st, &body[4..]);
                 }
             }
             wire::EVENT => {
@@ -364,9 +377,7 @@ impl Role for ClientRole {
 
     fn on_stop(&mut self, net: &mut Net) {
         self.flush_iof();
-        for (_, cont) in std::mem::take(&mut self.pending) {
-            cont(self, net, PMIX_ERR_LOST_CONNECTION, &[]);
-        }
+        self.fail_pending(net, PMIX_ERR_LOST_CONNECTION);
     }
 }
 
@@ -375,7 +386,7 @@ pub struct ClientGlobal {
     pub refcount: u32,
     pub me: Proc,
     pub cache: Arc<Cache>,
-    pub engine: Option<runtime::Engine<ClientRole>>,
+    pub engine: Option<Link>,
     /// Put data not yet committed: (scope, info).
     pub puts: Vec<(pmix_scope_t, Info)>,
     /// The server `engine` is connected to (the primary one: requests go
@@ -383,13 +394,18 @@ pub struct ClientGlobal {
     pub server: Option<(Proc, String)>,
     /// A tool's further server connections (PMIx_tool_attach_to_server),
     /// any of which PMIx_tool_set_server can make the primary one.
-    pub others: Vec<(Proc, String, runtime::Engine<ClientRole>)>,
+    pub others: Vec<(Proc, String, Link)>,
 }
 
 pub static CLIENT: Mutex<Option<ClientGlobal>> = Mutex::new(None);
 
 pub fn handle() -> Option<Handle<ClientRole>> {
-    CLIENT.lock().as_ref().and_then(|g| g.engine.as_ref().map(|e| e.handle.clone()))
+    CLIENT.lock().as_ref().and_then(|g| g.engine.as_ref().map(|e| e.direct.handle.clone()))
+}
+
+/// The primary server connection's direct path (user threads send on it).
+pub fn direct() -> Option<Direct> {
+    CLIENT.lock().as_ref().and_then(|g| g.engine.as_ref().map(|e| e.direct.clone()))
 }
 
 /// The progress thread of our connection to `server` (primary or not).
@@ -398,10 +414,10 @@ pub fn handle_of(server: &Proc) -> Option<Handle<ClientRole>> {
     let c = g.as_ref()?;
     if c.server.as_ref().is_some_and(|(p, _)| p == server) {
         if let Some(e) = &c.engine {
-            return Some(e.handle.clone());
+            return Some(e.direct.handle.clone());
         }
     }
-    c.others.iter().find(|(p, _, _)| p == server).map(|(_, _, e)| e.handle.clone())
+    c.others.iter().find(|(p, _, _)| p == server).map(|(_, _, e)| e.direct.handle.clone())
 }
 
 pub fn me() -> Option<Proc> {
@@ -448,7 +464,7 @@ pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
 }
 
 /// Connect a tool to the server at `path`: (server, the name it gave us, engine).
-fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>) -> Res<(Proc, Proc, runtime::Engine<ClientRole>)> {
+fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>) -> Res<(Proc, Proc, Link)> {
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
         crate::pmix_debug!(1, "tool: cannot connect to {path}: {e}");
         PMIX_ERR_UNREACH
@@ -566,7 +582,8 @@ pub fn disconnect_tool(server: &Proc) -> Res {
 
 /// Tell the server we leave (it learns at once, not from a closed socket),
 /// then stop our progress thread.
-fn say_goodbye(mut engine: runtime::Engine<ClientRole>) -> pmix_status_t {
+fn say_goodbye(link: Link) -> pmix_status_t {
+    let mut engine = link.engine;
     let mut st = PMIX_SUCCESS;
     let done = Oneshot::new();
     let d = done.clone();
@@ -703,14 +720,14 @@ pub fn init() -> (Proc, pmix_status_t) {
     (me, status)
 }
 
-fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream, server: Option<Proc>) -> Res<runtime::Engine<ClientRole>> {
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream, server: Option<Proc>) -> Res<Link> {
     stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
     let read_limit = answer_limit(&cache, &me);
+    let pending = Arc::new(Mutex::new(link::Pending::default()));
     let role = ClientRole {
         read_limit,
         conn: Some(2),
-        next_req: 1,
-        pending: HashMap::new(),
+        pending: pending.clone(),
         cache,
         handle: None,
         me,
@@ -721,7 +738,8 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
     let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
     engine.handle.run(move |c, _| c.set_handle(h));
-    Ok(engine)
+    let lane = engine.lanes.first().cloned().ok_or(PMIX_ERR_INIT)?;
+    Ok(Link::new(engine, lane, pending))
 }
 
 /// PMIx_Finalize: only the last call tears down; it waits for the server's
@@ -756,3 +774,4 @@ pub fn finalize() -> pmix_status_t {
 }
 pub mod api;
 pub mod iof;
+pub mod link;

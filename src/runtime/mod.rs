@@ -8,11 +8,12 @@
 //! (logged at PMIX_DEBUG >= 1); nothing a peer sends can stop the loop.
 
 pub mod completion;
+pub mod lane;
 pub mod oneshot;
 
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -22,6 +23,7 @@ use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 
 pub use completion::Completion;
+pub use lane::{Lane, Refused};
 pub use oneshot::Oneshot;
 
 /// Largest frame a peer may send by default (a client's request: its own
@@ -64,7 +66,9 @@ pub fn peer_cred(socket: &impl std::os::fd::AsFd) -> Option<PeerCred> {
 struct Conn {
     stream: UnixStream,
     rbuf: Vec<u8>,
-    wbuf: Vec<u8>,
+    /// What goes out, shared with threads that write directly (`Lane::send`).
+    lane: Arc<Lane>,
+    /// Write interest registered with the poll (the lane holds bytes).
     want_write: bool,
     cred: Option<PeerCred>,
     /// Close once what is queued is written (or the peer goes): a last answer.
@@ -93,6 +97,11 @@ pub struct Net {
     stop: bool,
     /// Bytes held in all connections' read buffers (against READ_CAP_ALL).
     buffered: usize,
+    /// Lanes other threads left bytes in (see `lane.rs`).
+    kicks: Arc<lane::Kicks>,
+    /// Where reads land before their connection's buffer: made once (a
+    /// fresh zeroed one per read cost more than the read itself).
+    scratch: Vec<u8>,
 }
 
 impl Net {
@@ -100,57 +109,34 @@ impl Net {
     /// False only when the frame is too large for the wire: the caller then
     /// answers with an error instead, so no one waits for it.
     pub fn send(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8]) -> bool {
-        let Some(c) = self.conns.get_mut(&id) else { return true };
-        let len = 6 + body.len();
-        if len > MAX_SEND {
-            crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_SEND})");
-            return false;
+        let Some(c) = self.conns.get(&id) else { return true };
+        match c.lane.push(req, tag, body) {
+            Ok(true) => self.flush(id),
+            Ok(false) => {}
+            Err(Refused::TooLarge) => return false,
+            Err(_) => {} // closed: as for a connection already gone
         }
-        c.wbuf.extend_from_slice(&(len as u32).to_le_bytes());
-        c.wbuf.extend_from_slice(&req.to_le_bytes());
-        c.wbuf.extend_from_slice(&tag.to_le_bytes());
-        c.wbuf.extend_from_slice(body);
-        self.flush(id);
         true
     }
 
     /// Bytes queued for `id` that the peer has not read yet (0 if gone).
     pub fn queued(&self, id: ConnId) -> usize {
-        self.conns.get(&id).map_or(0, |c| c.wbuf.len())
+        self.conns.get(&id).map_or(0, |c| c.lane.queued())
     }
 
     fn flush(&mut self, id: ConnId) {
-        let mut dead = false;
-        if let Some(c) = self.conns.get_mut(&id) {
-            while !c.wbuf.is_empty() {
-                match c.stream.write(&c.wbuf) {
-                    Ok(0) => {
-                        dead = true;
-                        break;
-                    }
-                    Ok(n) => {
-                        c.wbuf.drain(..n);
-                    }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                    Err(_) => {
-                        dead = true;
-                        break;
-                    }
-                }
-            }
-            let want = !c.wbuf.is_empty();
-            if want != c.want_write && !dead {
-                let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
-                let _ = self.poll.registry().reregister(&mut c.stream, Token(id), interest);
-                c.want_write = want;
-            }
+        let Some(c) = self.conns.get_mut(&id) else { return };
+        let (f, want) = c.lane.flush();
+        if want != c.want_write && !f.dead {
+            let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
+            let _ = self.poll.registry().reregister(&mut c.stream, Token(id), interest);
+            c.want_write = want;
         }
-        if dead {
+        if f.dead {
             // The reader side notices too and reports the close.
             crate::pmix_debug!(5, "write to connection {id} failed");
         }
-        if self.conns.get(&id).is_some_and(|c| c.closing && (dead || c.wbuf.is_empty())) {
+        if c.closing && (f.dead || !want) {
             self.close(id);
         }
     }
@@ -169,7 +155,13 @@ impl Net {
     pub fn close(&mut self, id: ConnId) {
         if let Some(mut c) = self.conns.remove(&id) {
             self.buffered = self.buffered.saturating_sub(c.rbuf.len());
+            // Under the lane's lock: no other thread writes to this
+            // descriptor once it is closed (its number may be reused).
+            let mut out = c.lane.out.lock();
+            out.closed = true;
+            out.clear();
             let _ = self.poll.registry().deregister(&mut c.stream);
+            drop(c.stream);
         }
     }
 
@@ -187,8 +179,22 @@ impl Net {
         self.next_id += 1;
         self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
         let cred = peer_cred(&stream);
-        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), wbuf: Vec::new(), want_write: false, cred, closing: false });
+        let lane = Arc::new(Lane::new(id, std::os::fd::AsRawFd::as_raw_fd(&stream), self.kicks.clone()));
+        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), lane, want_write: false, cred, closing: false });
         Ok(id)
+    }
+
+    /// The shared write side of `id`, for threads that send on it directly.
+    pub fn lane(&self, id: ConnId) -> Option<Arc<Lane>> {
+        self.conns.get(&id).map(|c| c.lane.clone())
+    }
+
+    /// Watch the lanes other threads left bytes in.
+    fn take_kicks(&mut self) {
+        let ids = std::mem::take(&mut *self.kicks.ids.lock());
+        for id in ids {
+            self.flush(id);
+        }
     }
 
     /// A timer firing `Role::on_timer(id)` after `after`.
@@ -211,7 +217,7 @@ impl Net {
     pub fn drain_writes(&mut self, limit: Duration) {
         let end = Instant::now() + limit;
         loop {
-            let ids: Vec<ConnId> = self.conns.iter().filter(|(_, c)| !c.wbuf.is_empty()).map(|(i, _)| *i).collect();
+            let ids: Vec<ConnId> = self.conns.iter().filter(|(_, c)| c.lane.queued() > 0).map(|(i, _)| *i).collect();
             if ids.is_empty() || Instant::now() >= end {
                 return;
             }
@@ -304,6 +310,8 @@ pub fn later<R: Role, F: FnOnce() + Send + 'static>(h: Option<&Handle<R>>, f: F)
 pub struct Engine<R: Role> {
     pub handle: Handle<R>,
     pub thread: Option<JoinHandle<()>>,
+    /// The write sides of the streams given to `start`, in order.
+    pub lanes: Vec<Arc<Lane>>,
 }
 
 /// Start a progress thread for `role`, optionally listening on `listener` and
@@ -326,18 +334,22 @@ pub fn start<R: Role>(
         next_timer: 0,
         stop: false,
         buffered: 0,
+        kicks: Arc::new(lane::Kicks { waker: waker.clone(), ids: parking_lot::Mutex::new(Vec::new()) }),
+        scratch: vec![0; 65536],
     };
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
         net.poll.registry().register(l, LISTENER, Interest::READABLE)?;
     }
+    let mut lanes = Vec::new();
     for s in streams {
-        net.add_stream(s)?;
+        let id = net.add_stream(s)?;
+        lanes.extend(net.lane(id));
     }
     let thread = std::thread::Builder::new()
         .name(name.to_string())
         .spawn(move || run_loop(role, net, listener, rx))?;
-    Ok(Engine { handle: Handle { tx, waker }, thread: Some(thread) })
+    Ok(Engine { handle: Handle { tx, waker }, thread: Some(thread), lanes })
 }
 
 fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, rx: mpsc::Receiver<Cmd<R>>) {
@@ -353,16 +365,19 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
         }
         for ev in events.iter() {
             match ev.token() {
-                WAKER => loop {
-                    match rx.try_recv() {
-                        Ok(cmd) => cmd(&mut role, &mut net),
-                        Err(mpsc::TryRecvError::Empty) => break,
-                        Err(mpsc::TryRecvError::Disconnected) => {
-                            net.stop = true;
-                            break;
+                WAKER => {
+                    loop {
+                        match rx.try_recv() {
+                            Ok(cmd) => cmd(&mut role, &mut net),
+                            Err(mpsc::TryRecvError::Empty) => break,
+                            Err(mpsc::TryRecvError::Disconnected) => {
+                                net.stop = true;
+                                break;
+                            }
                         }
                     }
-                },
+                    net.take_kicks();
+                }
                 LISTENER => {
                     if let Some(l) = listener.as_ref() {
                         loop {
@@ -390,7 +405,7 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
                             net.close(id); // the peer went: nothing left to deliver
                         }
                     } else if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                        read_conn(&mut role, &mut net, id);
+                        read_conn(&mut role, &mut net, id, ev.is_read_closed() || ev.is_error());
                     }
                 }
             }
@@ -424,11 +439,16 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
     net.drain_writes(Duration::from_millis(200));
 }
 
-fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
+/// Read what `id` has. `peer_went`: the event also said the peer closed, so
+/// read on to the end of the stream (no later event will say it again).
+fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) {
     let mut closed = false;
-    let mut buf = [0u8; 65536];
+    let mut buf = std::mem::take(&mut net.scratch);
     loop {
-        let Some(c) = net.conns.get_mut(&id) else { return };
+        let Some(c) = net.conns.get_mut(&id) else {
+            net.scratch = buf;
+            return;
+        };
         match c.stream.read(&mut buf) {
             Ok(0) => {
                 closed = true;
@@ -440,6 +460,12 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
                 if c.rbuf.len() > role.read_limit(id) {
                     break; // parse what we have; an oversized frame is caught below
                 }
+                if n < buf.len() && !peer_went {
+                    // A short read emptied the socket: what arrives later
+                    // (data or the peer's close) raises a new readiness
+                    // event, so no read to see EAGAIN.
+                    break;
+                }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => break,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -449,6 +475,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId) {
             }
         }
     }
+    net.scratch = buf;
     // Deliver complete frames.
     loop {
         let Some(c) = net.conns.get_mut(&id) else { return };

@@ -6,7 +6,16 @@ use parking_lot::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub struct Oneshot<T> {
-    inner: Arc<(Mutex<Slot<T>>, Condvar)>,
+    inner: Arc<Inner<T>>,
+}
+
+struct Inner<T> {
+    slot: Mutex<Slot<T>>,
+    cv: Condvar,
+    /// Set once a value is in: a sender dropped afterwards has nothing to
+    /// tell the waiter and need not take the lock (which the woken waiter
+    /// is about to take).
+    delivered: std::sync::atomic::AtomicBool,
 }
 
 struct Slot<T> {
@@ -18,14 +27,17 @@ struct Slot<T> {
 
 impl<T> Clone for Oneshot<T> {
     fn clone(&self) -> Self {
-        self.inner.0.lock().senders += 1;
+        self.inner.slot.lock().senders += 1;
         Oneshot { inner: self.inner.clone() }
     }
 }
 
 impl<T> Drop for Oneshot<T> {
     fn drop(&mut self) {
-        let (m, cv) = &*self.inner;
+        if self.inner.delivered.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
+        let (m, cv) = (&self.inner.slot, &self.inner.cv);
         let mut s = m.lock();
         s.senders = s.senders.saturating_sub(1);
         if s.senders == 0 && s.value.is_none() {
@@ -43,15 +55,17 @@ impl<T> Default for Oneshot<T> {
 
 impl<T> Oneshot<T> {
     pub fn new() -> Self {
-        Oneshot { inner: Arc::new((Mutex::new(Slot { value: None, abandoned: false, senders: 0 }), Condvar::new())) }
+        let slot = Mutex::new(Slot { value: None, abandoned: false, senders: 0 });
+        Oneshot { inner: Arc::new(Inner { slot, cv: Condvar::new(), delivered: std::sync::atomic::AtomicBool::new(false) }) }
     }
 
     /// Deliver the value (the first one wins).
     pub fn set(&self, v: T) {
-        let (m, cv) = &*self.inner;
+        let (m, cv) = (&self.inner.slot, &self.inner.cv);
         let mut s = m.lock();
         if s.value.is_none() {
             s.value = Some(v);
+            self.inner.delivered.store(true, std::sync::atomic::Ordering::Release);
         }
         cv.notify_all();
     }
@@ -67,7 +81,7 @@ impl<T> Oneshot<T> {
     }
 
     fn wait_until(self, end: Option<Instant>) -> Option<T> {
-        let (m, cv) = &*self.inner;
+        let (m, cv) = (&self.inner.slot, &self.inner.cv);
         let mut s = m.lock();
         loop {
             if let Some(v) = s.value.take() {

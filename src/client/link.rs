@@ -1,0 +1,163 @@
+//! One connection to a server: its progress thread, the requests awaiting
+//! an answer, and the direct path on which user threads send.
+//!
+//! A user thread writes its request itself (`Direct::request`): the frame
+//! goes out from the caller's thread through the connection's `Lane`, and
+//! only the answer passes through the progress thread. Handing the request
+//! to the progress thread first cost one thread switch per call, the larger
+//! part of a fence's latency when a node's ranks outnumber its cores.
+//!
+//! Order: every frame a thread sends reaches the server in the order it was
+//! sent, whichever path it took, because the lane is one queue. Requests
+//! whose answer needs the client's state (`Waiter::Role`) are sent the same
+//! way; only their answer runs on the progress thread.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::abi::*;
+use crate::runtime::{self, Handle, Lane, Net, Refused};
+
+use super::ClientRole;
+
+/// An answer's continuation that needs the client's state (progress thread).
+pub type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
+/// An answer's status and body.
+pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
+
+/// Who is waiting for an answer.
+pub enum Waiter {
+    Role(Cont),
+    Plain(ReplyDone),
+}
+
+impl Waiter {
+    pub fn answer(self, c: &mut ClientRole, net: &mut Net, st: pmix_status_t, body: &[u8]) {
+        match self {
+            Waiter::Role(f) => f(c, net, st, body),
+            Waiter::Plain(f) => f(st, body),
+        }
+    }
+}
+
+/// Requests sent and not yet answered, by request id. Closed when the
+/// connection is lost or the progress thread stops: what was waiting is
+/// answered then, and nothing can be added afterwards (no request is left
+/// without an owner).
+#[derive(Default)]
+pub struct Pending {
+    next: u32,
+    map: HashMap<u32, Waiter>,
+    closed: bool,
+}
+
+impl Pending {
+    /// Register `w` under a new request id; given back when closed.
+    pub fn add(&mut self, w: Waiter) -> Result<u32, Waiter> {
+        if self.closed {
+            return Err(w);
+        }
+        self.next = self.next.wrapping_add(1).max(1);
+        while self.map.contains_key(&self.next) {
+            self.next = self.next.wrapping_add(1).max(1);
+        }
+        self.map.insert(self.next, w);
+        Ok(self.next)
+    }
+
+    pub fn take(&mut self, req: u32) -> Option<Waiter> {
+        self.map.remove(&req)
+    }
+
+    /// Close the table and hand back everything still waiting.
+    pub fn close(&mut self) -> Vec<Waiter> {
+        self.closed = true;
+        self.map.drain().map(|(_, w)| w).collect()
+    }
+}
+
+/// What a user thread needs to send on one connection.
+#[derive(Clone)]
+pub struct Direct {
+    pub handle: Handle<ClientRole>,
+    lane: Arc<Lane>,
+    pub pending: Arc<Mutex<Pending>>,
+}
+
+/// One server connection of this process (a tool may hold several).
+pub struct Link {
+    pub engine: runtime::Engine<ClientRole>,
+    pub direct: Direct,
+}
+
+impl Link {
+    pub fn new(engine: runtime::Engine<ClientRole>, lane: Arc<Lane>, pending: Arc<Mutex<Pending>>) -> Self {
+        let direct = Direct { handle: engine.handle.clone(), lane, pending };
+        Link { engine, direct }
+    }
+}
+
+impl Direct {
+    /// Send a request from this thread. `w` gets the answer on the progress
+    /// thread; when the request cannot be sent, a `Plain` waiter is answered
+    /// here at once with the error (the C entry points defer it), a `Role`
+    /// one on the progress thread.
+    pub fn request(&self, tag: u16, body: &[u8], w: Waiter) {
+        if !self.lane.in_owner() {
+            // (before any lock: a fork child's copy of one may be held)
+            return self.fail(w, refusal(Refused::OtherProcess));
+        }
+        if body.len() + runtime::HEADER > runtime::MAX_FRAME {
+            // The server would drop the connection for it: refuse it here.
+            crate::pmix_debug!(1, "client: a {}-byte request is over the {}-byte limit", body.len(), runtime::MAX_FRAME);
+            return self.fail(w, PMIX_ERR_BAD_PARAM);
+        }
+        let req = match self.pending.lock().add(w) {
+            Ok(req) => req,
+            Err(w) => return self.fail(w, PMIX_ERR_UNREACH),
+        };
+        match self.lane.send(req, tag, body) {
+            Ok(()) => {}
+            Err(why) => {
+                // Unless the progress thread already answered it (the
+                // connection was lost meanwhile), it is ours to answer.
+                let w = self.pending.lock().take(req);
+                if let Some(w) = w {
+                    self.fail(w, refusal(why));
+                }
+            }
+        }
+    }
+
+    /// Send a frame that has no answer (commit, event registrations, heartbeats).
+    pub fn send(&self, tag: u16, body: &[u8]) -> pmix_status_t {
+        match self.lane.send(0, tag, body) {
+            Ok(()) => PMIX_SUCCESS,
+            Err(why) => refusal(why),
+        }
+    }
+
+    fn fail(&self, w: Waiter, st: pmix_status_t) {
+        match w {
+            Waiter::Plain(f) => f(st, &[]),
+            // Dropped unrun when the loop has ended: its completion then
+            // answers LOST_CONNECTION by itself.
+            Waiter::Role(f) => {
+                self.handle.run(move |c, net| f(c, net, st, &[]));
+            }
+        }
+    }
+}
+
+fn refusal(why: Refused) -> pmix_status_t {
+    match why {
+        Refused::Closed => PMIX_ERR_LOST_CONNECTION,
+        Refused::TooLarge => PMIX_ERR_BAD_PARAM,
+        Refused::OtherProcess => {
+            crate::pmix_debug!(1, "client: a request from a fork child of the process that connected; refused");
+            PMIX_ERR_UNREACH
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The write side of one connection, shared by its progress thread and any
+//! other thread of the process. The progress thread flushes it when the
+//! socket turns writable; another thread may write a frame itself
+//! (`Lane::send`). A client's blocking call does that: it writes its request
+//! from the caller's thread instead of handing it to the progress thread,
+//! which saves one thread switch per call (the wait for the answer remains).
+//!
+//! Frames never interleave: every writer appends whole frames under the
+//! lane's lock and writes from its front. The socket is closed only under
+//! that lock, after marking the lane closed, so no thread can write to a
+//! descriptor number that has been reused.
+
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+use mio::Waker;
+
+use super::{ConnId, HEADER, MAX_SEND};
+
+/// Why a frame was not queued.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The connection is closed (or closing): nothing more goes out.
+    Closed,
+    /// Larger than the length field can describe.
+    TooLarge,
+    /// Called in a fork child of the process that owns the connection: its
+    /// frames would interleave with the parent's on the same socket.
+    OtherProcess,
+}
+
+pub(super) struct Out {
+    /// Frames queued; the first `sent` bytes are already written.
+    pub buf: Vec<u8>,
+    sent: usize,
+    pub closed: bool,
+}
+
+impl Out {
+    pub fn pending(&self) -> usize {
+        self.buf.len() - self.sent
+    }
+
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.sent = 0;
+    }
+}
+
+/// Connections whose queued bytes another thread left behind: the progress
+/// thread registers write interest for them when woken.
+pub(super) struct Kicks {
+    pub waker: Arc<Waker>,
+    pub ids: parking_lot::Mutex<Vec<ConnId>>,
+}
+
+/// Bumped in every fork child (pthread_atfork): a lane made before the
+/// fork is not the child's. Cheaper than asking the kernel for the pid on
+/// every send.
+static FORKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+extern "C" fn forked_child() {
+    FORKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn watch_forks() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: registers a handler that only bumps an atomic counter
+        // (async-signal-safe, as a fork child handler must be).
+        unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
+    });
+}
+
+pub struct Lane {
+    id: ConnId,
+    fd: RawFd,
+    /// FORKS when the lane was made.
+    generation: u32,
+    pub(super) out: parking_lot::Mutex<Out>,
+    kicks: Arc<Kicks>,
+}
+
+/// What a write attempt left: bytes still queued, or a dead socket.
+pub(super) struct Flushed {
+    pub dead: bool,
+}
+
+impl Lane {
+    pub(super) fn new(id: ConnId, fd: RawFd, kicks: Arc<Kicks>) -> Self {
+        watch_forks();
+        Lane { id, fd, generation: FORKS.load(std::sync::atomic::Ordering::Relaxed), out: parking_lot::Mutex::new(Out { buf: Vec::new(), sent: 0, closed: false }), kicks }
+    }
+
+    /// False in a fork child of the process that opened the connection.
+    pub fn in_owner(&self) -> bool {
+        FORKS.load(std::sync::atomic::Ordering::Relaxed) == self.generation
+    }
+
+    /// Queue one frame and write what the socket takes now, from this
+    /// thread. What it does not take is written by the progress thread.
+    pub fn send(&self, req: u32, tag: u16, body: &[u8]) -> Result<(), Refused> {
+        // Checked before any lock: a fork child may hold a copy of a lock
+        // that a parent thread held at fork time.
+        if !self.in_owner() {
+            return Err(Refused::OtherProcess);
+        }
+        let left = self.push(req, tag, body)?;
+        if left {
+            self.kicks.ids.lock().push(self.id);
+            let _ = self.kicks.waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Append a frame and, when nothing was queued before it, write now.
+    /// True when this call left bytes queued on an idle socket: the progress
+    /// thread must start watching it for writability.
+    pub(super) fn push(&self, req: u32, tag: u16, body: &[u8]) -> Result<bool, Refused> {
+        let len = 6 + body.len();
+        if len > MAX_SEND {
+            crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_SEND})");
+            return Err(Refused::TooLarge);
+        }
+        let mut o = self.out.lock();
+        if o.closed {
+            return Err(Refused::Closed);
+        }
+        let was_idle = o.pending() == 0;
+        o.buf.reserve(HEADER + body.len());
+        o.buf.extend_from_slice(&(len as u32).to_le_bytes());
+        o.buf.extend_from_slice(&req.to_le_bytes());
+        o.buf.extend_from_slice(&tag.to_le_bytes());
+        o.buf.extend_from_slice(body);
+        if !was_idle {
+            return Ok(false); // the progress thread already watches it
+        }
+        write_out(self.fd, &mut o);
+        Ok(o.pending() > 0)
+    }
+
+    /// Write what is queued (the progress thread, on writability).
+    pub(super) fn flush(&self) -> (Flushed, bool) {
+        let mut o = self.out.lock();
+        let f = write_out(self.fd, &mut o);
+        (f, o.pending() > 0)
+    }
+
+    pub(super) fn queued(&self) -> usize {
+        self.out.lock().pending()
+    }
+}
+
+/// Write from what is pending until the socket stops taking bytes.
+/// MSG_NOSIGNAL: a peer that went must not kill a C program with SIGPIPE;
+/// the reader side reports the loss.
+fn write_out(fd: RawFd, o: &mut Out) -> Flushed {
+    let mut dead = false;
+    while o.pending() > 0 {
+        let rest = &o.buf[o.sent..];
+        // SAFETY: `fd` is the lane's open socket (it is closed only under the
+        // lane's lock, which the caller holds); `rest` is valid for its length.
+        let n = unsafe { libc::send(fd, rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT) };
+        if n > 0 {
+            o.sent += n as usize;
+            continue;
+        }
+        if n == 0 {
+            dead = true;
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        match err.kind() {
+            std::io::ErrorKind::Interrupted => continue,
+            std::io::ErrorKind::WouldBlock => break,
+            _ => {
+                dead = true;
+                break;
+            }
+        }
+    }
+    if dead || o.pending() == 0 {
+        o.clear(); // all written, or nothing queued can reach a dead socket
+    } else if o.sent > (1 << 20) && o.sent > o.buf.len() / 2 {
+        // Move the rest forward now and then, not after every write: a large
+        // answer leaves in many writes, and moving it each time was quadratic.
+        let sent = o.sent;
+        o.buf.drain(..sent);
+        o.sent = 0;
+    }
+    Flushed { dead }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::net::UnixStream;
+
+    fn lane_on(s: &UnixStream) -> (Lane, mio::Poll) {
+        s.set_nonblocking(true).unwrap();
+        let poll = mio::Poll::new().unwrap();
+        let waker = Arc::new(Waker::new(poll.registry(), mio::Token(0)).unwrap());
+        let kicks = Arc::new(Kicks { waker, ids: parking_lot::Mutex::new(Vec::new()) });
+        (Lane::new(2, s.as_raw_fd(), kicks), poll)
+    }
+
+    /// Threads sending at once on one lane: every frame arrives whole, and
+    /// each thread's frames in the order it sent them.
+    #[test]
+    fn concurrent_senders_never_interleave() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (lane, _poll) = lane_on(&a);
+        let lane = Arc::new(lane);
+        const THREADS: u32 = 4;
+        const FRAMES: u32 = 2000;
+        let reader = std::thread::spawn(move || {
+            let mut next = [0u32; THREADS as usize];
+            let mut hdr = [0u8; HEADER];
+            for _ in 0..THREADS * FRAMES {
+                b.read_exact(&mut hdr).unwrap();
+                let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+                let req = u32::from_le_bytes(hdr[4..8].try_into().unwrap());
+                let mut body = vec![0u8; len - 6];
+                b.read_exact(&mut body).unwrap();
+                let (t, n) = (req >> 16, req & 0xffff);
+                assert_eq!(n, next[t as usize], "thread {t}'s frames out of order");
+                next[t as usize] += 1;
+                // (bodies of varied sizes, every byte the frame's own)
+                assert_eq!(body.len(), (n as usize * 37) % 5000 + 1);
+                assert!(body.iter().all(|&x| x == (req % 251) as u8), "a frame's body was mixed with another's");
+            }
+        });
+        let senders: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let lane = lane.clone();
+                std::thread::spawn(move || {
+                    for n in 0..FRAMES {
+                        let req = (t << 16) | n;
+                        let body = vec![(req % 251) as u8; (n as usize * 37) % 5000 + 1];
+                        lane.send(req, 7, &body).unwrap();
+                    }
+                })
+            })
+            .collect();
+        // What the socket did not take at once stays queued for the
+        // progress thread; here this loop plays that part.
+        while senders.iter().any(|s| !s.is_finished()) || lane.queued() > 0 {
+            lane.flush();
+            std::thread::yield_now();
+        }
+        for s in senders {
+            s.join().unwrap();
+        }
+        reader.join().unwrap();
+    }
+
+    /// A peer that went: the write fails quietly (the reader side reports
+    /// the loss), with SIGPIPE at its default action, which would end the
+    /// process if the write raised it.
+    #[test]
+    fn a_gone_peer_raises_no_sigpipe() {
+        let (a, b) = UnixStream::pair().unwrap();
+        drop(b);
+        let (lane, _poll) = lane_on(&a);
+        // SAFETY: sets SIGPIPE's disposition (the test harness ignores it).
+        let old = unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        let sent = lane.send(1, 7, b"to nobody");
+        // SAFETY: restores the disposition found above.
+        unsafe { libc::signal(libc::SIGPIPE, old) };
+        assert_eq!(sent, Ok(()));
+        assert_eq!(lane.queued(), 0, "nothing stays queued for a dead socket");
+    }
+
+    #[test]
+    fn a_closed_lane_refuses() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let (lane, _poll) = lane_on(&a);
+        lane.out.lock().closed = true;
+        assert_eq!(lane.send(1, 7, b"late"), Err(Refused::Closed));
+    }
+}
