@@ -117,6 +117,11 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *server_object, int 
 }
 
 /* The other nodes contribute nothing: the local data is the whole result. */
+static void release_copy(void *data)
+{
+    free(data);
+}
+
 static pmix_status_t up_fence_nb(const pmix_proc_t procs[], size_t nprocs,
                                  const pmix_info_t info[], size_t ninfo, char *data,
                                  size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
@@ -130,8 +135,9 @@ static pmix_status_t up_fence_nb(const pmix_proc_t procs[], size_t nprocs,
         copy = xmalloc(ndata);
         memcpy(copy, data, ndata);
     }
-    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, NULL, NULL);
-    free(copy); /* the library copies what it keeps before the callback returns */
+    /* the data must live until the library releases it: OpenPMIx reads it
+     * later, on its own thread */
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_copy : NULL, copy);
     return PMIX_SUCCESS;
 }
 

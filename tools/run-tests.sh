@@ -221,8 +221,8 @@ t_scale() {
     # A collecting fence whose answer is larger than a default frame (64
     # MiB): 4 clients of a 4,096-rank job each put 17 MiB, and each reads
     # back and checks every byte of all 4 (rpmix takes answers up to 64 MiB
-    # plus 4 KiB a rank). OpenPMIx 4.2.2 fails that fence (UNREACHABLE, from
-    # 3 MiB a rank); the same program with 1 MiB a rank passes on both.
+    # plus 4 KiB a rank). OpenPMIx 4.2.2 fails that fence (UNREACHABLE; it
+    # passes at 3 MiB a rank); the same program with 1 MiB a rank passes on both.
     blob() { # blob <lib> <bytes each>
         local out=$B/scale_blob_$1.out
         if [ "$1" = rpmix ]; then
