@@ -23,6 +23,7 @@ pub type Topology = *mut c_void;
 
 /// hwloc_topology_set_io_types_filter's "important" (OpenPMIx's choice).
 pub const FILTER_KEEP_IMPORTANT: c_int = 3;
+pub const FILTER_KEEP_ALL: c_int = 0;
 /// hwloc_topology_set_flags: the topology describes this machine.
 pub const FLAG_IS_THISSYSTEM: c_ulong = 1 << 1;
 /// The fields of hwloc 2's `struct hwloc_obj` read here and in `hwloc.rs`,
@@ -134,23 +135,84 @@ pub unsafe fn export_xml(t: Topology) -> Option<String> {
     }
 }
 
+/// The support flags of `t` as hwloc 2 lays them out (discovery, cpubind,
+/// membind: one byte a flag), `n` bytes in all. None without hwloc.
+///
+/// # Safety
+/// `t` is NULL or a loaded hwloc topology.
+pub unsafe fn support_flags(t: Topology, n: usize) -> Option<Vec<u8>> {
+    if t.is_null() {
+        return None;
+    }
+    // SAFETY: hwloc 2's signature.
+    let get = unsafe { func::<unsafe extern "C" fn(Topology) -> *const [*const u8; 4]>(c"hwloc_topology_get_support")? };
+    // SAFETY: a loaded topology (caller); hwloc's support struct holds four
+    // pointers to arrays of one-byte flags, of which the first three are read
+    // for their hwloc 2 sizes.
+    unsafe {
+        let s = get(t);
+        if s.is_null() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(n);
+        for (i, len) in [6usize, 11, 15].into_iter().enumerate() {
+            let part = (*s)[i];
+            if part.is_null() {
+                out.extend(core::iter::repeat(0).take(len));
+            } else {
+                out.extend_from_slice(core::slice::from_raw_parts(part, len));
+            }
+        }
+        out.resize(n, 0);
+        Some(out)
+    }
+}
+
 /// A new topology from hwloc XML, v1 or v2, with its important I/O devices;
 /// `this_system`: it describes this machine (hwloc then binds and reads the
 /// real one through it).
 pub fn import_xml(xml: &[u8], this_system: bool) -> Result<Topology, pmix_status_t> {
     let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-    new_topology(Some(&text), this_system)
+    new_topology(Some(&text), this_system, FILTER_KEEP_IMPORTANT)
+}
+
+/// A topology another process sent (OpenPMIx's PMIX_TOPO): its XML with
+/// every object it holds, and its support flags as sent (`support_flags`'
+/// layout), so that it packs again to the same bytes.
+pub fn import_sent(xml: &[u8], support: &[u8]) -> Result<Topology, pmix_status_t> {
+    let text = std::ffi::CString::new(xml).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+    let t = new_topology(Some(&text), false, FILTER_KEEP_ALL)?;
+    // SAFETY: hwloc 2's signature.
+    if let Some(get) = unsafe { func::<unsafe extern "C" fn(Topology) -> *const [*mut u8; 4]>(c"hwloc_topology_get_support") } {
+        // SAFETY: a topology we just loaded; its support arrays hold at
+        // least hwloc 2's flags (the lengths below), which are written in
+        // place as OpenPMIx does.
+        unsafe {
+            let s = get(t);
+            if !s.is_null() {
+                let mut at = 0;
+                for (i, len) in [6usize, 11, 15].into_iter().enumerate() {
+                    let part = (*s)[i];
+                    if !part.is_null() && at + len <= support.len() {
+                        core::ptr::copy_nonoverlapping(support.as_ptr().add(at), part, len);
+                    }
+                    at += len;
+                }
+            }
+        }
+    }
+    Ok(t)
 }
 
 /// This machine's topology, as hwloc discovers it, with its important I/O
 /// devices (network, OpenFabrics, GPUs: PMIx_Compute_distances walks them).
 pub fn discover() -> Result<Topology, pmix_status_t> {
-    new_topology(None, false)
+    new_topology(None, false, FILTER_KEEP_IMPORTANT)
 }
 
 /// hwloc's init, I/O filter ("important", as OpenPMIx), source (`xml`, or
 /// discovery), load; destroyed on any failure.
-fn new_topology(xml: Option<&std::ffi::CStr>, this_system: bool) -> Result<Topology, pmix_status_t> {
+fn new_topology(xml: Option<&std::ffi::CStr>, this_system: bool, io_types: c_int) -> Result<Topology, pmix_status_t> {
     // SAFETY: hwloc 2's signatures.
     let (init, set_xml, set_flags, load, destroy, io_filter) = unsafe {
         (
@@ -178,7 +240,7 @@ fn new_topology(xml: Option<&std::ffi::CStr>, this_system: bool) -> Result<Topol
             return Err(PMIX_ERR_NOMEM);
         }
         if let Some(f) = io_filter {
-            f(t, FILTER_KEEP_IMPORTANT);
+            f(t, io_types);
         }
         let configured = match xml {
             Some(x) => set_xml(t, x.as_ptr(), len) == 0 && set_flags(t, if this_system { FLAG_IS_THISSYSTEM } else { 0 }) == 0,

@@ -97,6 +97,28 @@ t_data_vs_openpmix() {
     [ -z "$lost" ] || { echo "OpenPMIx passes but rpmix does not:"; echo "$lost"; return 1; }
     echo "rpmix: $(tail -n1 "$B/data_rpmix.txt"); OpenPMIx 4.2.2: $(tail -n1 "$B/data_openpmix.txt")"
 }
+t_data_v41() {
+    # OpenPMIx's data format (issue 15): PMIx_Data_pack of some 67 cases (every
+    # type; arrays; this machine's topology) gives the same bytes on both
+    # libraries, in both buffer forms; what one library packed, the other
+    # unpacks and packs again to the same bytes (so the values are the same).
+    build_ref data_v41 || return 1
+    local form
+    for form in non-described described; do
+        (
+            [ $form = described ] && export PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC
+            env -u LD_LIBRARY_PATH "$BIN/data_v41_ref" pack >"$B/v41_$form.openpmix" &&
+            with_ours "$BIN/data_v41_ref" pack >"$B/v41_$form.rpmix" || { echo "$form: a pack run failed"; exit 1; }
+            [ "$(grep -c ' [0-9a-f]*$' "$B/v41_$form.openpmix")" -ge 66 ] || { echo "$form: OpenPMIx packed too few cases:"; cat "$B/v41_$form.openpmix"; exit 1; }
+            diff "$B/v41_$form.openpmix" "$B/v41_$form.rpmix" || { echo "$form: the bytes differ"; exit 1; }
+            with_ours "$BIN/data_v41_ref" cross "$B/v41_$form.openpmix" >"$B/v41_$form.openpmix.by_rpmix" &&
+                diff "$B/v41_$form.openpmix" "$B/v41_$form.openpmix.by_rpmix" || { echo "$form: rpmix does not read OpenPMIx's bytes back to the same values"; exit 1; }
+            env -u LD_LIBRARY_PATH "$BIN/data_v41_ref" cross "$B/v41_$form.rpmix" >"$B/v41_$form.rpmix.by_openpmix" &&
+                diff "$B/v41_$form.rpmix" "$B/v41_$form.rpmix.by_openpmix" || { echo "$form: OpenPMIx does not read rpmix's bytes back to the same values"; exit 1; }
+            echo "$form: $(wc -l <"$B/v41_$form.rpmix") cases, the same bytes; each library reads the other's"
+        ) || return 1
+    done
+}
 t_macros() {
     build_ours test_macros && build_ref test_macros &&
     build_once "$BIN/test_macros_cxx" c++ -std=c++11 $STRICT -x c++ -I"$ROOT/include" "$ROOT/c-tests/test_macros.c" -o "$BIN/test_macros_cxx" -L"$LIBDIR" -l:libpmix.so.2 &&
@@ -623,6 +645,7 @@ all_steps() {
     step data-roundtrip-valgrind t_data_ours
     step data-roundtrip-openpmix-headers t_data_refheaders
     step data-vs-openpmix t_data_vs_openpmix
+    step data-v41-bytes-vs-openpmix t_data_v41
     step macros-differential t_macros
     step strings-differential t_strings
     step bad-input-valgrind t_badinput

@@ -227,6 +227,24 @@ pub unsafe fn topology_bytes(t: &pmix_topology_t) -> Res<Vec<u8>> {
         object_bytes(t.topology)
     }
 }
+/// An hwloc topology's XML and its `n` bytes of support flags, as
+/// OpenPMIx's v41 format carries a PMIX_TOPO (PMIX_ERR_NOT_SUPPORTED for
+/// topologies that are not hwloc's, or without hwloc).
+///
+/// # Safety
+/// `t` is a valid topology.
+pub unsafe fn topology_xml_and_support(t: &pmix_topology_t, n: usize) -> Res<(Vec<u8>, Vec<u8>)> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if t.topology.is_null() || object_text(t.topology).is_some() || !is_hwloc(t) {
+            return Err(PMIX_ERR_NOT_SUPPORTED);
+        }
+        let xml = crate::hwlib::export_xml(t.topology).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+        let support = crate::hwlib::support_flags(t.topology, n).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+        Ok((xml.into_bytes(), support))
+    }
+}
+
 /// # Safety
 /// `t` holds no topology object.
 pub unsafe fn load_topology(t: &mut pmix_topology_t, b: &[u8]) -> Res {

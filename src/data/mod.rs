@@ -14,6 +14,7 @@ pub mod infolist;
 pub mod kind;
 pub mod pack;
 pub mod print;
+pub mod v41;
 pub mod value;
 
 use core::ffi::{c_char, c_void};
@@ -68,30 +69,53 @@ fn with_elem<R>(src: *const c_void, t: pmix_data_type_t, f: impl FnOnce(*const u
     }
 }
 
-/// `PMIx_Data_pack`: append `n` elements of type `t` (a C array; `char **` for strings).
+/// `PMIx_Data_pack`: append `n` elements of type `t` (a C array; `char **`
+/// for strings) in OpenPMIx's v41 format (`v41.rs`), non-described unless
+/// the environment asks for the fully described form, as OpenPMIx reads it.
+/// On error nothing is appended (OpenPMIx leaves what it wrote so far).
 ///
 /// # Safety
 /// `src` points to `n` valid elements.
 pub unsafe fn pack(buf: &mut pmix_data_buffer_t, src: *const c_void, n: i32, t: pmix_data_type_t) -> Res {
+    // SAFETY: the caller's contract.
+    unsafe { pack_as(buf, src, n, t, v41::described_from_env()) }
+}
+
+/// `pack` in the given form (`described`: the fully described one).
+///
+/// # Safety
+/// As `pack`.
+pub unsafe fn pack_as(buf: &mut pmix_data_buffer_t, src: *const c_void, n: i32, t: pmix_data_type_t, described: bool) -> Res {
     // SAFETY: the caller upholds the contract above: `src` points to `n` valid elements.
     unsafe {
         if n < 0 || (n > 0 && src.is_null()) {
             return Err(PMIX_ERR_BAD_PARAM);
         }
         buffer::check(buf)?;
-        let mut enc = pack::Encoder::default();
-        enc.items(t, src as *const u8, n as usize)?;
+        let mut enc = v41::Encoder::default();
+        enc.items(t, src as *const u8, n as usize, described)?;
         buffer::append(buf, enc.bytes())
     }
 }
 
 /// `PMIx_Data_unpack`: the next pack call's elements into `dst` (room for `*n`).
 /// All or nothing: on any error the buffer's cursor does not move and `dst`
-/// holds nothing to free.
+/// holds nothing to free (OpenPMIx consumes what it read, and fills `*n`
+/// elements when more were packed).
 ///
 /// # Safety
 /// `dst` has room for `*n` elements of type `t`.
 pub unsafe fn unpack(buf: &mut pmix_data_buffer_t, dst: *mut c_void, n: &mut i32, t: pmix_data_type_t) -> Res {
+    // SAFETY: the caller's contract.
+    unsafe { unpack_as(buf, dst, n, t, v41::described_from_env()) }
+}
+
+/// `unpack` in the given form (`described`: the fully described one, where
+/// a type other than the one packed is refused with PMIX_ERR_PACK_MISMATCH).
+///
+/// # Safety
+/// As `unpack`.
+pub unsafe fn unpack_as(buf: &mut pmix_data_buffer_t, dst: *mut c_void, n: &mut i32, t: pmix_data_type_t, described: bool) -> Res {
     // SAFETY: the caller upholds the contract above: `dst` has room for `*n` elements of type `t`.
     unsafe {
         if *n < 0 || dst.is_null() {
@@ -102,18 +126,22 @@ pub unsafe fn unpack(buf: &mut pmix_data_buffer_t, dst: *mut c_void, n: &mut i32
         if bytes.is_empty() {
             return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
         }
-        let mut dec = pack::Decoder::new(bytes);
-        let (have, count) = dec.header()?;
-        if have != t {
-            crate::pmix_debug!(5, "PMIx_Data_unpack: buffer holds type {have}, asked for {t}");
-            return Err(PMIX_ERR_TYPE_MISMATCH);
-        }
+        let mut dec = v41::Decoder::new(bytes);
+        let count = dec.header(described, t)?;
         if count as u64 > *n as u64 {
             return Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE);
         }
         let base = dst as *mut u8;
-        for i in 0..count as usize {
-            if let Err(e) = dec.elem(kind, base.add(i * kind.size()), 0) {
+        let elements = if t == PMIX_POINTER { count.min(1) } else { count };
+        if let Some(r) = dec.numbers(t, base, elements) {
+            // (plain integers: nothing to free on error)
+            r?;
+            buffer::consume(buf, dec.position());
+            *n = count as i32;
+            return Ok(());
+        }
+        for i in 0..elements {
+            if let Err(e) = dec.elem(t, base.add(i * kind.size()), 0) {
                 for j in 0..i {
                     elem::destruct(kind, base.add(j * kind.size()));
                 }

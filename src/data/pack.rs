@@ -337,7 +337,7 @@ impl Encoder {
     }
 }
 
-fn disk_counters(x: &pmix_disk_stats_t) -> [u64; 11] {
+pub(super) fn disk_counters(x: &pmix_disk_stats_t) -> [u64; 11] {
     [
         x.num_reads_completed,
         x.num_reads_merged,
@@ -352,7 +352,7 @@ fn disk_counters(x: &pmix_disk_stats_t) -> [u64; 11] {
         x.weighted_milliseconds_io,
     ]
 }
-fn net_counters(x: &pmix_net_stats_t) -> [u64; 6] {
+pub(super) fn net_counters(x: &pmix_net_stats_t) -> [u64; 6] {
     [
         x.num_bytes_recvd,
         x.num_packets_recvd,
@@ -362,11 +362,45 @@ fn net_counters(x: &pmix_net_stats_t) -> [u64; 6] {
         x.num_send_errs,
     ]
 }
-fn node_floats(x: &pmix_node_stats_t) -> [f32; 11] {
+pub(super) fn node_floats(x: &pmix_node_stats_t) -> [f32; 11] {
     [
         x.la, x.la5, x.la15, x.total_mem, x.free_mem, x.buffers, x.cached, x.swap_cached, x.swap_total,
         x.swap_free, x.mapped,
     ]
+}
+
+pub(super) fn set_disk_counters(x: &mut pmix_disk_stats_t, v: [u64; 11]) {
+    [
+        x.num_reads_completed,
+        x.num_reads_merged,
+        x.num_sectors_read,
+        x.milliseconds_reading,
+        x.num_writes_completed,
+        x.num_writes_merged,
+        x.num_sectors_written,
+        x.milliseconds_writing,
+        x.num_ios_in_progress,
+        x.milliseconds_io,
+        x.weighted_milliseconds_io,
+    ] = v;
+}
+pub(super) fn set_net_counters(x: &mut pmix_net_stats_t, v: [u64; 6]) {
+    [x.num_bytes_recvd, x.num_packets_recvd, x.num_recv_errs, x.num_bytes_sent, x.num_packets_sent, x.num_send_errs] = v;
+}
+pub(super) fn set_node_floats(x: &mut pmix_node_stats_t, f: [f32; 11]) {
+    [
+        x.la,
+        x.la5,
+        x.la15,
+        x.total_mem,
+        x.free_mem,
+        x.buffers,
+        x.cached,
+        x.swap_cached,
+        x.swap_total,
+        x.swap_free,
+        x.mapped,
+    ] = f;
 }
 
 /// Reads what `Encoder` wrote, with every length checked against what remains.
@@ -744,19 +778,7 @@ impl<'a> Decoder<'a> {
                     for c in v.iter_mut() {
                         *c = self.u64()?;
                     }
-                    [
-                        x.num_reads_completed,
-                        x.num_reads_merged,
-                        x.num_sectors_read,
-                        x.milliseconds_reading,
-                        x.num_writes_completed,
-                        x.num_writes_merged,
-                        x.num_sectors_written,
-                        x.milliseconds_writing,
-                        x.num_ios_in_progress,
-                        x.milliseconds_io,
-                        x.weighted_milliseconds_io,
-                    ] = v;
+                    set_disk_counters(x, v);
                 }
                 Kind::NetStats => {
                     let x = &mut *(p as *mut pmix_net_stats_t);
@@ -765,14 +787,7 @@ impl<'a> Decoder<'a> {
                     for c in v.iter_mut() {
                         *c = self.u64()?;
                     }
-                    [
-                        x.num_bytes_recvd,
-                        x.num_packets_recvd,
-                        x.num_recv_errs,
-                        x.num_bytes_sent,
-                        x.num_packets_sent,
-                        x.num_send_errs,
-                    ] = v;
+                    set_net_counters(x, v);
                 }
                 Kind::NodeStats => {
                     let x = &mut *(p as *mut pmix_node_stats_t);
@@ -781,19 +796,7 @@ impl<'a> Decoder<'a> {
                     for c in f.iter_mut() {
                         *c = f32::from_bits(self.u32()?);
                     }
-                    [
-                        x.la,
-                        x.la5,
-                        x.la15,
-                        x.total_mem,
-                        x.free_mem,
-                        x.buffers,
-                        x.cached,
-                        x.swap_cached,
-                        x.swap_total,
-                        x.swap_free,
-                        x.mapped,
-                    ] = f;
+                    set_node_floats(x, f);
                     x.sample_time = self.timeval()?;
                     let (a, n) = self.array(Kind::DiskStats, depth)?;
                     x.diskstats = a as *mut pmix_disk_stats_t;

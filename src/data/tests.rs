@@ -102,18 +102,20 @@ fn unpack_is_all_or_nothing() {
     // SAFETY: sample infos and buffers this test owns.
     unsafe {
         let mut src = sample_infos();
-        let mut b = packed(&src);
+        // (the fully described form: only it carries the type to check)
+        let mut b: pmix_data_buffer_t = core::mem::zeroed();
+        pack_as(&mut b, src.as_ptr() as *const c_void, src.len() as i32, PMIX_INFO, true).unwrap();
         let before = buffer::unread(&b).unwrap().to_vec();
         let mut out: Vec<pmix_info_t> = vec![core::mem::zeroed(); 8];
         // too small a destination
         let mut n = 2;
-        assert_eq!(unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO), Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE));
+        assert_eq!(unpack_as(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO, true), Err(PMIX_ERR_UNPACK_INADEQUATE_SPACE));
         // wrong type
         let mut n = 8;
-        assert_eq!(unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_VALUE), Err(PMIX_ERR_TYPE_MISMATCH));
+        assert_eq!(unpack_as(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_VALUE, true), Err(PMIX_ERR_PACK_MISMATCH));
         assert_eq!(buffer::unread(&b).unwrap(), &before[..]);
         // still readable afterwards
-        unpack(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO).unwrap();
+        unpack_as(&mut b, out.as_mut_ptr() as *mut c_void, &mut n, PMIX_INFO, true).unwrap();
         free_infos(&mut out[..n as usize]);
         free_infos(&mut src);
         buffer::release(&mut b);
@@ -297,11 +299,21 @@ fn cpusets_and_topologies_round_trip() {
             assert_eq!(cpuset::parse_cpuset(bad, &mut cs), Err(PMIX_ERR_BAD_PARAM));
         }
 
+        // A topology not from hwloc is not packed (as OpenPMIx: NOT_SUPPORTED);
+        // hwloc's travels as XML (when libhwloc is installed).
         let mut topo: pmix_topology_t = core::mem::zeroed();
         topo.source = crate::cmem::strdup_bytes(b"rpmix");
         cpuset::load_topology(&mut topo, b"<topology><package/></topology>").unwrap();
-        round_trip(PMIX_TOPO, &topo as *const pmix_topology_t as *const c_void);
+        let mut b: pmix_data_buffer_t = core::mem::zeroed();
+        assert_eq!(pack(&mut b, &topo as *const pmix_topology_t as *const c_void, 1, PMIX_TOPO), Err(PMIX_ERR_NOT_SUPPORTED));
         cpuset::destruct_topology(&mut topo);
+        if let Ok(t) = crate::hwlib::discover() {
+            let mut topo: pmix_topology_t = core::mem::zeroed();
+            topo.source = crate::cmem::strdup_bytes(b"hwloc");
+            topo.topology = crate::hwlib::adopt(t);
+            round_trip(PMIX_TOPO, &topo as *const pmix_topology_t as *const c_void);
+            cpuset::destruct_topology(&mut topo);
+        }
 
         // a foreign object (an hwloc pointer a host put there) is never copied or freed
         let mut foreign_bits = [0u64; 4];
