@@ -1,6 +1,7 @@
-//! rpmix's serialisation of PMIx data (PMIx_Data_pack / unpack, and later the
-//! wire protocol). Both ends of every exchange run this library, so the format
-//! is ours: little-endian, self-describing per call, length-checked everywhere.
+//! rpmix's own serialisation of PMIx data, for messages between rpmix
+//! processes (`PMIx_Data_pack` writes OpenPMIx's format: `v41.rs`). Both
+//! ends run this library: little-endian, self-describing per call,
+//! length-checked everywhere.
 //!
 //! Per pack call: `u16 type, u32 count`, then `count` elements. Elements:
 //! numbers at their C width; strings `u32 (0 = NULL, else len + 1)` + bytes;
