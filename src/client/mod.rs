@@ -775,3 +775,4 @@ pub fn finalize() -> pmix_status_t {
 pub mod api;
 pub mod iof;
 pub mod link;
+pub mod openpmix_jobdata;

@@ -768,6 +768,44 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// True when every byte has been read.
+    pub fn at_end(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// One pack call holding a single string (None: a NULL string).
+    pub fn one_string(&mut self) -> Res<Option<String>> {
+        if self.vs_bits(32)? != 1 {
+            return Err(BAD);
+        }
+        Ok(self.str_bytes()?.map(|b| String::from_utf8_lossy(b).into_owned()))
+    }
+
+    /// One pack call holding a single rank.
+    pub fn one_rank(&mut self) -> Res<pmix_rank_t> {
+        if self.vs_bits(32)? != 1 {
+            return Err(BAD);
+        }
+        Ok(self.vu_bits(32)? as pmix_rank_t)
+    }
+
+    /// One pack call holding a single key and value (OpenPMIx's "kval", as
+    /// its servers send data to clients): the key and the value, which the
+    /// caller owns.
+    pub fn one_kval(&mut self) -> Res<(String, pmix_value_t)> {
+        if self.vs_bits(32)? != 1 {
+            return Err(BAD);
+        }
+        let key = String::from_utf8_lossy(self.str_bytes()?.ok_or(BAD)?).into_owned();
+        // SAFETY: a zeroed value filled by the decoder (nothing to free on error).
+        let v = unsafe {
+            let mut v: pmix_value_t = core::mem::zeroed();
+            self.value(&mut v, 0)?;
+            v
+        };
+        Ok((key, v))
+    }
+
     /// One pack call's count (and, described, its declared type).
     pub fn header(&mut self, described: bool, want: pmix_data_type_t) -> Res<usize> {
         if described && self.vu_bits(16)? != PMIX_INT32 as u64 {
