@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use mio::Waker;
 
-use super::{ConnId, HEADER, MAX_SEND};
+use super::transport::Framing;
+use super::{ConnId, MAX_SEND};
 
 /// Why a frame was not queued.
 #[derive(Debug, PartialEq, Eq)]
@@ -75,6 +76,7 @@ fn watch_forks() {
 pub struct Lane {
     id: ConnId,
     fd: RawFd,
+    framing: Framing,
     /// FORKS when the lane was made.
     generation: u32,
     pub(super) out: parking_lot::Mutex<Out>,
@@ -87,9 +89,9 @@ pub(super) struct Flushed {
 }
 
 impl Lane {
-    pub(super) fn new(id: ConnId, fd: RawFd, kicks: Arc<Kicks>) -> Self {
+    pub(super) fn new(id: ConnId, fd: RawFd, framing: Framing, kicks: Arc<Kicks>) -> Self {
         watch_forks();
-        Lane { id, fd, generation: FORKS.load(std::sync::atomic::Ordering::Relaxed), out: parking_lot::Mutex::new(Out { buf: Vec::new(), sent: 0, closed: false }), kicks }
+        Lane { id, fd, framing, generation: FORKS.load(std::sync::atomic::Ordering::Relaxed), out: parking_lot::Mutex::new(Out { buf: Vec::new(), sent: 0, closed: false }), kicks }
     }
 
     /// False in a fork child of the process that opened the connection.
@@ -127,10 +129,8 @@ impl Lane {
             return Err(Refused::Closed);
         }
         let was_idle = o.pending() == 0;
-        o.buf.reserve(HEADER + body.len());
-        o.buf.extend_from_slice(&(len as u32).to_le_bytes());
-        o.buf.extend_from_slice(&req.to_le_bytes());
-        o.buf.extend_from_slice(&tag.to_le_bytes());
+        o.buf.reserve(self.framing.header_len() + body.len());
+        self.framing.header(req, tag, body.len(), &mut o.buf);
         o.buf.extend_from_slice(body);
         if !was_idle {
             return Ok(false); // the progress thread already watches it
@@ -197,13 +197,14 @@ mod tests {
     use std::io::Read;
     use std::os::fd::AsRawFd;
     use std::os::unix::net::UnixStream;
+    use crate::runtime::HEADER;
 
     fn lane_on(s: &UnixStream) -> (Lane, mio::Poll) {
         s.set_nonblocking(true).unwrap();
         let poll = mio::Poll::new().unwrap();
         let waker = Arc::new(Waker::new(poll.registry(), mio::Token(0)).unwrap());
         let kicks = Arc::new(Kicks { waker, ids: parking_lot::Mutex::new(Vec::new()) });
-        (Lane::new(2, s.as_raw_fd(), kicks), poll)
+        (Lane::new(2, s.as_raw_fd(), Framing::Rpmix, kicks), poll)
     }
 
     /// Threads sending at once on one lane: every frame arrives whole, and

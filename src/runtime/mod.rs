@@ -10,6 +10,7 @@
 pub mod completion;
 pub mod lane;
 pub mod oneshot;
+pub mod transport;
 
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -24,6 +25,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 
 pub use completion::Completion;
 pub use lane::{Lane, Refused};
+pub use transport::{Framing, Stream};
 pub use oneshot::Oneshot;
 
 /// Largest frame a peer may send by default (a client's request: its own
@@ -64,7 +66,8 @@ pub fn peer_cred(socket: &impl std::os::fd::AsFd) -> Option<PeerCred> {
 }
 
 struct Conn {
-    stream: UnixStream,
+    stream: Stream,
+    framing: Framing,
     rbuf: Vec<u8>,
     /// What goes out, shared with threads that write directly (`Lane::send`).
     lane: Arc<Lane>,
@@ -174,13 +177,19 @@ impl Net {
     }
 
     /// Add an already connected stream (clients: the server connection).
-    pub fn add_stream(&mut self, mut stream: UnixStream) -> std::io::Result<ConnId> {
+    pub fn add_stream(&mut self, stream: UnixStream) -> std::io::Result<ConnId> {
+        let cred = peer_cred(&stream);
+        self.add(Stream::Unix(stream), Framing::Rpmix, cred)
+    }
+
+    /// Add a connected stream of either kind with its framing (a TCP peer's
+    /// credentials are not the kernel's to give: None).
+    pub fn add(&mut self, mut stream: Stream, framing: Framing, cred: Option<PeerCred>) -> std::io::Result<ConnId> {
         let id = self.next_id;
         self.next_id += 1;
         self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
-        let cred = peer_cred(&stream);
-        let lane = Arc::new(Lane::new(id, std::os::fd::AsRawFd::as_raw_fd(&stream), self.kicks.clone()));
-        self.conns.insert(id, Conn { stream, rbuf: Vec::new(), lane, want_write: false, cred, closing: false });
+        let lane = Arc::new(Lane::new(id, std::os::fd::AsRawFd::as_raw_fd(&stream), framing, self.kicks.clone()));
+        self.conns.insert(id, Conn { stream, framing, rbuf: Vec::new(), lane, want_write: false, cred, closing: false });
         Ok(id)
     }
 
@@ -322,6 +331,17 @@ pub fn start<R: Role>(
     streams: Vec<UnixStream>,
     name: &str,
 ) -> std::io::Result<Engine<R>> {
+    let conns = streams.into_iter().map(|s| (Stream::Unix(s), Framing::Rpmix)).collect();
+    start_with(role, listener, conns, name)
+}
+
+/// `start`, with connections of any kind and framing.
+pub fn start_with<R: Role>(
+    role: R,
+    listener: Option<UnixListener>,
+    conns: Vec<(Stream, Framing)>,
+    name: &str,
+) -> std::io::Result<Engine<R>> {
     let poll = Poll::new()?;
     let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
     let (tx, rx) = mpsc::channel::<Cmd<R>>();
@@ -342,8 +362,12 @@ pub fn start<R: Role>(
         net.poll.registry().register(l, LISTENER, Interest::READABLE)?;
     }
     let mut lanes = Vec::new();
-    for s in streams {
-        let id = net.add_stream(s)?;
+    for (s, framing) in conns {
+        let cred = match &s {
+            Stream::Unix(u) => peer_cred(u),
+            Stream::Tcp(_) => None,
+        };
+        let id = net.add(s, framing, cred)?;
         lanes.extend(net.lane(id));
     }
     let thread = std::thread::Builder::new()
@@ -479,24 +503,24 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
     // Deliver complete frames.
     loop {
         let Some(c) = net.conns.get_mut(&id) else { return };
-        if c.rbuf.len() < 4 {
+        let framing = c.framing;
+        let total = match framing.frame_len(&c.rbuf) {
+            Ok(None) => break,
+            Ok(Some(total)) if total <= role.read_limit(id).max(HEADER) => total,
+            Ok(Some(total)) | Err(total) => {
+                crate::pmix_debug!(1, "connection {id}: malformed frame length {total}; dropping the connection");
+                net.close(id);
+                role.on_close(net, id);
+                return;
+            }
+        };
+        if c.rbuf.len() < total {
             break;
         }
-        let len = u32::from_le_bytes(c.rbuf[..4].try_into().unwrap()) as usize;
-        if len < 6 || len + 4 > role.read_limit(id).max(HEADER) {
-            crate::pmix_debug!(1, "connection {id}: malformed frame length {len}; dropping the connection");
-            net.close(id);
-            role.on_close(net, id);
-            return;
-        }
-        if c.rbuf.len() < 4 + len {
-            break;
-        }
-        let frame: Vec<u8> = c.rbuf.drain(..4 + len).collect();
+        let frame: Vec<u8> = c.rbuf.drain(..total).collect();
         net.buffered = net.buffered.saturating_sub(frame.len());
-        let req = u32::from_le_bytes(frame[4..8].try_into().unwrap());
-        let tag = u16::from_le_bytes(frame[8..10].try_into().unwrap());
-        role.on_frame(net, id, req, tag, &frame[HEADER..]);
+        let (req, tag) = framing.ids(&frame);
+        role.on_frame(net, id, req, tag, &frame[framing.header_len()..]);
         if net.stop {
             return;
         }
