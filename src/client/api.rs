@@ -298,7 +298,7 @@ pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
 pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: Done) {
     if handle().is_none() {
         // A client without a server: only its own handlers can hear it.
-        return done.status(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT });
+        return done.status(no_server());
     }
     let mut e = Encoder::default();
     e.u32(status as u32);
@@ -411,7 +411,7 @@ pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Completion<
 
 pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(no_server(), Vec::new());
     }
     let mut e = Encoder::default();
     encode_procs(&mut e, &targets);
@@ -440,7 +440,7 @@ pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Ve
 /// A group request: name, procs, directives (and a join's answer); the reply carries infos.
 fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join_opt: Option<u32>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(no_server(), Vec::new());
     }
     let mut e = Encoder::default();
     crate::owned::encode_str(&mut e, name);
@@ -522,7 +522,7 @@ pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info
 
 pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
-        return done.fire(if me().is_some() { PMIX_ERR_UNREACH } else { PMIX_ERR_INIT }, Vec::new());
+        return done.fire(no_server(), Vec::new());
     }
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, std::slice::from_ref(&monitor)) {

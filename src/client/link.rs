@@ -109,9 +109,7 @@ impl Direct {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
         }
-        if body.len() + runtime::HEADER > runtime::MAX_FRAME {
-            // The server would drop the connection for it: refuse it here.
-            crate::pmix_debug!(1, "client: a {}-byte request is over the {}-byte limit", body.len(), runtime::MAX_FRAME);
+        if too_large(body) {
             return self.fail(w, PMIX_ERR_BAD_PARAM);
         }
         let req = match self.pending.lock().add(w) {
@@ -149,6 +147,15 @@ impl Direct {
             }
         }
     }
+}
+
+/// A request the server would drop the connection for: refused here instead.
+pub(super) fn too_large(body: &[u8]) -> bool {
+    let over = body.len() + runtime::HEADER > runtime::MAX_FRAME;
+    if over {
+        crate::pmix_debug!(1, "client: a {}-byte request is over the {}-byte limit", body.len(), runtime::MAX_FRAME);
+    }
+    over
 }
 
 fn refusal(why: Refused) -> pmix_status_t {

@@ -238,9 +238,7 @@ impl ClientRole {
             cont(self, net, PMIX_ERR_UNREACH, &[]);
             return;
         };
-        if body.len() + runtime::HEADER > runtime::MAX_FRAME {
-            // The server would drop the connection for it: refuse it here.
-            crate::pmix_debug!(1, "client: a {}-byte request is over the {}-byte limit", body.len(), runtime::MAX_FRAME);
+        if link::too_large(body) {
             cont(self, net, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }

@@ -136,17 +136,7 @@ pub unsafe fn release(b: &mut pmix_data_buffer_t) {
 pub unsafe fn unload(b: &mut pmix_data_buffer_t, bo: &mut pmix_byte_object_t) -> Res {
     // SAFETY: the caller upholds the contract above: `b` satisfies `check`.
     unsafe {
-        let bytes = unread(b)?;
-        bo.bytes = ptr::null_mut();
-        bo.size = 0;
-        if !bytes.is_empty() {
-            let p = cmem::dup_bytes(bytes);
-            if p.is_null() {
-                return Err(PMIX_ERR_NOMEM);
-            }
-            bo.bytes = p;
-            bo.size = bytes.len();
-        }
+        super::elem::load_bo(bo, unread(b)?)?;
         release(b);
         Ok(())
     }

@@ -484,21 +484,100 @@ pub unsafe fn copy_darray(d: &mut pmix_data_array_t, s: &pmix_data_array_t, dept
 /// `s.bytes` is NULL or holds `s.size` bytes.
 pub unsafe fn copy_bo(d: &mut pmix_byte_object_t, s: &pmix_byte_object_t) -> Res {
     // SAFETY: the caller upholds the contract above: `s.bytes` is NULL or holds `s.size` bytes.
-    unsafe {
-        d.bytes = ptr::null_mut();
-        d.size = 0;
-        let bytes = super::value::bo_slice(s)?;
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        let p = cmem::dup_bytes(bytes);
-        if p.is_null() {
-            return Err(PMIX_ERR_NOMEM);
-        }
-        d.bytes = p;
-        d.size = s.size;
-        Ok(())
+    unsafe { load_bo(d, super::value::bo_slice(s)?) }
+}
+
+/// `d` = a new copy of `bytes` (NULL and 0 when empty), replacing what it
+/// held without freeing it.
+pub fn load_bo(d: &mut pmix_byte_object_t, bytes: &[u8]) -> Res {
+    d.bytes = ptr::null_mut();
+    d.size = 0;
+    if bytes.is_empty() {
+        return Ok(());
     }
+    let p = cmem::dup_bytes(bytes);
+    if p.is_null() {
+        return Err(PMIX_ERR_NOMEM);
+    }
+    d.bytes = p;
+    d.size = bytes.len();
+    Ok(())
+}
+
+/// A new C string of `text` (NULL for None): what a decoder hands out.
+pub fn dup_text(text: Option<&[u8]>) -> Res<*mut c_char> {
+    match text {
+        None => Ok(ptr::null_mut()),
+        Some(b) => {
+            let p = cmem::strdup_bytes(b);
+            if p.is_null() {
+                Err(PMIX_ERR_NOMEM)
+            } else {
+                Ok(p)
+            }
+        }
+    }
+}
+
+/// Elements allocated at first when decoding an array; more as they decode.
+const DECODE_START: usize = 64;
+
+/// An array of `n` elements of `kind` that `each` decodes in place, one by
+/// one (into zeroed storage). `n` is a peer's word: memory grows with the
+/// elements that really decode, never with the count alone (a count of
+/// 60 M in a 60 MB message must not allocate 60 M elements first). On any
+/// error what was built is freed.
+///
+/// # Safety
+/// `each` writes at most one element of `kind` at the pointer it is given,
+/// leaving nothing to free there when it fails.
+pub unsafe fn decode_array(kind: Kind, n: usize, mut each: impl FnMut(*mut u8) -> Res) -> Res<(*mut u8, usize)> {
+    // SAFETY: every element written is inside the array, grown before use.
+    unsafe {
+        if n == 0 {
+            return Ok((ptr::null_mut(), 0));
+        }
+        let mut cap = n.min(DECODE_START);
+        let mut p = alloc_array(kind, cap)?;
+        for i in 0..n {
+            if i == cap {
+                let more = (cap * 2).min(n);
+                match grow_array(kind, p, cap, more) {
+                    Ok(q) => (p, cap) = (q, more),
+                    Err(e) => {
+                        free_array(kind, p, cap);
+                        return Err(e);
+                    }
+                }
+            }
+            if let Err(e) = each(p.add(i * kind.size())) {
+                free_array(kind, p, cap);
+                return Err(e);
+            }
+        }
+        Ok((p, n))
+    }
+}
+
+/// A NULL-terminated argv of `n` strings that `next` decodes (a NULL string
+/// among them is `bad`); freed on any error.
+pub fn decode_argv(n: usize, bad: pmix_status_t, mut next: impl FnMut() -> Res<*mut c_char>) -> Res<*mut *mut c_char> {
+    let out = alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
+    for i in 0..n {
+        match next() {
+            Ok(s) if !s.is_null() => {
+                // SAFETY: `i` < n, inside the n + 1 entries allocated.
+                unsafe { *out.add(i) = s };
+            }
+            r => {
+                let fail = r.err().unwrap_or(bad);
+                // SAFETY: a NULL-terminated argv of our own strings (zeroed beyond i).
+                unsafe { cmem::argv_free(out) };
+                return Err(fail);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// # Safety

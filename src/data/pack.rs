@@ -22,9 +22,6 @@ use super::value;
 use crate::abi::*;
 use crate::cmem;
 
-/// Elements allocated at first when decoding an array; more as they decode.
-const ARRAY_START: usize = 64;
-
 const NULL_ARGV: u32 = u32::MAX;
 
 #[derive(Default)]
@@ -303,21 +300,21 @@ impl Encoder {
                 Kind::DiskStats => {
                     let x = &*(p as *const pmix_disk_stats_t);
                     self.cstr(x.disk)?;
-                    for v in disk_counters(x) {
+                    for v in disk_counters!(x) {
                         self.u64(v);
                     }
                 }
                 Kind::NetStats => {
                     let x = &*(p as *const pmix_net_stats_t);
                     self.cstr(x.net_interface)?;
-                    for v in net_counters(x) {
+                    for v in net_counters!(x) {
                         self.u64(v);
                     }
                 }
                 Kind::NodeStats => {
                     let x = &*(p as *const pmix_node_stats_t);
                     self.cstr(x.node)?;
-                    for f in node_floats(x) {
+                    for f in node_floats!(x) {
                         self.u32(f.to_bits());
                     }
                     self.timeval(&x.sample_time);
@@ -338,71 +335,56 @@ impl Encoder {
     }
 }
 
-pub(super) fn disk_counters(x: &pmix_disk_stats_t) -> [u64; 11] {
-    [
-        x.num_reads_completed,
-        x.num_reads_merged,
-        x.num_sectors_read,
-        x.milliseconds_reading,
-        x.num_writes_completed,
-        x.num_writes_merged,
-        x.num_sectors_written,
-        x.milliseconds_writing,
-        x.num_ios_in_progress,
-        x.milliseconds_io,
-        x.weighted_milliseconds_io,
-    ]
+// The fields of the stats types in wire order (both codecs write them in
+// this order), listed once: `disk_counters!(x)` is an array of their values,
+// `disk_counters!(&mut x)` an array of places a decoder fills.
+macro_rules! disk_counters {
+    ($($x:tt)+) => {
+        [
+            $($x)+.num_reads_completed,
+            $($x)+.num_reads_merged,
+            $($x)+.num_sectors_read,
+            $($x)+.milliseconds_reading,
+            $($x)+.num_writes_completed,
+            $($x)+.num_writes_merged,
+            $($x)+.num_sectors_written,
+            $($x)+.milliseconds_writing,
+            $($x)+.num_ios_in_progress,
+            $($x)+.milliseconds_io,
+            $($x)+.weighted_milliseconds_io,
+        ]
+    };
 }
-pub(super) fn net_counters(x: &pmix_net_stats_t) -> [u64; 6] {
-    [
-        x.num_bytes_recvd,
-        x.num_packets_recvd,
-        x.num_recv_errs,
-        x.num_bytes_sent,
-        x.num_packets_sent,
-        x.num_send_errs,
-    ]
+macro_rules! net_counters {
+    ($($x:tt)+) => {
+        [
+            $($x)+.num_bytes_recvd,
+            $($x)+.num_packets_recvd,
+            $($x)+.num_recv_errs,
+            $($x)+.num_bytes_sent,
+            $($x)+.num_packets_sent,
+            $($x)+.num_send_errs,
+        ]
+    };
 }
-pub(super) fn node_floats(x: &pmix_node_stats_t) -> [f32; 11] {
-    [
-        x.la, x.la5, x.la15, x.total_mem, x.free_mem, x.buffers, x.cached, x.swap_cached, x.swap_total,
-        x.swap_free, x.mapped,
-    ]
+macro_rules! node_floats {
+    ($($x:tt)+) => {
+        [
+            $($x)+.la,
+            $($x)+.la5,
+            $($x)+.la15,
+            $($x)+.total_mem,
+            $($x)+.free_mem,
+            $($x)+.buffers,
+            $($x)+.cached,
+            $($x)+.swap_cached,
+            $($x)+.swap_total,
+            $($x)+.swap_free,
+            $($x)+.mapped,
+        ]
+    };
 }
-
-pub(super) fn set_disk_counters(x: &mut pmix_disk_stats_t, v: [u64; 11]) {
-    [
-        x.num_reads_completed,
-        x.num_reads_merged,
-        x.num_sectors_read,
-        x.milliseconds_reading,
-        x.num_writes_completed,
-        x.num_writes_merged,
-        x.num_sectors_written,
-        x.milliseconds_writing,
-        x.num_ios_in_progress,
-        x.milliseconds_io,
-        x.weighted_milliseconds_io,
-    ] = v;
-}
-pub(super) fn set_net_counters(x: &mut pmix_net_stats_t, v: [u64; 6]) {
-    [x.num_bytes_recvd, x.num_packets_recvd, x.num_recv_errs, x.num_bytes_sent, x.num_packets_sent, x.num_send_errs] = v;
-}
-pub(super) fn set_node_floats(x: &mut pmix_node_stats_t, f: [f32; 11]) {
-    [
-        x.la,
-        x.la5,
-        x.la15,
-        x.total_mem,
-        x.free_mem,
-        x.buffers,
-        x.cached,
-        x.swap_cached,
-        x.swap_total,
-        x.swap_free,
-        x.mapped,
-    ] = f;
-}
+pub(super) use {disk_counters, net_counters, node_floats};
 
 /// Reads what `Encoder` wrote, with every length checked against what remains.
 pub struct Decoder<'a> {
@@ -462,17 +444,7 @@ impl<'a> Decoder<'a> {
         Ok(Some(b))
     }
     pub(crate) fn cstr(&mut self) -> Res<*mut c_char> {
-        match self.str_bytes()? {
-            None => Ok(ptr::null_mut()),
-            Some(b) => {
-                let p = cmem::strdup_bytes(b);
-                if p.is_null() {
-                    Err(PMIX_ERR_NOMEM)
-                } else {
-                    Ok(p)
-                }
-            }
-        }
+        elem::dup_text(self.str_bytes()?)
     }
     pub(crate) fn fixed(&mut self, dst: &mut [c_char]) -> Res {
         let b = self.str_bytes()?.ok_or(BAD)?;
@@ -489,44 +461,16 @@ impl<'a> Decoder<'a> {
     }
     fn blob_bo(&mut self, bo: &mut pmix_byte_object_t) -> Res {
         let b = self.blob()?;
-        if !b.is_empty() {
-            let p = cmem::dup_bytes(b);
-            if p.is_null() {
-                return Err(PMIX_ERR_NOMEM);
-            }
-            bo.bytes = p;
-            bo.size = b.len();
-        }
-        Ok(())
+        elem::load_bo(bo, b)
     }
-    /// A NULL-terminated string array.
-    ///
-    /// # Safety
-    /// For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
-    pub(crate) unsafe fn argv(&mut self) -> Res<*mut *mut c_char> {
-        // SAFETY: the caller upholds the contract above: For encoding: `a` is NULL or a NULL-terminated array of NUL-terminated strings. For decoding: none (the result is a new allocation the caller owns).
-        unsafe {
-            let n = self.u32()?;
-            if n == NULL_ARGV {
-                return Ok(ptr::null_mut());
-            }
-            let n = self.count(n as u64)?;
-            let out = elem::alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
-            for i in 0..n {
-                match self.cstr() {
-                    Ok(s) if !s.is_null() => *out.add(i) = s,
-                    Ok(_) => {
-                        cmem::argv_free(out);
-                        return Err(BAD);
-                    }
-                    Err(e) => {
-                        cmem::argv_free(out);
-                        return Err(e);
-                    }
-                }
-            }
-            Ok(out)
+    /// A NULL-terminated string array (NULL when sent as one); the caller owns it.
+    pub(crate) fn argv(&mut self) -> Res<*mut *mut c_char> {
+        let n = self.u32()?;
+        if n == NULL_ARGV {
+            return Ok(ptr::null_mut());
         }
+        let n = self.count(n as u64)?;
+        elem::decode_argv(n, BAD, || self.cstr())
     }
     /// Decode an array into a new allocation; returns (ptr, n).
     ///
@@ -546,34 +490,8 @@ impl<'a> Decoder<'a> {
     /// # Safety
     /// None (the result is a new allocation the caller owns).
     pub unsafe fn elems(&mut self, kind: Kind, n: usize, depth: u32) -> Res<(*mut u8, usize)> {
-        // SAFETY: every element written is inside the array, grown before use.
-        unsafe {
-            if n == 0 {
-                return Ok((ptr::null_mut(), 0));
-            }
-            // The count is the peer's word: memory grows with the elements
-            // that really decode, never with the count alone (a count of
-            // 60 M in a 60 MB message must not allocate 60 M elements first).
-            let mut cap = n.min(ARRAY_START);
-            let mut p = elem::alloc_array(kind, cap)?;
-            for i in 0..n {
-                if i == cap {
-                    let more = (cap * 2).min(n);
-                    match elem::grow_array(kind, p, cap, more) {
-                        Ok(q) => (p, cap) = (q, more),
-                        Err(e) => {
-                            elem::free_array(kind, p, cap);
-                            return Err(e);
-                        }
-                    }
-                }
-                if let Err(e) = self.elem(kind, p.add(i * kind.size()), depth + 1) {
-                    elem::free_array(kind, p, cap);
-                    return Err(e);
-                }
-            }
-            Ok((p, n))
-        }
+        // SAFETY: `elem` decodes one element into the zeroed slot it is given.
+        unsafe { elem::decode_array(kind, n, |p| self.elem(kind, p, depth + 1)) }
     }
     /// One pmix_value_t (type, then its payload), depth-limited.
     ///
@@ -775,29 +693,23 @@ impl<'a> Decoder<'a> {
                 Kind::DiskStats => {
                     let x = &mut *(p as *mut pmix_disk_stats_t);
                     x.disk = self.cstr()?;
-                    let mut v = [0u64; 11];
-                    for c in v.iter_mut() {
+                    for c in disk_counters!(&mut x) {
                         *c = self.u64()?;
                     }
-                    set_disk_counters(x, v);
                 }
                 Kind::NetStats => {
                     let x = &mut *(p as *mut pmix_net_stats_t);
                     x.net_interface = self.cstr()?;
-                    let mut v = [0u64; 6];
-                    for c in v.iter_mut() {
+                    for c in net_counters!(&mut x) {
                         *c = self.u64()?;
                     }
-                    set_net_counters(x, v);
                 }
                 Kind::NodeStats => {
                     let x = &mut *(p as *mut pmix_node_stats_t);
                     x.node = self.cstr()?;
-                    let mut f = [0f32; 11];
-                    for c in f.iter_mut() {
+                    for c in node_floats!(&mut x) {
                         *c = f32::from_bits(self.u32()?);
                     }
-                    set_node_floats(x, f);
                     x.sample_time = self.timeval()?;
                     let (a, n) = self.array(Kind::DiskStats, depth)?;
                     x.diskstats = a as *mut pmix_disk_stats_t;

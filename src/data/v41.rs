@@ -34,8 +34,6 @@ use crate::status::Res;
 
 const SHORT: pmix_status_t = PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
 const BAD: pmix_status_t = PMIX_ERR_UNPACK_FAILURE;
-/// Elements allocated at first when decoding an array; more as they decode.
-const ARRAY_START: usize = 64;
 /// hwloc 2.x's topology support flags, sent raw after a topology's XML
 /// (discovery, cpubind, membind: one byte per flag).
 const TOPO_SUPPORT_BYTES: usize = 6 + 11 + 15;
@@ -452,21 +450,21 @@ impl Encoder {
                 PMIX_DISK_STATS => {
                     let x = &*(p as *const pmix_disk_stats_t);
                     self.cstr(x.disk)?;
-                    for v in super::pack::disk_counters(x) {
+                    for v in super::pack::disk_counters!(x) {
                         self.vu(v);
                     }
                 }
                 PMIX_NET_STATS => {
                     let x = &*(p as *const pmix_net_stats_t);
                     self.cstr(x.net_interface)?;
-                    for v in super::pack::net_counters(x) {
+                    for v in super::pack::net_counters!(x) {
                         self.vu(v);
                     }
                 }
                 PMIX_NODE_STATS => {
                     let x = &*(p as *const pmix_node_stats_t);
                     self.cstr(x.node)?;
-                    for f in super::pack::node_floats(x) {
+                    for f in super::pack::node_floats!(x) {
                         self.float_text(f as f64)?;
                     }
                     self.timeval(&x.sample_time);
@@ -600,17 +598,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn cstr(&mut self) -> Res<*mut c_char> {
-        match self.str_bytes()? {
-            None => Ok(ptr::null_mut()),
-            Some(b) => {
-                let p = cmem::strdup_bytes(b);
-                if p.is_null() {
-                    Err(PMIX_ERR_NOMEM)
-                } else {
-                    Ok(p)
-                }
-            }
-        }
+        elem::dup_text(self.str_bytes()?)
     }
 
     fn fixed(&mut self, dst: &mut [c_char]) -> Res {
@@ -653,35 +641,18 @@ impl<'a> Decoder<'a> {
         Ok(v as i32)
     }
 
-    /// # Safety
-    /// None: the result is a new NULL-terminated array the caller owns.
-    unsafe fn argv_counted(&mut self) -> Res<*mut *mut c_char> {
-        // SAFETY: every write is inside the array allocated for n + 1 entries.
-        unsafe {
-            let n = self.vs_bits(32)?;
-            if n < 0 {
-                return Err(BAD);
-            }
-            if n == 0 {
-                return Ok(ptr::null_mut());
-            }
-            let n = self.count(n as u64)?;
-            let out = elem::alloc_array(Kind::String, n + 1)? as *mut *mut c_char;
-            for i in 0..n {
-                match self.cstr() {
-                    Ok(s) if !s.is_null() => *out.add(i) = s,
-                    Ok(_) => {
-                        cmem::argv_free(out);
-                        return Err(BAD);
-                    }
-                    Err(e) => {
-                        cmem::argv_free(out);
-                        return Err(e);
-                    }
-                }
-            }
-            Ok(out)
+    /// A counted string array as a NULL-terminated argv (NULL when empty);
+    /// the caller owns it.
+    fn argv_counted(&mut self) -> Res<*mut *mut c_char> {
+        let n = self.vs_bits(32)?;
+        if n < 0 {
+            return Err(BAD);
         }
+        if n == 0 {
+            return Ok(ptr::null_mut());
+        }
+        let n = self.count(n as u64)?;
+        elem::decode_argv(n, BAD, || self.cstr())
     }
 
     /// `n` elements of type `t` into a new allocation: (pointer, n).
@@ -689,35 +660,10 @@ impl<'a> Decoder<'a> {
     /// # Safety
     /// None: the result is a new allocation the caller owns.
     unsafe fn elems(&mut self, t: pmix_data_type_t, n: u64, depth: u32) -> Res<(*mut u8, usize)> {
-        // SAFETY: every element written is inside the array, grown before use.
-        unsafe {
-            let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-            let n = self.count(n)?;
-            if n == 0 {
-                return Ok((ptr::null_mut(), 0));
-            }
-            // The count is the peer's word: memory grows with the elements
-            // that really decode, never with the count alone.
-            let mut cap = n.min(ARRAY_START);
-            let mut p = elem::alloc_array(kind, cap)?;
-            for i in 0..n {
-                if i == cap {
-                    let more = (cap * 2).min(n);
-                    match elem::grow_array(kind, p, cap, more) {
-                        Ok(q) => (p, cap) = (q, more),
-                        Err(e) => {
-                            elem::free_array(kind, p, cap);
-                            return Err(e);
-                        }
-                    }
-                }
-                if let Err(e) = self.elem(t, p.add(i * kind.size()), depth + 1) {
-                    elem::free_array(kind, p, cap);
-                    return Err(e);
-                }
-            }
-            Ok((p, n))
-        }
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        let n = self.count(n)?;
+        // SAFETY: `elem` decodes one element into the zeroed slot it is given.
+        unsafe { elem::decode_array(kind, n, |p| self.elem(t, p, depth + 1)) }
     }
 
     /// `n` plain integers of type `t` into `dst` without the per-element
@@ -941,7 +887,7 @@ impl<'a> Decoder<'a> {
                     let n = self.vu()?;
                     let n = self.count(n)?;
                     let b = self.take(n)?;
-                    load_bo(&mut *(p as *mut pmix_byte_object_t), b)?;
+                    elem::load_bo(&mut *(p as *mut pmix_byte_object_t), b)?;
                 }
                 PMIX_REGEX => {
                     let text = if self.data[self.pos..].starts_with(b"pmix") || self.data[self.pos..].starts_with(b"raw:") {
@@ -958,7 +904,7 @@ impl<'a> Decoder<'a> {
                     // (held with its NUL, as PMIx_generate_regex hands it out)
                     let mut with_nul = text.to_vec();
                     with_nul.push(0);
-                    load_bo(&mut *(p as *mut pmix_byte_object_t), &with_nul)?;
+                    elem::load_bo(&mut *(p as *mut pmix_byte_object_t), &with_nul)?;
                 }
                 PMIX_PROC_INFO => {
                     let x = &mut *(p as *mut pmix_proc_info_t);
@@ -1048,7 +994,7 @@ impl<'a> Decoder<'a> {
                     let n = self.vu()?;
                     let n = self.count(n)?;
                     let b = self.take(n)?;
-                    load_bo(&mut x.endpt, b)?;
+                    elem::load_bo(&mut x.endpt, b)?;
                 }
                 PMIX_PROC_STATS => {
                     let x = &mut *(p as *mut pmix_proc_stats_t);
@@ -1069,29 +1015,23 @@ impl<'a> Decoder<'a> {
                 PMIX_DISK_STATS => {
                     let x = &mut *(p as *mut pmix_disk_stats_t);
                     x.disk = self.cstr()?;
-                    let mut v = [0u64; 11];
-                    for c in v.iter_mut() {
+                    for c in super::pack::disk_counters!(&mut x) {
                         *c = self.vu()?;
                     }
-                    super::pack::set_disk_counters(x, v);
                 }
                 PMIX_NET_STATS => {
                     let x = &mut *(p as *mut pmix_net_stats_t);
                     x.net_interface = self.cstr()?;
-                    let mut v = [0u64; 6];
-                    for c in v.iter_mut() {
+                    for c in super::pack::net_counters!(&mut x) {
                         *c = self.vu()?;
                     }
-                    super::pack::set_net_counters(x, v);
                 }
                 PMIX_NODE_STATS => {
                     let x = &mut *(p as *mut pmix_node_stats_t);
                     x.node = self.cstr()?;
-                    let mut f = [0f32; 11];
-                    for c in f.iter_mut() {
+                    for c in super::pack::node_floats!(&mut x) {
                         *c = self.float_text()?.unwrap_or(0.0) as f32;
                     }
-                    super::pack::set_node_floats(x, f);
                     x.sample_time = self.timeval()?;
                     let n = self.vu()?;
                     let (a, n) = self.elems(PMIX_DISK_STATS, n, depth)?;
@@ -1137,19 +1077,6 @@ fn plain_int(t: pmix_data_type_t) -> bool {
             | PMIX_INT8
             | PMIX_UINT8
     )
-}
-
-/// A byte object holding a copy of `b` (NULL and 0 when empty).
-fn load_bo(bo: &mut pmix_byte_object_t, b: &[u8]) -> Res {
-    if !b.is_empty() {
-        let p = cmem::dup_bytes(b);
-        if p.is_null() {
-            return Err(PMIX_ERR_NOMEM);
-        }
-        bo.bytes = p;
-        bo.size = b.len();
-    }
-    Ok(())
 }
 
 #[cfg(test)]

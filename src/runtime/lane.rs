@@ -83,11 +83,6 @@ pub struct Lane {
     kicks: Arc<Kicks>,
 }
 
-/// What a write attempt left: bytes still queued, or a dead socket.
-pub(super) struct Flushed {
-    pub dead: bool,
-}
-
 impl Lane {
     pub(super) fn new(id: ConnId, fd: RawFd, framing: Framing, kicks: Arc<Kicks>) -> Self {
         watch_forks();
@@ -139,11 +134,12 @@ impl Lane {
         Ok(o.pending() > 0)
     }
 
-    /// Write what is queued (the progress thread, on writability).
-    pub(super) fn flush(&self) -> (Flushed, bool) {
+    /// Write what is queued (the progress thread, on writability):
+    /// (the socket is dead, bytes are still queued).
+    pub(super) fn flush(&self) -> (bool, bool) {
         let mut o = self.out.lock();
-        let f = write_out(self.fd, &mut o);
-        (f, o.pending() > 0)
+        let dead = write_out(self.fd, &mut o);
+        (dead, o.pending() > 0)
     }
 
     pub(super) fn queued(&self) -> usize {
@@ -153,8 +149,8 @@ impl Lane {
 
 /// Write from what is pending until the socket stops taking bytes.
 /// MSG_NOSIGNAL: a peer that went must not kill a C program with SIGPIPE;
-/// the reader side reports the loss.
-fn write_out(fd: RawFd, o: &mut Out) -> Flushed {
+/// the reader side reports the loss. True when the socket is dead.
+fn write_out(fd: RawFd, o: &mut Out) -> bool {
     let mut dead = false;
     while o.pending() > 0 {
         let rest = &o.buf[o.sent..];
@@ -188,7 +184,7 @@ fn write_out(fd: RawFd, o: &mut Out) -> Flushed {
         o.buf.drain(..sent);
         o.sent = 0;
     }
-    Flushed { dead }
+    dead
 }
 
 #[cfg(test)]

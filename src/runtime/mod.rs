@@ -82,9 +82,7 @@ struct Conn {
 /// do not go through a `Net`: a client's blocking hello, tests, the fuzzer).
 pub fn frame(req: u32, tag: u16, body: &[u8]) -> Vec<u8> {
     let mut f = Vec::with_capacity(HEADER + body.len());
-    f.extend_from_slice(&((6 + body.len()) as u32).to_le_bytes());
-    f.extend_from_slice(&req.to_le_bytes());
-    f.extend_from_slice(&tag.to_le_bytes());
+    Framing::Rpmix.header(req, tag, body.len(), &mut f);
     f.extend_from_slice(body);
     f
 }
@@ -129,17 +127,17 @@ impl Net {
 
     fn flush(&mut self, id: ConnId) {
         let Some(c) = self.conns.get_mut(&id) else { return };
-        let (f, want) = c.lane.flush();
-        if want != c.want_write && !f.dead {
+        let (dead, want) = c.lane.flush();
+        if want != c.want_write && !dead {
             let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
             let _ = self.poll.registry().reregister(&mut c.stream, Token(id), interest);
             c.want_write = want;
         }
-        if f.dead {
+        if dead {
             // The reader side notices too and reports the close.
             crate::pmix_debug!(5, "write to connection {id} failed");
         }
-        if c.closing && (f.dead || !want) {
+        if c.closing && (dead || !want) {
             self.close(id);
         }
     }
