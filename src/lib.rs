@@ -24,6 +24,7 @@ pub mod hwlib;
 pub mod hwloc;
 pub mod layout;
 pub mod owned;
+pub mod ptl;
 pub mod rendezvous;
 pub mod runtime;
 pub mod server;

@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use crate::abi::*;
 use crate::runtime::{self, Handle, Lane, Net, Refused};
 
+use super::openpmix::{self, Dialect};
 use super::ClientRole;
 
 /// An answer's continuation that needs the client's state (progress thread).
@@ -59,9 +60,12 @@ impl Pending {
         if self.closed {
             return Err(w);
         }
-        self.next = self.next.wrapping_add(1).max(1);
+        // (ids below ptl::FIRST_REQUEST_TAG are OpenPMIx's tags for
+        // unsolicited messages; rpmix's server takes any id)
+        let first = crate::ptl::FIRST_REQUEST_TAG;
+        self.next = self.next.wrapping_add(1).max(first);
         while self.map.contains_key(&self.next) {
-            self.next = self.next.wrapping_add(1).max(1);
+            self.next = self.next.wrapping_add(1).max(first);
         }
         self.map.insert(self.next, w);
         Ok(self.next)
@@ -84,6 +88,8 @@ pub struct Direct {
     pub handle: Handle<ClientRole>,
     lane: Arc<Lane>,
     pub pending: Arc<Mutex<Pending>>,
+    /// How requests are written on this connection.
+    pub dialect: Dialect,
 }
 
 /// One server connection of this process (a tool may hold several).
@@ -93,8 +99,8 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(engine: runtime::Engine<ClientRole>, lane: Arc<Lane>, pending: Arc<Mutex<Pending>>) -> Self {
-        let direct = Direct { handle: engine.handle.clone(), lane, pending };
+    pub fn new(engine: runtime::Engine<ClientRole>, lane: Arc<Lane>, pending: Arc<Mutex<Pending>>, dialect: Dialect) -> Self {
+        let direct = Direct { handle: engine.handle.clone(), lane, pending, dialect };
         Link { engine, direct }
     }
 }
@@ -109,6 +115,17 @@ impl Direct {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
         }
+        let translated;
+        let (body, w) = match &self.dialect {
+            Dialect::Rpmix => (body, w),
+            Dialect::OpenPmix { described, me } => match openpmix::outgoing(*described, me, tag, body, w) {
+                Ok((b, w)) => {
+                    translated = b;
+                    (&translated[..], w)
+                }
+                Err((w, st)) => return self.fail(w, st),
+            },
+        };
         if too_large(body) {
             return self.fail(w, PMIX_ERR_BAD_PARAM);
         }
@@ -130,7 +147,27 @@ impl Direct {
     }
 
     /// Send a frame that has no answer (commit, event registrations, heartbeats).
+    /// OpenPMIx's server answers all but heartbeats: the answer is dropped.
     pub fn send(&self, tag: u16, body: &[u8]) -> pmix_status_t {
+        if let Dialect::OpenPmix { .. } = self.dialect {
+            if tag != crate::wire::HEARTBEAT {
+                // Only a refusal made here, before anything was sent, is
+                // reported (a later answer finds the call returned).
+                let refused = Arc::new(std::sync::atomic::AtomicI32::new(PMIX_SUCCESS));
+                let r = refused.clone();
+                self.request(tag, body, Waiter::Plain(Box::new(move |st, _| {
+                    if st != PMIX_SUCCESS {
+                        crate::pmix_debug!(5, "client: the OpenPMIx server answered request {tag} with {st}");
+                    }
+                    r.store(st, std::sync::atomic::Ordering::Relaxed);
+                })));
+                return refused.load(std::sync::atomic::Ordering::Relaxed);
+            }
+            return match self.lane.send(crate::ptl::TAG_HEARTBEAT, 0, &[]) {
+                Ok(()) => PMIX_SUCCESS,
+                Err(why) => refusal(why),
+            };
+        }
         match self.lane.send(0, tag, body) {
             Ok(()) => PMIX_SUCCESS,
             Err(why) => refusal(why),

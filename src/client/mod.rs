@@ -14,7 +14,7 @@ use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
-use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role};
+use crate::runtime::{self, ConnId, Framing, Handle, Net, Oneshot, Role, Stream};
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -192,6 +192,7 @@ pub fn cached(nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
 }
 
 pub use link::{Cont, Direct, Link, Waiter};
+use openpmix::Dialect;
 
 pub struct ClientRole {
     conn: Option<ConnId>,
@@ -209,6 +210,8 @@ pub struct ClientRole {
     server: Option<Proc>,
     /// The largest frame taken from the server (`answer_limit`).
     read_limit: usize,
+    /// The server's protocol: rpmix's, or OpenPMIx's (`openpmix.rs`).
+    dialect: Dialect,
 }
 
 /// The largest answer a client takes from its server: a fence of the whole
@@ -238,11 +241,22 @@ impl ClientRole {
             cont(self, net, PMIX_ERR_UNREACH, &[]);
             return;
         };
+        let translated;
+        let (body, w) = match &self.dialect {
+            Dialect::Rpmix => (body, Waiter::Role(cont)),
+            Dialect::OpenPmix { described, me } => match openpmix::outgoing(*described, me, tag, body, Waiter::Role(cont)) {
+                Ok((b, w)) => {
+                    translated = b;
+                    (&translated[..], w)
+                }
+                Err((w, st)) => return w.answer(self, net, st, &[]),
+            },
+        };
         if link::too_large(body) {
-            cont(self, net, PMIX_ERR_BAD_PARAM, &[]);
+            w.answer(self, net, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }
-        let added = self.pending.lock().add(Waiter::Role(cont));
+        let added = self.pending.lock().add(w);
         match added {
             Ok(req) => {
                 net.send(conn, req, tag, body);
@@ -302,8 +316,37 @@ impl ClientRole {
     }
 }
 
+impl ClientRole {
+    /// A message from an OpenPMIx server: its tag (`req` here) says what it is.
+    fn on_openpmix_frame(&mut self, net: &mut Net, req: u32, body: &[u8], described: bool) {
+        match req {
+            crate::ptl::TAG_NOTIFY => match openpmix::event(body, described) {
+                Ok((st, src, info)) => {
+                    let chain = events_of_client().chain_for(st, &info);
+                    events::notify(chain, st, &src, &info, self.poster());
+                }
+                Err(_) => crate::pmix_debug!(1, "client: an event from the OpenPMIx server does not decode"),
+            },
+            t if t < crate::ptl::FIRST_REQUEST_TAG => {
+                crate::pmix_debug!(5, "client: OpenPMIx message on tag {t} not handled");
+            }
+            _ => {
+                // The waiter reads the answer's own status (openpmix::answer).
+                let waiter = self.pending.lock().take(req);
+                match waiter {
+                    Some(w) => w.answer(self, net, PMIX_SUCCESS, body),
+                    None => crate::pmix_debug!(1, "client: an answer on tag {req} that nothing waits for"),
+                }
+            }
+        }
+    }
+}
+
 impl Role for ClientRole {
     fn on_frame(&mut self, net: &mut Net, _id: ConnId, req: u32, tag: u16, body: &[u8]) {
+        if let Dialect::OpenPmix { described, .. } = self.dialect {
+            return self.on_openpmix_frame(net, req, body, described);
+        }
         match tag {
             wire::REPLY => {
                 if body.len() < 4 {
@@ -485,7 +528,7 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
             Info::new("pmix.srvr.uri", Value::string(uri)),
         ],
     );
-    let engine = start_engine(me.clone(), cache.clone(), s, Some(srv.clone()))?;
+    let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Framing::Rpmix, Dialect::Rpmix, Some(srv.clone()))?;
     Ok((srv, me, engine))
 }
 
@@ -690,15 +733,26 @@ pub fn init() -> (Proc, pmix_status_t) {
     let cache = Arc::new(Cache::default());
     let ns = std::env::var("PMIX_NAMESPACE").ok();
     let rank = std::env::var("PMIX_RANK").ok().and_then(|r| r.parse::<u32>().ok());
+    let mut server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
     let (me, status, engine) = match (ns, rank) {
         (Some(ns), Some(rank)) => {
             let me = Proc::new(&ns, rank);
-            let srv = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, _)| Proc::new(&ns, r)));
-            match connect(&me, &cache) {
-                Ok(stream) => match start_engine(me.clone(), cache.clone(), stream, srv) {
-                    Ok(e) => (me, PMIX_SUCCESS, Some(e)),
-                    Err(e) => (me, e, None),
-                },
+            let connected = match (&server, openpmix::contact_from_env()) {
+                // An OpenPMIx server (and no rpmix contact beside it).
+                (None, Some(found)) => found.and_then(|(contact, uri)| {
+                    let (stream, index, described) = openpmix::connect(&me, &contact, &uri, &cache)?;
+                    server = Some((contact.server.clone(), uri));
+                    let stream = Stream::Tcp(tcp_stream(stream)?);
+                    let dialect = Dialect::OpenPmix { described, me: me.clone() };
+                    start_engine(me.clone(), cache.clone(), stream, Framing::Ptl { index }, dialect, Some(contact.server))
+                }),
+                _ => {
+                    let srv = server.as_ref().map(|(p, _)| p.clone());
+                    connect(&me, &cache).and_then(|s| start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Framing::Rpmix, Dialect::Rpmix, srv))
+                }
+            };
+            match connected {
+                Ok(e) => (me, PMIX_SUCCESS, Some(e)),
                 Err(e) => (me, e, None),
             }
         }
@@ -713,13 +767,21 @@ pub fn init() -> (Proc, pmix_status_t) {
         return (me, status);
     }
     *CACHE.write() = Some(cache.clone());
-    let server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
     *g = Some(ClientGlobal { refcount: 1, me: me.clone(), cache, engine, puts: Vec::new(), server, others: Vec::new() });
     (me, status)
 }
 
-fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStream, server: Option<Proc>) -> Res<Link> {
-    stream.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+fn unix_stream(s: std::os::unix::net::UnixStream) -> Res<mio::net::UnixStream> {
+    s.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+    Ok(mio::net::UnixStream::from_std(s))
+}
+
+fn tcp_stream(s: std::net::TcpStream) -> Res<mio::net::TcpStream> {
+    s.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
+    Ok(mio::net::TcpStream::from_std(s))
+}
+
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, framing: Framing, dialect: Dialect, server: Option<Proc>) -> Res<Link> {
     let read_limit = answer_limit(&cache, &me);
     let pending = Arc::new(Mutex::new(link::Pending::default()));
     let role = ClientRole {
@@ -732,12 +794,13 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: std::os::unix::net::UnixStr
         iof: HashMap::new(),
         iof_timers: HashMap::new(),
         server,
+        dialect: dialect.clone(),
     };
-    let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(stream)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
+    let engine = runtime::start_with(role, None, vec![(stream, framing)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
     engine.handle.run(move |c, _| c.set_handle(h));
     let lane = engine.lanes.first().cloned().ok_or(PMIX_ERR_INIT)?;
-    Ok(Link::new(engine, lane, pending))
+    Ok(Link::new(engine, lane, pending, dialect))
 }
 
 /// PMIx_Finalize: only the last call tears down; it waits for the server's
@@ -773,4 +836,5 @@ pub fn finalize() -> pmix_status_t {
 pub mod api;
 pub mod iof;
 pub mod link;
+pub mod openpmix;
 pub mod openpmix_jobdata;

@@ -144,6 +144,39 @@ impl Encoder {
         }
     }
 
+    /// A pack call's header: the count (and, described, the types around it).
+    pub fn call_header(&mut self, t: pmix_data_type_t, n: usize, described: bool) -> Res {
+        let count = i32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+        if described {
+            self.vu(PMIX_INT32 as u64);
+        }
+        self.vs(count as i64);
+        if described {
+            self.vu(t as u64);
+        }
+        Ok(())
+    }
+
+    /// One pack call of a single key and value (OpenPMIx's internal "kval":
+    /// how its clients and servers send a key's data).
+    pub fn one_kval(&mut self, key: &str, v: &pmix_value_t, described: bool) -> Res {
+        self.call_header(PMIX_KVAL, 1, described)?;
+        self.string(Some(key.as_bytes()))?;
+        // SAFETY: a valid value (the caller's reference).
+        unsafe { self.value(v, 0) }
+    }
+
+    /// One pack call of a single OpenPMIx internal buffer (PMIX_BUFFER):
+    /// its buffer-type byte, its size and its bytes, as a commit carries
+    /// a scope's data.
+    pub fn one_buffer(&mut self, buffer_type: u8, bytes: &[u8], described: bool) -> Res {
+        self.call_header(PMIX_BUFFER, 1, described)?;
+        self.byte(buffer_type);
+        self.vu(bytes.len() as u64);
+        self.raw(bytes);
+        Ok(())
+    }
+
     /// One pack call: the count, then `n` elements of type `t` from a C array.
     ///
     /// # Safety
@@ -750,6 +783,33 @@ impl<'a> Decoder<'a> {
             v
         };
         Ok((key, v))
+    }
+
+    /// The elements of one kval pack call whose header was read: (key, value
+    /// the caller owns).
+    pub fn kval(&mut self) -> Res<(String, pmix_value_t)> {
+        let key = String::from_utf8_lossy(self.str_bytes()?.ok_or(BAD)?).into_owned();
+        // SAFETY: a zeroed value filled by the decoder (nothing to free on error).
+        let v = unsafe {
+            let mut v: pmix_value_t = core::mem::zeroed();
+            self.value(&mut v, 0)?;
+            v
+        };
+        Ok((key, v))
+    }
+
+    /// One element of an OpenPMIx internal buffer (PMIX_BUFFER) whose
+    /// header was read: (its buffer-type byte, its bytes).
+    pub fn buffer(&mut self) -> Res<(u8, &'a [u8])> {
+        let t = self.byte()?;
+        let n = self.vu()?;
+        let n = self.count(n)?;
+        Ok((t, self.take(n)?))
+    }
+
+    /// The bytes not yet read.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
     }
 
     /// One pack call's count (and, described, its declared type).

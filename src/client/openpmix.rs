@@ -1,0 +1,404 @@
+//! The client role under an OpenPMIx 4.2 server: its connect path and the
+//! translation of the client's requests and the server's answers.
+//!
+//! The client's operations (`api.rs`) build each request once, in rpmix's
+//! encoding. On a connection to an OpenPMIx server the link hands every
+//! request here first (`outgoing`): it is read back and written as the
+//! OpenPMIx command (`crate::ptl`), and the waiter is wrapped so that the
+//! server's answer reaches it in the shape an rpmix server would have
+//! given. One module holds everything that differs between the two
+//! servers; the operations and their completions stay the same.
+//!
+//! What differs beyond the encoding (docs/openpmix-ptl-protocol.md):
+//! - a fence's answer carries no data: peers' data is fetched by Get, one
+//!   request per peer, and the whole of that peer's data is cached;
+//! - the job data comes in the answer to a first request after the
+//!   handshake, with node, session and app data in arrays;
+//! - a commit is answered (the answer is dropped here);
+//! - events arrive on tag 0 and forwarded output on tag 2.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::pack::{Decoder, Encoder};
+use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, Info, Proc, Value};
+use crate::ptl::{self, cmd, Msg, Reader};
+use crate::status::Res;
+use crate::wire;
+
+use super::link::Waiter;
+use super::{openpmix_jobdata, Cache};
+
+/// The version this client announces: OpenPMIx servers branch on the
+/// major/minor only, and 4.2 is the generation whose protocol this speaks.
+const ANNOUNCED_VERSION: &str = "4.2.2";
+
+/// The longest wait for the server's part of the handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The largest answer taken during the handshake (the job data of a very
+/// large job still fits; a peer declaring more is refused, not believed).
+const MAX_HANDSHAKE_ANSWER: usize = 256 << 20;
+
+/// How requests are written on one connection.
+#[derive(Clone, Debug)]
+pub enum Dialect {
+    /// rpmix's own protocol: requests go out as built.
+    Rpmix,
+    /// OpenPMIx's: translated here. `described`: the fully described buffer
+    /// form was negotiated; `me`: this client (named where OpenPMIx's
+    /// requests need it, e.g. a fence of "my namespace").
+    OpenPmix { described: bool, me: Proc },
+}
+
+/// The OpenPMIx contact this process was given, if its server is one: the
+/// newest generation advertised. Err: only generations rpmix does not speak.
+pub fn contact_from_env() -> Option<Res<(ptl::Contact, String)>> {
+    let mut older = None;
+    for (var, gen) in ptl::URI_GENERATIONS {
+        let Ok(uri) = std::env::var(var) else { continue };
+        let Some(c) = ptl::parse_contact(&uri) else { continue };
+        if gen == "v41" {
+            return Some(Ok((c, uri)));
+        }
+        older.get_or_insert((var, gen));
+    }
+    older.map(|(var, gen)| {
+        crate::pmix_debug!(
+            1,
+            "PMIx_Init: the server offers only OpenPMIx's {gen} protocol ({var}); rpmix speaks v41 (OpenPMIx 4.1 and later)"
+        );
+        Err(PMIX_ERR_NOT_SUPPORTED)
+    })
+}
+
+/// Connect to an OpenPMIx server as the launched client `me`: the
+/// handshake, then the job data (stored in `cache`). Gives the stream, the
+/// index the server assigned us, and whether buffers are fully described.
+pub fn connect(me: &Proc, contact: &ptl::Contact, uri: &str, cache: &Cache) -> Res<(TcpStream, u32, bool)> {
+    let described = crate::data::v41::described_from_env();
+    let unreach = |what: &str, e: std::io::Error| {
+        crate::pmix_debug!(1, "PMIx_Init: OpenPMIx server at {}: {what}: {e}", contact.addr);
+        PMIX_ERR_UNREACH
+    };
+    let mut s = TcpStream::connect_timeout(&contact.addr, HANDSHAKE_TIMEOUT).map_err(|e| unreach("cannot connect", e))?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(|e| unreach("socket", e))?;
+    let _ = s.set_nodelay(true);
+    s.write_all(&ptl::connect_message(me, ANNOUNCED_VERSION, described)).map_err(|e| unreach("sending the connect message", e))?;
+    // The status and our index; a refusal is a close with nothing sent.
+    let mut answer = [0u8; 8];
+    s.read_exact(&mut answer).map_err(|e| unreach("refused the connection (unknown name, or our uid/gid is not the one registered)", e))?;
+    let status = i32::from_be_bytes(answer[..4].try_into().unwrap());
+    if status != PMIX_SUCCESS {
+        crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server refused us ({})", crate::strings::error_name(status));
+        return Err(status);
+    }
+    let index = u32::from_be_bytes(answer[4..].try_into().unwrap());
+    // The job data: the answer to a first request.
+    let tag = ptl::FIRST_REQUEST_TAG;
+    let req = Msg::request(cmd::REQ, described);
+    let mut frame = Vec::with_capacity(crate::runtime::transport::PTL_HEADER + req.bytes().len());
+    crate::runtime::Framing::Ptl { index }.header(tag, 0, req.bytes().len(), &mut frame);
+    frame.extend_from_slice(req.bytes());
+    s.write_all(&frame).map_err(|e| unreach("asking for the job data", e))?;
+    let body = loop {
+        let mut hdr = [0u8; crate::runtime::transport::PTL_HEADER];
+        s.read_exact(&mut hdr).map_err(|e| unreach("reading the job data", e))?;
+        let got_tag = u32::from_be_bytes(hdr[4..8].try_into().unwrap());
+        let len = u32::from_be_bytes(hdr[8..12].try_into().unwrap()) as usize;
+        if len > MAX_HANDSHAKE_ANSWER {
+            crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server declares a {len}-byte answer: refused");
+            return Err(PMIX_ERR_UNREACH);
+        }
+        let mut body = Vec::new();
+        (&mut s).take(len as u64).read_to_end(&mut body).map_err(|e| unreach("reading the job data", e))?;
+        if body.len() != len {
+            return Err(PMIX_ERR_UNREACH);
+        }
+        if got_tag == tag {
+            break body;
+        }
+        // (an event the server replays at connect: too early to deliver)
+        crate::pmix_debug!(5, "PMIx_Init: message on tag {got_tag} before the job data: dropped");
+    };
+    store_job_data(me, &body, described, cache)?;
+    cache.put(
+        me,
+        vec![
+            Info::new("pmix.srv.nspace", Value::string(&contact.server.nspace)),
+            Info::new("pmix.srv.rank", Value::rank(contact.server.rank)),
+            Info::new("pmix.srvr.uri", Value::string(uri)),
+        ],
+    );
+    s.set_read_timeout(None).map_err(|e| unreach("socket", e))?;
+    Ok((s, index, described))
+}
+
+/// Store the job data as the rest of the client expects it: job keys at
+/// rank WILDCARD, with this node's, this session's and this app's keys
+/// beside them (OpenPMIx's client answers them for the job too), each rank's
+/// keys under its rank.
+fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res {
+    if described {
+        // (the hash store's answer is written the same way in either form,
+        // but its pack calls then carry types; not seen from any server)
+        crate::pmix_debug!(5, "PMIx_Init: job data in the fully described form");
+    }
+    let jd = openpmix_jobdata::parse(body).inspect_err(|_| crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server's job data does not decode"))?;
+    if jd.nspace != me.nspace {
+        crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server sent the job data of {} (we are {})", jd.nspace, me.nspace);
+        return Err(PMIX_ERR_UNPACK_FAILURE);
+    }
+    let my_host = std::env::var("PMIX_HOSTNAME").ok().or_else(|| {
+        let mine = jd.ranks.iter().find(|(r, _)| *r == me.rank)?;
+        mine.1.iter().find(|i| i.key() == "pmix.hname").and_then(|i| i.as_str())
+    });
+    let my_app = jd.ranks.iter().find(|(r, _)| *r == me.rank).and_then(|(_, v)| v.iter().find(|i| i.key() == "pmix.appnum")?.as_u32()).unwrap_or(0);
+    let nodes = jd.job.iter().filter(|i| i.key() == "pmix.node.arr").count();
+    let mut job: Vec<Info> = Vec::new();
+    let mut extra: Vec<Info> = Vec::new();
+    for i in jd.job {
+        let members = || array_infos(&i);
+        match i.key() {
+            "pmix.ssn.arr" => extra.extend(members()),
+            "pmix.node.arr" => {
+                let m = members();
+                let name = m.iter().find(|x| x.key() == "pmix.hname").and_then(|x| x.as_str());
+                if nodes == 1 || (name.is_some() && name == my_host) {
+                    extra.extend(m);
+                }
+            }
+            "pmix.app.arr" => {
+                let m = members();
+                if m.iter().find(|x| x.key() == "pmix.appnum").and_then(|x| x.as_u32()).unwrap_or(0) == my_app {
+                    extra.extend(m);
+                }
+            }
+            _ => {}
+        }
+        job.push(i);
+    }
+    for e in extra {
+        if !job.iter().any(|j| j.key() == e.key()) {
+            job.push(e);
+        }
+    }
+    cache.put(&Proc::wildcard(&me.nspace), job);
+    for (rank, infos) in jd.ranks {
+        cache.put(&Proc::new(&me.nspace, rank), infos);
+    }
+    Ok(())
+}
+
+/// The infos of a value holding a DATA_ARRAY of INFO (none otherwise).
+fn array_infos(i: &Info) -> Vec<Info> {
+    let v = i.value_ref();
+    if v.r#type != PMIX_DATA_ARRAY {
+        return Vec::new();
+    }
+    // SAFETY: a data array the decoder made: its array holds `size` elements of its type.
+    unsafe {
+        let a = v.data.darray;
+        if a.is_null() || (*a).r#type != PMIX_INFO || (*a).array.is_null() {
+            return Vec::new();
+        }
+        Info::copy_array((*a).array as *const pmix_info_t, (*a).size).unwrap_or_default()
+    }
+}
+
+/// What an answer is turned back into for the waiter.
+pub enum Shape {
+    /// Only the status matters.
+    Status,
+    /// A Get of `key` (empty: all) of `target`: the target's data.
+    Get { target: Proc },
+}
+
+/// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
+/// the waiter wrapped to take OpenPMIx's answer. Err: the request has no
+/// OpenPMIx equivalent here (the waiter comes back with the status).
+pub fn outgoing(described: bool, me: &Proc, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
+    match translate(described, me, tag, body) {
+        Ok((msg, shape)) => Ok((msg, wrap(w, shape, described, me.clone()))),
+        Err(st) => Err((w, st)),
+    }
+}
+
+/// The waiter that turns an OpenPMIx answer into an rpmix one.
+fn wrap(w: Waiter, shape: Shape, described: bool, me: Proc) -> Waiter {
+    match w {
+        Waiter::Plain(f) => Waiter::Plain(Box::new(move |st, b| {
+            let (st, out) = answer(st, b, &shape, described, &me);
+            f(st, &out)
+        })),
+        Waiter::Role(f) => Waiter::Role(Box::new(move |c, net, st, b| {
+            let (st, out) = answer(st, b, &shape, described, &me);
+            f(c, net, st, &out)
+        })),
+    }
+}
+
+/// OpenPMIx's answer as rpmix's: (status, body). A status other than
+/// success (the connection lost, or refused) passes through.
+fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &Proc) -> (pmix_status_t, Vec<u8>) {
+    if st != PMIX_SUCCESS {
+        return (st, Vec::new());
+    }
+    let mut r = Reader::new(body, described);
+    let st = match r.status() {
+        Ok(st) => st,
+        Err(e) => {
+            crate::pmix_debug!(1, "client: an answer from the OpenPMIx server does not decode");
+            return (e, Vec::new());
+        }
+    };
+    if st != PMIX_SUCCESS {
+        return (st, Vec::new());
+    }
+    match shape {
+        Shape::Status => (st, Vec::new()),
+        Shape::Get { target } => match get_answer(&mut r, target, described, me) {
+            Ok(out) => (PMIX_SUCCESS, out),
+            Err(e) => {
+                crate::pmix_debug!(1, "client: a Get answer from the OpenPMIx server does not decode");
+                (e, Vec::new())
+            }
+        },
+    }
+}
+
+/// A Get's answer: byte objects, each a proc and its keys. The target's keys
+/// go back to the waiter; the job's and other procs' go to the cache, as
+/// OpenPMIx's client keeps them.
+fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> Res<Vec<u8>> {
+    let mut mine = Vec::new();
+    let mut others: Vec<(Proc, Vec<Info>)> = Vec::new();
+    while !r.at_end() {
+        let obj = r.byte_object()?;
+        let mut o = Reader::new(&obj, described);
+        let mut who = o.proc()?;
+        if who.rank == PMIX_RANK_UNDEF {
+            who = me.clone(); // (OpenPMIx's convention: data for the asker)
+        }
+        let mut infos = Vec::new();
+        while !o.at_end() {
+            infos.push(o.kval()?);
+        }
+        if who == *target {
+            mine.extend(infos);
+        } else {
+            others.push((who, infos));
+        }
+    }
+    if let Some(c) = super::CACHE.read().clone() {
+        for (p, infos) in others {
+            c.put(&p, infos);
+        }
+    }
+    let mut e = Encoder::default();
+    encode_infos(&mut e, &mine)?;
+    Ok(e.into_bytes())
+}
+
+/// rpmix's request (`tag`, `body` as api.rs builds it) as OpenPMIx's.
+fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
+    let mut d = Decoder::new(body);
+    let bad = |_| {
+        crate::pmix_debug!(1, "client: request {tag} does not decode for the OpenPMIx server");
+        PMIX_ERR_BAD_PARAM
+    };
+    let status_only = |m: Msg| Ok((m.into_bytes(), Shape::Status));
+    match tag {
+        wire::FINALIZE => status_only(Msg::request(cmd::FINALIZE, described)),
+        wire::ABORT => {
+            let status = d.u32().map_err(bad)? as i32;
+            let msg = decode_str(&mut d).map_err(bad)?;
+            let procs = decode_procs(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::ABORT, described);
+            m.status(status);
+            m.string(Some(&msg))?;
+            m.procs(&procs)?;
+            status_only(m)
+        }
+        wire::COMMIT => {
+            let n = d.u32().map_err(bad)? as usize;
+            let mut local = Msg::plain(described);
+            let mut remote = Msg::plain(described);
+            let (mut nl, mut nr) = (0, 0);
+            for _ in 0..n.min(d.remaining()) {
+                let scope = d.u32().map_err(bad)? as pmix_scope_t;
+                for i in decode_infos(&mut d).map_err(bad)? {
+                    // A global key is in both; undefined scope counts as global.
+                    if scope != PMIX_REMOTE {
+                        local.kval(i.key(), i.value_ref())?;
+                        nl += 1;
+                    }
+                    if scope != PMIX_LOCAL {
+                        remote.kval(i.key(), i.value_ref())?;
+                        nr += 1;
+                    }
+                }
+            }
+            let mut m = Msg::request(cmd::COMMIT, described);
+            if nl > 0 {
+                m.scope(PMIX_LOCAL);
+                m.buffer(&local)?;
+            }
+            if nr > 0 {
+                m.scope(PMIX_REMOTE);
+                m.buffer(&remote)?;
+            }
+            status_only(m)
+        }
+        wire::FENCE | wire::CONNECT | wire::DISCONNECT => {
+            let mut procs = decode_procs(&mut d).map_err(bad)?;
+            let _collect = d.u32().map_err(bad)?;
+            let _timeout = d.u32().map_err(bad)?;
+            let info = decode_infos(&mut d).map_err(bad)?;
+            if procs.is_empty() {
+                procs.push(Proc::wildcard(&me.nspace)); // (NULL procs: our namespace)
+            }
+            let c = match tag {
+                wire::FENCE => cmd::FENCENB,
+                wire::CONNECT => cmd::CONNECTNB,
+                _ => cmd::DISCONNECTNB,
+            };
+            let mut m = Msg::request(c, described);
+            m.procs(&procs)?;
+            m.infos(&info)?;
+            status_only(m)
+        }
+        wire::GET => {
+            let target = Proc::decode(&mut d).map_err(bad)?;
+            let key = decode_str(&mut d).map_err(bad)?;
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::GETNB, described);
+            m.string(Some(&target.nspace))?;
+            m.rank(target.rank);
+            m.infos(&info)?;
+            m.string(if key.is_empty() { None } else { Some(&key) })?;
+            Ok((m.into_bytes(), Shape::Get { target }))
+        }
+        _ => not_yet(tag),
+    }
+}
+
+/// A request this client does not yet send to OpenPMIx servers.
+fn not_yet(tag: u16) -> Res<(Vec<u8>, Shape)> {
+    crate::pmix_debug!(1, "client: request {tag} is not supported under an OpenPMIx server yet");
+    Err(PMIX_ERR_NOT_SUPPORTED)
+}
+
+/// An event the OpenPMIx server sent (tag 0): (code, source, infos).
+pub fn event(body: &[u8], described: bool) -> Res<(pmix_status_t, Proc, Vec<Info>)> {
+    let mut r = Reader::new(body, described);
+    if r.command()? != cmd::NOTIFY {
+        return Err(PMIX_ERR_UNPACK_FAILURE);
+    }
+    let st = r.status()?;
+    let source = r.proc()?;
+    let info = r.infos()?;
+    Ok((st, source, info))
+}
