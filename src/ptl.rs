@@ -182,6 +182,14 @@ impl Msg {
         let _ = self.one(PMIX_STATUS, &st);
     }
 
+    pub fn alloc_directive(&mut self, d: pmix_alloc_directive_t) {
+        self.byte_of(PMIX_ALLOC_DIRECTIVE, d);
+    }
+
+    pub fn time(&mut self, t: libc::time_t) {
+        let _ = self.one(PMIX_TIME, &t);
+    }
+
     pub fn int(&mut self, x: i32) {
         let _ = self.one(PMIX_INT, &x);
     }
@@ -395,6 +403,30 @@ impl<'a> Reader<'a> {
     pub fn infos(&mut self) -> Res<Vec<Info>> {
         let n = self.size()?;
         self.info_array(n)
+    }
+
+    /// `n` publications (proc, key, value) as one pack call (none when n is 0).
+    pub fn pdata_array(&mut self, n: usize) -> Res<Vec<(Proc, Info)>> {
+        let mut out = Vec::new();
+        if n == 0 {
+            return Ok(out);
+        }
+        if self.d.header(self.described, PMIX_PDATA)? != n {
+            return Err(PMIX_ERR_UNPACK_FAILURE);
+        }
+        for _ in 0..n {
+            // SAFETY: a zeroed pdata filled by the decoder; its value is owned by the Info made of it.
+            let p = unsafe {
+                let mut p: pmix_pdata_t = core::mem::zeroed();
+                self.d.elem(PMIX_PDATA, &mut p as *mut pmix_pdata_t as *mut u8, 0)?;
+                p
+            };
+            let n = crate::cmem::bounded_len(&p.key);
+            // SAFETY: the key's bytes up to its NUL.
+            let key = unsafe { core::slice::from_raw_parts(p.key.as_ptr() as *const u8, n) };
+            out.push((Proc::from_c(&p.proc), Info::new(&String::from_utf8_lossy(key), Value(p.value))));
+        }
+        Ok(out)
     }
 
     /// One kval pack call, as an info.

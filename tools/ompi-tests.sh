@@ -14,7 +14,10 @@
 #   (c2) twojobs    ompi-server + two mpiruns with --ompi-server file:<uri>
 # each once with OpenPMIx's libpmix (LD_LIBRARY_PATH removed) and once with
 # rpmix's (LD_LIBRARY_PATH=$RPMIX_LIBDIR, which mpirun, orted, ompi-server and
-# the ranks all inherit); then 20 consecutive (a) runs on rpmix; then every
+# the ranks all inherit); then (a)-(e) once more with mpirun on OpenPMIx and
+# only its ranks (and spawned children) on rpmix ("mixed": mpirun's -x
+# LD_LIBRARY_PATH=$RPMIX_LIBDIR; rpmix speaks OpenPMIx's protocol to its
+# server); then 20 consecutive (a) runs on rpmix; then every
 # program launched directly by rpmix's own launcher, `pmixrun -n 4 ./prog`
 # (Open MPI's ranks then run ess/pmi as under `srun --mpi=pmix`; pmixrun
 # sets JSM_JSRUN_PORT so Open MPI recognises the direct launch).
@@ -131,7 +134,7 @@ kill_tagged() {
 # libenv <lib>: prints the env(1) arguments that select a libpmix
 libenv() {
     case $1 in
-    openpmix) echo "-u LD_LIBRARY_PATH" ;;
+    openpmix | mixed) echo "-u LD_LIBRARY_PATH" ;;
     rpmix) echo "LD_LIBRARY_PATH=$rlibdir" ;;
     esac
 }
@@ -156,7 +159,7 @@ launch() {
 libname() {
     case $1 in
     openpmix) echo "OpenPMIx" ;;
-    rpmix) echo "rpmix" ;;
+    rpmix | mixed) echo "rpmix" ;;
     esac
 }
 
@@ -353,6 +356,14 @@ for lib in openpmix rpmix; do
     case_singleton "singleton/$lib/hello" "$lib"
     case_twojobs "twojobs/$lib/pubsub" "$lib"
 done
+
+# Mixed: mpirun (and its server) on OpenPMIx, the ranks on rpmix.
+M=(mpirun "${mpirun_args[@]}" -x LD_LIBRARY_PATH="$rlibdir")
+case_hello "mpirun/mixed/hello" mixed 4 "${M[@]}" -np 4
+case_spawn "mpirun/mixed/spawn" mixed "${M[@]}" -np 4
+case_pubsub "mpirun/mixed/pubsub" mixed 1 "${M[@]}" -np 2
+case_abort "mpirun/mixed/abort" mixed "${M[@]}" -np 4
+case_nofinalize "mpirun/mixed/nofinalize" mixed "${M[@]}" -np 4
 
 # (a) 20 consecutive runs on rpmix: any failure or hang fails the case.
 name="mpirun/rpmix/hello-x$repeat"

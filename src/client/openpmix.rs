@@ -22,6 +22,8 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::abi::*;
+use crate::data::carray::CArray;
+use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, Info, Proc, Value};
 use crate::ptl::{self, cmd, Msg, Reader};
@@ -212,8 +214,16 @@ fn array_infos(i: &Info) -> Vec<Info> {
 pub enum Shape {
     /// Only the status matters.
     Status,
-    /// A Get of `key` (empty: all) of `target`: the target's data.
+    /// A Get of `target`: the target's data.
     Get { target: Proc },
+    /// A connect: other namespaces' job data (cached).
+    Connect,
+    /// A lookup: the publications found.
+    Lookup,
+    /// A spawn: the new namespace (its job data cached).
+    Spawn,
+    /// A count and infos (query, job control, monitor, allocate).
+    Infos,
 }
 
 /// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
@@ -259,6 +269,61 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
     }
     match shape {
         Shape::Status => (st, Vec::new()),
+        Shape::Infos => {
+            // (an early or synchronous answer is the status alone)
+            let infos = if r.at_end() { Ok(Vec::new()) } else { r.infos() };
+            reencode(infos.and_then(|i| {
+                let mut e = Encoder::default();
+                encode_infos(&mut e, &i)?;
+                Ok(e.into_bytes())
+            }))
+        }
+        Shape::Lookup => reencode((|| {
+            let n = r.size()?;
+            let found = r.pdata_array(n)?;
+            let mut e = Encoder::default();
+            e.u32(found.len() as u32);
+            for (p, i) in &found {
+                p.encode(&mut e);
+                encode_infos(&mut e, std::slice::from_ref(i))?;
+            }
+            Ok(e.into_bytes())
+        })()),
+        Shape::Spawn => reencode((|| {
+            let ns = if r.at_end() { None } else { r.string()? };
+            let ns = ns.unwrap_or_default();
+            let mut job = Vec::new();
+            while !r.at_end() {
+                job.push(r.kval()?);
+            }
+            if !ns.is_empty() && !job.is_empty() {
+                if let Some(c) = super::CACHE.read().clone() {
+                    c.put(&Proc::wildcard(&ns), job);
+                }
+            }
+            let mut e = Encoder::default();
+            crate::owned::encode_str(&mut e, &ns);
+            Ok(e.into_bytes())
+        })()),
+        Shape::Connect => reencode((|| {
+            let mut jobs = Vec::new();
+            while !r.at_end() {
+                let obj = r.byte_object()?;
+                let mut o = Reader::new(&obj, described);
+                let ns = o.string()?.unwrap_or_default();
+                let mut job = Vec::new();
+                while !o.at_end() {
+                    job.push(o.kval()?);
+                }
+                jobs.push((ns, job));
+            }
+            if let Some(c) = super::CACHE.read().clone() {
+                for (ns, job) in jobs {
+                    c.put(&Proc::wildcard(&ns), job);
+                }
+            }
+            Ok(Vec::new())
+        })()),
         Shape::Get { target } => match get_answer(&mut r, target, described, me) {
             Ok(out) => (PMIX_SUCCESS, out),
             Err(e) => {
@@ -266,6 +331,17 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
                 (e, Vec::new())
             }
         },
+    }
+}
+
+/// An answer read and written in rpmix's form, or the error that stopped it.
+fn reencode(out: Res<Vec<u8>>) -> (pmix_status_t, Vec<u8>) {
+    match out {
+        Ok(b) => (PMIX_SUCCESS, b),
+        Err(e) => {
+            crate::pmix_debug!(1, "client: an answer from the OpenPMIx server does not decode");
+            (e, Vec::new())
+        }
     }
 }
 
@@ -360,15 +436,145 @@ fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>,
             if procs.is_empty() {
                 procs.push(Proc::wildcard(&me.nspace)); // (NULL procs: our namespace)
             }
-            let c = match tag {
-                wire::FENCE => cmd::FENCENB,
-                wire::CONNECT => cmd::CONNECTNB,
-                _ => cmd::DISCONNECTNB,
+            let (c, shape) = match tag {
+                wire::FENCE => (cmd::FENCENB, Shape::Status),
+                wire::CONNECT => (cmd::CONNECTNB, Shape::Connect),
+                _ => (cmd::DISCONNECTNB, Shape::Status),
             };
             let mut m = Msg::request(c, described);
             m.procs(&procs)?;
             m.infos(&info)?;
+            Ok((m.into_bytes(), shape))
+        }
+        wire::PUBLISH => {
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::PUBLISHNB, described);
+            m.u32(uid());
+            m.infos(&info)?;
             status_only(m)
+        }
+        wire::LOOKUP | wire::UNPUBLISH => {
+            let n = d.u32().map_err(bad)? as usize;
+            let mut keys = Vec::new();
+            for _ in 0..n.min(d.remaining()) {
+                keys.push(decode_str(&mut d).map_err(bad)?);
+            }
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let (c, shape) = if tag == wire::LOOKUP { (cmd::LOOKUPNB, Shape::Lookup) } else { (cmd::UNPUBLISHNB, Shape::Status) };
+            let mut m = Msg::request(c, described);
+            m.u32(uid());
+            m.size(keys.len());
+            for k in &keys {
+                m.string(Some(k))?;
+            }
+            m.infos(&info)?;
+            Ok((m.into_bytes(), shape))
+        }
+        wire::NOTIFY => {
+            // (OpenPMIx's server names the sender as the source itself)
+            let status = d.u32().map_err(bad)? as i32;
+            let _source = Proc::decode(&mut d).map_err(bad)?;
+            let range = d.u32().map_err(bad)? as pmix_data_range_t;
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::NOTIFY, described);
+            m.status(status);
+            m.range(range);
+            m.infos(&info)?;
+            status_only(m)
+        }
+        wire::REGISTER_EVENTS => {
+            let n = d.u32().map_err(bad)? as usize;
+            let mut codes = Vec::new();
+            for _ in 0..n.min(d.remaining()) {
+                codes.push(d.u32().map_err(bad)? as i32);
+            }
+            let info: Vec<Info> = decode_infos(&mut d).map_err(bad)?.into_iter().filter(|i| !handler_local(i.key())).collect();
+            let mut m = Msg::request(cmd::REGEVENTS, described);
+            m.size(codes.len());
+            if !codes.is_empty() {
+                // SAFETY: `codes` holds codes.len() statuses.
+                unsafe { m.items(PMIX_STATUS, codes.as_ptr() as *const u8, codes.len())? };
+            }
+            m.infos(&info)?;
+            status_only(m)
+        }
+        wire::DEREGISTER_EVENTS => {
+            let n = d.u32().map_err(bad)? as usize;
+            let mut m = Msg::request(cmd::DEREGEVENTS, described);
+            for _ in 0..n.min(d.remaining()) {
+                m.status(d.u32().map_err(bad)? as i32);
+            }
+            Ok((m.into_bytes(), Shape::Status))
+        }
+        wire::LOG => {
+            let data = decode_infos(&mut d).map_err(bad)?;
+            let dirs = decode_infos(&mut d).map_err(bad)?;
+            let stamp = dirs.iter().any(|i| i.key() == "pmix.log.gtstmp" && i.truthy());
+            let mut m = Msg::request(cmd::LOG, described);
+            // SAFETY: time(NULL) cannot fail.
+            m.time(if stamp { unsafe { libc::time(core::ptr::null_mut()) } } else { 0 });
+            m.infos(&data)?;
+            m.infos(&dirs)?;
+            status_only(m)
+        }
+        wire::JOB_CONTROL => {
+            let targets = decode_procs(&mut d).map_err(bad)?;
+            let dirs = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::JOB_CONTROL, described);
+            m.procs(&targets)?;
+            m.infos(&dirs)?;
+            Ok((m.into_bytes(), Shape::Infos))
+        }
+        wire::MONITOR => {
+            let monitor = decode_infos(&mut d).map_err(bad)?;
+            let error = d.u32().map_err(bad)? as i32;
+            let dirs = decode_infos(&mut d).map_err(bad)?;
+            if monitor.len() != 1 {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            let mut m = Msg::request(cmd::MONITOR, described);
+            m.info_array(&monitor)?;
+            m.status(error);
+            m.infos(&dirs)?;
+            Ok((m.into_bytes(), Shape::Infos))
+        }
+        wire::ALLOCATE => {
+            let directive = d.u32().map_err(bad)? as pmix_alloc_directive_t;
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::ALLOC, described);
+            m.alloc_directive(directive);
+            m.infos(&info)?;
+            Ok((m.into_bytes(), Shape::Infos))
+        }
+        wire::QUERY => {
+            let n = d.u32().map_err(bad)? as usize;
+            // SAFETY: queries decoded into a new array that `CArray` owns.
+            let queries = unsafe {
+                let (ptr, len) = d.elems(Kind::Query, n.min(d.remaining()), 0).map_err(bad)?;
+                CArray { kind: Kind::Query, ptr, len }
+            };
+            let mut m = Msg::request(cmd::QUERY, described);
+            m.size(queries.len);
+            // SAFETY: the array holds `len` valid queries.
+            unsafe { m.items(PMIX_QUERY, queries.ptr, queries.len)? };
+            Ok((m.into_bytes(), Shape::Infos))
+        }
+        wire::SPAWN => {
+            let info = decode_infos(&mut d).map_err(bad)?;
+            let n = d.u32().map_err(bad)? as usize;
+            // SAFETY: apps decoded into a new array that `CArray` owns.
+            let apps = unsafe {
+                let (ptr, len) = d.elems(Kind::App, n.min(d.remaining()), 0).map_err(bad)?;
+                CArray { kind: Kind::App, ptr, len }
+            };
+            let mut m = Msg::request(cmd::SPAWNNB, described);
+            m.infos(&info)?;
+            m.size(apps.len);
+            if apps.len > 0 {
+                // SAFETY: the array holds `len` valid apps.
+                unsafe { m.items(PMIX_APP, apps.ptr, apps.len)? };
+            }
+            Ok((m.into_bytes(), Shape::Spawn))
         }
         wire::GET => {
             let target = Proc::decode(&mut d).map_err(bad)?;
@@ -383,6 +589,38 @@ fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>,
         }
         _ => not_yet(tag),
     }
+}
+
+/// This process's effective uid (publications carry it).
+fn uid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Keys that only order or name a handler in this process: OpenPMIx's
+/// client keeps them from the server.
+fn handler_local(key: &str) -> bool {
+    matches!(
+        key,
+        "pmix.evfirst"
+            | "pmix.evlast"
+            | "pmix.evprepend"
+            | "pmix.evappend"
+            | "pmix.evfirstcat"
+            | "pmix.evlastcat"
+            | "pmix.evbefore"
+            | "pmix.evafter"
+            | "pmix.evname"
+            | "pmix.evobject"
+            | "pmix.range"
+            | "pmix.evrange"
+            | "pmix.evone"
+    )
+}
+
+/// Whether OpenPMIx's server answers this request (all but deregistrations).
+pub fn answered(tag: u16) -> bool {
+    tag != wire::DEREGISTER_EVENTS
 }
 
 /// A request this client does not yet send to OpenPMIx servers.

@@ -1,0 +1,36 @@
+/* Preloaded into a rank (LD_PRELOAD) to prove which libpmix.so.2 it ran on:
+ * at exit it appends "<pid> <library path> <PMIx_Get_version()>" to the file
+ * named by WHICH_PMIX_OUT. It links nothing of PMIx itself: it finds the
+ * library already loaded by its SONAME. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((destructor)) static void which_pmix_report(void)
+{
+    const char *out = getenv("WHICH_PMIX_OUT");
+    if (out == NULL)
+        return;
+    void *lib = dlopen("libpmix.so.2", RTLD_LAZY | RTLD_NOLOAD);
+    const char *path = "not-loaded", *ver = "-";
+    Dl_info di;
+    if (lib != NULL) {
+        void *f = dlsym(lib, "PMIx_Get_version");
+        if (f != NULL && dladdr(f, &di) && di.dli_fname != NULL)
+            path = di.dli_fname;
+        if (f != NULL)
+            ver = ((const char *(*)(void))f)();
+    }
+    char line[4096];
+    int n = snprintf(line, sizeof line, "%d %s %s\n", (int)getpid(), path, ver);
+    int fd = open(out, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd >= 0 && n > 0) {
+        ssize_t w = write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w;
+        close(fd);
+    }
+}
