@@ -1,7 +1,8 @@
-/* Preloaded into a rank (LD_PRELOAD) to prove which libpmix.so.2 it ran on:
- * at exit it appends "<pid> <library path> <PMIx_Get_version()>" to the file
- * named by WHICH_PMIX_OUT. It links nothing of PMIx itself: it finds the
- * library already loaded by its SONAME. */
+/* Preloaded into a rank (LD_PRELOAD) to prove which libpmix.so.2 it runs on:
+ * it appends "<pid> <library path> <PMIx_Get_version()>" to the file named by
+ * WHICH_PMIX_OUT, at start when the program links the library (so a rank
+ * killed later still reports), else at exit (a library opened meanwhile).
+ * It links nothing of PMIx itself: it finds the library loaded by its SONAME. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -10,12 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-__attribute__((destructor)) static void which_pmix_report(void)
+static int reported;
+
+static void which_pmix_report(void)
 {
     const char *out = getenv("WHICH_PMIX_OUT");
-    if (out == NULL)
+    if (out == NULL || reported)
         return;
     void *lib = dlopen("libpmix.so.2", RTLD_LAZY | RTLD_NOLOAD);
+    if (lib != NULL)
+        reported = 1;
     const char *path = "not-loaded", *ver = "-";
     Dl_info di;
     if (lib != NULL) {
@@ -33,4 +38,15 @@ __attribute__((destructor)) static void which_pmix_report(void)
         (void)w;
         close(fd);
     }
+}
+
+__attribute__((constructor)) static void which_pmix_at_start(void)
+{
+    if (dlopen("libpmix.so.2", RTLD_LAZY | RTLD_NOLOAD) != NULL)
+        which_pmix_report();
+}
+
+__attribute__((destructor)) static void which_pmix_at_exit(void)
+{
+    which_pmix_report();
 }

@@ -595,6 +595,9 @@ t_openmpi() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/om
 t_faults() { tools/fault-tests.sh "$B/faults"; }
 t_twohost() { tools/twohost-tests.sh "$B/mpi"; }
 t_newer() { tools/newer-tests.sh "$B/newer"; }
+# rpmix ranks under hosts on OpenPMIx (its C resource manager, OpenPMIx's
+# example server, mpirun): OpenPMIx's protocol from the client side (issue 15).
+t_mixed() { tools/mixed-tests.sh "$B/mixed"; }
 # The mutation fuzzer, 15 s per target (decode, unpack, cleanup, frames):
 # no panic, the live server answers throughout; executions counted.
 t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 15; }
@@ -683,6 +686,7 @@ all_steps() {
     step fault-injection t_faults
     step fuzz-60s t_fuzz
     step open-mpi-drop-in t_openmpi
+    step openpmix-hosts-rpmix-ranks t_mixed
     step open-mpi-two-hosts t_twohost
     step newer-consumers-openpmix5-ompi5 t_newer
     step python-bindings t_python

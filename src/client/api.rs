@@ -300,6 +300,21 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         // A client without a server: only its own handlers can hear it.
         return done.status(no_server());
     }
+    // An OpenPMIx server never hands an event back to its source: its own
+    // handlers hear it here, and one for this process alone goes no further.
+    if let Some(d) = direct().filter(|d| matches!(d.dialect, super::openpmix::Dialect::OpenPmix { .. })) {
+        let (src, infos) = (source.clone(), info.clone());
+        let local_only = range == PMIX_RANGE_PROC_LOCAL;
+        let for_me = range != PMIX_RANGE_CUSTOM || me().is_some_and(|me| custom_range_has(&info, &me));
+        let delivered = !for_me
+            || d.handle.run(move |c, _| {
+                let chain = super::events_of_client().chain_for(status, &infos);
+                crate::events::notify(chain, status, &src, &infos, c.poster());
+            });
+        if local_only {
+            return done.status(if delivered { PMIX_SUCCESS } else { PMIX_ERR_UNREACH });
+        }
+    }
     let mut e = Encoder::default();
     e.u32(status as u32);
     source.encode(&mut e);
@@ -308,6 +323,25 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         return done.status(st);
     }
     request(wire::NOTIFY, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+}
+
+/// Whether an event's custom range (PMIX_EVENT_CUSTOM_RANGE: one proc, or
+/// an array of them) names `me`, by rank or by its namespace's wildcard.
+fn custom_range_has(info: &[Info], me: &Proc) -> bool {
+    let Some(i) = find(info, PMIX_EVENT_CUSTOM_RANGE) else { return false };
+    let v = i.value_ref();
+    // SAFETY: a valid value: a proc pointer, or a data array of `size` procs.
+    let procs: Vec<Proc> = unsafe {
+        match v.r#type {
+            PMIX_PROC if !v.data.proc.is_null() => vec![Proc::from_c(&*v.data.proc)],
+            PMIX_DATA_ARRAY if !v.data.darray.is_null() && (*v.data.darray).r#type == PMIX_PROC && !(*v.data.darray).array.is_null() => {
+                let a = &*v.data.darray;
+                core::slice::from_raw_parts(a.array as *const pmix_proc_t, a.size).iter().map(Proc::from_c).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    procs.iter().any(|p| p.nspace == me.nspace && (p.rank == me.rank || p.rank == PMIX_RANK_WILDCARD))
 }
 
 // ---- misc ----
