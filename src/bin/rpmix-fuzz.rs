@@ -8,6 +8,8 @@
 //!            strings, and every PMIx data type through the generic decoder
 //!   unpack   PMIx_Data_unpack of mutated buffers, every type, into caller
 //!            storage (what a program gives the library)
+//!   openpmix-answers  what an OpenPMIx server sends an rpmix client:
+//!            answers of every request kind, events, the job data
 //!   cleanup  the cleanup-path parser: whatever it accepts is absolute,
 //!            normalised, not "/" and free of ".."
 //!   frames   a live server in this process: mutated frames (hellos and
@@ -140,6 +142,47 @@ fn decode_one(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
         }
     }
     input
+}
+
+/// OpenPMIx's answers as an rpmix client reads them (client/openpmix.rs).
+fn openpmix_answer_one(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut input = seeds[rng.below(seeds.len())].clone();
+    mutate(rng, &mut input);
+    pmix::client::openpmix::read_as_every_answer(&input, rng.below(8) == 0);
+    input
+}
+
+/// Answers an OpenPMIx server gives: a Get's (a proc and its keys in a byte
+/// object), a lookup's, an event, job data.
+fn openpmix_seeds() -> Vec<Vec<u8>> {
+    use pmix::ptl::{cmd, Msg};
+    let mut obj = Msg::plain(false);
+    obj.proc(&Proc::new("ns", 1));
+    let _ = obj.kval("k", &Value::string("v").0);
+    let _ = obj.kval("n", &Value::u32(7).0);
+    let mut get = Msg::plain(false);
+    get.status(0);
+    let _ = get.byte_object(obj.bytes());
+    let mut ev = Msg::request(cmd::NOTIFY, false);
+    ev.status(-145);
+    ev.proc(&Proc::new("ns", 0));
+    let _ = ev.infos(&sample_infos());
+    let mut job = Msg::plain(false);
+    let _ = job.string(Some("ns"));
+    let _ = job.kval("pmix.job.size", &Value::u32(2).0);
+    let _ = job.kval("pmix.node.arr", &Value::infos(&sample_infos()).0);
+    let _ = job.kval("pmix.pblob", &{
+        let mut b = Msg::plain(false);
+        b.rank(1);
+        let _ = b.kval("pmix.lrank", &Value::u16(1).0);
+        let bo = b.into_bytes();
+        // SAFETY: a byte object pointing at `bo`, copied by Value::load.
+        unsafe { Value::load(&pmix_byte_object_t { bytes: bo.as_ptr() as *mut core::ffi::c_char, size: bo.len() } as *const _ as *const core::ffi::c_void, PMIX_BYTE_OBJECT).unwrap().0 }
+    });
+    let mut infos = Msg::plain(false);
+    infos.status(0);
+    let _ = infos.infos(&sample_infos());
+    vec![get.into_bytes(), ev.into_bytes(), job.into_bytes(), infos.into_bytes()]
 }
 
 fn unpack_one(rng: &mut Rng, seeds: &[(pmix_data_type_t, Vec<u8>)]) -> Vec<u8> {
@@ -359,6 +402,10 @@ fn main() -> std::process::ExitCode {
     }
     if all || target == "unpack" {
         ok &= run("unpack", run_for(seconds, || unpack_one(&mut rng, &unpack_seeds)));
+    }
+    if all || target == "openpmix-answers" {
+        let seeds = openpmix_seeds();
+        ok &= run("openpmix-answers", run_for(seconds, || openpmix_answer_one(&mut rng, &seeds)));
     }
     if all || target == "cleanup" {
         ok &= run("cleanup", run_for(seconds, || cleanup_one(&mut rng)));

@@ -629,6 +629,18 @@ fn not_yet(tag: u16) -> Res<(Vec<u8>, Shape)> {
     Err(PMIX_ERR_NOT_SUPPORTED)
 }
 
+/// Read `body` as every kind of answer, event and job data an OpenPMIx
+/// server sends (the fuzzer's entry point: any bytes, an error at worst).
+pub fn read_as_every_answer(body: &[u8], described: bool) {
+    let me = Proc::new("fuzz", 0);
+    let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos];
+    for shape in &shapes {
+        let _ = answer(PMIX_SUCCESS, body, shape, described, &me);
+    }
+    let _ = event(body, described);
+    let _ = openpmix_jobdata::parse(body);
+}
+
 /// An event the OpenPMIx server sent (tag 0): (code, source, infos).
 pub fn event(body: &[u8], described: bool) -> Res<(pmix_status_t, Proc, Vec<Info>)> {
     let mut r = Reader::new(body, described);
