@@ -355,78 +355,53 @@ impl<'a> Reader<'a> {
         Ok(Some(s))
     }
 
-    /// `n` procs as one pack call (none when n is 0).
-    pub fn procs(&mut self, n: usize) -> Res<Vec<Proc>> {
+    /// `n` elements of C type `T` (type `t`) as one pack call (none when n
+    /// is 0), each handed to `own` as soon as it is decoded (so what was
+    /// decoded before an error is freed by its owner).
+    fn array<T, U>(&mut self, t: pmix_data_type_t, n: usize, own: impl Fn(T) -> U) -> Res<Vec<U>> {
         let mut out = Vec::new();
         if n == 0 {
             return Ok(out);
         }
-        let got = self.d.header(self.described, PMIX_PROC)?;
-        if got != n {
+        if self.d.header(self.described, t)? != n {
             return Err(PMIX_ERR_UNPACK_FAILURE);
         }
-        for _ in 0..got {
-            // SAFETY: a zeroed proc filled by the decoder.
-            let p = unsafe {
-                let mut p: pmix_proc_t = core::mem::zeroed();
-                self.d.elem(PMIX_PROC, &mut p as *mut pmix_proc_t as *mut u8, 0)?;
-                p
+        for _ in 0..n {
+            // SAFETY: a zeroed T of `t`'s C type (each caller pairs them), filled by the decoder.
+            let x = unsafe {
+                let mut x: T = core::mem::zeroed();
+                self.d.elem(t, &mut x as *mut T as *mut u8, 0)?;
+                x
             };
-            out.push(Proc::from_c(&p));
+            out.push(own(x));
         }
         Ok(out)
     }
 
+    /// `n` procs as one pack call (none when n is 0).
+    pub fn procs(&mut self, n: usize) -> Res<Vec<Proc>> {
+        self.array(PMIX_PROC, n, |p: pmix_proc_t| Proc::from_c(&p))
+    }
+
     /// `n` infos as one pack call (none when n is 0).
     pub fn info_array(&mut self, n: usize) -> Res<Vec<Info>> {
-        let mut out = Vec::new();
-        if n == 0 {
-            return Ok(out);
-        }
-        let got = self.d.header(self.described, PMIX_INFO)?;
-        if got != n {
-            return Err(PMIX_ERR_UNPACK_FAILURE);
-        }
-        for _ in 0..got {
-            // SAFETY: a zeroed info filled by the decoder; owned by Info from here.
-            let i = unsafe {
-                let mut i: pmix_info_t = core::mem::zeroed();
-                self.d.elem(PMIX_INFO, &mut i as *mut pmix_info_t as *mut u8, 0)?;
-                Info(i)
-            };
-            out.push(i);
-        }
-        Ok(out)
+        self.array(PMIX_INFO, n, Info)
+    }
+
+    /// `n` publications (proc, key, value) as one pack call (none when n is 0).
+    pub fn pdata_array(&mut self, n: usize) -> Res<Vec<(Proc, Info)>> {
+        self.array(PMIX_PDATA, n, |p: pmix_pdata_t| {
+            let len = crate::cmem::bounded_len(&p.key);
+            // SAFETY: the key's bytes up to its NUL.
+            let key = unsafe { core::slice::from_raw_parts(p.key.as_ptr() as *const u8, len) };
+            (Proc::from_c(&p.proc), Info::new(&String::from_utf8_lossy(key), Value(p.value)))
+        })
     }
 
     /// A count (SIZE), then that many infos.
     pub fn infos(&mut self) -> Res<Vec<Info>> {
         let n = self.size()?;
         self.info_array(n)
-    }
-
-    /// `n` publications (proc, key, value) as one pack call (none when n is 0).
-    pub fn pdata_array(&mut self, n: usize) -> Res<Vec<(Proc, Info)>> {
-        let mut out = Vec::new();
-        if n == 0 {
-            return Ok(out);
-        }
-        if self.d.header(self.described, PMIX_PDATA)? != n {
-            return Err(PMIX_ERR_UNPACK_FAILURE);
-        }
-        for _ in 0..n {
-            // SAFETY: a zeroed pdata filled by the decoder; its value is owned by the Info made of it.
-            let p = unsafe {
-                let mut p: pmix_pdata_t = core::mem::zeroed();
-                self.d.elem(PMIX_PDATA, &mut p as *mut pmix_pdata_t as *mut u8, 0)?;
-                p
-            };
-            let n = crate::cmem::bounded_len(&p.key);
-            // SAFETY: the key's bytes up to its NUL.
-            let key = unsafe { core::slice::from_raw_parts(p.key.as_ptr() as *const u8, n) };
-            out.push((Proc::from_c(&p.proc), Info::new(&String::from_utf8_lossy(key), Value(p.value))));
-        }
-        Ok(out)
     }
 
     /// One kval pack call, as an info.

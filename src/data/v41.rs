@@ -184,14 +184,7 @@ impl Encoder {
     pub unsafe fn items(&mut self, t: pmix_data_type_t, src: *const u8, n: usize, described: bool) -> Res {
         // SAFETY: the caller's contract.
         unsafe {
-            let count = i32::try_from(n).map_err(|_| PMIX_ERR_BAD_PARAM)?;
-            if described {
-                self.vu(PMIX_INT32 as u64);
-            }
-            self.vs(count as i64);
-            if described {
-                self.vu(t as u64);
-            }
+            self.call_header(t, n, described)?;
             let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
             if t == PMIX_POINTER {
                 // (OpenPMIx writes one placeholder byte for the whole call)
