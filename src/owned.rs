@@ -299,6 +299,22 @@ impl Drop for Info {
 }
 
 /// Find a directive by key.
+/// The infos inside a PMIX_DATA_ARRAY of PMIX_INFO (empty for anything else).
+pub fn infos_of_array(i: &Info) -> Vec<Info> {
+    let v = i.value_ref();
+    if v.r#type != PMIX_DATA_ARRAY {
+        return Vec::new();
+    }
+    // SAFETY: a PMIX_DATA_ARRAY value holds NULL or a data array pointer.
+    unsafe {
+        let d = v.data.darray;
+        if d.is_null() || (*d).r#type != PMIX_INFO || (*d).array.is_null() {
+            return Vec::new();
+        }
+        Info::copy_array((*d).array as *const pmix_info_t, (*d).size).unwrap_or_default()
+    }
+}
+
 pub fn find<'a>(infos: &'a [Info], key: &core::ffi::CStr) -> Option<&'a Info> {
     infos.iter().find(|i| i.is(key))
 }

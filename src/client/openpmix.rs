@@ -25,7 +25,7 @@ use crate::abi::*;
 use crate::data::carray::CArray;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, Info, Proc, Value};
+use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, infos_of_array, Info, Proc, Value};
 use crate::ptl::{self, cmd, Msg, Reader};
 use crate::status::Res;
 use crate::wire;
@@ -162,7 +162,7 @@ fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res
     let mut job: Vec<Info> = Vec::new();
     let mut extra: Vec<Info> = Vec::new();
     for i in jd.job {
-        let members = || array_infos(&i);
+        let members = || infos_of_array(&i);
         match i.key() {
             "pmix.ssn.arr" => extra.extend(members()),
             "pmix.node.arr" => {
@@ -192,22 +192,6 @@ fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res
         cache.put(&Proc::new(&me.nspace, rank), infos);
     }
     Ok(())
-}
-
-/// The infos of a value holding a DATA_ARRAY of INFO (none otherwise).
-fn array_infos(i: &Info) -> Vec<Info> {
-    let v = i.value_ref();
-    if v.r#type != PMIX_DATA_ARRAY {
-        return Vec::new();
-    }
-    // SAFETY: a data array the decoder made: its array holds `size` elements of its type.
-    unsafe {
-        let a = v.data.darray;
-        if a.is_null() || (*a).r#type != PMIX_INFO || (*a).array.is_null() {
-            return Vec::new();
-        }
-        Info::copy_array((*a).array as *const pmix_info_t, (*a).size).unwrap_or_default()
-    }
 }
 
 /// What an answer is turned back into for the waiter.

@@ -17,10 +17,9 @@ use crate::abi::*;
 use crate::status::Res;
 use crate::data::pack::Decoder;
 use crate::owned::{decode_infos, decode_procs};
-use crate::owned::{find, Info, Proc, Value};
+use crate::owned::{find, infos_of_array, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
-use crate::server::nspace::infos_of_array;
 use crate::server::{reply_infos, ServerRole};
 
 use super::{cleanup, reply, settled};

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::abi::*;
-use crate::owned::{Info, Proc, Value};
+use crate::owned::{infos_of_array, Info, Proc, Value};
 
 /// A client the host registered (PMIx_server_register_client).
 pub struct ClientReg {
@@ -297,21 +297,6 @@ impl Nspace {
     }
 }
 
-/// The infos inside a PMIX_DATA_ARRAY of PMIX_INFO (empty for anything else).
-pub fn infos_of_array(i: &Info) -> Vec<Info> {
-    let v = i.value_ref();
-    if v.r#type != PMIX_DATA_ARRAY {
-        return Vec::new();
-    }
-    // SAFETY: a PMIX_DATA_ARRAY value holds NULL or a data array pointer.
-    unsafe {
-        let d = v.data.darray;
-        if d.is_null() || (*d).r#type != PMIX_INFO || (*d).array.is_null() {
-            return Vec::new();
-        }
-        Info::copy_array((*d).array as *const pmix_info_t, (*d).size).unwrap_or_default()
-    }
-}
 
 /// A proc-list helper: expand WILDCARD ranks with the namespace sizes known here.
 pub fn expand(procs: &[Proc], nspaces: &std::collections::HashMap<String, Nspace>) -> Vec<Proc> {
