@@ -413,6 +413,16 @@ impl<'a> Reader<'a> {
         Ok(Info::new(&key, Value(v)))
     }
 
+    /// Kval pack calls up to the end of the body (how OpenPMIx sends a
+    /// proc's or a job's data).
+    pub fn kvals_to_end(&mut self) -> Res<Vec<Info>> {
+        let mut out = Vec::new();
+        while !self.at_end() {
+            out.push(self.kval()?);
+        }
+        Ok(out)
+    }
+
     /// One byte object's bytes.
     pub fn byte_object(&mut self) -> Res<Vec<u8>> {
         let bo: pmix_byte_object_t = self.one(PMIX_BYTE_OBJECT)?;

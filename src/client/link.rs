@@ -115,25 +115,18 @@ impl Direct {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
         }
-        let translated;
-        let (body, w) = match &self.dialect {
-            Dialect::Rpmix => (body, w),
-            Dialect::OpenPmix { described, me } => match openpmix::outgoing(*described, me, tag, body, w) {
-                Ok((b, w)) => {
-                    translated = b;
-                    (&translated[..], w)
-                }
-                Err((w, st)) => return self.fail(w, st),
-            },
+        let (body, w) = match self.dialect.prepare(tag, body, w) {
+            Ok(x) => x,
+            Err((w, st)) => return self.fail(w, st),
         };
-        if too_large(body) {
+        if too_large(&body) {
             return self.fail(w, PMIX_ERR_BAD_PARAM);
         }
         let req = match self.pending.lock().add(w) {
             Ok(req) => req,
             Err(w) => return self.fail(w, PMIX_ERR_UNREACH),
         };
-        match self.lane.send(req, tag, body) {
+        match self.lane.send(req, tag, &body) {
             Ok(()) => {}
             Err(why) => {
                 // Unless the progress thread already answered it (the
@@ -152,12 +145,12 @@ impl Direct {
         if let Dialect::OpenPmix { described, me } = &self.dialect {
             if !openpmix::answered(tag) {
                 // (sent on a tag of its own that no answer will use)
-                return match openpmix::outgoing(*described, me, tag, body, Waiter::Plain(Box::new(|_, _| {}))) {
+                return match openpmix::translate(*described, me, tag, body) {
                     Ok((b, _)) => match self.lane.send(crate::ptl::FIRST_REQUEST_TAG - 1, 0, &b) {
                         Ok(()) => PMIX_SUCCESS,
                         Err(why) => refusal(why),
                     },
-                    Err((_, st)) => st,
+                    Err(st) => st,
                 };
             }
             if tag != crate::wire::HEARTBEAT {

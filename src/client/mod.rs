@@ -241,25 +241,18 @@ impl ClientRole {
             cont(self, net, PMIX_ERR_UNREACH, &[]);
             return;
         };
-        let translated;
-        let (body, w) = match &self.dialect {
-            Dialect::Rpmix => (body, Waiter::Role(cont)),
-            Dialect::OpenPmix { described, me } => match openpmix::outgoing(*described, me, tag, body, Waiter::Role(cont)) {
-                Ok((b, w)) => {
-                    translated = b;
-                    (&translated[..], w)
-                }
-                Err((w, st)) => return w.answer(self, net, st, &[]),
-            },
+        let (body, w) = match self.dialect.prepare(tag, body, Waiter::Role(cont)) {
+            Ok(x) => x,
+            Err((w, st)) => return w.answer(self, net, st, &[]),
         };
-        if link::too_large(body) {
+        if link::too_large(&body) {
             w.answer(self, net, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }
         let added = self.pending.lock().add(w);
         match added {
             Ok(req) => {
-                net.send(conn, req, tag, body);
+                net.send(conn, req, tag, &body);
             }
             Err(w) => w.answer(self, net, PMIX_ERR_UNREACH, &[]),
         }

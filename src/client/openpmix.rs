@@ -17,6 +17,7 @@
 //! - a commit is answered (the answer is dropped here);
 //! - events arrive on tag 0 and forwarded output on tag 2.
 
+use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -144,8 +145,8 @@ pub fn connect(me: &Proc, contact: &ptl::Contact, uri: &str, cache: &Cache) -> R
 /// keys under its rank.
 fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res {
     if described {
-        // (the hash store's answer is written the same way in either form,
-        // but its pack calls then carry types; not seen from any server)
+        // openpmix_jobdata reads the non-described form only, so a fully
+        // described answer fails to decode below (no test runs that form).
         crate::pmix_debug!(5, "PMIx_Init: job data in the fully described form");
     }
     let jd = openpmix_jobdata::parse(body).inspect_err(|_| crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server's job data does not decode"))?;
@@ -213,7 +214,7 @@ pub enum Shape {
 /// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
 /// the waiter wrapped to take OpenPMIx's answer. Err: the request has no
 /// OpenPMIx equivalent here (the waiter comes back with the status).
-pub fn outgoing(described: bool, me: &Proc, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
+fn outgoing(described: bool, me: &Proc, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
     match translate(described, me, tag, body) {
         Ok((msg, shape)) => Ok((msg, wrap(w, shape, described, me.clone()))),
         Err(st) => Err((w, st)),
@@ -231,6 +232,22 @@ fn wrap(w: Waiter, shape: Shape, described: bool, me: Proc) -> Waiter {
             let (st, out) = answer(st, b, &shape, described, &me);
             f(c, net, st, &out)
         })),
+    }
+}
+
+/// A request ready to send (its body, the waiter for its answer), or the
+/// waiter given back with the status that stops it.
+pub type Prepared<'a> = Result<(Cow<'a, [u8]>, Waiter), (Waiter, pmix_status_t)>;
+
+impl Dialect {
+    /// A request as this connection's server takes it: as built (rpmix), or
+    /// translated with its waiter wrapped (`outgoing`). Err: it cannot be
+    /// sent; the waiter comes back with the status.
+    pub fn prepare<'a>(&self, tag: u16, body: &'a [u8], w: Waiter) -> Prepared<'a> {
+        match self {
+            Dialect::Rpmix => Ok((Cow::Borrowed(body), w)),
+            Dialect::OpenPmix { described, me } => outgoing(*described, me, tag, body, w).map(|(b, w)| (Cow::Owned(b), w)),
+        }
     }
 }
 
@@ -276,14 +293,9 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
         Shape::Spawn => reencode((|| {
             let ns = if r.at_end() { None } else { r.string()? };
             let ns = ns.unwrap_or_default();
-            let mut job = Vec::new();
-            while !r.at_end() {
-                job.push(r.kval()?);
-            }
+            let job = r.kvals_to_end()?;
             if !ns.is_empty() && !job.is_empty() {
-                if let Some(c) = super::CACHE.read().clone() {
-                    c.put(&Proc::wildcard(&ns), job);
-                }
+                keep([(Proc::wildcard(&ns), job)]);
             }
             let mut e = Encoder::default();
             crate::owned::encode_str(&mut e, &ns);
@@ -295,17 +307,9 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
                 let obj = r.byte_object()?;
                 let mut o = Reader::new(&obj, described);
                 let ns = o.string()?.unwrap_or_default();
-                let mut job = Vec::new();
-                while !o.at_end() {
-                    job.push(o.kval()?);
-                }
-                jobs.push((ns, job));
+                jobs.push((Proc::wildcard(&ns), o.kvals_to_end()?));
             }
-            if let Some(c) = super::CACHE.read().clone() {
-                for (ns, job) in jobs {
-                    c.put(&Proc::wildcard(&ns), job);
-                }
-            }
+            keep(jobs);
             Ok(Vec::new())
         })()),
         Shape::Get { target } => match get_answer(&mut r, target, described, me) {
@@ -342,28 +346,32 @@ fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> 
         if who.rank == PMIX_RANK_UNDEF {
             who = me.clone(); // (OpenPMIx's convention: data for the asker)
         }
-        let mut infos = Vec::new();
-        while !o.at_end() {
-            infos.push(o.kval()?);
-        }
+        let infos = o.kvals_to_end()?;
         if who == *target {
             mine.extend(infos);
         } else {
             others.push((who, infos));
         }
     }
-    if let Some(c) = super::CACHE.read().clone() {
-        for (p, infos) in others {
-            c.put(&p, infos);
-        }
-    }
+    keep(others);
     let mut e = Encoder::default();
     encode_infos(&mut e, &mine)?;
     Ok(e.into_bytes())
 }
 
-/// rpmix's request (`tag`, `body` as api.rs builds it) as OpenPMIx's.
-fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
+/// Data an answer brought about other procs or jobs: into the client's
+/// cache, as OpenPMIx's client keeps it.
+fn keep(records: impl IntoIterator<Item = (Proc, Vec<Info>)>) {
+    if let Some(c) = super::CACHE.read().clone() {
+        for (p, infos) in records {
+            c.put(&p, infos);
+        }
+    }
+}
+
+/// rpmix's request (`tag`, `body` as api.rs builds it) as OpenPMIx's, and
+/// the shape of its answer.
+pub fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
     let mut d = Decoder::new(body);
     let bad = |_| {
         crate::pmix_debug!(1, "client: request {tag} does not decode for the OpenPMIx server");
