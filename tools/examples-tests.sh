@@ -212,11 +212,7 @@ if grep -q "libpmix.so.2 => $RLIB/libpmix.so.2" "$sel_log"; then pass rpmix-lib-
 else fail rpmix-lib-selected "LD_LIBRARY_PATH=$RLIB does not select rpmix's libpmix.so.2" "$sel_log"; fi
 
 # ---- running ----
-# marker_pids <marker>: pids of processes whose environment holds EXAMPLES_MARKER=<marker>
-marker_pids() {
-    grep -lzx -- "EXAMPLES_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null \
-        | sed -e 's#^/proc/##' -e 's#/environ$##' | grep -vx "$$"
-}
+MARKER_VAR=EXAMPLES_MARKER   # (marker_in_env, tools/testlib.sh)
 # normalise <file>: stable text for diffing (sorted)
 normalise() {
     # mpirun's numeric namespace (its jobid) may have fewer than 8 digits:
@@ -277,7 +273,7 @@ run_once() {
     (cd "$OEX" && export TMPDIR=$tdir EXAMPLES_MARKER=$marker LD_LIBRARY_PATH=$libpath \
         && run_timed "$LOG" "${cmd[@]}"; echo "$RC $MS" >"$tdir/.rc") </dev/null
     read -r RC MS <"$tdir/.rc"
-    LEFT=0; leftovers "$marker" "$LOG" marker_pids || LEFT=1
+    LEFT=0; leftovers "$marker" "$LOG" marker_in_env || LEFT=1
     [ "$attempt" -gt 1 ] && echo "[attempt $attempt]" >>"$LOG"
     rm -rf "$tdir"
 }

@@ -22,7 +22,7 @@
 # lists the failed names). Inside a case, add <why> collects reasons in $why
 # (empty: the case passed).
 # Needs: $T (seconds every run may take) for run_timed, $MARKER_PREFIX for
-# new_marker.
+# new_marker, $MARKER_VAR for marker_in_env.
 #
 # Paths: ROOT (the checkout), B (the build directory: the driver's first
 # argument, default c-tests/build[/$BUILD_SUBDIR], BUILD_SUBDIR being set by
@@ -181,6 +181,13 @@ new_marker() { echo "$MARKER_PREFIX-$$-$1-$RANDOM$RANDOM"; }
 # (waits up to 5 s), else kill them. `finder <marker>` lists the pids
 # (default: the marker on their command line, pgrep -f).
 marker_in_args() { pgrep -f -- "$1" || true; }
+# marker_in_env <marker>: pids of processes (not this shell) whose
+# environment holds $MARKER_VAR=<marker> (inherited by every descendant,
+# whatever its command line)
+marker_in_env() {
+    grep -lzx -- "$MARKER_VAR=$1" /proc/[0-9]*/environ 2>/dev/null \
+        | sed -e 's#^/proc/##' -e 's#/environ$##' | grep -vx "$$"
+}
 leftovers() {
     local marker=$1 log=$2 finder=${3:-marker_in_args} i pids
     # An empty marker would match every process on the machine.
