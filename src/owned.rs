@@ -38,6 +38,10 @@ impl Proc {
     pub fn wildcard(nspace: &str) -> Proc {
         Proc::new(nspace, PMIX_RANK_WILDCARD)
     }
+    /// Whether this name stands for `p`: the same proc, or its namespace's wildcard.
+    pub fn names(&self, p: &Proc) -> bool {
+        self.nspace == p.nspace && (self.rank == p.rank || self.rank == PMIX_RANK_WILDCARD)
+    }
     pub fn encode(&self, e: &mut Encoder) {
         let p = self.to_c();
         // SAFETY: p is a valid proc.
@@ -312,6 +316,20 @@ pub fn infos_of_array(i: &Info) -> Vec<Info> {
             return Vec::new();
         }
         Info::copy_array((*d).array as *const pmix_info_t, (*d).size).unwrap_or_default()
+    }
+}
+
+/// Procs in a value holding a proc or a data array of procs.
+pub fn procs_of_value(v: &pmix_value_t) -> Vec<Proc> {
+    // SAFETY: union fields read per the type tag.
+    unsafe {
+        match v.r#type {
+            PMIX_PROC if !v.data.proc.is_null() => vec![Proc::from_c(&*v.data.proc)],
+            PMIX_DATA_ARRAY if !v.data.darray.is_null() && (*v.data.darray).r#type == PMIX_PROC => {
+                procs_of((*v.data.darray).array as *const pmix_proc_t, (*v.data.darray).size)
+            }
+            _ => Vec::new(),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::abi::*;
 use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, Info, Proc, Value};
+use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{Completion, Oneshot};
 use crate::wire;
 
@@ -91,7 +91,7 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     let me = me();
     // Alone (a singleton, or only ourselves named): nothing to wait for.
     if let Some(me) = &me {
-        let only_me = procs.is_empty() || procs.iter().all(|p| p == me || (p.nspace == me.nspace && p.rank == PMIX_RANK_WILDCARD));
+        let only_me = procs.is_empty() || procs.iter().all(|p| p.names(me));
         if handle().is_none() && only_me {
             return done.status(PMIX_SUCCESS);
         }
@@ -328,20 +328,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
 /// Whether an event's custom range (PMIX_EVENT_CUSTOM_RANGE: one proc, or
 /// an array of them) names `me`, by rank or by its namespace's wildcard.
 fn custom_range_has(info: &[Info], me: &Proc) -> bool {
-    let Some(i) = find(info, PMIX_EVENT_CUSTOM_RANGE) else { return false };
-    let v = i.value_ref();
-    // SAFETY: a valid value: a proc pointer, or a data array of `size` procs.
-    let procs: Vec<Proc> = unsafe {
-        match v.r#type {
-            PMIX_PROC if !v.data.proc.is_null() => vec![Proc::from_c(&*v.data.proc)],
-            PMIX_DATA_ARRAY if !v.data.darray.is_null() && (*v.data.darray).r#type == PMIX_PROC && !(*v.data.darray).array.is_null() => {
-                let a = &*v.data.darray;
-                core::slice::from_raw_parts(a.array as *const pmix_proc_t, a.size).iter().map(Proc::from_c).collect()
-            }
-            _ => Vec::new(),
-        }
-    };
-    procs.iter().any(|p| p.nspace == me.nspace && (p.rank == me.rank || p.rank == PMIX_RANK_WILDCARD))
+    find(info, PMIX_EVENT_CUSTOM_RANGE).is_some_and(|i| procs_of_value(i.value_ref()).iter().any(|p| p.names(me)))
 }
 
 // ---- misc ----

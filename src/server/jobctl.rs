@@ -341,7 +341,7 @@ impl ServerRole {
         // Cleanup: a process may register it only for itself or its own namespace.
         if !request.is_empty() {
             let ctargets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.clone() };
-            if ctargets.iter().any(|t| !(t == who || (t.nspace == who.nspace && t.rank == PMIX_RANK_WILDCARD))) {
+            if ctargets.iter().any(|t| !t.names(who)) {
                 reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
                 return Ok(());
             }

@@ -30,7 +30,7 @@ use crate::status::Res;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
-use crate::owned::{self, decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
+use crate::owned::{self, decode_infos, decode_procs, decode_str, encode_infos, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
 use crate::data::carray::CArray;
@@ -335,7 +335,7 @@ impl ServerRole {
                 PMIX_RANGE_PROC_LOCAL => p.proc == *source,
                 PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
                 PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| {
-                    c.iter().any(|x| x.nspace == p.proc.nspace && (x.rank == p.proc.rank || x.rank == PMIX_RANK_WILDCARD))
+                    c.iter().any(|x| x.names(&p.proc))
                 }),
                 _ => true,
             })
@@ -517,20 +517,6 @@ fn elem_array(d: &mut Decoder<'_>, kind: Kind, n: usize) -> Res<CArray> {
     // SAFETY: a new allocation of ours, owned by the CArray from here.
     let (ptr, len) = unsafe { d.elems(kind, n, 0)? };
     Ok(CArray { kind, ptr, len })
-}
-
-/// Procs in a value holding a proc or a data array of procs.
-pub(super) fn procs_of_value(v: &pmix_value_t) -> Vec<Proc> {
-    // SAFETY: union fields read per the type tag.
-    unsafe {
-        match v.r#type {
-            PMIX_PROC if !v.data.proc.is_null() => vec![Proc::from_c(&*v.data.proc)],
-            PMIX_DATA_ARRAY if !v.data.darray.is_null() && (*v.data.darray).r#type == PMIX_PROC => {
-                owned::procs_of((*v.data.darray).array as *const pmix_proc_t, (*v.data.darray).size)
-            }
-            _ => Vec::new(),
-        }
-    }
 }
 
 /// The most a connection that has not completed its hello may hold of an

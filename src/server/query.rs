@@ -2,12 +2,12 @@
 //! and what goes to the host's query upcall.
 
 use crate::abi::*;
-use crate::owned::{find, Info, Proc, Value};
+use crate::owned::{find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 
 use super::host::Upcall;
 use crate::data::carray::CArray;
-use super::{jobctl, procs_of_value};
+use super::jobctl;
 use super::{reply_infos, settled, ServerRole};
 
 impl ServerRole {
