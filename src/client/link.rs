@@ -142,7 +142,7 @@ impl Direct {
     /// Send a frame that has no answer (commit, event registrations, heartbeats).
     /// OpenPMIx's server answers all but heartbeats: the answer is dropped.
     pub fn send(&self, tag: u16, body: &[u8]) -> pmix_status_t {
-        if let Dialect::OpenPmix { described, me } = &self.dialect {
+        if let Dialect::OpenPmix { described, me, .. } = &self.dialect {
             if !openpmix::answered(tag) {
                 // (sent on a tag of its own that no answer will use)
                 return match openpmix::translate(*described, me, tag, body) {

@@ -14,7 +14,7 @@ use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
-use crate::runtime::{self, ConnId, Framing, Handle, Net, Oneshot, Role, Stream};
+use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role, Stream};
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -521,7 +521,7 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
             Info::new("pmix.srvr.uri", Value::string(uri)),
         ],
     );
-    let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Framing::Rpmix, Dialect::Rpmix, Some(srv.clone()))?;
+    let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, Some(srv.clone()))?;
     Ok((srv, me, engine))
 }
 
@@ -736,12 +736,12 @@ pub fn init() -> (Proc, pmix_status_t) {
                     let (stream, index, described) = openpmix::connect(&me, &contact, &uri, &cache)?;
                     server = Some((contact.server.clone(), uri));
                     let stream = Stream::Tcp(tcp_stream(stream)?);
-                    let dialect = Dialect::OpenPmix { described, me: me.clone() };
-                    start_engine(me.clone(), cache.clone(), stream, Framing::Ptl { index }, dialect, Some(contact.server))
+                    let dialect = Dialect::OpenPmix { described, me: me.clone(), index };
+                    start_engine(me.clone(), cache.clone(), stream, dialect, Some(contact.server))
                 }),
                 _ => {
                     let srv = server.as_ref().map(|(p, _)| p.clone());
-                    connect(&me, &cache).and_then(|s| start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Framing::Rpmix, Dialect::Rpmix, srv))
+                    connect(&me, &cache).and_then(|s| start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, srv))
                 }
             };
             match connected {
@@ -774,7 +774,7 @@ fn tcp_stream(s: std::net::TcpStream) -> Res<mio::net::TcpStream> {
     Ok(mio::net::TcpStream::from_std(s))
 }
 
-fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, framing: Framing, dialect: Dialect, server: Option<Proc>) -> Res<Link> {
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, dialect: Dialect, server: Option<Proc>) -> Res<Link> {
     let read_limit = answer_limit(&cache, &me);
     let pending = Arc::new(Mutex::new(link::Pending::default()));
     let role = ClientRole {
@@ -789,7 +789,7 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, framing: Framing, d
         server,
         dialect: dialect.clone(),
     };
-    let engine = runtime::start_with(role, None, vec![(stream, framing)], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
+    let engine = runtime::start_with(role, None, vec![(stream, dialect.framing())], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
     let h = engine.handle.clone();
     engine.handle.run(move |c, _| c.set_handle(h));
     let lane = engine.lanes.first().cloned().ok_or(PMIX_ERR_INIT)?;

@@ -52,8 +52,19 @@ pub enum Dialect {
     Rpmix,
     /// OpenPMIx's: translated here. `described`: the fully described buffer
     /// form was negotiated; `me`: this client (named where OpenPMIx's
-    /// requests need it, e.g. a fence of "my namespace").
-    OpenPmix { described: bool, me: Proc },
+    /// requests need it, e.g. a fence of "my namespace"); `index`: what the
+    /// server assigned us at connect (in every header we send).
+    OpenPmix { described: bool, me: Proc, index: u32 },
+}
+
+impl Dialect {
+    /// How this dialect's messages are framed.
+    pub fn framing(&self) -> crate::runtime::Framing {
+        match self {
+            Dialect::Rpmix => crate::runtime::Framing::Rpmix,
+            Dialect::OpenPmix { index, .. } => crate::runtime::Framing::Ptl { index: *index },
+        }
+    }
 }
 
 /// The OpenPMIx contact this process was given, if its server is one: the
@@ -246,7 +257,7 @@ impl Dialect {
     pub fn prepare<'a>(&self, tag: u16, body: &'a [u8], w: Waiter) -> Prepared<'a> {
         match self {
             Dialect::Rpmix => Ok((Cow::Borrowed(body), w)),
-            Dialect::OpenPmix { described, me } => outgoing(*described, me, tag, body, w).map(|(b, w)| (Cow::Owned(b), w)),
+            Dialect::OpenPmix { described, me, .. } => outgoing(*described, me, tag, body, w).map(|(b, w)| (Cow::Owned(b), w)),
         }
     }
 }
