@@ -82,7 +82,7 @@ run_host() {
     T=60
     : >"$proof"
     (cd "$OEX" && unset LD_LIBRARY_PATH && export WHICH_PMIX_OUT=$proof MIXED_MARKER=$marker TMPDIR=$SCRATCH \
-        && run_timed "$log" timeout -k 3 45 "$@"; echo "$RC" >"$SCRATCH/rc") </dev/null
+        && run_timed "$log" timeout -k 3 "$LIMIT" "$@"; echo "$RC" >"$SCRATCH/rc") </dev/null
     read -r RC <"$SCRATCH/rc"
     leftovers "$marker" "$log" marker_in_env || echo "processes left running" >>"$log"
 }
@@ -121,7 +121,7 @@ mixed_case() {
             run_host "$lib" "$log" "$proof" "${args[@]}"
             judge "$log" "$proof" "$lib" "$ranks" "$ec" "$re" "$cnt"
             [ -z "$why" ] && break
-            [ "$RC" = 124 ] && break
+            [ "$RC" = 124 ] && [ "$RETRY_HANGS" = 0 ] && break
         done
         [ "$a" -gt 1 ] && echo "[attempt $a]" >>"$log"
         if [ $lib = openpmix ] && [ -n "$why" ]; then
@@ -134,6 +134,8 @@ mixed_case() {
 }
 
 RB=$BIN
+# Each run's time limit (s), and whether a run that hit it is tried again.
+LIMIT=45 RETRY_HANGS=0
 # The C resource manager on OpenPMIx; its clients built against OpenPMIx's headers.
 mixed_case rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
     "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_basic_refh" 4
@@ -159,13 +161,20 @@ fi
 # (the host kills the other ranks when one aborts, some maybe before they start)
 mixed_case rm/client_abort 1-4 7 '.' 0 1 \
     "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_abort_refh"
-# OpenPMIx's example server (retried: its wakeup race, see examples-tests.sh).
+# OpenPMIx's example server, retried: its wakeup race (examples-tests.sh)
+# lets it finalize while a rank still runs. A rank's request then fails, or
+# the server hangs: its finalize joins its progress thread while that
+# thread waits for the library's lock inside a query from the rank (seen
+# with OpenPMIx ranks too, 1 run in 40 of hello). So a hang is retried here
+# as well, under a short limit (each example takes under a second).
+LIMIT=10 RETRY_HANGS=1
 for spec in "hello 2 PMIx_Finalize.successfully.completed 2" "client 2 PMIx_Finalize.successfully.completed 2" \
     "client2 2 PMIx_Finalize.successfully.completed 2" "dmodex 2 rank.0:PMIx_Finalize.successfully 1" \
     "nodeinfo 2 PMIx_Finalize.successfully.completed 2" "pub 2 UNPUBLISH.SUCCEEDED 1" "pubi 2 UNPUBLISH.SUCCEEDED 1"; do
     read -r ex np re cnt <<<"$spec"
     mixed_case "server/$ex" "$np" 0 "$re" "$cnt" 5 "$OEX/server" -n "$np" -e "$W/$ex.@LIB@"
 done
+LIMIT=45 RETRY_HANGS=0
 # OpenPMIx's examples under Open MPI's mpirun (on OpenPMIx), the ranks given their library by -x.
 H=$(hostname)
 for spec in "hello 2 PMIx_Finalize.successfully.completed 2" "client 2 PMIx_Finalize.successfully.completed 2" \
