@@ -1,5 +1,7 @@
 #!/bin/bash
-# Slurm 22.05 (Debian) `srun --mpi=pmix` jobs, with OpenPMIx 4.2.2 and with
+# Slurm 22.05 (Debian) `srun --mpi=pmix` jobs, with OpenPMIx 4.2.2 on both
+# sides, with OpenPMIx in slurmstepd and rpmix in the tasks only ("mixed":
+# issue 15, a user giving only their program rpmix's library), and with
 # rpmix on both sides: slurmstepd's PMIx server (Slurm's mpi/pmix plugin
 # dlopen()s /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so) and the tasks.
 #
@@ -7,11 +9,12 @@
 #
 # Needs root (Slurm daemons, a mount namespace). Installs what is missing
 # with tools/install-slurm.sh.
-# Time: typically ~20 s. Bounded: the namespace part (daemons, both phases,
-# its clean-up) is killed by `timeout -k 5 170`; inside, every srun gets
-# min(30 s, what is left of a 150 s budget) (cases left without budget are
-# "not run" and fail), so the clean-up fits. With the build (~5 s) and the
-# final check (<= 11 s) the driver never takes more than ~3 min 10 s.
+# Time: typically ~20 s (33 sruns of 0.2 to 2.3 s, 11 cases in 3 phases).
+# Bounded: the namespace part (daemons, the three phases, its clean-up) is
+# killed by `timeout -k 5 170`; inside, every srun gets min(30 s, what is
+# left of a 150 s budget) (cases left without budget are "not run" and
+# fail), so the clean-up fits. With the build (~5 s) and the final check
+# (<= 11 s) the driver never takes more than ~3 min 10 s.
 #
 # Environment:
 #   RPMIX_LIBDIR        rpmix's library directory (default: target/release)
@@ -26,16 +29,20 @@
 #   RPMIX_SLURMD_DEBUG  SlurmdDebug (default: debug; debug2 for details)
 #   RPMIX_CASE          run only the cases whose name matches this extended
 #                       regular expression (tools/testlib.sh), e.g. ^mpi-hello$
-#   RPMIX_SLURM_BENCH   N: after each library's cases, time N runs of
+#   RPMIX_SLURM_BENCH   N: after each phase's cases, time N runs of
 #                       `srun --mpi=pmix -n 2 ./mpi_hello` and print the
-#                       medians side by side (tools/bench-slurm.sh)
+#                       medians side by side on the "bench:" line, OpenPMIx
+#                       and rpmix (tools/bench-slurm.sh), and the mixed
+#                       phase's on a line of its own, "bench (mixed):"
 #   CC                  the C compiler (default: cc)
 #
 # How:
 #   * The test programs are built against OpenPMIx's headers into
 #     BUILD_DIR/slurm, OpenPMIx's examples into BUILD_DIR/oex (shared with
 #     tools/examples-tests.sh; -l:libpmix.so.2: the loader picks the
-#     library), each once (build_once, tools/testlib.sh).
+#     library), each once (build_once, tools/testlib.sh), and
+#     c-tests/which_pmix.c (the mixed phase's proof, below) into
+#     BUILD_DIR/slurm/libwhich_pmix.so.
 #   * The script re-executes itself inside a private mount namespace
 #     (`unshare -m --propagation private`), where everything runs: munged
 #     (a generated key, socket/pid/log/seed files in the test folder
@@ -46,8 +53,22 @@
 #     cgroup/v1, which creates nothing -- checked), SlurmUser=root, state/spool/pid/log/TmpFS in the test folder,
 #     MpiDefault=none, select/cons_tres, one partition, free ports).
 #   * Phase 1, OpenPMIx: every case, nothing mounted.
-#   * Phase 2, rpmix: slurmd is stopped, rpmix's libpmix.so is copied into
-#     the test folder (a rebuild cannot change it mid-run) and bind-mounted
+#   * rpmix's libpmix.so is then copied into the test folder (a rebuild
+#     cannot change it mid-run) as libpmix.so, hard-linked as
+#     mixlib/libpmix.so.2: phases 2 and 3 run the same file.
+#   * Phase 2, mixed: the same slurmd as phase 1, nothing mounted (checked
+#     in the namespace's mountinfo), so slurmstepd's PMIx server is on
+#     OpenPMIx; only the tasks get rpmix: each runs as `srun ... env
+#     LD_LIBRARY_PATH=<test folder>/mixlib LD_PRELOAD=libwhich_pmix.so
+#     WHICH_PMIX_OUT=<proof file> <program>` (env execs the program, whose
+#     parent is still slurmstepd). c-tests/which_pmix.c appends "<pid>
+#     <loaded libpmix.so.2> <version>" per task (at start when the program
+#     links the library, at exit when Open MPI loads it later); every report
+#     must name the copy (its inode; otherwise the case ran on the wrong
+#     library), and there must be as many as the case's tasks (4, or 2 for
+#     oex-*), except mpi-abort (0 to 4: a killed MPI rank never reaches
+#     its exit report). The proof is appended to the case's log.
+#   * Phase 3, rpmix: slurmd is stopped, the copy is bind-mounted
 #     over /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so (mount follows the
 #     symlink and covers libpmix.so.2.6.2, hence also libpmix.so.2 and
 #     /usr/lib/x86_64-linux-gnu/libpmix.so.2 in the namespace: checked),
@@ -58,10 +79,10 @@
 #     RPMIX_SLURM_CASE marker in the environment (the tasks inherit it);
 #     afterwards any process carrying the marker is reported and killed.
 #   * Every task prints PMIx_Get_version() of the library it runs on: it
-#     must start with "OpenPMIx" in phase 1 and "rpmix" in phase 2, and in
-#     the basic case rank 0 reports its parent slurmstepd's mapped libpmix,
-#     whose inode must be OpenPMIx's file (phase 1) or rpmix's copy (phase
-#     2). A wrong library fails the case outright.
+#     must start with "OpenPMIx" in phase 1 and "rpmix" in phases 2 and 3,
+#     and in the basic case rank 0 reports its parent slurmstepd's mapped
+#     libpmix, whose inode must be OpenPMIx's file (phases 1 and 2) or
+#     rpmix's copy (phase 3). A wrong library fails the case outright.
 #   * Clean-up (inside): the daemons are stopped by PID, then every process
 #     left in the namespace (stuck tasks, slurmstepd) is killed by PID, the
 #     mount removed. Outside: any process still in the namespace or with the
@@ -69,7 +90,7 @@
 #     case, as does a libpmix mount visible outside; logs are copied to
 #     BUILD_DIR/slurm/logs, the test folder removed.
 #
-# Cases (N = 4 tasks unless said; each run with OpenPMIx, then rpmix):
+# Cases (N = 4 tasks unless said; each run with OpenPMIx, mixed, then rpmix):
 #   basic        c-tests/slurm/slurm_client.c basic: job data after init,
 #                Put/Commit/Fence(collect)/Get of every rank, an event from
 #                the last rank to rank 0 (PMIX_EVENT_NON_DEFAULT), the
@@ -81,12 +102,12 @@
 #                handler invoked: status = -3011" and kills the step. The
 #                case passes when that line appears (OpenPMIx's behaviour).
 #   abort        slurm_client abort: rank 1 PMIx_Abort(7); srun ends in time
-#                with a non-zero status; rpmix's srun status must equal
-#                OpenPMIx's (7 with Slurm 22.05)
+#                with a non-zero status; the mixed and the rpmix srun status
+#                must equal OpenPMIx's (7 with Slurm 22.05)
 #   fence-kill   c-tests/fault_fence_kill.c (now): rank 3 SIGKILLs itself
 #                while the others fence; srun must end in time, non-zero,
 #                and its status equal OpenPMIx's; the survivors' fence
-#                statuses are shown when they differ
+#                statuses are shown when they differ from OpenPMIx's
 #   mpi-hello    c-tests/mpi/hello.c (Open MPI 4.1.4): Allreduce, Barrier;
 #                every rank prints the PMIx_Get_version() it loaded
 #   mpi-abort    c-tests/mpi/abort.c: MPI_Abort(3); status compared as abort
@@ -94,12 +115,16 @@
 #                dmodex; -n 2) built with c-tests/openpmix-examples/examples.h;
 #                exit 0, the example's completion line, no failure message
 # After every run, the step's slurmstepd (the PMIx server) must exit within
-# 5 s; rpmix's not exiting when OpenPMIx's did fails the case (the reverse
-# is shown as a note: OpenPMIx's slurmstepd sometimes hangs in fini after
-# an abort).
-# Verdict: a case FAILS when it passes on OpenPMIx and fails on rpmix (or
-# ran on the wrong library); one failing on both is reported as
-# "SKIP: <case> (fails on both: <why>)" and does not fail the driver.
+# 5 s; the mixed or rpmix one not exiting when phase 1's did fails the case
+# (the reverse is shown as a note: OpenPMIx's slurmstepd sometimes hangs in
+# fini after an abort).
+# Verdict, one line per case (the table has a column per phase: openpmix,
+# mixed, rpmix): a case FAILS when it passes on OpenPMIx and fails mixed or
+# on rpmix, or when any phase ran on the wrong library; one failing on
+# OpenPMIx and mixed or on rpmix too is reported as "SKIP: <case> (fails on
+# OpenPMIx and ...: <why>)" and does not fail the driver; one failing on
+# OpenPMIx only passes. A line "(per phase: ...)" counts the cases each
+# phase passed (after the srun-status and slurmstepd comparisons).
 #
 # Prints PASS:/FAIL:/SKIP: lines, a table, and last "N passed, M failed";
 # exit status 0 only when nothing failed.
@@ -166,6 +191,7 @@ if [ $INSIDE = 0 ]; then
     build_once "$SB/fault_fence_kill" $CC $CF -I"$REF_INC" "$ROOT/c-tests/fault_fence_kill.c" -o "$SB/fault_fence_kill" -l:libpmix.so.2 >>"$blog" 2>&1 || built=0
     build_once "$SB/mpi_hello" mpicc -O1 -g -I"$ROOT/c-tests/mpi" "$ROOT/c-tests/mpi/hello.c" -o "$SB/mpi_hello" -ldl >>"$blog" 2>&1 || built=0
     build_once "$SB/mpi_abort" mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort" >>"$blog" 2>&1 || built=0
+    build_once "$SB/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$SB/libwhich_pmix.so" -ldl >>"$blog" 2>&1 || built=0
     for n in $OEX_LIST; do
         build_example "$n" "$OEXB" >>"$blog" 2>&1 || { built=0; echo "build of $n failed" >>"$blog"; }
     done
@@ -242,7 +268,7 @@ if [ $INSIDE = 0 ]; then
     [ -e "$TESTDIR" ] && add "cannot remove $TESTDIR"
     if [ -z "$why" ]; then pass cleanup; else fail cleanup "$why" "$clog"; fi
     passed=$((passed + ip)); failed=$((failed + if_))
-    [ "$ib" -gt 0 ] && echo "($ib case(s) fail on both libraries: not counted)"
+    [ "$ib" -gt 0 ] && echo "($ib case(s) fail on OpenPMIx and mixed or on rpmix too: not counted)"
     echo "$passed passed, $failed failed"
     [ $failed = 0 ]
     exit $?
@@ -268,6 +294,9 @@ both=0
 PIDS_DAEMONS=""
 MOUNTED=0
 STEPD_WRAPPED=0
+# the mixed phase: the tasks' library directory and proof file (run_srun)
+TASK_LIBDIR=""
+PROOF=""
 
 remaining() { echo $(( BUDGET - ($(now_ms) - START) / 1000 )); }
 
@@ -443,8 +472,11 @@ run_srun() {
     local stepd_before; stepd_before=$(stepd_pids)
     local t0; t0=$(now_ms)
     local dbg=(); [ -n "${RPMIX_SLURM_DEBUG:-}" ] && dbg=(PMIX_DEBUG="$RPMIX_SLURM_DEBUG")
+    # the mixed phase: rpmix's library (and the proof) for the tasks alone
+    local wrap=()
+    [ -n "$TASK_LIBDIR" ] && wrap=(env LD_LIBRARY_PATH="$TASK_LIBDIR" LD_PRELOAD="$SB/libwhich_pmix.so" WHICH_PMIX_OUT="$PROOF")
     ( cd "$SB" && env "${dbg[@]}" RPMIX_SLURM_CASE=$marker OMPI_MCA_mpi_yield_when_idle=1 \
-        timeout -k 3 "$t" srun --mpi=pmix -O -N 1 -n "$n" -t 2 "$@" >"$log" 2>&1; exit $? ) 2>/dev/null
+        timeout -k 3 "$t" srun --mpi=pmix -O -N 1 -n "$n" -t 2 "${wrap[@]}" "$@" >"$log" 2>&1; exit $? ) 2>/dev/null
     RC=$?
     MS=$(( $(now_ms) - t0 ))
     TIMEDOUT=0
@@ -499,6 +531,25 @@ check_versions() {
     [ "$got" -lt "$cnt" ] && add "$got of $cnt tasks printed a $want version"
 }
 
+# check_proof <log> <min> <max>: the mixed phase's which_pmix reports (one
+# per task that loaded the library) all name rpmix's copy, and there are
+# <min> to <max> of them; they are appended to <log> (after the case's own
+# checks have read it).
+check_proof() {
+    local log=$1 min=$2 max=$3 n=0 total=0 pid path ver want
+    want=$(stat -c %i "$TESTDIR/mixlib/libpmix.so.2")
+    while read -r pid path ver; do
+        total=$((total + 1))
+        if [ "$(stat -L -c %i "$path" 2>/dev/null)" = "$want" ]; then n=$((n + 1))
+        elif [ "$path" = not-loaded ]; then add "task $pid loaded no libpmix.so.2"
+        else add "WRONG LIBRARY: task $pid loaded $path ($ver)"; LIBWRONG=1; fi
+    done <"$PROOF"
+    if [ "$total" -lt "$min" ] || [ "$total" -gt "$max" ]; then
+        add "$total which_pmix reports, expected $min$([ "$min" != "$max" ] && echo " to $max")"
+    fi
+    { echo "which_pmix reports ($n of $total naming rpmix's copy, inode $want):"; sed 's/^/  /' "$PROOF"; } >>"$log"
+}
+
 declare -A RES WHY RCS TIMES STEPD
 # case_basic <lib> <want>
 case_basic() {
@@ -512,6 +563,7 @@ case_basic() {
     # slurmstepd's libpmix
     local sl ino_want
     sl=$(grep -m1 'stepd-lib' "$log")
+    # (mixed: slurmstepd is on OpenPMIx, as in phase 1)
     if [ "$lib" = rpmix ]; then ino_want=$(stat -c %i "$TESTDIR/libpmix.so"); else ino_want=$(stat -L -c %i "$PMIX_LIB_PATH"); fi
     if [ -z "$sl" ]; then add "no stepd-lib line"
     elif [ "$(echo "$sl" | awk '{print $5}')" != "$ino_want" ]; then add "WRONG LIBRARY in slurmstepd: $sl (want inode $ino_want)"; LIBWRONG=1
@@ -590,6 +642,7 @@ case_oex() {
 run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib>]
     local c=$1 lib=$2 want=$3
     LIBWRONG=0
+    if [ "$lib" = mixed ]; then PROOF=$TESTDIR/proof/$c; : >"$PROOF"; fi
     case $c in
         basic) case_basic "$lib" "$want" ;;
         abort) case_abort "$lib" "$want" ;;
@@ -599,6 +652,14 @@ run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib
         mpi-abort) case_mpi_abort "$lib" "$want" ;;
         oex-*) case_oex "${c#oex-}" "$lib" ;;
     esac
+    if [ "$lib" = mixed ] && [ $RC != 125 ]; then
+        local log=$LOGS/$c.mixed.log
+        case $c in
+            mpi-abort) check_proof "$log" 0 4 ;;
+            oex-*) check_proof "$log" 2 2 ;;
+            *) check_proof "$log" 4 4 ;;
+        esac
+    fi
     [ $RC = 125 ] && why="not run: time budget exhausted"
     if [ -z "$why" ]; then RES[$c.$lib]=pass; else RES[$c.$lib]=fail; fi
     [ $LIBWRONG = 1 ] && RES[$c.$lib]=wronglib
@@ -623,12 +684,30 @@ echo "== phase 1: OpenPMIx ($(readlink -f "$PMIX_LIB_PATH"))"
 for c in $CASES; do run_case "$c" openpmix OpenPMIx; done
 bench_hello openpmix
 
-# ---- phase 2: rpmix ----
+# ---- rpmix's library, one copy for phases 2 and 3 ----
+cp "$LIBDIR/libpmix.so" "$TESTDIR/libpmix.so" 2>/dev/null || cp -L "$LIBDIR/libpmix.so.2" "$TESTDIR/libpmix.so" ||
+    die_setup "cannot copy rpmix's library" /dev/null
+mkdir -p "$TESTDIR/mixlib" "$TESTDIR/proof"
+ln "$TESTDIR/libpmix.so" "$TESTDIR/mixlib/libpmix.so.2" || die_setup "cannot link $TESTDIR/mixlib/libpmix.so.2" /dev/null
+strings "$TESTDIR/libpmix.so" | grep -q '^rpmix ' || die_setup "$TESTDIR/libpmix.so (from $LIBDIR) is not rpmix's library" /dev/null
+
+# ---- phase 2: mixed: slurmstepd on OpenPMIx, the tasks on rpmix ----
+if grep -q libpmix /proc/self/mountinfo; then
+    die_setup "a libpmix mount in the namespace before the mixed phase" /dev/null
+fi
+[ "$(stat -L -c %i "$PMIX_LIB_PATH")" != "$(stat -c %i "$TESTDIR/libpmix.so")" ] ||
+    die_setup "$PMIX_LIB_PATH is rpmix's copy before the mixed phase" /dev/null
+echo "== phase 2: mixed (slurmstepd on $(readlink -f "$PMIX_LIB_PATH"), nothing mounted; the tasks: env LD_LIBRARY_PATH=$TESTDIR/mixlib)"
+TASK_LIBDIR=$TESTDIR/mixlib
+for c in $CASES; do run_case "$c" mixed rpmix; done
+bench_hello mixed
+TASK_LIBDIR=""
+
+# ---- phase 3: rpmix ----
 kill -TERM "$SLURMD_PID" 2>/dev/null
 for i in $(seq 50); do kill -0 "$SLURMD_PID" 2>/dev/null || break; sleep 0.1; done
 kill -KILL "$SLURMD_PID" 2>/dev/null
 wait "$SLURMD_PID" 2>/dev/null
-cp "$LIBDIR/libpmix.so" "$TESTDIR/libpmix.so" 2>/dev/null || cp -L "$LIBDIR/libpmix.so.2" "$TESTDIR/libpmix.so"
 if ! mount --bind "$TESTDIR/libpmix.so" "$PMIX_LIB_PATH"; then
     die_setup "mount --bind failed" /dev/null
 fi
@@ -637,7 +716,7 @@ ri=$(stat -c %i "$TESTDIR/libpmix.so")
 for f in "$PMIX_LIB_PATH" /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 /usr/lib/x86_64-linux-gnu/libpmix.so.2; do
     [ "$(stat -L -c %i "$f")" = "$ri" ] || die_setup "$f is not rpmix inside the namespace after the mount" /dev/null
 done
-echo "== phase 2: rpmix (bind-mounted over $PMIX_LIB_PATH -> $(readlink -f "$PMIX_LIB_PATH"); covers libpmix.so.2)"
+echo "== phase 3: rpmix (bind-mounted over $PMIX_LIB_PATH -> $(readlink -f "$PMIX_LIB_PATH"); covers libpmix.so.2)"
 start_slurmd
 if ! wait_idle 30; then
     cp "$TESTDIR/log/slurmd.out" "$LOGS/setup.log" 2>/dev/null
@@ -647,44 +726,74 @@ for c in $CASES; do run_case "$c" rpmix rpmix; done
 bench_hello rpmix
 if [ -n "${RPMIX_SLURM_BENCH:-}" ]; then
     echo "bench: srun --mpi=pmix -n 2 ./mpi_hello, median of $RPMIX_SLURM_BENCH: OpenPMIx ${BENCH[openpmix]} ms, rpmix ${BENCH[rpmix]} ms"
+    echo "bench (mixed): srun --mpi=pmix -n 2 ./mpi_hello, median of $RPMIX_SLURM_BENCH, slurmstepd on OpenPMIx and the tasks on rpmix: ${BENCH[mixed]} ms"
 fi
 
 # ---- verdicts ----
-echo "== verdicts"
-printf '%-14s %-10s %-10s %s\n' case openpmix rpmix note
-for c in $CASES; do
-    o=${RES[$c.openpmix]} r=${RES[$c.rpmix]} note=""
-    if [ "$o" = pass ] && [ "$r" = pass ]; then
+# judge_phase <case> <lib>: <lib>'s (mixed or rpmix) verdict against phase
+# 1's: sets V (pass, fail, wronglib) and appends to note; a failure found
+# here is recorded in WHY[<case>.<lib>].
+judge_phase() {
+    local c=$1 lib=$2 o=${RES[$1.openpmix]} label=$2 so sr
+    V=${RES[$c.$lib]}
+    if [ "$o" = pass ] && [ "$V" = pass ]; then
         case $c in abort|mpi-abort|fence-kill)
-            if [ "${RCS[$c.openpmix]}" != "${RCS[$c.rpmix]}" ]; then
-                r=fail; WHY[$c.rpmix]="srun exit ${RCS[$c.rpmix]}, OpenPMIx's ${RCS[$c.openpmix]}"
-            else note="srun exit ${RCS[$c.rpmix]} on both"; fi ;;
+            if [ "${RCS[$c.openpmix]}" != "${RCS[$c.$lib]}" ]; then
+                V=fail; WHY[$c.$lib]="srun exit ${RCS[$c.$lib]}, OpenPMIx's ${RCS[$c.openpmix]}"
+            fi ;;
         esac
         if [ $c = fence-kill ]; then
             so=$(grep -o 'fence returned .*' "$LOGS/fence-kill.openpmix.log" | sort | uniq -c | tr -s ' ' | paste -sd';')
-            sr=$(grep -o 'fence returned .*' "$LOGS/fence-kill.rpmix.log" | sort | uniq -c | tr -s ' ' | paste -sd';')
-            [ "$so" != "$sr" ] && note="$note; survivors' fence: OpenPMIx:$so / rpmix:$sr"
+            sr=$(grep -o 'fence returned .*' "$LOGS/fence-kill.$lib.log" | sort | uniq -c | tr -s ' ' | paste -sd';')
+            [ "$so" != "$sr" ] && note="$note; $label survivors' fence:$sr (OpenPMIx:$so)"
         fi
     fi
     # a slurmstepd (PMIx server) that does not exit: compared like the rest
-    [ -n "${STEPD[$c.openpmix]}" ] && note="$note; OpenPMIx's slurmstepd did not exit after the step"
-    if [ -n "${STEPD[$c.rpmix]}" ]; then
-        if [ -z "${STEPD[$c.openpmix]}" ] && [ "$r" = pass ]; then
-            r=fail; WHY[$c.rpmix]="rpmix's slurmstepd did not exit within 5 s after the step (OpenPMIx's did)"
-        else note="$note; rpmix's slurmstepd did not exit after the step"; fi
+    if [ -n "${STEPD[$c.$lib]}" ]; then
+        if [ -z "${STEPD[$c.openpmix]}" ] && [ "$V" = pass ]; then
+            V=fail; WHY[$c.$lib]="slurmstepd did not exit within 5 s after the step (phase 1's did)"
+        else note="$note; $label: slurmstepd did not exit after the step"; fi
     fi
-    note=${note#; }
-    printf '%-14s %-10s %-10s %s\n' "$c" "$o" "$r" "$note"
-    if [ "$o" = wronglib ] || [ "$r" = wronglib ]; then
-        fail "$c" "ran on the wrong library: ${WHY[$c.openpmix]} ${WHY[$c.rpmix]}" "$LOGS/$c.rpmix.log"
-    elif [ "$r" = pass ]; then
-        if [ "$o" = pass ]; then pass "$c"; else pass "$c (fails on OpenPMIx only: ${WHY[$c.openpmix]})"; fi
+    return 0
+}
+echo "== verdicts"
+printf '%-14s %-10s %-10s %-10s %s\n' case openpmix mixed rpmix note
+declare -A NPASS=([openpmix]=0 [mixed]=0 [rpmix]=0)
+ncases=0
+for c in $CASES; do
+    o=${RES[$c.openpmix]} note=""
+    [ -n "${STEPD[$c.openpmix]}" ] && note="OpenPMIx's slurmstepd did not exit after the step"
+    judge_phase "$c" mixed; m=$V
+    judge_phase "$c" rpmix; r=$V
+    case $c in abort|mpi-abort|fence-kill)
+        [ "$o" = pass ] && [ "${RCS[$c.openpmix]}" = "${RCS[$c.mixed]}" ] && [ "${RCS[$c.openpmix]}" = "${RCS[$c.rpmix]}" ] &&
+            note="srun exit ${RCS[$c.openpmix]} in every phase; ${note#; }" ;;
+    esac
+    note=${note#; }; note=${note%; }
+    printf '%-14s %-10s %-10s %-10s %s\n' "$c" "$o" "$m" "$r" "$note"
+    ncases=$((ncases + 1))
+    [ "$o" = pass ] && NPASS[openpmix]=$((NPASS[openpmix] + 1))
+    [ "$m" = pass ] && NPASS[mixed]=$((NPASS[mixed] + 1))
+    [ "$r" = pass ] && NPASS[rpmix]=$((NPASS[rpmix] + 1))
+    if [ "$o" = wronglib ] || [ "$m" = wronglib ] || [ "$r" = wronglib ]; then
+        wl=openpmix; [ "$m" = wronglib ] && wl=mixed; [ "$r" = wronglib ] && wl=rpmix
+        fail "$c" "ran on the wrong library: OpenPMIx: ${WHY[$c.openpmix]:-ok}; mixed: ${WHY[$c.mixed]:-ok}; rpmix: ${WHY[$c.rpmix]:-ok}" "$LOGS/$c.$wl.log"
     elif [ "$o" = pass ]; then
-        fail "$c" "rpmix: ${WHY[$c.rpmix]}" "$LOGS/$c.rpmix.log"
+        if [ "$m" = pass ] && [ "$r" = pass ]; then pass "$c"
+        elif [ "$m" = pass ]; then fail "$c" "rpmix: ${WHY[$c.rpmix]}" "$LOGS/$c.rpmix.log"
+        elif [ "$r" = pass ]; then fail "$c" "mixed: ${WHY[$c.mixed]}" "$LOGS/$c.mixed.log"
+        else fail "$c" "mixed: ${WHY[$c.mixed]}; rpmix: ${WHY[$c.rpmix]}" "$LOGS/$c.mixed.log"
+        fi
+    elif [ "$m" = pass ] && [ "$r" = pass ]; then
+        pass "$c (fails on OpenPMIx only: ${WHY[$c.openpmix]})"
     else
-        echo "SKIP: $c (fails on both: OpenPMIx: ${WHY[$c.openpmix]}; rpmix: ${WHY[$c.rpmix]})"
+        w="OpenPMIx: ${WHY[$c.openpmix]}"; also=""
+        [ "$m" = pass ] || { w="$w; mixed: ${WHY[$c.mixed]}"; also="mixed"; }
+        [ "$r" = pass ] || { w="$w; rpmix: ${WHY[$c.rpmix]}"; also="${also:+$also and }on rpmix"; }
+        echo "SKIP: $c (fails on OpenPMIx and $also: $w)"
         both=$((both + 1))
     fi
 done
+echo "(per phase: OpenPMIx ${NPASS[openpmix]} of $ncases cases pass, mixed ${NPASS[mixed]} of $ncases, rpmix ${NPASS[rpmix]} of $ncases)"
 echo "(inside: $(( ($(now_ms) - START) / 1000 )) s)"
 exit 0
