@@ -56,6 +56,57 @@ pub const TAG_IOF: u32 = 2;
 
 /// The connect message's flag for a launched client.
 pub const SIMPLE_CLIENT: u8 = 0;
+/// A tool that needs the server to give it a name.
+pub const TOOL_NEEDS_ID: u8 = 3;
+/// A tool that brings its own name.
+pub const TOOL_GIVEN_ID: u8 = 4;
+/// A tool launched by the server, with the name the launcher registered.
+pub const TOOL_CLIENT: u8 = 5;
+/// The fixed size of a name in a tool's connect answer (PMIX_MAX_NSLEN + 1).
+pub const NSPACE_FIELD: usize = 256;
+
+/// The server's answer to a tool's connect message (14.4): the name it
+/// gave the tool (when the tool asked for one) and its own name.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ToolWelcome {
+    pub assigned: Option<Proc>,
+    pub server: Proc,
+}
+
+/// How many bytes the answer to a tool's connect message has, after the
+/// first status.
+pub fn tool_welcome_len(needs_id: bool) -> usize {
+    let name = NSPACE_FIELD + 4;
+    if needs_id { 2 * name + 4 } else { name + 4 }
+}
+
+/// Read the answer to a tool's connect message, the first status already
+/// taken: Err(status) when the server refused the credential.
+pub fn tool_welcome(b: &[u8], needs_id: bool) -> Result<ToolWelcome, pmix_status_t> {
+    if b.len() != tool_welcome_len(needs_id) {
+        return Err(PMIX_ERR_UNPACK_FAILURE);
+    }
+    let name_at = |at: usize| -> Result<Proc, pmix_status_t> {
+        let field = &b[at..at + NSPACE_FIELD];
+        let ns = &field[..field.iter().position(|&c| c == 0).ok_or(PMIX_ERR_UNPACK_FAILURE)?];
+        let ns = std::str::from_utf8(ns).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?;
+        let rank = u32::from_be_bytes(b[at + NSPACE_FIELD..at + NSPACE_FIELD + 4].try_into().unwrap());
+        Ok(Proc::new(ns, rank))
+    };
+    let mut at = 0;
+    let assigned = if needs_id {
+        at = NSPACE_FIELD + 4;
+        Some(name_at(0)?)
+    } else {
+        None
+    };
+    let server = name_at(at)?;
+    let st = i32::from_be_bytes(b[b.len() - 4..].try_into().unwrap());
+    if st != PMIX_SUCCESS {
+        return Err(st);
+    }
+    Ok(ToolWelcome { assigned, server })
+}
 /// The largest connect message an OpenPMIx server reads.
 pub const MAX_CONNECT: usize = 131_072;
 
@@ -102,21 +153,72 @@ pub fn parse_contact(uri: &str) -> Option<Contact> {
 /// the shared-memory stores are OpenPMIx's own).
 pub fn connect_message(me: &Proc, version: &str, described: bool) -> Vec<u8> {
     let mut body = Vec::with_capacity(64 + me.nspace.len());
+    native_credential(&mut body);
+    body.push(SIMPLE_CLIENT);
+    name(&mut body, me);
+    serialisation(&mut body, version, described);
+    with_header(body)
+}
+
+/// The connect message of a tool (docs/openpmix-ptl-commands.md, 14.2):
+/// the credential, the flag saying whether it brings a name (`given`: its
+/// own, or the one its launcher registered when `launched`) or needs one,
+/// the effective uid and gid again (network order), the serialisation, and
+/// the tool's infos (its pid among them) as one counted info array.
+pub fn tool_connect_message(given: Option<&Proc>, launched: bool, version: &str, described: bool, infos: &[Info]) -> Res<Vec<u8>> {
+    let mut body = Vec::with_capacity(256);
+    native_credential(&mut body);
+    body.push(match (given, launched) {
+        (None, _) => TOOL_NEEDS_ID,
+        (Some(_), false) => TOOL_GIVEN_ID,
+        (Some(_), true) => TOOL_CLIENT,
+    });
+    let (uid, gid) = ids();
+    body.extend_from_slice(&uid.to_be_bytes());
+    body.extend_from_slice(&gid.to_be_bytes());
+    if let Some(p) = given {
+        name(&mut body, p);
+    }
+    serialisation(&mut body, version, described);
+    let mut blob = Msg::plain(described);
+    blob.infos(infos)?;
+    body.extend_from_slice(blob.bytes());
+    Ok(with_header(body))
+}
+
+/// This process's effective uid and gid.
+fn ids() -> (u32, u32) {
+    // SAFETY: geteuid/getegid cannot fail.
+    unsafe { (libc::geteuid(), libc::getegid()) }
+}
+
+/// The "native" credential: the effective uid and gid in host order (the
+/// server compares them raw with the ones it registered).
+fn native_credential(body: &mut Vec<u8>) {
+    let (uid, gid) = ids();
     body.extend_from_slice(b"native\0");
     body.extend_from_slice(&8u32.to_be_bytes());
-    // SAFETY: geteuid/getegid cannot fail.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     body.extend_from_slice(&uid.to_ne_bytes());
     body.extend_from_slice(&gid.to_ne_bytes());
-    body.push(SIMPLE_CLIENT);
-    body.extend_from_slice(me.nspace.as_bytes());
+}
+
+fn name(body: &mut Vec<u8>, p: &Proc) {
+    body.extend_from_slice(p.nspace.as_bytes());
     body.push(0);
-    body.extend_from_slice(&me.rank.to_be_bytes());
+    body.extend_from_slice(&p.rank.to_be_bytes());
+}
+
+/// The version, the v41 serialisation, the buffer form, the "hash" store.
+fn serialisation(body: &mut Vec<u8>, version: &str, described: bool) {
     body.extend_from_slice(version.as_bytes());
     body.push(0);
     body.extend_from_slice(b"v41\0");
     body.push(if described { 2 } else { 1 });
     body.extend_from_slice(b"hash\0");
+}
+
+/// A connect message's header before its body.
+fn with_header(body: Vec<u8>) -> Vec<u8> {
     // The header: index and tag unused (-1), the length in host order (the
     // server reads it raw), then the padding.
     let mut m = Vec::with_capacity(16 + body.len());
@@ -200,6 +302,10 @@ impl Msg {
 
     pub fn u32(&mut self, x: u32) {
         let _ = self.one(PMIX_UINT32, &x);
+    }
+
+    pub fn channel(&mut self, c: pmix_iof_channel_t) {
+        let _ = self.one(PMIX_IOF_CHANNEL, &c);
     }
 
     pub fn rank(&mut self, r: pmix_rank_t) {
@@ -322,6 +428,10 @@ impl<'a> Reader<'a> {
 
     pub fn u16(&mut self) -> Res<u16> {
         self.one(PMIX_UINT16)
+    }
+
+    pub fn channel(&mut self) -> Res<pmix_iof_channel_t> {
+        self.one(PMIX_IOF_CHANNEL)
     }
 
     pub fn int(&mut self) -> Res<i32> {
@@ -507,6 +617,40 @@ mod tests {
         m.buffer(&inner).unwrap();
         let want: &[u8] = b"\x02\x02\x02\x01\x02\x01\x11\x02\x06kg\x00\x03\x06g0\x00\x02\x06kl\x00\x0e\x64";
         assert_eq!(m.bytes(), want);
+    }
+
+    /// A tool's connect message (docs/openpmix-ptl-commands.md, 14.2) and
+    /// the server's answer (14.4), read back field by field.
+    #[test]
+    fn tool_handshake() {
+        let infos = [Info::new("pmix.ppid", Value::u32(7))];
+        let m = tool_connect_message(None, false, "4.2.2", false, &infos).unwrap();
+        let body = &m[16..];
+        assert_eq!(u32::from_ne_bytes(m[8..12].try_into().unwrap()) as usize, body.len());
+        assert_eq!(body[19], TOOL_NEEDS_ID);
+        let (uid, gid) = ids();
+        assert_eq!(&body[20..28], &[uid.to_be_bytes(), gid.to_be_bytes()].concat()[..]);
+        let want: &[u8] = b"4.2.2\x00v41\x00\x01hash\x00\x02\x01";
+        assert_eq!(&body[28..28 + want.len()], want, "no name follows the ids when the tool needs one");
+        let m = tool_connect_message(Some(&Proc::new("t", 3)), false, "4.2.2", false, &infos).unwrap();
+        assert_eq!(m[16 + 19], TOOL_GIVEN_ID);
+        assert_eq!(&m[16 + 28..16 + 34], b"t\x00\x00\x00\x00\x03");
+
+        let mut a = vec![0u8; tool_welcome_len(true)];
+        a[..4].copy_from_slice(b"tool");
+        a[256..260].copy_from_slice(&5u32.to_be_bytes());
+        a[260..263].copy_from_slice(b"srv");
+        a[516..520].copy_from_slice(&1u32.to_be_bytes());
+        let w = tool_welcome(&a, true).unwrap();
+        assert_eq!(w, ToolWelcome { assigned: Some(Proc::new("tool", 5)), server: Proc::new("srv", 1) });
+        assert_eq!(tool_welcome_len(false) + 4, 268, "268 bytes with the first status (docs, 14.4)");
+        assert_eq!(tool_welcome(&a[260..], false), Ok(ToolWelcome { assigned: None, server: Proc::new("srv", 1) }));
+        let n = a.len();
+        a[n - 4..].copy_from_slice(&(-12i32).to_be_bytes());
+        assert_eq!(tool_welcome(&a, true), Err(-12), "a refused credential");
+        assert!(tool_welcome(&a[..n - 1], true).is_err());
+        let unterminated = vec![b'x'; tool_welcome_len(false)];
+        assert!(tool_welcome(&unterminated, false).is_err());
     }
 
     #[test]

@@ -2,16 +2,79 @@
 //! server it finds by URI, by the server's pid, or through its environment.
 //! A connected tool uses the client machinery (Query, Get, Log, events).
 
+use std::path::Path;
+
 use crate::abi::*;
 use crate::status::Res;
 use crate::owned::{find, Info, Proc};
 use crate::wire;
 
-/// The socket of the server of process `pid` (its session directory is
-/// `<tmpdir>/rpmix.<host>.<pid>`).
-fn socket_of_pid(pid: u32, infos: &[Info]) -> String {
-    let tmp = crate::rendezvous::server_tmpdir(infos);
-    format!("{tmp}/rpmix.{}.{pid}/server.sock", crate::rendezvous::hostname())
+/// Where a tool connects for `uri`, and the contact itself: rpmix's
+/// contacts name a socket path; OpenPMIx's (`tcp4://`) stand for themselves.
+fn locate(uri: &str) -> Option<(String, String)> {
+    if let Some((_, _, path)) = wire::parse_contact(uri) {
+        return Some((path, uri.to_string()));
+    }
+    crate::ptl::parse_contact(uri).map(|_| (uri.to_string(), uri.to_string()))
+}
+
+/// The contact in the rendezvous file at `path`, located.
+fn located_file(path: &Path) -> Option<(String, String)> {
+    crate::rendezvous::read_rendezvous(path).and_then(|u| locate(&u))
+}
+
+/// How deep under the system temporary directory a server's rendezvous
+/// file is looked for (OpenPMIx-based launchers write theirs in their own
+/// session directories, e.g. PRRTE's `<tmp>/prte.<host>.<uid>/dvm.<pid>/`),
+/// and how many directory entries the search reads at most.
+const SEARCH_DEPTH: usize = 3;
+const SEARCH_ENTRIES: usize = 20_000;
+
+/// Find a rendezvous file named exactly `name` under `dir`, descending
+/// `depth` levels, never through a symlink, taking only files owned by us
+/// or by root (another user's file could send us to their server).
+fn search_rendezvous(dir: &Path, name: &str, depth: usize, budget: &mut usize) -> Option<(String, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let me = nix::unistd::geteuid().as_raw();
+    let mut subdirs = Vec::new();
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let Ok(md) = std::fs::symlink_metadata(e.path()) else { continue };
+        if md.file_type().is_dir() && depth > 0 {
+            subdirs.push(e.path());
+        } else if md.file_type().is_file() && e.file_name().to_str() == Some(name) && (md.uid() == me || md.uid() == 0) {
+            if let Some(found) = located_file(&e.path()) {
+                return Some(found);
+            }
+        }
+    }
+    subdirs.into_iter().find_map(|d| search_rendezvous(&d, name, depth - 1, budget))
+}
+
+/// The rendezvous file `name` of a server with tool support: in the server
+/// temporary directory, else anywhere under the system one.
+fn rendezvous_named(name: &str, infos: &[Info]) -> Option<(String, String)> {
+    let direct = Path::new(&crate::rendezvous::server_tmpdir(infos)).join(name);
+    located_file(&direct).or_else(|| {
+        let mut budget = SEARCH_ENTRIES;
+        search_rendezvous(Path::new(&crate::rendezvous::system_tmpdir(infos)), name, SEARCH_DEPTH, &mut budget)
+    })
+}
+
+/// The server of process `pid`: its rendezvous file (any server with tool
+/// support writes `pmix.<host>.tool.<pid>`), else rpmix's socket in the
+/// session directory named after the pid (`<tmpdir>/rpmix.<host>.<pid>`;
+/// a directory left by an earlier process with the same pid makes the
+/// server take a suffixed name, which only the rendezvous file tells).
+fn server_of_pid(pid: u32, infos: &[Info]) -> (String, String) {
+    let host = crate::rendezvous::hostname();
+    rendezvous_named(&format!("pmix.{host}.tool.{pid}"), infos).unwrap_or_else(|| {
+        let tmp = crate::rendezvous::server_tmpdir(infos);
+        (format!("{tmp}/rpmix.{host}.{pid}/server.sock"), format!("pid:{pid}"))
+    })
 }
 
 /// Read a contact from `file:<path>` (first line).
@@ -73,9 +136,7 @@ fn with_retries<T>(infos: &[Info], mut connect: impl FnMut() -> Res<T>) -> Res<T
 fn system_server(infos: &[Info]) -> Res<(String, String)> {
     let host = crate::rendezvous::hostname();
     let f = format!("{}/pmix.sys.{host}", crate::rendezvous::system_tmpdir(infos));
-    let u = crate::rendezvous::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
-    let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-    Ok((p, u))
+    located_file(Path::new(&f)).ok_or(PMIX_ERR_UNREACH)
 }
 
 /// Connect to the server `infos` name; with PMIX_CONNECT_SYSTEM_FIRST to the
@@ -102,31 +163,23 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
         .and_then(|i| i.as_str())
         .and_then(|u| contact_from(&u));
     let (path, uri) = if let Some(u) = uri {
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_BAD_PARAM)?;
-        (p, u)
+        locate(&u).ok_or(PMIX_ERR_BAD_PARAM)?
     } else if let Some(f) = find(infos, PMIX_TOOL_ATTACHMENT_FILE).or_else(|| find(infos, PMIX_LAUNCHER_RENDEZVOUS_FILE)).and_then(|i| i.as_str()) {
         // (a launcher this tool started writes its contact to the latter)
-        let u = crate::rendezvous::read_rendezvous(std::path::Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?;
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-        (p, u)
+        located_file(Path::new(&f)).ok_or(PMIX_ERR_UNREACH)?
     } else if flag(PMIX_CONNECT_TO_SYSTEM) {
         system_server(infos)?
     } else if let Some(spid) = find(infos, PMIX_SERVER_PIDINFO).and_then(|i| i.as_u32()) {
-        let p = socket_of_pid(spid, infos);
-        (p.clone(), format!("pid:{spid}"))
+        server_of_pid(spid, infos)
     } else if let Some(ns) = find(infos, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()) {
         // The rendezvous file a server with tool support writes under its namespace.
         if ns.contains('/') || ns.starts_with('.') {
             crate::pmix_debug!(1, "PMIx_tool_init: bad server namespace {ns:?}");
             return Err(PMIX_ERR_BAD_PARAM);
         }
-        let f = std::path::Path::new(&crate::rendezvous::server_tmpdir(infos)).join(format!("pmix.{host}.tool.{ns}"));
-        let u = crate::rendezvous::read_rendezvous(&f).ok_or(PMIX_ERR_UNREACH)?;
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-        (p, u)
+        rendezvous_named(&format!("pmix.{host}.tool.{ns}"), infos).ok_or(PMIX_ERR_UNREACH)?
     } else if let Some(u) = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()) {
-        let (_, _, p) = wire::parse_contact(&u).ok_or(PMIX_ERR_UNREACH)?;
-        (p, u)
+        locate(&u).ok_or(PMIX_ERR_UNREACH)?
     } else {
         return Err(PMIX_ERR_UNREACH);
     };

@@ -28,6 +28,16 @@
 #                         fails under Open MPI 5's own mpirun on OpenPMIx too)
 #                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
 #                         on rpmix; every rank names rpmix as its libpmix
+#   prte/hello, prte/pubsub, prte/abort
+#                         the same programs under Open MPI 5's own mpirun
+#                         (PRRTE on the root's OpenPMIx 5.0.7), the ranks
+#                         alone on rpmix (mpirun -x LD_LIBRARY_PATH), after
+#                         a reference run with OpenPMIx ranks (a case the
+#                         reference fails is a SKIP)
+#   prte/pmixctl          rpmix's pmixctl attached to PRRTE by its pid (the
+#                         rendezvous file PRRTE writes under /tmp): `ps`
+#                         lists the 2-rank job, `output --follow` receives
+#                         the same 16 lines mpirun itself prints
 #
 # Usage: tools/newer-tests.sh [build-dir]    (run as root)
 set -u
@@ -52,6 +62,7 @@ mkdir -p "$R/opt/rpmix/lib" "$R/opt/rpmix/src" "$R/opt/rpmix/build"
 mount -t proc proc "$R/proc" &&
 mount --rbind /dev "$R/dev" &&
 mount --bind /sys "$R/sys" &&
+mount -t tmpfs -o mode=1777 tmpfs "$R/tmp" &&
 mount --bind "$LIBDIR" "$R/opt/rpmix/lib" &&
 mount -o remount,bind,ro "$R/opt/rpmix/lib" &&
 mount --bind "$ROOT/c-tests" "$R/opt/rpmix/src" || { fail mounts "cannot set up the root's mounts" /dev/null; finish; }
@@ -178,5 +189,81 @@ case_spawn() {
     fail "$name" "$why" "$log"
 }
 case_spawn
+
+# ---- under Open MPI 5's own mpirun: PRRTE on OpenPMIx 5.0.7 (issue 15, 17) ----
+# The launcher keeps the root's OpenPMIx 5.0.7; only the ranks get rpmix
+# (mpirun -x LD_LIBRARY_PATH). Each case runs with OpenPMIx ranks first
+# (the reference): a case the reference fails is a SKIP.
+MPIRUN_IN=("${IN_ROOT[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root --oversubscribe)
+prte_case() {  # prte_case <name> <expected exit> <pattern count> <pattern> <program> [args]
+    local name=prte/$1 want=$2 count=$3 pattern=$4 prog=$5 lib log marker ref_why=""
+    shift 5
+    selected "$name" || return 0
+    for lib in openpmix rpmix; do
+        log=$B/newer-prte-${name#prte/}.$lib.log
+        marker=$(new_marker "prte-$lib")
+        local x=(-x HELLO_SHOW_LIB=1)
+        [ $lib = rpmix ] && x+=(-x LD_LIBRARY_PATH=/opt/rpmix/lib)
+        why=""
+        T=45 run_timed "$log" "${MPIRUN_IN[@]}" "${x[@]}" -np 4 "/opt/rpmix/build/$prog" "$@" "$marker"
+        [ $RC -eq "$want" ] || add "exit $RC, expected $want"
+        [ "$(grep -aEc "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
+        if [ $lib = rpmix ]; then
+            if grep -a 'pmix=' "$log" | grep -avq 'pmix=rpmix'; then add "a rank loaded another libpmix"; fi
+            if grep -aq '^hello-lib' "$log" && grep -a '^hello-lib' "$log" | grep -avq '/opt/rpmix/lib/'; then add "a rank's libpmix is not rpmix's"; fi
+        elif grep -a 'pmix=' "$log" | grep -aq 'pmix=rpmix'; then add "a reference rank loaded rpmix"
+        fi
+        if ! leftovers "$R" "$log" in_our_root >/dev/null 2>&1 && [ $lib = rpmix ]; then add "processes left running"; fi
+        if [ $lib = openpmix ] && [ -n "$why" ]; then
+            echo "SKIP: $name (fails with OpenPMIx ranks too: $why; log: $log)"
+            return 0
+        fi
+    done
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "rpmix ranks: $why" "$log"; fi
+}
+prte_case hello 0 4 '^hello [0-3]/4 pmix=' hello
+prte_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-prte
+prte_case abort 3 0 'never' abort
+
+# rpmix's tool (pmixctl) attached to PRRTE, an OpenPMIx 5.0.7 server with
+# tool support, found by its pid (PRRTE's rendezvous file, under /tmp): `ps`
+# lists the job with its size, `output --follow` receives every line the
+# ranks write, the same lines mpirun itself prints.
+case_prte_tool() {
+    local name=prte/pmixctl log=$B/newer-prte-pmixctl.log job=$B/newer-prte-pmixctl.job
+    local marker; marker=$(new_marker prte-tool)
+    selected "$name" || return 0
+    why=""
+    printf '#!/bin/sh\n# %s\nfor i in 1 2 3 4 5 6 7 8; do echo "tick $i of rank $OMPI_COMM_WORLD_RANK"; sleep 0.4; done\n' "$marker" >"$R/opt/rpmix/build/tick.sh"
+    chmod +x "$R/opt/rpmix/build/tick.sh"
+    "${MPIRUN_IN[@]}" -np 2 /opt/rpmix/build/tick.sh "$marker" >"$job" 2>&1 </dev/null &
+    local jobpid=$! pid="" f i
+    for i in $(seq 100); do
+        pid=$(for p in $(in_our_root); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = prterun ] && echo "$p"; done | head -n1)
+        [ -n "$pid" ] && f=$(ls "$R"/tmp/prterun.*/pmix.*.tool."$pid" 2>/dev/null | head -n1) && [ -n "$f" ] && break
+        sleep 0.1
+    done
+    : >"$log"
+    if [ -z "$pid" ] || [ -z "$f" ]; then
+        add "no PRRTE rendezvous file (prterun pid '${pid}')"
+    else
+        echo "prterun pid $pid, rendezvous file ${f#"$R"}" >>"$log"
+        "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$pid" ps >"$log.ps" 2>&1 || add "pmixctl ps: exit $?"
+        grep -Eq $'^prterun-[^\t]+@1\t2 ranks$' "$log.ps" || add "pmixctl ps did not list the 2-rank job"
+        "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$pid" output --follow >"$log.out" 2>"$log.err" || add "pmixctl output: exit $?"
+        { echo "--- ps:"; cat "$log.ps"; echo "--- output:"; cat "$log.out"; echo "--- stderr:"; cat "$log.err"; } >>"$log"
+    fi
+    wait "$jobpid" || add "mpirun: exit $?"
+    { echo "--- mpirun's own output:"; cat "$job"; } >>"$log"
+    local want got
+    want=$(grep -a '^tick ' "$job" | sort)
+    got=$(grep -a '^tick ' "$log.out" 2>/dev/null | sort)
+    [ "$(echo "$want" | grep -c .)" = 16 ] || add "mpirun printed $(echo "$want" | grep -c .) of 16 lines"
+    [ "$want" = "$got" ] || add "pmixctl received $(echo "$got" | grep -c .) lines, not mpirun's 16"
+    rm -f "$log.ps" "$log.out" "$log.err"
+    leftovers "$R" "$log" in_our_root >/dev/null 2>&1 || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+case_prte_tool
 
 finish

@@ -240,7 +240,8 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                     if !follow && now_ms().saturating_sub(LAST_DATA.load(Ordering::SeqCst)) > 300 && start.elapsed() > Duration::from_millis(300) {
                         break;
                     }
-                    if pmix::client::handle().is_none() {
+                    // (a server that ends its streams by going away: PRRTE's)
+                    if !pmix::client::server_alive() {
                         break;
                     }
                 }

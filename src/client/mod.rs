@@ -320,6 +320,15 @@ impl ClientRole {
                 }
                 Err(_) => crate::pmix_debug!(1, "client: an event from the OpenPMIx server does not decode"),
             },
+            crate::ptl::TAG_IOF => match openpmix::output(body, described) {
+                Ok(o) => {
+                    // (pull 0 is the server's own output, which every tool gets unasked)
+                    let Some(p) = self.iof.get_mut(&o.pull) else { return };
+                    let ready = p.accept(o.source, o.channel, &o.data, o.complete);
+                    p.emit(o.pull, ready);
+                }
+                Err(_) => crate::pmix_debug!(1, "client: forwarded output from the OpenPMIx server does not decode"),
+            },
             t if t < crate::ptl::FIRST_REQUEST_TAG => {
                 crate::pmix_debug!(5, "client: OpenPMIx message on tag {t} not handled");
             }
@@ -497,8 +506,15 @@ pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
     Ok(me)
 }
 
-/// Connect a tool to the server at `path`: (server, the name it gave us, engine).
+/// Connect a tool to the server at `path` (for an OpenPMIx server, `uri`
+/// is its contact): (server, the name it gave us, engine).
 fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>) -> Res<(Proc, Proc, Link)> {
+    if let Some(contact) = crate::ptl::parse_contact(uri) {
+        let (stream, me, srv, described) = openpmix::connect_tool(&contact, uri, chosen, cache)?;
+        let dialect = Dialect::OpenPmix { described, me: me.clone(), index: 0 };
+        let engine = start_engine(me.clone(), cache.clone(), Stream::Tcp(tcp_stream(stream)?), dialect, Some(srv.clone()))?;
+        return Ok((srv, me, engine));
+    }
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
         crate::pmix_debug!(1, "tool: cannot connect to {path}: {e}");
         PMIX_ERR_UNREACH
@@ -523,6 +539,17 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
     );
     let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, Some(srv.clone()))?;
     Ok((srv, me, engine))
+}
+
+/// Whether the primary server connection is up (false once it was lost).
+pub fn server_alive() -> bool {
+    let Some(h) = handle() else { return false };
+    let up = Oneshot::new();
+    let u = up.clone();
+    if !h.run(move |c, _| u.set(c.connected())) {
+        return false;
+    }
+    up.wait().unwrap_or(false)
 }
 
 /// The primary server this process is connected to, if any.

@@ -110,44 +110,99 @@ pub fn connect(me: &Proc, contact: &ptl::Contact, uri: &str, cache: &Cache) -> R
         return Err(status);
     }
     let index = u32::from_be_bytes(answer[4..].try_into().unwrap());
-    // The job data: the answer to a first request.
+    let body = job_data(&mut s, index, described).map_err(|e| unreach("asking for the job data", e))?;
+    store_job_data(me, &body, described, cache)?;
+    remember_server(cache, me, &contact.server, uri);
+    s.set_read_timeout(None).map_err(|e| unreach("socket", e))?;
+    Ok((s, index, described))
+}
+
+/// Where this process is connected, as OpenPMIx's client answers it.
+fn remember_server(cache: &Cache, me: &Proc, server: &Proc, uri: &str) {
+    cache.put(
+        me,
+        vec![
+            Info::new("pmix.srv.nspace", Value::string(&server.nspace)),
+            Info::new("pmix.srv.rank", Value::rank(server.rank)),
+            Info::new("pmix.srvr.uri", Value::string(uri)),
+        ],
+    );
+}
+
+/// Ask for our job data (the first request after the handshake) and read
+/// its answer, dropping what the server sends before it.
+fn job_data(s: &mut TcpStream, index: u32, described: bool) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
     let tag = ptl::FIRST_REQUEST_TAG;
     let req = Msg::request(cmd::REQ, described);
     let mut frame = Vec::with_capacity(crate::runtime::transport::PTL_HEADER + req.bytes().len());
     crate::runtime::Framing::Ptl { index }.header(tag, 0, req.bytes().len(), &mut frame);
     frame.extend_from_slice(req.bytes());
-    s.write_all(&frame).map_err(|e| unreach("asking for the job data", e))?;
-    let body = loop {
+    s.write_all(&frame)?;
+    loop {
         let mut hdr = [0u8; crate::runtime::transport::PTL_HEADER];
-        s.read_exact(&mut hdr).map_err(|e| unreach("reading the job data", e))?;
+        s.read_exact(&mut hdr)?;
         let got_tag = u32::from_be_bytes(hdr[4..8].try_into().unwrap());
         let len = u32::from_be_bytes(hdr[8..12].try_into().unwrap()) as usize;
         if len > MAX_HANDSHAKE_ANSWER {
-            crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server declares a {len}-byte answer: refused");
-            return Err(PMIX_ERR_UNREACH);
+            return Err(Error::new(ErrorKind::InvalidData, format!("it declares a {len}-byte answer: refused")));
         }
         let mut body = Vec::new();
-        (&mut s).take(len as u64).read_to_end(&mut body).map_err(|e| unreach("reading the job data", e))?;
+        s.take(len as u64).read_to_end(&mut body)?;
         if body.len() != len {
-            return Err(PMIX_ERR_UNREACH);
+            return Err(ErrorKind::UnexpectedEof.into());
         }
         if got_tag == tag {
-            break body;
+            return Ok(body);
         }
         // (an event the server replays at connect: too early to deliver)
-        crate::pmix_debug!(5, "PMIx_Init: message on tag {got_tag} before the job data: dropped");
+        crate::pmix_debug!(5, "OpenPMIx server: message on tag {got_tag} before the job data: dropped");
+    }
+}
+
+/// Connect to an OpenPMIx server with tool support as a tool: with the
+/// name `given`, or asking the server for one. Gives the stream, our name,
+/// the server's, and whether buffers are fully described.
+pub fn connect_tool(contact: &ptl::Contact, uri: &str, given: Option<&Proc>, cache: &Cache) -> Res<(TcpStream, Proc, Proc, bool)> {
+    let described = crate::data::v41::described_from_env();
+    let unreach = |what: &str, e: std::io::Error| {
+        crate::pmix_debug!(1, "PMIx_tool_init: OpenPMIx server at {}: {what}: {e}", contact.addr);
+        PMIX_ERR_UNREACH
     };
-    store_job_data(me, &body, described, cache)?;
-    cache.put(
-        me,
-        vec![
-            Info::new("pmix.srv.nspace", Value::string(&contact.server.nspace)),
-            Info::new("pmix.srv.rank", Value::rank(contact.server.rank)),
-            Info::new("pmix.srvr.uri", Value::string(uri)),
-        ],
-    );
+    let mut s = TcpStream::connect_timeout(&contact.addr, HANDSHAKE_TIMEOUT).map_err(|e| unreach("cannot connect", e))?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(|e| unreach("socket", e))?;
+    let _ = s.set_nodelay(true);
+    let mut infos = vec![Info::new("pmix.ppid", Value::pid(std::process::id() as libc::pid_t))];
+    if let Ok(line) = std::fs::read("/proc/self/cmdline") {
+        let words: Vec<String> = line.split(|&b| b == 0).filter(|w| !w.is_empty()).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
+        infos.push(Info::new("pmix.cmd.line", Value::string(&words.join(" "))));
+    }
+    let msg = ptl::tool_connect_message(given, false, ANNOUNCED_VERSION, described, &infos)?;
+    s.write_all(&msg).map_err(|e| unreach("sending the connect message", e))?;
+    // A server without tool support (or that will not name us) closes at once.
+    let mut first = [0u8; 4];
+    s.read_exact(&mut first).map_err(|e| unreach("refused the connection (no tool support, or it would not give us a name)", e))?;
+    let status = i32::from_be_bytes(first);
+    if status != PMIX_SUCCESS {
+        crate::pmix_debug!(1, "PMIx_tool_init: the OpenPMIx server refused us ({})", crate::strings::error_name(status));
+        return Err(status);
+    }
+    let mut rest = vec![0u8; ptl::tool_welcome_len(given.is_none())];
+    s.read_exact(&mut rest).map_err(|e| unreach("reading its answer", e))?;
+    let welcome = ptl::tool_welcome(&rest, given.is_none()).inspect_err(|st| {
+        crate::pmix_debug!(1, "PMIx_tool_init: the OpenPMIx server refused our credential ({})", crate::strings::error_name(*st));
+    })?;
+    let me = welcome.assigned.or_else(|| given.cloned()).ok_or(PMIX_ERR_UNREACH)?;
+    // A tool learns no index: OpenPMIx's tools send 0, which the server ignores.
+    let body = job_data(&mut s, 0, described).map_err(|e| unreach("asking for the job data", e))?;
+    // (a tool's namespace is often not a job the server registered: its
+    // answer then names the namespace and nothing else)
+    if store_job_data(&me, &body, described, cache).is_err() {
+        crate::pmix_debug!(5, "PMIx_tool_init: no job data for the tool's namespace {}", me.nspace);
+    }
+    remember_server(cache, &me, &welcome.server, uri);
     s.set_read_timeout(None).map_err(|e| unreach("socket", e))?;
-    Ok((s, index, described))
+    Ok((s, me, welcome.server, described))
 }
 
 /// Store the job data as the rest of the client expects it: job keys at
@@ -220,6 +275,8 @@ pub enum Shape {
     Spawn,
     /// A count and infos (query, job control, monitor, allocate).
     Infos,
+    /// An IO forwarding registration: the server's id for it.
+    IofPull,
 }
 
 /// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
@@ -322,6 +379,12 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
             }
             keep(jobs);
             Ok(Vec::new())
+        })()),
+        Shape::IofPull => reencode((|| {
+            let id = r.size()?;
+            let mut e = Encoder::default();
+            e.u32(u32::try_from(id).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?);
+            Ok(e.into_bytes())
         })()),
         Shape::Get { target } => match get_answer(&mut r, target, described, me) {
             Ok(out) => (PMIX_SUCCESS, out),
@@ -579,6 +642,44 @@ pub fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<
             }
             Ok((m.into_bytes(), Shape::Spawn))
         }
+        wire::IOF_PULL => {
+            let procs = decode_procs(&mut d).map_err(bad)?;
+            let channels = d.u32().map_err(bad)? as pmix_iof_channel_t;
+            let local = d.u32().map_err(bad)?;
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            if procs.is_empty() {
+                // (OpenPMIx's server misreads a pull naming no source)
+                crate::pmix_debug!(1, "PMIx_IOF_pull: no source named: an OpenPMIx server needs at least one");
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            let mut m = Msg::request(cmd::IOF_PULL, described);
+            m.procs(&procs)?;
+            m.infos(&directives)?;
+            m.channel(channels);
+            // The server tags our output with this id: the pull's local handle.
+            m.size(local as usize);
+            Ok((m.into_bytes(), Shape::IofPull))
+        }
+        wire::IOF_DEREG => {
+            let server_id = d.u32().map_err(bad)?;
+            let mut m = Msg::request(cmd::IOF_DEREG, described);
+            m.infos(&[])?;
+            m.size(server_id as usize);
+            status_only(m)
+        }
+        wire::IOF_PUSH => {
+            let targets = decode_procs(&mut d).map_err(bad)?;
+            let has_data = d.u32().map_err(bad)? != 0;
+            let data = d.blob().map_err(bad)?;
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::IOF_PUSH, described);
+            m.procs(&targets)?;
+            m.infos(&directives)?;
+            if has_data {
+                m.byte_object(data)?;
+            }
+            status_only(m)
+        }
         wire::GET => {
             let target = Proc::decode(&mut d).map_err(bad)?;
             let key = decode_str(&mut d).map_err(bad)?;
@@ -636,12 +737,36 @@ fn not_yet(tag: u16) -> Res<(Vec<u8>, Shape)> {
 /// server sends (the fuzzer's entry point: any bytes, an error at worst).
 pub fn read_as_every_answer(body: &[u8], described: bool) {
     let me = Proc::new("fuzz", 0);
-    let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos];
+    let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos, Shape::IofPull];
     for shape in &shapes {
         let _ = answer(PMIX_SUCCESS, body, shape, described, &me);
     }
     let _ = event(body, described);
+    let _ = output(body, described);
     let _ = openpmix_jobdata::parse(body);
+}
+
+/// Output an OpenPMIx server forwards (tag 2).
+pub struct Output {
+    pub source: Proc,
+    pub channel: pmix_iof_channel_t,
+    /// The pull it answers: the local handle the pull sent.
+    pub pull: u32,
+    pub data: Vec<u8>,
+    /// The source closed this stream.
+    pub complete: bool,
+}
+
+/// Read forwarded output (docs/openpmix-ptl-commands.md, 11.1).
+pub fn output(body: &[u8], described: bool) -> Res<Output> {
+    let mut r = Reader::new(body, described);
+    let source = r.proc()?;
+    let channel = r.channel()?;
+    let pull = u32::try_from(r.size()?).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?;
+    let infos = r.infos()?;
+    let data = if r.at_end() { Vec::new() } else { r.byte_object()? };
+    let complete = infos.iter().any(|i| i.key() == "pmix.iof.cmp" && i.truthy());
+    Ok(Output { source, channel, pull, data, complete })
 }
 
 /// An event the OpenPMIx server sent (tag 0): (code, source, infos).
