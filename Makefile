@@ -68,6 +68,7 @@ fuzz: build
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)
 	@tools/bench-core.sh $(BUILD)
+	@tools/bench-mixed.sh $(BUILD)
 	@tools/bench-ompi.sh $(BUILD)
 	@tools/bench-jctl.sh $(BUILD)
 	@tools/bench-iof.sh $(BUILD)

@@ -1,7 +1,7 @@
 /*
  * bench_core.c: client/server benchmark of the core PMIx client calls.
  *
- *   rm_simple -n N bench_core get|fence|modex|init|rss
+ *   rm_simple -n N bench_core get|peerget|fence|modex|init|rss
  *
  * A PMIx client (pmix.h only), started by a resource manager such as
  * c-tests/rm_simple. Compiled once against OpenPMIx's headers and run with
@@ -11,6 +11,12 @@
  * Measurements (argv[1]; the suggested job size in brackets):
  *   get    [-n 2]  PMIx_Get(PMIX_JOB_SIZE, wildcard rank) + value release:
  *                  ns per call, median of 5 batches of >= 0.1 s (rank 0's)
+ *   peerget [-n 8] each rank Puts one key of 1 KiB (a new key each
+ *                  repetition, GLOBAL), Commits, Fence(PMIX_COLLECT_DATA);
+ *                  then rank 0 alone Gets that key of every other rank (the
+ *                  first Get of it: a client that fetches a peer's data on
+ *                  demand pays its request here), the others wait in a
+ *                  fence: us per Get, median of 10 repetitions
  *   fence  [-n 8]  PMIx_Fence without data over all ranks: us per fence,
  *                  median of 200 fences after 10 warm-up ones (rank 0's)
  *   modex  [-n 16] each rank Puts 10 keys of 1 KiB (byte objects, GLOBAL),
@@ -45,6 +51,7 @@
 #define FENCE_WARMUP 10
 #define FENCE_COUNT 200
 #define MODEX_REPS 5
+#define PEERGET_REPS 10
 #define MODEX_KEYS 10
 #define MODEX_BYTES 1024
 #define INIT_WAIT_S 60.0
@@ -303,6 +310,62 @@ static void bench_modex(void)
     finalize();
 }
 
+static void bench_peerget(void)
+{
+    static unsigned char buf[MODEX_BYTES];
+    double us[PEERGET_REPS];
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_info_t collect;
+    bool yes = true;
+    uint32_t q;
+    int rep, i;
+
+    init();
+    get_job_size();
+    if (nprocs < 2) {
+        fail("peerget needs 2 ranks or more", PMIX_ERR_BAD_PARAM);
+    }
+    PMIX_INFO_CONSTRUCT(&collect);
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    for (rep = 0; rep < PEERGET_REPS; rep++) {
+        pmix_value_t v;
+        for (i = 0; i < MODEX_BYTES; i++) {
+            buf[i] = modex_byte(me.rank, rep, 0, i);
+        }
+        snprintf(key, sizeof key, "bc.p%d", rep);
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_BYTE_OBJECT;
+        v.data.bo.bytes = (char *) buf;
+        v.data.bo.size = MODEX_BYTES;
+        check("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v)); /* Put copies */
+        check("PMIx_Commit", PMIx_Commit());
+        check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
+        if (me.rank == 0) {
+            double t0 = now_ns();
+            for (q = 1; q < nprocs; q++) {
+                pmix_proc_t peer;
+                pmix_value_t *val = NULL;
+                PMIX_LOAD_PROCID(&peer, me.nspace, q);
+                check("PMIx_Get(peer key)", PMIx_Get(&peer, key, NULL, 0, &val));
+                if (val == NULL || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != MODEX_BYTES
+                    || (unsigned char) val->data.bo.bytes[0] != modex_byte(q, rep, 0, 0)
+                    || (unsigned char) val->data.bo.bytes[MODEX_BYTES - 1]
+                           != modex_byte(q, rep, 0, MODEX_BYTES - 1)) {
+                    fail("PMIx_Get(peer key): wrong value", PMIX_ERROR);
+                }
+                PMIX_VALUE_RELEASE(val);
+            }
+            us[rep] = (now_ns() - t0) / 1e3 / (double) (nprocs - 1);
+        }
+        barrier(); /* the others wait while rank 0 reads */
+    }
+    PMIX_INFO_DESTRUCT(&collect);
+    if (me.rank == 0) {
+        result("peerget", median(us, PEERGET_REPS), "us");
+    }
+    finalize();
+}
+
 /* the per-rank result file of the init measurement */
 static void init_file(char *path, size_t n, const char *nspace, uint32_t rank, const char *suffix)
 {
@@ -448,6 +511,8 @@ int main(int argc, char **argv)
     memset(&me, 0, sizeof me);
     if (strcmp(m, "get") == 0) {
         bench_get();
+    } else if (strcmp(m, "peerget") == 0) {
+        bench_peerget();
     } else if (strcmp(m, "fence") == 0) {
         bench_fence();
     } else if (strcmp(m, "modex") == 0) {
@@ -457,7 +522,7 @@ int main(int argc, char **argv)
     } else if (strcmp(m, "rss") == 0) {
         bench_rss();
     } else {
-        fprintf(stderr, "usage: bench_core get|fence|modex|init|rss   (as a PMIx client)\n");
+        fprintf(stderr, "usage: bench_core get|peerget|fence|modex|init|rss   (as a PMIx client)\n");
         return 2;
     }
     return 0;
