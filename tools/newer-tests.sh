@@ -34,6 +34,8 @@
 #                         alone on rpmix (mpirun -x LD_LIBRARY_PATH), after
 #                         a reference run with OpenPMIx ranks (a case the
 #                         reference fails is a SKIP)
+#   prte/group            OpenPMIx's example group.c (construct with a
+#                         context id, destruct), the same way
 #   prte/pmixctl          rpmix's pmixctl attached to PRRTE by its pid (the
 #                         rendezvous file PRRTE writes under /tmp): `ps`
 #                         lists the 2-rank job, `output --follow` receives
@@ -83,6 +85,10 @@ in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /o
 for p in hello pubsub abort spawn; do
     in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
 done
+# OpenPMIx's example group.c (the host's copy, 4.2.2's), against 5.0.7's headers
+cp "$OEX_SRC/group.c" "$R/opt/rpmix/build/oex-group.c" &&
+    in_root gcc -std=gnu99 -w -g -O1 -I/opt/rpmix/src/openpmix-examples -I/usr/lib/x86_64-linux-gnu/pmix2/include \
+        /opt/rpmix/build/oex-group.c -o /opt/rpmix/build/oex-group -lpmix -lpthread >>"$blog" 2>&1 || built=0
 if [ $built = 1 ]; then pass build; else fail build "compilation in the root failed" "$blog"; finish; fi
 PMIXRUN_IN=/opt/rpmix/lib/pmixrun
 
@@ -205,9 +211,11 @@ prte_case() {  # prte_case <name> <expected exit> <pattern count> <pattern> <pro
         local x=(-x HELLO_SHOW_LIB=1)
         [ $lib = rpmix ] && x+=(-x LD_LIBRARY_PATH=/opt/rpmix/lib)
         why=""
-        T=45 run_timed "$log" "${MPIRUN_IN[@]}" "${x[@]}" -np 4 "/opt/rpmix/build/$prog" "$@" "$marker"
+        # (4 slots: group.c wants a universe of 4 on this 2-core host)
+        T=45 run_timed "$log" "${MPIRUN_IN[@]}" --host "$(hostname):4" "${x[@]}" -np 4 "/opt/rpmix/build/$prog" "$@" "$marker"
         [ $RC -eq "$want" ] || add "exit $RC, expected $want"
         [ "$(grep -aEc "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
+        grep -aq 'failed: ' "$log" && add "$(grep -a -m1 'failed: ' "$log")"
         if [ $lib = rpmix ]; then
             if grep -a 'pmix=' "$log" | grep -avq 'pmix=rpmix'; then add "a rank loaded another libpmix"; fi
             if grep -aq '^hello-lib' "$log" && grep -a '^hello-lib' "$log" | grep -avq '/opt/rpmix/lib/'; then add "a rank's libpmix is not rpmix's"; fi
@@ -224,6 +232,10 @@ prte_case() {  # prte_case <name> <expected exit> <pattern count> <pattern> <pro
 prte_case hello 0 4 '^hello [0-3]/4 pmix=' hello
 prte_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-prte
 prte_case abort 3 0 'never' abort
+# PMIx groups: PRRTE has the group upcall (no host on the system's 4.2.2
+# does); ranks 0, 2, 3 construct a group with a context id and destruct it
+# (5.0's servers want the members back at destruction, 4.2's do not)
+prte_case group 0 3 'Group construct complete' oex-group
 
 # rpmix's tool (pmixctl) attached to PRRTE, an OpenPMIx 5.0.7 server with
 # tool support, found by its pid (PRRTE's rendezvous file, under /tmp): `ps`

@@ -142,10 +142,10 @@ impl Direct {
     /// Send a frame that has no answer (commit, event registrations, heartbeats).
     /// OpenPMIx's server answers all but heartbeats: the answer is dropped.
     pub fn send(&self, tag: u16, body: &[u8]) -> pmix_status_t {
-        if let Dialect::OpenPmix { described, me, .. } = &self.dialect {
+        if let Dialect::OpenPmix { described, me, server_major, .. } = &self.dialect {
             if !openpmix::answered(tag) {
                 // (sent on a tag of its own that no answer will use)
-                return match openpmix::translate(*described, me, tag, body) {
+                return match openpmix::translate(*described, me, *server_major, tag, body) {
                     Ok((b, _)) => match self.lane.send(crate::ptl::FIRST_REQUEST_TAG - 1, 0, &b) {
                         Ok(()) => PMIX_SUCCESS,
                         Err(why) => refusal(why),

@@ -511,7 +511,9 @@ pub fn init_tool(path: &str, uri: &str, chosen: Option<&Proc>) -> Res<Proc> {
 fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>) -> Res<(Proc, Proc, Link)> {
     if let Some(contact) = crate::ptl::parse_contact(uri) {
         let (stream, me, srv, described) = openpmix::connect_tool(&contact, uri, chosen, cache)?;
-        let dialect = Dialect::OpenPmix { described, me: me.clone(), index: 0 };
+        // (a tool's server version is in its rendezvous file, not read:
+        // only a group's destruction depends on it)
+        let dialect = Dialect::OpenPmix { described, me: me.clone(), index: 0, server_major: openpmix::server_major_from_env() };
         let engine = start_engine(me.clone(), cache.clone(), Stream::Tcp(tcp_stream(stream)?), dialect, Some(srv.clone()))?;
         return Ok((srv, me, engine));
     }
@@ -763,7 +765,7 @@ pub fn init() -> (Proc, pmix_status_t) {
                     let (stream, index, described) = openpmix::connect(&me, &contact, &uri, &cache)?;
                     server = Some((contact.server.clone(), uri));
                     let stream = Stream::Tcp(tcp_stream(stream)?);
-                    let dialect = Dialect::OpenPmix { described, me: me.clone(), index };
+                    let dialect = Dialect::OpenPmix { described, me: me.clone(), index, server_major: openpmix::server_major_from_env() };
                     start_engine(me.clone(), cache.clone(), stream, dialect, Some(contact.server))
                 }),
                 _ => {

@@ -54,7 +54,9 @@ pub enum Dialect {
     /// form was negotiated; `me`: this client (named where OpenPMIx's
     /// requests need it, e.g. a fence of "my namespace"); `index`: what the
     /// server assigned us at connect (in every header we send).
-    OpenPmix { described: bool, me: Proc, index: u32 },
+    /// `server_major`: the server's OpenPMIx major version (5.0 changed
+    /// what a group destruction carries).
+    OpenPmix { described: bool, me: Proc, index: u32, server_major: u32 },
 }
 
 impl Dialect {
@@ -261,6 +263,16 @@ fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res
     Ok(())
 }
 
+/// The groups this process constructed under an OpenPMIx server, by name:
+/// their members.
+static GROUPS: parking_lot::Mutex<std::collections::BTreeMap<String, Vec<Proc>>> = parking_lot::Mutex::new(std::collections::BTreeMap::new());
+
+/// The OpenPMIx major version of our server, as `PMIx_server_setup_fork`
+/// announced it in our environment (4 when it did not).
+pub fn server_major_from_env() -> u32 {
+    std::env::var("PMIX_VERSION").ok().and_then(|v| v.split('.').next()?.parse().ok()).unwrap_or(4)
+}
+
 /// What an answer is turned back into for the waiter.
 pub enum Shape {
     /// Only the status matters.
@@ -277,13 +289,19 @@ pub enum Shape {
     Infos,
     /// An IO forwarding registration: the server's id for it.
     IofPull,
+    /// A group construction (its name and members, kept once it is made:
+    /// OpenPMIx 5 servers want them back at its destruction) or destruction
+    /// (the name, forgotten once done): the context id, if one was assigned.
+    Group { made: Option<(String, Vec<Proc>)>, unmade: Option<String> },
+    /// A credential: its bytes and infos.
+    Credential,
 }
 
 /// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
 /// the waiter wrapped to take OpenPMIx's answer. Err: the request has no
 /// OpenPMIx equivalent here (the waiter comes back with the status).
-fn outgoing(described: bool, me: &Proc, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
-    match translate(described, me, tag, body) {
+fn outgoing(described: bool, me: &Proc, server_major: u32, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
+    match translate(described, me, server_major, tag, body) {
         Ok((msg, shape)) => Ok((msg, wrap(w, shape, described, me.clone()))),
         Err(st) => Err((w, st)),
     }
@@ -314,7 +332,9 @@ impl Dialect {
     pub fn prepare<'a>(&self, tag: u16, body: &'a [u8], w: Waiter) -> Prepared<'a> {
         match self {
             Dialect::Rpmix => Ok((Cow::Borrowed(body), w)),
-            Dialect::OpenPmix { described, me, .. } => outgoing(*described, me, tag, body, w).map(|(b, w)| (Cow::Owned(b), w)),
+            Dialect::OpenPmix { described, me, server_major, .. } => {
+                outgoing(*described, me, *server_major, tag, body, w).map(|(b, w)| (Cow::Owned(b), w))
+            }
         }
     }
 }
@@ -386,6 +406,29 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
             e.u32(u32::try_from(id).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?);
             Ok(e.into_bytes())
         })()),
+        Shape::Group { made, unmade } => reencode((|| {
+            if let Some((name, members)) = made {
+                GROUPS.lock().insert(name.clone(), members.clone());
+            }
+            if let Some(name) = unmade {
+                GROUPS.lock().remove(name);
+            }
+            // (status alone when the server had nothing more to say)
+            let ctxid = if r.at_end() { None } else { Some(r.size()?) };
+            // SIZE_MAX: none was assigned (OpenPMIx's client hands it on anyway).
+            let infos: Vec<Info> = ctxid.filter(|c| *c != usize::MAX).map(|c| Info::new("pmix.grp.ctxid", Value::size(c))).into_iter().collect();
+            let mut e = Encoder::default();
+            encode_infos(&mut e, &infos)?;
+            Ok(e.into_bytes())
+        })()),
+        Shape::Credential => reencode((|| {
+            let cred = r.byte_object()?;
+            let infos = r.infos()?;
+            let mut e = Encoder::default();
+            e.blob(&cred);
+            encode_infos(&mut e, &infos)?;
+            Ok(e.into_bytes())
+        })()),
         Shape::Get { target } => match get_answer(&mut r, target, described, me) {
             Ok(out) => (PMIX_SUCCESS, out),
             Err(e) => {
@@ -445,7 +488,7 @@ fn keep(records: impl IntoIterator<Item = (Proc, Vec<Info>)>) {
 
 /// rpmix's request (`tag`, `body` as api.rs builds it) as OpenPMIx's, and
 /// the shape of its answer.
-pub fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
+pub fn translate(described: bool, me: &Proc, server_major: u32, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
     let mut d = Decoder::new(body);
     let bad = |_| {
         crate::pmix_debug!(1, "client: request {tag} does not decode for the OpenPMIx server");
@@ -642,6 +685,48 @@ pub fn translate(described: bool, me: &Proc, tag: u16, body: &[u8]) -> Res<(Vec<
             }
             Ok((m.into_bytes(), Shape::Spawn))
         }
+        wire::GROUP_CONSTRUCT => {
+            let name = decode_str(&mut d).map_err(bad)?;
+            let procs = decode_procs(&mut d).map_err(bad)?;
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::GROUP_CONSTRUCT, described);
+            m.string(Some(&name))?;
+            m.procs(&procs)?;
+            m.infos(&directives)?;
+            Ok((m.into_bytes(), Shape::Group { made: Some((name, procs)), unmade: None }))
+        }
+        wire::GROUP_DESTRUCT => {
+            let name = decode_str(&mut d).map_err(bad)?;
+            let _members = decode_procs(&mut d).map_err(bad)?;
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::GROUP_DESTRUCT, described);
+            m.string(Some(&name))?;
+            if server_major >= 5 {
+                // (4.2's servers read the directives right after the name)
+                let members = GROUPS.lock().get(&name).cloned().ok_or_else(|| {
+                    crate::pmix_debug!(1, "PMIx_Group_destruct: no group {name} was constructed here");
+                    PMIX_ERR_NOT_FOUND
+                })?;
+                m.procs(&members)?;
+            }
+            m.infos(&directives)?;
+            // (answered with the status alone: no results to hand on)
+            Ok((m.into_bytes(), Shape::Group { made: None, unmade: Some(name) }))
+        }
+        wire::GET_CRED => {
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::GET_CREDENTIAL, described);
+            m.infos(&directives)?;
+            Ok((m.into_bytes(), Shape::Credential))
+        }
+        wire::VALIDATE_CRED => {
+            let cred = d.blob().map_err(bad)?;
+            let directives = decode_infos(&mut d).map_err(bad)?;
+            let mut m = Msg::request(cmd::VALIDATE_CRED, described);
+            m.byte_object(cred)?;
+            m.infos(&directives)?;
+            Ok((m.into_bytes(), Shape::Infos))
+        }
         wire::IOF_PULL => {
             let procs = decode_procs(&mut d).map_err(bad)?;
             let channels = d.u32().map_err(bad)? as pmix_iof_channel_t;
@@ -737,7 +822,7 @@ fn not_yet(tag: u16) -> Res<(Vec<u8>, Shape)> {
 /// server sends (the fuzzer's entry point: any bytes, an error at worst).
 pub fn read_as_every_answer(body: &[u8], described: bool) {
     let me = Proc::new("fuzz", 0);
-    let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos, Shape::IofPull];
+    let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos, Shape::IofPull, Shape::Group { made: None, unmade: None }, Shape::Credential];
     for shape in &shapes {
         let _ = answer(PMIX_SUCCESS, body, shape, described, &me);
     }

@@ -25,8 +25,26 @@ impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Stream::Unix(s) => s.read(buf),
-            Stream::Tcp(s) => s.read(buf),
+            Stream::Tcp(s) => {
+                let n = s.read(buf)?;
+                quick_ack(s.as_raw_fd());
+                Ok(n)
+            }
         }
+    }
+}
+
+/// Acknowledge what the peer sent at once, not up to 40 ms later: an
+/// OpenPMIx server writes with Nagle on, so its answer to a second request
+/// in flight waits for our acknowledgement of the first (a commit and a
+/// fence back to back took 40 ms). Linux drops the mode again by itself,
+/// so it is set after every read.
+fn quick_ack(fd: RawFd) {
+    let on: libc::c_int = 1;
+    // SAFETY: `fd` is this stream's open socket; the option value is a
+    // c_int that lives across the call. A failure only costs latency.
+    unsafe {
+        libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_QUICKACK, &on as *const libc::c_int as *const libc::c_void, std::mem::size_of::<libc::c_int>() as libc::socklen_t);
     }
 }
 
