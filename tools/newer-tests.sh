@@ -36,6 +36,9 @@
 #                         reference fails is a SKIP)
 #   prte/group            OpenPMIx's example group.c (construct with a
 #                         context id, destruct), the same way
+#   prte/pmixctl-stdin    pmixctl sends a line to rank 0's stdin through
+#                         PRRTE (push, then the end of the input); rank 0
+#                         reads it, mpirun exits 0
 #   prte/pmixctl          rpmix's pmixctl attached to PRRTE by its pid (the
 #                         rendezvous file PRRTE writes under /tmp): `ps`
 #                         lists the 2-rank job, `output --follow` receives
@@ -277,5 +280,39 @@ case_prte_tool() {
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
 case_prte_tool
+
+# pmixctl feeds rank 0's stdin through PRRTE (IOF push, then the end of the
+# input); mpirun's own stdin is held open and silent meanwhile.
+case_prte_stdin() {
+    local name=prte/pmixctl-stdin log=$B/newer-prte-pmixctl-stdin.log job=$B/newer-prte-pmixctl-stdin.job
+    local marker; marker=$(new_marker prte-stdin)
+    selected "$name" || return 0
+    why=""
+    printf '#!/bin/sh\n# %s\nread l; echo "rank $OMPI_COMM_WORLD_RANK read: $l"\n' "$marker" >"$R/opt/rpmix/build/readline.sh"
+    chmod +x "$R/opt/rpmix/build/readline.sh"
+    local fifo=$B/newer-prte-stdin.fifo
+    rm -f "$fifo"; mkfifo "$fifo"
+    "${MPIRUN_IN[@]}" -np 1 /opt/rpmix/build/readline.sh "$marker" <"$fifo" >"$job" 2>&1 &
+    local jobpid=$! pid="" i
+    exec 9>"$fifo"   # (held open, silent, until the end)
+    for i in $(seq 100); do
+        pid=$(for p in $(in_our_root); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = prterun ] && echo "$p"; done | head -n1)
+        [ -n "$pid" ] && ls "$R"/tmp/prterun.*/pmix.*.tool."$pid" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    if [ -z "$pid" ]; then add "no prterun"
+    else
+        echo "to rank 0 $marker" | "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$pid" stdin --rank 0 >"$log" 2>&1 || add "pmixctl stdin: exit $?"
+    fi
+    for i in $(seq 100); do grep -aq 'read: ' "$job" && break; sleep 0.1; done
+    exec 9>&-
+    wait "$jobpid" || add "mpirun: exit $?"
+    rm -f "$fifo"
+    { echo "--- mpirun's output:"; cat "$job"; } >>"$log"
+    grep -aq "^rank 0 read: to rank 0 $marker\$" "$job" || add "rank 0 did not read the line pmixctl sent"
+    leftovers "$R" "$log" in_our_root >/dev/null 2>&1 || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+case_prte_stdin
 
 finish

@@ -264,6 +264,8 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                         Some(PMIX_SUCCESS) => {}
                         // The job ended after taking all the input: nothing left to close.
                         Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
+                        // (PRRTE answers the end of the input so: the stream is closed)
+                        Some(PMIX_ERR_IOF_COMPLETE) if n == 0 => return Ok(()),
                         Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
                         None if n == 0 => return Ok(()),
                         None => return Err("lost the server".into()),

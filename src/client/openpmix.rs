@@ -760,9 +760,9 @@ pub fn translate(described: bool, me: &Proc, server_major: u32, tag: u16, body: 
             let mut m = Msg::request(cmd::IOF_PUSH, described);
             m.procs(&targets)?;
             m.infos(&directives)?;
-            if has_data {
-                m.byte_object(data)?;
-            }
+            // The end of the input is an empty byte object, as OpenPMIx's
+            // own tools send it (PRRTE's host crashed on none at all).
+            m.byte_object(if has_data { data } else { &[] })?;
             status_only(m)
         }
         wire::GET => {
