@@ -2,7 +2,7 @@
  * rm_simple: a minimal single-node resource manager built on the PMIx
  * server API only (pmix_server.h, plus pmix.h for the string helpers).
  *
- *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] [-E] [--] prog [args...]
+ *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] [-E] [-T] [--] prog [args...]
  *
  * It starts one PMIx server, prepares one namespace "rm.<pid>" of N
  * processes on this host as a real RM does (PMIx_server_setup_application,
@@ -49,6 +49,32 @@
  *              rpmix applies the directives in setup_fork; OpenPMIx accepts
  *              them and leaves them to the host (rm_simple does not apply
  *              them itself).
+ *   -T         accept tools (pmixctl, OpenPMIx's pps/pquery) and forward the
+ *              ranks' output to them:
+ *                - PMIx_server_init gets PMIX_SERVER_TOOL_SUPPORT (OpenPMIx
+ *                  then writes its rendezvous files pmix.<host>.tool.<pid>
+ *                  and .<server nspace> in its tmpdir, where a tool's --pid
+ *                  finds them) and PMIX_IOF_LOCAL_OUTPUT=false (rm_simple
+ *                  echoes the output itself, whatever the library);
+ *                - tool_connected: a tool that chose its name keeps it, one
+ *                  that asks is named "rm-tool.<pid>.<n>", rank 0; a tool of
+ *                  another user (not root) is refused;
+ *                - query: PMIX_QUERY_NAMESPACES ("pmix.qry.ns") is answered
+ *                  with the job's namespace, any other key is not found
+ *                  (PMIX_QUERY_PARTIAL_SUCCESS when some keys were);
+ *                - the ranks' stdout and stderr are pipes a reader thread
+ *                  drains: each chunk is echoed on rm_simple's own stdout /
+ *                  stderr (so the terminal shows what it showed without -T)
+ *                  and handed to PMIx_server_IOF_deliver on the matching
+ *                  channel; at a rank's EOF an empty chunk carrying
+ *                  PMIX_IOF_COMPLETE=true ends that stream for the tools.
+ *                  The job ends once every rank exited and every pipe
+ *                  closed (at most 5 s after the last exit);
+ *                - iof_pull returns PMIX_OPERATION_SUCCEEDED (the library
+ *                  keeps the pulls and the cache of output not pulled yet).
+ *              tool_connected and query answer inline, or from the main
+ *              thread under -m defer; each answers once, also under -m
+ *              twice.
  *
  * Job control (PMIx_Job_control from the ranks or tools): pause, resume,
  * kill, terminate and any signal reach the targets' process groups.
@@ -56,7 +82,8 @@
  * Exit status: the abort status if a client called PMIx_Abort; otherwise
  * the first non-zero child exit code (128+signal for a signalled child);
  * 124 on timeout; 0 when every child exited 0. stdout belongs to the
- * children: rm_simple writes only to stderr.
+ * children: rm_simple writes only to stderr (under -T its stdout carries
+ * the children's, echoed).
  *
  * Threading: upcalls run on the PMIx library's thread. All shared state is
  * protected by one mutex; upcalls never call a blocking PMIx server API.
@@ -64,7 +91,9 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -99,6 +128,7 @@ static uid_t client_uid;
 static gid_t client_gid;
 static bool other_user;
 static bool env_directives; /* -E */
+static bool tool_support;   /* -T */
 static char job_nspace[PMIX_MAX_NSLEN + 1];
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -239,6 +269,9 @@ typedef struct job {
     size_t ndata;
     pmix_pdata_t *pdata;
     size_t npdata;
+    pmix_tool_connection_cbfunc_t tlcb; /* -T: a tool's name */
+    pmix_proc_t proc;
+    void *results;                      /* -T: a query's answer (query_res_t) */
 } job_t;
 
 static job_t *queue_head, *queue_tail;
@@ -450,6 +483,306 @@ static pmix_status_t up_job_control(const pmix_proc_t *requestor, const pmix_pro
     pthread_mutex_unlock(&lock);
     logv("job_control: signal %d to %lu ranks", sig, (unsigned long)hit);
     return hit ? answer_info(PMIX_SUCCESS, cbfunc, cbdata) : PMIX_ERR_NOT_FOUND;
+}
+
+/* ------------------------------------------------------------------ */
+/* tools (-T): connections, queries, IO forwarding                     */
+
+static int n_tools, n_query, n_iof_pull; /* under lock */
+
+static void run_tool(job_t *j) { j->tlcb(j->status, &j->proc, j->cbdata); }
+
+/* A connecting tool's name: the one it chose (OpenPMIx passes it as
+ * PMIX_NSPACE/PMIX_RANK, rpmix as PMIX_TOOL_NSPACE/PMIX_TOOL_RANK), else
+ * "rm-tool.<pid>.<n>", rank 0. The callback may come inline: both libraries
+ * thread-shift it. */
+static void up_tool_connected(pmix_info_t *info, size_t ninfo,
+                              pmix_tool_connection_cbfunc_t cbfunc, void *cbdata)
+{
+    char inf[1024], p[PMIX_MAX_NSLEN + 16];
+    pmix_proc_t proc;
+    pmix_status_t st = PMIX_SUCCESS;
+    bool named = false;
+    size_t k;
+    long v;
+    int n;
+
+    memset(&proc, 0, sizeof(proc));
+    for (k = 0; k < ninfo; k++) {
+        const pmix_info_t *i = &info[k];
+        if ((PMIX_CHECK_KEY(i, PMIX_NSPACE) || PMIX_CHECK_KEY(i, PMIX_TOOL_NSPACE)) &&
+            i->value.type == PMIX_STRING && i->value.data.string != NULL && i->value.data.string[0] != '\0') {
+            PMIX_LOAD_NSPACE(proc.nspace, i->value.data.string);
+            named = true;
+        } else if (PMIX_CHECK_KEY(i, PMIX_RANK) || PMIX_CHECK_KEY(i, PMIX_TOOL_RANK)) {
+            if (i->value.type == PMIX_PROC_RANK) proc.rank = i->value.data.rank;
+            else if (value_as_long(&i->value, &v)) proc.rank = (pmix_rank_t)v;
+        } else if (PMIX_CHECK_KEY(i, PMIX_USERID) && value_as_long(&i->value, &v)) {
+            /* only our own user's tools, or root's */
+            if (v != 0 && (uid_t)v != geteuid()) st = PMIX_ERR_NO_PERMISSIONS;
+        }
+    }
+    pthread_mutex_lock(&lock);
+    n = ++n_tools;
+    pthread_mutex_unlock(&lock);
+    if (!named) {
+        snprintf(proc.nspace, sizeof(proc.nspace), "rm-tool.%ld.%d", (long)getpid(), n);
+        proc.rank = 0;
+    }
+    if (verbose) {
+        fmt_info(inf, sizeof(inf), info, ninfo);
+        fmt_proc(p, sizeof(p), &proc);
+        logv("upcall tool_connected [%s]: %s %s", inf, st == PMIX_SUCCESS ? (named ? "keeps" : "named") : "refused", p);
+    }
+    if (mode == MODE_DEFER) {
+        job_t *j = new_job(run_tool, st, cbdata);
+        j->tlcb = cbfunc;
+        j->proc = proc;
+        enqueue(j);
+        return;
+    }
+    cbfunc(st, &proc, cbdata);
+}
+
+/* A query's answer, kept until the library calls its release function. */
+typedef struct {
+    pmix_info_t *info;
+    size_t ninfo;
+} query_res_t;
+
+static void release_query_res(void *cbdata)
+{
+    query_res_t *r = cbdata;
+    if (r->info != NULL) PMIX_INFO_FREE(r->info, r->ninfo);
+    free(r);
+}
+
+static void run_query(job_t *j)
+{
+    query_res_t *r = j->results;
+    j->infocb(j->status, r->info, r->ninfo, j->cbdata, release_query_res, r);
+}
+
+/* PMIX_QUERY_NAMESPACES: the job's namespace (the only one: a list of one);
+ * any other key is not found. */
+static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], keys[512];
+    size_t q, k, nkeys = 0, found = 0, used = 0;
+    query_res_t *r;
+    pmix_status_t st;
+
+    keys[0] = '\0';
+    for (q = 0; q < nqueries; q++) {
+        for (k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++) {
+            const char *key = queries[q].keys[k];
+            int w = snprintf(keys + used, sizeof(keys) - used, "%s%s", nkeys ? "," : "", key);
+            if (w > 0 && used + (size_t)w < sizeof(keys)) used += (size_t)w;
+            nkeys++;
+            if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) found++;
+        }
+    }
+    pthread_mutex_lock(&lock);
+    n_query++;
+    pthread_mutex_unlock(&lock);
+    st = found == 0 ? PMIX_ERR_NOT_FOUND : found < nkeys ? PMIX_QUERY_PARTIAL_SUCCESS : PMIX_SUCCESS;
+    if (verbose) {
+        fmt_proc(p, sizeof(p), proct);
+        logv("upcall query from %s: %lu queries, keys %s: %s", p, (unsigned long)nqueries, keys,
+             PMIx_Error_string(st));
+    }
+    if (cbfunc == NULL) return PMIX_ERR_BAD_PARAM;
+    if (mode == MODE_IMM && found == 0) return st;
+    r = xcalloc(1, sizeof(*r));
+    if (found > 0) {
+        PMIX_INFO_CREATE(r->info, found);
+        if (r->info == NULL) die("out of memory");
+        r->ninfo = found;
+        for (k = 0; k < found; k++) PMIx_Info_load(&r->info[k], PMIX_QUERY_NAMESPACES, job_nspace, PMIX_STRING);
+    }
+    if (mode == MODE_DEFER) {
+        job_t *j = new_job(run_query, st, cbdata);
+        j->infocb = cbfunc;
+        j->results = r;
+        enqueue(j);
+        return PMIX_SUCCESS;
+    }
+    cbfunc(st, r->info, r->ninfo, cbdata, release_query_res, r);
+    return PMIX_SUCCESS;
+}
+
+/* The library keeps the pulls and the output nobody pulled yet: the host has
+ * nothing to set up (one node, every rank's output delivered here). */
+static pmix_status_t up_iof_pull(const pmix_proc_t procs[], size_t np,
+                                 const pmix_info_t directives[], size_t ndirs,
+                                 pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], inf[512];
+    (void)cbfunc;
+    (void)cbdata;
+    pthread_mutex_lock(&lock);
+    n_iof_pull++;
+    pthread_mutex_unlock(&lock);
+    if (verbose) {
+        fmt_proc(p, sizeof(p), np ? &procs[0] : NULL);
+        fmt_info(inf, sizeof(inf), directives, ndirs);
+        logv("upcall iof_pull first=%s nprocs=%lu channels=%s [%s]", p, (unsigned long)np,
+             PMIx_IOF_channel_string(channels), inf);
+    }
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* The ranks' output: read ends of rank i's stdout / stderr pipes (-1 once
+ * closed), owned by the reader thread once it runs. */
+static int *out_fd, *err_fd;
+static int iof_open;      /* pipes not yet at EOF (under lock) */
+static int iof_pending;   /* IOF_deliver calls whose callback has not come (under lock) */
+static bool reader_stop;  /* under lock: close what is left and end */
+static pthread_t reader;
+
+/* One chunk handed to PMIx_server_IOF_deliver: alive until its callback. */
+typedef struct {
+    pmix_proc_t source;
+    pmix_byte_object_t bo;
+    pmix_info_t info[1];
+    size_t ninfo;
+} chunk_t;
+
+static void chunk_free(chunk_t *c)
+{
+    free(c->bo.bytes);
+    if (c->ninfo) PMIX_INFO_DESTRUCT(&c->info[0]);
+    free(c);
+}
+
+static void chunk_delivered(pmix_status_t st, void *cbdata)
+{
+    if (st != PMIX_SUCCESS) logv("IOF_deliver callback: %s", PMIx_Error_string(st));
+    chunk_free(cbdata);
+    pthread_mutex_lock(&lock);
+    iof_pending--;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Hand len bytes of a rank's output to the library; complete: the stream's
+ * end (len 0, PMIX_IOF_COMPLETE=true). */
+static void deliver(int rank, pmix_iof_channel_t channel, const char *data, size_t len, bool complete)
+{
+    chunk_t *c = xcalloc(1, sizeof(*c));
+    bool yes = true;
+    pmix_status_t rc;
+    PMIX_LOAD_PROCID(&c->source, job_nspace, (pmix_rank_t)rank);
+    if (len > 0) {
+        c->bo.bytes = xcalloc(len, 1);
+        memcpy(c->bo.bytes, data, len);
+        c->bo.size = len;
+    }
+    if (complete) {
+        PMIX_INFO_CONSTRUCT(&c->info[0]);
+        PMIx_Info_load(&c->info[0], PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+        c->ninfo = 1;
+    }
+    pthread_mutex_lock(&lock);
+    iof_pending++;
+    pthread_mutex_unlock(&lock);
+    rc = PMIx_server_IOF_deliver(&c->source, channel, &c->bo, c->ninfo ? c->info : NULL, c->ninfo,
+                                 chunk_delivered, c);
+    if (rc != PMIX_SUCCESS) {
+        /* no callback will come */
+        if (rc != PMIX_OPERATION_SUCCEEDED)
+            fprintf(stderr, "rm_simple: PMIx_server_IOF_deliver(rank %d): %s\n", rank, PMIx_Error_string(rc));
+        chunk_free(c);
+        pthread_mutex_lock(&lock);
+        iof_pending--;
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return; /* our own stdout is gone: the tools still get it */
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Close a rank's pipe: the end of that stream, for the tools too. */
+static void close_stream(int *slot, int rank, pmix_iof_channel_t channel)
+{
+    close(*slot);
+    *slot = -1;
+    deliver(rank, channel, NULL, 0, true);
+    logv("rank %d: %s closed", rank, channel == PMIX_FWD_STDOUT_CHANNEL ? "stdout" : "stderr");
+    pthread_mutex_lock(&lock);
+    iof_open--;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+/* The reader thread: drains every rank's pipes, echoes and delivers each
+ * chunk, until every pipe is at EOF (or the main thread says stop). */
+static void *reader_main(void *arg)
+{
+    struct pollfd *pfd = xcalloc((size_t)nprocs * 2, sizeof(*pfd));
+    int *slot_rank = xcalloc((size_t)nprocs * 2, sizeof(int));
+    int **slot = xcalloc((size_t)nprocs * 2, sizeof(int *));
+    static char buf[16384];
+    (void)arg;
+    for (;;) {
+        int n = 0, i, r;
+        bool stop;
+        pthread_mutex_lock(&lock);
+        stop = reader_stop;
+        pthread_mutex_unlock(&lock);
+        for (i = 0; i < nprocs; i++) {
+            if (out_fd[i] >= 0) { pfd[n].fd = out_fd[i]; slot[n] = &out_fd[i]; slot_rank[n++] = i; }
+            if (err_fd[i] >= 0) { pfd[n].fd = err_fd[i]; slot[n] = &err_fd[i]; slot_rank[n++] = i; }
+        }
+        if (n == 0) break;
+        if (stop) {
+            for (i = 0; i < n; i++)
+                close_stream(slot[i], slot_rank[i], slot[i] == &out_fd[slot_rank[i]] ? PMIX_FWD_STDOUT_CHANNEL : PMIX_FWD_STDERR_CHANNEL);
+            break;
+        }
+        for (i = 0; i < n; i++) {
+            pfd[i].events = POLLIN;
+            pfd[i].revents = 0;
+        }
+        r = poll(pfd, (nfds_t)n, 100);
+        if (r <= 0) continue;
+        for (i = 0; i < n; i++) {
+            bool is_out = slot[i] == &out_fd[slot_rank[i]];
+            pmix_iof_channel_t ch = is_out ? PMIX_FWD_STDOUT_CHANNEL : PMIX_FWD_STDERR_CHANNEL;
+            ssize_t got;
+            if (pfd[i].revents == 0) continue;
+            got = read(pfd[i].fd, buf, sizeof(buf));
+            if (got > 0) {
+                write_all(is_out ? 1 : 2, buf, (size_t)got);
+                deliver(slot_rank[i], ch, buf, (size_t)got, false);
+            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close_stream(slot[i], slot_rank[i], ch);
+            }
+        }
+    }
+    free(pfd);
+    free(slot_rank);
+    free(slot);
+    return NULL;
+}
+
+/* pipe(2) with both ends close-on-exec (dup2 onto 1/2 clears it in the child) */
+static int cloexec_pipe(int p[2])
+{
+    if (pipe(p) != 0) return -1;
+    if (fcntl(p[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(p[1], F_SETFD, FD_CLOEXEC) != 0) return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1147,9 +1480,12 @@ static void launch(char **argv)
         char **env = copy_environ();
         pmix_status_t rc;
         pid_t pid;
+        int outp[2] = {-1, -1}, errp[2] = {-1, -1};
         PMIX_LOAD_PROCID(&proc, job_nspace, (pmix_rank_t)i);
         rc = PMIx_server_setup_fork(&proc, &env);
         if (rc != PMIX_SUCCESS) die("PMIx_server_setup_fork(%d): %s", i, PMIx_Error_string(rc));
+        if (tool_support && (cloexec_pipe(outp) != 0 || cloexec_pipe(errp) != 0))
+            die("pipe: %s", strerror(errno));
         fflush(stdout);
         fflush(stderr);
         pid = fork();
@@ -1166,6 +1502,7 @@ static void launch(char **argv)
             sigemptyset(&none);
             sigprocmask(SIG_SETMASK, &none, NULL);
             setpgid(0, 0);
+            if (tool_support && (dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0)) _exit(126);
             if (other_user && (setgroups(0, NULL) != 0 || setgid(client_gid) != 0 || setuid(client_uid) != 0)) {
                 static const char msg[] = "rm_simple: cannot become the clients' user\n";
                 ssize_t wr = write(2, msg, sizeof(msg) - 1);
@@ -1181,9 +1518,16 @@ static void launch(char **argv)
             _exit(127);
         }
         setpgid(pid, pid); /* also done in the child: whichever runs first */
+        if (tool_support) {
+            close(outp[1]);
+            close(errp[1]);
+            out_fd[i] = outp[0];
+            err_fd[i] = errp[0];
+        }
         pthread_mutex_lock(&lock);
         child_pid[i] = pid;
         nalive++;
+        if (tool_support) iof_open += 2;
         pthread_mutex_unlock(&lock);
         logv("rank %d: pid %ld", i, (long)pid);
         free_argv(env);
@@ -1198,7 +1542,7 @@ static void on_signal(int sig) { got_signal = sig; }
 static void usage(void)
 {
     fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] "
-                    "[-E] [-X topology.xml] [-u user] [--] prog [args...]\n");
+                    "[-E] [-T] [-X topology.xml] [-u user] [--] prog [args...]\n");
     exit(2);
 }
 
@@ -1225,7 +1569,9 @@ static void reap(void)
 int main(int argc, char **argv)
 {
     pmix_server_module_t module;
-    pmix_info_t sinfo[2];
+    pmix_info_t sinfo[4];
+    size_t nsinfo = 2, k;
+    double all_exited = 0.0;
     pthread_condattr_t ca;
     struct sigaction sa;
     char host[256];
@@ -1266,6 +1612,8 @@ int main(int argc, char **argv)
             other_user = true;
         } else if (strcmp(a, "-E") == 0) {
             env_directives = true;
+        } else if (strcmp(a, "-T") == 0) {
+            tool_support = true;
         } else {
             usage();
         }
@@ -1291,6 +1639,12 @@ int main(int argc, char **argv)
     snprintf(job_nspace, sizeof(job_nspace), "rm.%ld", (long)getpid());
     snprintf(srv_ns, sizeof(srv_ns), "rm-server.%ld", (long)getpid());
     child_pid = xcalloc((size_t)nprocs, sizeof(pid_t));
+    if (tool_support) {
+        int i;
+        out_fd = xcalloc((size_t)nprocs, sizeof(int));
+        err_fd = xcalloc((size_t)nprocs, sizeof(int));
+        for (i = 0; i < nprocs; i++) out_fd[i] = err_fd[i] = -1;
+    }
 
     memset(&module, 0, sizeof(module));
     module.client_connected = up_client_connected;
@@ -1302,21 +1656,32 @@ int main(int argc, char **argv)
     module.lookup = up_lookup;
     module.unpublish = up_unpublish;
     module.job_control = up_job_control;
+    if (tool_support) {
+        module.tool_connected = up_tool_connected;
+        module.query = up_query;
+        module.iof_pull = up_iof_pull;
+    }
 
-    PMIX_INFO_CONSTRUCT(&sinfo[0]);
-    PMIX_INFO_CONSTRUCT(&sinfo[1]);
+    for (k = 0; k < 4; k++) PMIX_INFO_CONSTRUCT(&sinfo[k]);
     PMIx_Info_load(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
     PMIx_Info_load(&sinfo[1], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
-    rc = PMIx_server_init(&module, sinfo, 2);
-    PMIX_INFO_DESTRUCT(&sinfo[0]);
-    PMIX_INFO_DESTRUCT(&sinfo[1]);
+    if (tool_support) {
+        bool yes = true, no = false;
+        PMIx_Info_load(&sinfo[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+        /* rm_simple echoes the ranks' output itself (OpenPMIx would too) */
+        PMIx_Info_load(&sinfo[3], PMIX_IOF_LOCAL_OUTPUT, &no, PMIX_BOOL);
+        nsinfo = 4;
+    }
+    rc = PMIx_server_init(&module, sinfo, nsinfo);
+    for (k = 0; k < 4; k++) PMIX_INFO_DESTRUCT(&sinfo[k]);
     if (rc != PMIX_SUCCESS) die("PMIx_server_init: %s", PMIx_Error_string(rc));
-    logv("server up (%s), mode %s%s, %d ranks of %s", PMIx_Get_version(),
+    logv("server up (%s), mode %s%s%s, %d ranks of %s", PMIx_Get_version(),
          mode == MODE_DIRECT ? "direct" : mode == MODE_IMM ? "imm" : mode == MODE_TWICE ? "twice" : "defer",
-         sync_reg ? ", blocking registration" : "", nprocs, argv[argi]);
+         sync_reg ? ", blocking registration" : "", tool_support ? ", tools" : "", nprocs, argv[argi]);
 
     register_job(host);
     launch(&argv[argi]);
+    if (tool_support && pthread_create(&reader, NULL, reader_main, NULL) != 0) die("pthread_create failed");
 
     /* main loop: reap children, run deferred callbacks, enforce limits */
     start = now_s();
@@ -1351,13 +1716,37 @@ int main(int argc, char **argv)
             kill_all_locked();
         }
         if (alive == 0 && queue_head == NULL) {
-            pthread_mutex_unlock(&lock);
-            break;
+            /* -T: the output too, unless something the ranks left holds a pipe */
+            if (!tool_support || iof_open == 0) {
+                pthread_mutex_unlock(&lock);
+                break;
+            }
+            if (all_exited == 0.0) all_exited = t;
+            if (t - all_exited >= 5.0) {
+                pthread_mutex_unlock(&lock);
+                logv("%d pipes still open 5 s after the last rank exited: closing them", iof_open);
+                break;
+            }
         }
         if (queue_head == NULL) {
             deadline_ts(&ts, 0.02);
             pthread_cond_timedwait(&wake, &lock, &ts);
         }
+        pthread_mutex_unlock(&lock);
+    }
+
+    if (tool_support) {
+        /* every chunk reaches the library before the server goes */
+        struct timespec ts;
+        pthread_mutex_lock(&lock);
+        reader_stop = true;
+        pthread_mutex_unlock(&lock);
+        pthread_join(reader, NULL);
+        deadline_ts(&ts, 5.0);
+        pthread_mutex_lock(&lock);
+        while (iof_pending > 0)
+            if (pthread_cond_timedwait(&wake, &lock, &ts) == ETIMEDOUT) break;
+        if (iof_pending > 0) fprintf(stderr, "rm_simple: %d IOF_deliver callbacks missing after 5 s\n", iof_pending);
         pthread_mutex_unlock(&lock);
     }
 
@@ -1374,6 +1763,7 @@ int main(int argc, char **argv)
     logv("all ranks done: connected=%d finalized=%d fence_nb=%d direct_modex=%d publish=%d "
          "lookup=%d unpublish=%d", n_connected, n_finalized, n_fence, n_dmodex, n_publish,
          n_lookup, n_unpublish);
+    if (tool_support) logv("tools: connected=%d query=%d iof_pull=%d", n_tools, n_query, n_iof_pull);
 
     deregister_all();
     drain_queue();
@@ -1387,6 +1777,8 @@ int main(int argc, char **argv)
         free(e);
     }
     free(child_pid);
+    free(out_fd);
+    free(err_fd);
 
     if (got_signal) rc_exit = 128 + (int)got_signal;
     else if (aborted) rc_exit = abort_status & 0xff;
