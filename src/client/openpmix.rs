@@ -212,12 +212,7 @@ pub fn connect_tool(contact: &ptl::Contact, uri: &str, given: Option<&Proc>, cac
 /// beside them (OpenPMIx's client answers them for the job too), each rank's
 /// keys under its rank.
 fn store_job_data(me: &Proc, body: &[u8], described: bool, cache: &Cache) -> Res {
-    if described {
-        // openpmix_jobdata reads the non-described form only, so a fully
-        // described answer fails to decode below (no test runs that form).
-        crate::pmix_debug!(5, "PMIx_Init: job data in the fully described form");
-    }
-    let jd = openpmix_jobdata::parse(body).inspect_err(|_| crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server's job data does not decode"))?;
+    let jd = openpmix_jobdata::parse(body, described).inspect_err(|_| crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server's job data does not decode"))?;
     if jd.nspace != me.nspace {
         crate::pmix_debug!(1, "PMIx_Init: the OpenPMIx server sent the job data of {} (we are {})", jd.nspace, me.nspace);
         return Err(PMIX_ERR_UNPACK_FAILURE);
@@ -828,7 +823,7 @@ pub fn read_as_every_answer(body: &[u8], described: bool) {
     }
     let _ = event(body, described);
     let _ = output(body, described);
-    let _ = openpmix_jobdata::parse(body);
+    let _ = openpmix_jobdata::parse(body, described);
 }
 
 /// Output an OpenPMIx server forwards (tag 2).

@@ -6,13 +6,11 @@
 //! `pmix.pblob` holds one rank's keys; the session, node and app arrays
 //! (`pmix.ssn.arr`, `pmix.node.arr`, `pmix.app.arr`) stay job-level
 //! values, as sent.
-//!
-//! For rpmix clients under OpenPMIx servers (issue 15): not yet called by
-//! the client's connect path.
+//! Both buffer forms are read (`described`: the fully described one).
 
 use crate::abi::*;
-use crate::data::v41::Decoder;
-use crate::owned::{Info, Value};
+use crate::owned::Info;
+use crate::ptl::Reader;
 use crate::status::Res;
 
 /// What the server sent, by rank.
@@ -25,38 +23,33 @@ pub struct JobData {
 }
 
 /// Read the reply; any malformed part fails the whole (nothing half-read).
-pub fn parse(reply: &[u8]) -> Res<JobData> {
-    let mut d = Decoder::new(reply);
-    let nspace = d.one_string()?.ok_or(PMIX_ERR_UNPACK_FAILURE)?;
+pub fn parse(reply: &[u8], described: bool) -> Res<JobData> {
+    let mut r = Reader::new(reply, described);
+    let nspace = r.string()?.ok_or(PMIX_ERR_UNPACK_FAILURE)?;
     let mut job = Vec::new();
     let mut ranks = Vec::new();
-    while !d.at_end() {
-        let (key, v) = d.one_kval()?;
-        let v = Value(v);
-        if key == "pmix.pblob" {
-            ranks.push(rank_blob(&v)?);
+    while !r.at_end() {
+        let i = r.kval()?;
+        if i.key() == "pmix.pblob" {
+            ranks.push(rank_blob(i.value_ref(), described)?);
         } else {
-            job.push(Info::new(&key, v));
+            job.push(i);
         }
     }
     Ok(JobData { nspace, job, ranks })
 }
 
-/// A `pmix.pblob`: the rank, then its key/value pack calls.
-fn rank_blob(v: &Value) -> Res<(pmix_rank_t, Vec<Info>)> {
-    if v.type_() != PMIX_BYTE_OBJECT {
+/// A `pmix.pblob`: the rank, then its key/value pack calls (in the same
+/// buffer form as the reply).
+fn rank_blob(v: &pmix_value_t, described: bool) -> Res<(pmix_rank_t, Vec<Info>)> {
+    if v.r#type != PMIX_BYTE_OBJECT {
         return Err(PMIX_ERR_UNPACK_FAILURE);
     }
     // SAFETY: a byte object the decoder made (bytes and size agree).
-    let bytes = unsafe { crate::data::value::bo_slice(&v.0.data.bo)? };
-    let mut d = Decoder::new(bytes);
-    let rank = d.one_rank()?;
-    let mut infos = Vec::new();
-    while !d.at_end() {
-        let (key, v) = d.one_kval()?;
-        infos.push(Info::new(&key, Value(v)));
-    }
-    Ok((rank, infos))
+    let bytes = unsafe { crate::data::value::bo_slice(&v.data.bo)? };
+    let mut r = Reader::new(bytes, described);
+    let rank = r.rank()?;
+    Ok((rank, r.kvals_to_end()?))
 }
 
 #[cfg(test)]
@@ -77,7 +70,7 @@ mod tests {
 
     #[test]
     fn a_captured_reply_reads_as_sent() {
-        let jd = parse(&bytes()).unwrap();
+        let jd = parse(&bytes(), false).unwrap();
         assert_eq!(jd.nspace, "testns");
         assert_eq!(get(&jd.job, "pmix.job.size").and_then(|i| i.as_u32()), Some(2));
         assert_eq!(get(&jd.job, "custom.joblevel").and_then(|i| i.as_str()).as_deref(), Some("hello"));
@@ -93,11 +86,11 @@ mod tests {
     #[test]
     fn every_truncation_fails_or_reads_less() {
         let b = bytes();
-        let full = parse(&b).map(|jd| jd.job.len() + jd.ranks.len()).unwrap();
+        let full = parse(&b, false).map(|jd| jd.job.len() + jd.ranks.len()).unwrap();
         for n in 0..b.len() {
             // (a cut between two pack calls is a shorter, valid reply;
             // anywhere else it is an error, never a panic)
-            if let Ok(jd) = parse(&b[..n]) {
+            if let Ok(jd) = parse(&b[..n], false) {
                 assert!(jd.job.len() + jd.ranks.len() < full, "cut at {n} read everything");
             }
         }
