@@ -60,8 +60,6 @@ pub const SIMPLE_CLIENT: u8 = 0;
 pub const TOOL_NEEDS_ID: u8 = 3;
 /// A tool that brings its own name.
 pub const TOOL_GIVEN_ID: u8 = 4;
-/// A tool launched by the server, with the name the launcher registered.
-pub const TOOL_CLIENT: u8 = 5;
 /// The fixed size of a name in a tool's connect answer (PMIX_MAX_NSLEN + 1).
 pub const NSPACE_FIELD: usize = 256;
 
@@ -93,14 +91,9 @@ pub fn tool_welcome(b: &[u8], needs_id: bool) -> Result<ToolWelcome, pmix_status
         let rank = u32::from_be_bytes(b[at + NSPACE_FIELD..at + NSPACE_FIELD + 4].try_into().unwrap());
         Ok(Proc::new(ns, rank))
     };
-    let mut at = 0;
-    let assigned = if needs_id {
-        at = NSPACE_FIELD + 4;
-        Some(name_at(0)?)
-    } else {
-        None
-    };
-    let server = name_at(at)?;
+    // (the assigned name, when asked for, comes first)
+    let (assigned, server_at) = if needs_id { (Some(name_at(0)?), NSPACE_FIELD + 4) } else { (None, 0) };
+    let server = name_at(server_at)?;
     let st = i32::from_be_bytes(b[b.len() - 4..].try_into().unwrap());
     if st != PMIX_SUCCESS {
         return Err(st);
@@ -161,18 +154,14 @@ pub fn connect_message(me: &Proc, version: &str, described: bool) -> Vec<u8> {
 }
 
 /// The connect message of a tool (docs/openpmix-ptl-commands.md, 14.2):
-/// the credential, the flag saying whether it brings a name (`given`: its
-/// own, or the one its launcher registered when `launched`) or needs one,
-/// the effective uid and gid again (network order), the serialisation, and
-/// the tool's infos (its pid among them) as one counted info array.
-pub fn tool_connect_message(given: Option<&Proc>, launched: bool, version: &str, described: bool, infos: &[Info]) -> Res<Vec<u8>> {
+/// the credential, the flag saying whether it brings a name (`given`) or
+/// needs one, the effective uid and gid again (network order), the
+/// serialisation, and the tool's infos (its pid among them) as one counted
+/// info array. (A tool launched by the server, flag 5, is not spoken.)
+pub fn tool_connect_message(given: Option<&Proc>, version: &str, described: bool, infos: &[Info]) -> Res<Vec<u8>> {
     let mut body = Vec::with_capacity(256);
     native_credential(&mut body);
-    body.push(match (given, launched) {
-        (None, _) => TOOL_NEEDS_ID,
-        (Some(_), false) => TOOL_GIVEN_ID,
-        (Some(_), true) => TOOL_CLIENT,
-    });
+    body.push(if given.is_some() { TOOL_GIVEN_ID } else { TOOL_NEEDS_ID });
     let (uid, gid) = ids();
     body.extend_from_slice(&uid.to_be_bytes());
     body.extend_from_slice(&gid.to_be_bytes());
@@ -624,7 +613,7 @@ mod tests {
     #[test]
     fn tool_handshake() {
         let infos = [Info::new("pmix.ppid", Value::u32(7))];
-        let m = tool_connect_message(None, false, "4.2.2", false, &infos).unwrap();
+        let m = tool_connect_message(None, "4.2.2", false, &infos).unwrap();
         let body = &m[16..];
         assert_eq!(u32::from_ne_bytes(m[8..12].try_into().unwrap()) as usize, body.len());
         assert_eq!(body[19], TOOL_NEEDS_ID);
@@ -632,7 +621,7 @@ mod tests {
         assert_eq!(&body[20..28], &[uid.to_be_bytes(), gid.to_be_bytes()].concat()[..]);
         let want: &[u8] = b"4.2.2\x00v41\x00\x01hash\x00\x02\x01";
         assert_eq!(&body[28..28 + want.len()], want, "no name follows the ids when the tool needs one");
-        let m = tool_connect_message(Some(&Proc::new("t", 3)), false, "4.2.2", false, &infos).unwrap();
+        let m = tool_connect_message(Some(&Proc::new("t", 3)), "4.2.2", false, &infos).unwrap();
         assert_eq!(m[16 + 19], TOOL_GIVEN_ID);
         assert_eq!(&m[16 + 28..16 + 34], b"t\x00\x00\x00\x00\x03");
 

@@ -99,9 +99,7 @@ pub fn connect(me: &Proc, contact: &ptl::Contact, uri: &str, cache: &Cache) -> R
         crate::pmix_debug!(1, "PMIx_Init: OpenPMIx server at {}: {what}: {e}", contact.addr);
         PMIX_ERR_UNREACH
     };
-    let mut s = TcpStream::connect_timeout(&contact.addr, HANDSHAKE_TIMEOUT).map_err(|e| unreach("cannot connect", e))?;
-    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(|e| unreach("socket", e))?;
-    let _ = s.set_nodelay(true);
+    let mut s = dial(contact, &unreach)?;
     s.write_all(&ptl::connect_message(me, ANNOUNCED_VERSION, described)).map_err(|e| unreach("sending the connect message", e))?;
     // The status and our index; a refusal is a close with nothing sent.
     let mut answer = [0u8; 8];
@@ -117,6 +115,15 @@ pub fn connect(me: &Proc, contact: &ptl::Contact, uri: &str, cache: &Cache) -> R
     remember_server(cache, me, &contact.server, uri);
     s.set_read_timeout(None).map_err(|e| unreach("socket", e))?;
     Ok((s, index, described))
+}
+
+/// A connection to the server, ready for the handshake (`unreach` logs why
+/// it is not).
+fn dial(contact: &ptl::Contact, unreach: &impl Fn(&str, std::io::Error) -> pmix_status_t) -> Res<TcpStream> {
+    let s = TcpStream::connect_timeout(&contact.addr, HANDSHAKE_TIMEOUT).map_err(|e| unreach("cannot connect", e))?;
+    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(|e| unreach("socket", e))?;
+    let _ = s.set_nodelay(true);
+    Ok(s)
 }
 
 /// Where this process is connected, as OpenPMIx's client answers it.
@@ -171,15 +178,13 @@ pub fn connect_tool(contact: &ptl::Contact, uri: &str, given: Option<&Proc>, cac
         crate::pmix_debug!(1, "PMIx_tool_init: OpenPMIx server at {}: {what}: {e}", contact.addr);
         PMIX_ERR_UNREACH
     };
-    let mut s = TcpStream::connect_timeout(&contact.addr, HANDSHAKE_TIMEOUT).map_err(|e| unreach("cannot connect", e))?;
-    s.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).map_err(|e| unreach("socket", e))?;
-    let _ = s.set_nodelay(true);
+    let mut s = dial(contact, &unreach)?;
     let mut infos = vec![Info::new("pmix.ppid", Value::pid(std::process::id() as libc::pid_t))];
     if let Ok(line) = std::fs::read("/proc/self/cmdline") {
         let words: Vec<String> = line.split(|&b| b == 0).filter(|w| !w.is_empty()).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
         infos.push(Info::new("pmix.cmd.line", Value::string(&words.join(" "))));
     }
-    let msg = ptl::tool_connect_message(given, false, ANNOUNCED_VERSION, described, &infos)?;
+    let msg = ptl::tool_connect_message(given, ANNOUNCED_VERSION, described, &infos)?;
     s.write_all(&msg).map_err(|e| unreach("sending the connect message", e))?;
     // A server without tool support (or that will not name us) closes at once.
     let mut first = [0u8; 4];
@@ -845,7 +850,7 @@ pub fn output(body: &[u8], described: bool) -> Res<Output> {
     let pull = u32::try_from(r.size()?).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?;
     let infos = r.infos()?;
     let data = if r.at_end() { Vec::new() } else { r.byte_object()? };
-    let complete = infos.iter().any(|i| i.key() == "pmix.iof.cmp" && i.truthy());
+    let complete = crate::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy());
     Ok(Output { source, channel, pull, data, complete })
 }
 
