@@ -218,15 +218,45 @@ static unsigned char modex_byte(uint32_t rank, int rep, int k, int i)
     return (unsigned char) (rank * 31u + (unsigned) rep * 7u + (unsigned) k * 3u + (unsigned) i);
 }
 
-static void bench_modex(void)
+/* Put this rank's value <rep, k> under key (Put copies it). */
+static void put_modex_value(const char *key, int rep, int k)
 {
     static unsigned char buf[MODEX_BYTES];
+    pmix_value_t v;
+    int i;
+    for (i = 0; i < MODEX_BYTES; i++) {
+        buf[i] = modex_byte(me.rank, rep, k, i);
+    }
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *) buf;
+    v.data.bo.size = MODEX_BYTES;
+    check("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v));
+}
+
+/* Get peer's value <rep, k> under key; fail unless it is the one put
+ * (its size, first and last bytes). */
+static void get_modex_value(const pmix_proc_t *peer, const char *key, int rep, int k)
+{
+    pmix_value_t *val = NULL;
+    check("PMIx_Get(peer key)", PMIx_Get(peer, key, NULL, 0, &val));
+    if (val == NULL || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != MODEX_BYTES
+        || (unsigned char) val->data.bo.bytes[0] != modex_byte(peer->rank, rep, k, 0)
+        || (unsigned char) val->data.bo.bytes[MODEX_BYTES - 1]
+               != modex_byte(peer->rank, rep, k, MODEX_BYTES - 1)) {
+        fail("PMIx_Get(peer key): wrong value", PMIX_ERROR);
+    }
+    PMIX_VALUE_RELEASE(val);
+}
+
+static void bench_modex(void)
+{
     double ms[MODEX_REPS], rep_max[MODEX_REPS];
     char key[PMIX_MAX_KEYLEN + 1];
     pmix_info_t collect;
     bool yes = true;
     uint32_t q;
-    int rep, k, i;
+    int rep, k;
 
     init();
     get_job_size();
@@ -236,16 +266,8 @@ static void bench_modex(void)
     for (rep = 0; rep < MODEX_REPS; rep++) {
         double t0;
         for (k = 0; k < MODEX_KEYS; k++) {
-            pmix_value_t v;
-            for (i = 0; i < MODEX_BYTES; i++) {
-                buf[i] = modex_byte(me.rank, rep, k, i);
-            }
             snprintf(key, sizeof key, "bc.m%d.k%d", rep, k);
-            PMIX_VALUE_CONSTRUCT(&v);
-            v.type = PMIX_BYTE_OBJECT;
-            v.data.bo.bytes = (char *) buf;
-            v.data.bo.size = MODEX_BYTES;
-            check("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v)); /* Put copies */
+            put_modex_value(key, rep, k);
         }
         check("PMIx_Commit", PMIx_Commit());
         barrier(); /* everybody committed and starts the timed part together */
@@ -259,16 +281,8 @@ static void bench_modex(void)
             }
             PMIX_LOAD_PROCID(&peer, me.nspace, q);
             for (k = 0; k < MODEX_KEYS; k++) {
-                pmix_value_t *val = NULL;
                 snprintf(key, sizeof key, "bc.m%d.k%d", rep, k);
-                check("PMIx_Get(peer key)", PMIx_Get(&peer, key, NULL, 0, &val));
-                if (val == NULL || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != MODEX_BYTES
-                    || (unsigned char) val->data.bo.bytes[0] != modex_byte(q, rep, k, 0)
-                    || (unsigned char) val->data.bo.bytes[MODEX_BYTES - 1]
-                           != modex_byte(q, rep, k, MODEX_BYTES - 1)) {
-                    fail("PMIx_Get(peer key): wrong value", PMIX_ERROR);
-                }
-                PMIX_VALUE_RELEASE(val);
+                get_modex_value(&peer, key, rep, k);
             }
         }
         ms[rep] = (now_ns() - t0) / 1e6;
@@ -312,13 +326,12 @@ static void bench_modex(void)
 
 static void bench_peerget(void)
 {
-    static unsigned char buf[MODEX_BYTES];
     double us[PEERGET_REPS];
     char key[PMIX_MAX_KEYLEN + 1];
     pmix_info_t collect;
     bool yes = true;
     uint32_t q;
-    int rep, i;
+    int rep;
 
     init();
     get_job_size();
@@ -328,32 +341,16 @@ static void bench_peerget(void)
     PMIX_INFO_CONSTRUCT(&collect);
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     for (rep = 0; rep < PEERGET_REPS; rep++) {
-        pmix_value_t v;
-        for (i = 0; i < MODEX_BYTES; i++) {
-            buf[i] = modex_byte(me.rank, rep, 0, i);
-        }
         snprintf(key, sizeof key, "bc.p%d", rep);
-        PMIX_VALUE_CONSTRUCT(&v);
-        v.type = PMIX_BYTE_OBJECT;
-        v.data.bo.bytes = (char *) buf;
-        v.data.bo.size = MODEX_BYTES;
-        check("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v)); /* Put copies */
+        put_modex_value(key, rep, 0);
         check("PMIx_Commit", PMIx_Commit());
         check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
         if (me.rank == 0) {
             double t0 = now_ns();
             for (q = 1; q < nprocs; q++) {
                 pmix_proc_t peer;
-                pmix_value_t *val = NULL;
                 PMIX_LOAD_PROCID(&peer, me.nspace, q);
-                check("PMIx_Get(peer key)", PMIx_Get(&peer, key, NULL, 0, &val));
-                if (val == NULL || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != MODEX_BYTES
-                    || (unsigned char) val->data.bo.bytes[0] != modex_byte(q, rep, 0, 0)
-                    || (unsigned char) val->data.bo.bytes[MODEX_BYTES - 1]
-                           != modex_byte(q, rep, 0, MODEX_BYTES - 1)) {
-                    fail("PMIx_Get(peer key): wrong value", PMIX_ERROR);
-                }
-                PMIX_VALUE_RELEASE(val);
+                get_modex_value(&peer, key, rep, 0);
             }
             us[rep] = (now_ns() - t0) / 1e3 / (double) (nprocs - 1);
         }
