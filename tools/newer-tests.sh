@@ -244,6 +244,18 @@ prte_case group 0 3 'Group construct complete' oex-group
 # tool support, found by its pid (PRRTE's rendezvous file, under /tmp): `ps`
 # lists the job with its size, `output --follow` receives every line the
 # ranks write, the same lines mpirun itself prints.
+# prterun_up: waits up to 10 s for the prterun in our root and its tool
+# rendezvous file; PRTE_PID and PRTE_FILE (as seen from outside the root).
+prterun_up() {
+    local i p
+    PRTE_PID="" PRTE_FILE=""
+    for i in $(seq 100); do
+        PRTE_PID=$(for p in $(in_our_root); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = prterun ] && echo "$p"; done | head -n1)
+        [ -n "$PRTE_PID" ] && PRTE_FILE=$(ls "$R"/tmp/prterun.*/pmix.*.tool."$PRTE_PID" 2>/dev/null | head -n1) && [ -n "$PRTE_FILE" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
 case_prte_tool() {
     local name=prte/pmixctl log=$B/newer-prte-pmixctl.log job=$B/newer-prte-pmixctl.job
     local marker; marker=$(new_marker prte-tool)
@@ -252,16 +264,12 @@ case_prte_tool() {
     printf '#!/bin/sh\n# %s\nfor i in 1 2 3 4 5 6 7 8; do echo "tick $i of rank $OMPI_COMM_WORLD_RANK"; sleep 0.4; done\n' "$marker" >"$R/opt/rpmix/build/tick.sh"
     chmod +x "$R/opt/rpmix/build/tick.sh"
     "${MPIRUN_IN[@]}" -np 2 /opt/rpmix/build/tick.sh "$marker" >"$job" 2>&1 </dev/null &
-    local jobpid=$! pid="" f i
-    for i in $(seq 100); do
-        pid=$(for p in $(in_our_root); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = prterun ] && echo "$p"; done | head -n1)
-        [ -n "$pid" ] && f=$(ls "$R"/tmp/prterun.*/pmix.*.tool."$pid" 2>/dev/null | head -n1) && [ -n "$f" ] && break
-        sleep 0.1
-    done
+    local jobpid=$! pid f
     : >"$log"
-    if [ -z "$pid" ] || [ -z "$f" ]; then
-        add "no PRRTE rendezvous file (prterun pid '${pid}')"
+    if ! prterun_up; then
+        add "no PRRTE rendezvous file (prterun pid '${PRTE_PID}')"
     else
+        pid=$PRTE_PID f=$PRTE_FILE
         echo "prterun pid $pid, rendezvous file ${f#"$R"}" >>"$log"
         "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$pid" ps >"$log.ps" 2>&1 || add "pmixctl ps: exit $?"
         grep -Eq $'^prterun-[^\t]+@1\t2 ranks$' "$log.ps" || add "pmixctl ps did not list the 2-rank job"
@@ -293,16 +301,11 @@ case_prte_stdin() {
     local fifo=$B/newer-prte-stdin.fifo
     rm -f "$fifo"; mkfifo "$fifo"
     "${MPIRUN_IN[@]}" -np 1 /opt/rpmix/build/readline.sh "$marker" <"$fifo" >"$job" 2>&1 &
-    local jobpid=$! pid="" i
+    local jobpid=$! i
     exec 9>"$fifo"   # (held open, silent, until the end)
-    for i in $(seq 100); do
-        pid=$(for p in $(in_our_root); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = prterun ] && echo "$p"; done | head -n1)
-        [ -n "$pid" ] && ls "$R"/tmp/prterun.*/pmix.*.tool."$pid" >/dev/null 2>&1 && break
-        sleep 0.1
-    done
-    if [ -z "$pid" ]; then add "no prterun"
+    if ! prterun_up; then add "no PRRTE rendezvous file (prterun pid '${PRTE_PID}')"
     else
-        echo "to rank 0 $marker" | "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$pid" stdin --rank 0 >"$log" 2>&1 || add "pmixctl stdin: exit $?"
+        echo "to rank 0 $marker" | "${WITH_RPMIX[@]}" timeout 20 /opt/rpmix/lib/pmixctl --pid "$PRTE_PID" stdin --rank 0 >"$log" 2>&1 || add "pmixctl stdin: exit $?"
     fi
     for i in $(seq 100); do grep -aq 'read: ' "$job" && break; sleep 0.1; done
     exec 9>&-
