@@ -385,6 +385,23 @@ impl<'a> Reader<'a> {
         self.d.at_end()
     }
 
+    /// Whether items are read in the fully described form.
+    pub fn is_described(&self) -> bool {
+        self.described
+    }
+
+    /// A fully described reader whose remaining bytes are in the plain form
+    /// goes on in that form. An OpenPMIx 4.2 server answers a Get it had to
+    /// hold (the data came later) with a plain payload after a described
+    /// status. The two cannot be confused: a described item begins with the
+    /// INT32 tag (9), a plain one with a zigzag count, which is even.
+    pub fn follow_form_of_rest(&mut self) {
+        if self.described && self.d.rest().first().is_some_and(|b| b % 2 == 0) {
+            crate::pmix_debug!(5, "client: the rest of a described answer is in the plain form; reading it so");
+            self.described = false;
+        }
+    }
+
     /// One pack call of exactly one element of type `t`, decoded into `T`.
     fn one<T>(&mut self, t: pmix_data_type_t) -> Res<T> {
         if self.d.header(self.described, t)? != 1 {
@@ -573,6 +590,40 @@ mod tests {
         let rest = &body[19..];
         let want: &[u8] = b"\x00testns\x00\x00\x00\x00\x004.2.2rc2\x00v41\x00\x01hash\x00";
         assert_eq!(rest, want);
+    }
+
+    /// OpenPMIx 4.2.2's answer to a held Get under the described form: a
+    /// described status, then the data in the plain form (as captured).
+    #[test]
+    fn described_status_then_plain_rest() {
+        let mut status = Msg::plain(true);
+        status.status(PMIX_SUCCESS);
+        let mut inner = Msg::plain(false);
+        inner.proc(&Proc::new("ns", 0));
+        inner.kval("k", &Value::u32(7).0).unwrap();
+        let mut rest = Msg::plain(false);
+        rest.byte_object(inner.bytes()).unwrap();
+        let body = [status.bytes(), rest.bytes()].concat();
+
+        let mut r = Reader::new(&body, true);
+        assert_eq!(r.status(), Ok(PMIX_SUCCESS));
+        r.follow_form_of_rest();
+        assert!(!r.is_described());
+        let obj = r.byte_object().unwrap();
+        let mut o = Reader::new(&obj, false);
+        assert_eq!(o.proc().unwrap(), Proc::new("ns", 0));
+        assert_eq!(o.kval().unwrap().key(), "k");
+        assert!(r.at_end());
+
+        // A described rest stays described.
+        let mut rest = Msg::plain(true);
+        rest.byte_object(inner.bytes()).unwrap();
+        let body = [status.bytes(), rest.bytes()].concat();
+        let mut r = Reader::new(&body, true);
+        r.status().unwrap();
+        r.follow_form_of_rest();
+        assert!(r.is_described());
+        assert!(r.byte_object().is_ok());
     }
 
     /// The bodies the captures show (docs/openpmix-ptl-protocol.md, 3.4-3.6).

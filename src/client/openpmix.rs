@@ -433,6 +433,7 @@ fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &P
             Ok(out) => (PMIX_SUCCESS, out),
             Err(e) => {
                 crate::pmix_debug!(1, "client: a Get answer from the OpenPMIx server does not decode");
+                crate::pmix_debug!(5, "client: the answer's first bytes: {:02x?}", &body[..body.len().min(256)]);
                 (e, Vec::new())
             }
         },
@@ -456,6 +457,8 @@ fn reencode(out: Res<Vec<u8>>) -> (pmix_status_t, Vec<u8>) {
 fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> Res<Vec<u8>> {
     let mut mine = Vec::new();
     let mut others: Vec<(Proc, Vec<Info>)> = Vec::new();
+    r.follow_form_of_rest();
+    let described = described && r.is_described();
     while !r.at_end() {
         let obj = r.byte_object()?;
         let mut o = Reader::new(&obj, described);
