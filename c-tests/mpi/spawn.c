@@ -26,8 +26,18 @@ int main(int argc, char **argv)
         int errs[NCHILD], rsize = -1, msg = MAGIC;
         char *child_argv[] = { "child", NULL };
 
-        MPI_Comm_spawn(argv[0], child_argv, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
-                       &inter, errs);
+        MPI_Info info = MPI_INFO_NULL;
+        const char *child_env = getenv("SPAWN_CHILD_ENV");
+
+        /* A launcher need not hand its job's environment to spawned jobs
+         * (PRRTE does not pass on mpirun -x): SPAWN_CHILD_ENV="VAR=value"
+         * is set in the children's. */
+        if (child_env) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "PMIX_ENVAR", child_env);
+        }
+        MPI_Comm_spawn(argv[0], child_argv, NCHILD, info, 0, MPI_COMM_WORLD, &inter, errs);
+        if (info != MPI_INFO_NULL) MPI_Info_free(&info);
         MPI_Comm_remote_size(inter, &rsize);
         if (rsize != NCHILD) {
             fprintf(stderr, "parent %d: remote size %d != %d\n", rank, rsize, NCHILD);
