@@ -515,6 +515,13 @@ int main(void)
             check(w.status == PMIX_SUCCESS, "deregister A", "callback status %s",
                   PMIx_Error_string(w.status));
     }
+    /* a reference never handed out: OpenPMIx answers success (a program
+     * may deregister a hard-coded reference, as OpenPMIx's group.c does) */
+    if (me.rank == 0) {
+        rc = PMIx_Deregister_event_handler(987654, NULL, NULL);
+        check(rc == PMIX_SUCCESS, "deregister an unknown reference", "returned %s",
+              PMIx_Error_string(rc));
+    }
     from = mark();
     fence("fence (A deregistered)");
     if (me.rank == 1) notify("notify C1 again", C1, PMIX_RANGE_NAMESPACE, NULL, 0);
