@@ -49,6 +49,13 @@
  *              rpmix applies the directives in setup_fork; OpenPMIx accepts
  *              them and leaves them to the host (rm_simple does not apply
  *              them itself).
+ *
+ * Credentials (always): get_credential hands a rank the bytes
+ * "rm-cred:<nspace>:<rank>" with PMIX_CRED_TYPE "rm-simple";
+ * validate_credential accepts exactly the bytes it would hand the
+ * requester, with PMIX_CRED_TYPE back, and answers PMIX_ERR_INVALID_CRED
+ * to anything else. A toy scheme: it shows the requests and answers reach
+ * both ends intact (c-tests/client_cred.c), not a security mechanism.
  *   -T         accept tools (pmixctl, OpenPMIx's pps/pquery) and forward the
  *              ranks' output to them:
  *                - PMIx_server_init gets PMIX_SERVER_TOOL_SUPPORT (OpenPMIx
@@ -1084,6 +1091,53 @@ static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys,
     return PMIX_SUCCESS;
 }
 
+/* The toy credential of `proc` (see the header). */
+static int cred_of(char *buf, size_t len, const pmix_proc_t *proc)
+{
+    return snprintf(buf, len, "rm-cred:%s:%u", proc->nspace, (unsigned)proc->rank);
+}
+
+static pmix_status_t up_get_credential(const pmix_proc_t *proc, const pmix_info_t directives[],
+                                       size_t ndirs, pmix_credential_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], buf[PMIX_MAX_NSLEN + 32];
+    pmix_byte_object_t cred;
+    pmix_info_t info;
+    (void)directives;
+    fmt_proc(p, sizeof(p), proc);
+    logv("upcall get_credential for %s ndirs=%lu", p, (unsigned long)ndirs);
+    if (cbfunc == NULL) return PMIX_ERR_BAD_PARAM;
+    cred.bytes = buf;
+    cred.size = (size_t)cred_of(buf, sizeof(buf), proc);
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIx_Info_load(&info, PMIX_CRED_TYPE, "rm-simple", PMIX_STRING);
+    /* (completed inside the upcall: the library copies what it keeps) */
+    cbfunc(PMIX_SUCCESS, &cred, &info, 1, cbdata);
+    PMIX_INFO_DESTRUCT(&info);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_validate_credential(const pmix_proc_t *proc,
+                                            const pmix_byte_object_t *cred,
+                                            const pmix_info_t directives[], size_t ndirs,
+                                            pmix_validation_cbfunc_t cbfunc, void *cbdata)
+{
+    char p[PMIX_MAX_NSLEN + 16], want[PMIX_MAX_NSLEN + 32];
+    size_t n = (size_t)cred_of(want, sizeof(want), proc);
+    bool ok = cred != NULL && cred->size == n && memcmp(cred->bytes, want, n) == 0;
+    pmix_info_t info;
+    (void)directives;
+    fmt_proc(p, sizeof(p), proc);
+    logv("upcall validate_credential for %s (%lu bytes, ndirs=%lu): %s", p,
+         cred ? (unsigned long)cred->size : 0UL, (unsigned long)ndirs, ok ? "valid" : "invalid");
+    if (cbfunc == NULL) return PMIX_ERR_BAD_PARAM;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIx_Info_load(&info, PMIX_CRED_TYPE, "rm-simple", PMIX_STRING);
+    cbfunc(ok ? PMIX_SUCCESS : PMIX_ERR_INVALID_CRED, ok ? &info : NULL, ok ? 1 : 0, cbdata);
+    PMIX_INFO_DESTRUCT(&info);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t up_unpublish(const pmix_proc_t *proc, char **keys,
                                   const pmix_info_t info[], size_t ninfo,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -1656,6 +1710,8 @@ int main(int argc, char **argv)
     module.lookup = up_lookup;
     module.unpublish = up_unpublish;
     module.job_control = up_job_control;
+    module.get_credential = up_get_credential;
+    module.validate_credential = up_validate_credential;
     if (tool_support) {
         module.tool_connected = up_tool_connected;
         module.query = up_query;

@@ -152,7 +152,7 @@ t_install() {
 # ---- multi-process: the C resource manager and pmixrun ----
 build_mp() {  # the C host and clients, against both header sets (as the other drivers build them)
     local p
-    for p in rm_simple client_basic client_abort client_missing client_semantics demo_job; do
+    for p in rm_simple client_basic client_abort client_missing client_semantics demo_job client_cred; do
         build_prog "$p" || return 1
         build_prog_refh "$p" 2>/dev/null || return 1
     done
@@ -168,6 +168,10 @@ t_rm_rpmix() {
         with_ours timeout 60 "$BIN/rm_simple" $mode -n 8 "$BIN/client_basic" 8 || { echo "mode $mode failed"; return 1; }
         with_ours timeout 60 "$BIN/rm_simple_refh" $mode -n 8 "$BIN/client_basic_refh" 8 || { echo "mode $mode (OpenPMIx headers) failed"; return 1; }
     done
+    # credentials through the host's get/validate upcalls (rm_simple's toy scheme)
+    local n
+    n=$(with_ours timeout 60 "$BIN/rm_simple" -n 4 "$BIN/client_cred" | grep -c '^client_cred: rank [0-3]: all checks passed')
+    [ "$n" = 4 ] || { echo "client_cred: $n of 4 ranks passed"; return 1; }
 }
 t_rm_abort() {
     build_mp || return 1
