@@ -72,7 +72,7 @@ build_log=$B/build.log
 : >"$build_log"
 ok=1
 build_once "$BIN/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$BIN/libwhich_pmix.so" -ldl >>"$build_log" 2>&1 || ok=0
-for p in rm_simple client_basic client_abort client_events client_cred; do
+for p in rm_simple client_basic client_abort client_events client_cred client_jctl_signal; do
     build_prog_refh "$p" >>"$build_log" 2>&1 || ok=0
 done
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
@@ -175,6 +175,9 @@ mixed_case rm/client_basic-described 4 0 '^client_basic: 4 ranks, all checks pas
 # through the server's GET_CREDENTIAL / VALIDATE_CRED commands.
 mixed_case rm/client_cred 4 0 '^client_cred: rank [0-3]: all checks passed' 4 1 \
     "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_cred_refh"
+# Job control: rank 0 has the host signal rank 1 (rm_simple's job_control).
+mixed_case rm/client_jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 1 \
+    "$RB/rm_simple_refh" -n 2 "$W/run-@LIB@" "$RB/client_jctl_signal_refh"
 mixed_case rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
     "$RB/rm_simple_refh" -m defer -n 4 "$W/run-@LIB@" "$RB/client_basic_refh" 4
 # client_events fails some checks on OpenPMIx ranks (default handlers that
