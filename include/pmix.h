@@ -902,12 +902,12 @@ pmix_status_t PMIx_Register_event_handler(pmix_status_t *codes,
                                           void *cbdata);
 
 /*
- Remove the event handler with reference `evhdlr_ref`; `cbfunc` learns whether it
- existed.
+ Remove the event handler with reference `evhdlr_ref` (a reference no handler has is
+ nothing to do, and a success, as in OpenPMIx).
 
  Returns PMIX_SUCCESS once queued; PMIX_ERR_INIT before any init; PMIX_ERR_UNREACH if the
  progress thread has stopped. On PMIX_SUCCESS `cbfunc` fires exactly once, with
- PMIX_SUCCESS or PMIX_ERR_NOT_FOUND, from the progress thread (before this returns when
+ PMIX_SUCCESS, from the progress thread (before this returns when
  initialised without a server); on an error return never.
 
  # Safety
