@@ -5,7 +5,7 @@
  *   rm_simple -n N ./fault_garbage
  *
  * Rank 0, BEFORE PMIx_Init, opens raw connections to the server socket (the
- * path in PMIX_SERVER_URI41) and injects faults:
+ * path in PMIX_RPMIX_URI, else PMIX_SERVER_URI41) and injects faults:
  *   a  64 KiB of random bytes (fixed seed), then close
  *   b  a frame header claiming length 0xFFFFFFFF (must be dropped)
  *   c  a frame header claiming 100 MiB plus a few bytes, held open
@@ -634,7 +634,7 @@ static void raw_steps(void)
     STOP_IF_STUCK();
     /* p: the same without any credential: pmixrun requires one for its jobs
      * (a C host that does not ask for it accepts such a hello: not tried) */
-    if (strncmp(my_ns, "pmixrun.", 8) == 0) {
+    if (strncmp(my_ns, "rpmixrun.", 9) == 0) {
         hello_frame(&f, 13, PROTOCOL, my_ns, rank_env);
         hello_refused("p-own-rank-no-credential", &f, 13);
         f.len = 0;
@@ -774,7 +774,7 @@ static void dup_hello(void)
 
 int main(void)
 {
-    const char *uri = getenv("PMIX_SERVER_URI41"), *ns = getenv("PMIX_NAMESPACE");
+    const char *uri = getenv("PMIX_RPMIX_URI") ? getenv("PMIX_RPMIX_URI") : getenv("PMIX_SERVER_URI41"), *ns = getenv("PMIX_NAMESPACE");
     const char *rk = getenv("PMIX_RANK"), *p;
     pmix_status_t rc;
     uint32_t sum;

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
         PMIX_LOAD_PROCID(&p, "server_dirs.probe", 0);
         if (PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS) {
             for (i = 0; env && env[i]; i++) {
-                if (strncmp(env[i], "PMIX_SERVER_URI41=", 18) == 0) printf("server_dirs: uri %s\n", env[i] + 18);
+                if (strncmp(env[i], "PMIX_RPMIX_URI=", 15) == 0) printf("server_dirs: uri %s\n", env[i] + 15);
                 free(env[i]);
             }
             free(env);

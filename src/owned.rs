@@ -146,6 +146,12 @@ impl Value {
         v.data.string = cmem::strdup_bytes(s.as_bytes());
         Value(v)
     }
+    /// A PMIX_BYTE_OBJECT holding a copy of `b`.
+    pub fn bytes(b: &[u8]) -> Value {
+        let bo = pmix_byte_object_t { bytes: b.as_ptr() as *mut c_char, size: b.len() };
+        // SAFETY: bo describes `b`, copied by load.
+        unsafe { Value::load(&bo as *const pmix_byte_object_t as *const c_void, PMIX_BYTE_OBJECT).expect("out of memory") }
+    }
     pub fn proc(p: &Proc) -> Value {
         let c = p.to_c();
         // SAFETY: c is a proc element.

@@ -14,6 +14,11 @@ use crate::owned::{Info, Proc, Value};
 use crate::status::Res;
 
 /// Command codes (`pmix_cmd_t`), the first pack call of every request.
+/// The OpenPMIx version whose protocol rpmix speaks, as its server gives
+/// it to OpenPMIx clients (PMIX_VERSION: they choose compatibility
+/// branches by the server's version).
+pub const SPOKEN_VERSION: &str = "4.2.2";
+
 pub mod cmd {
     pub const REQ: u8 = 0;
     pub const ABORT: u8 = 1;
@@ -219,6 +224,77 @@ fn with_header(body: Vec<u8>) -> Vec<u8> {
     m
 }
 
+/// The largest connect message body a server reads (OpenPMIx's limit).
+pub const MAX_CONNECT_BODY: usize = 131072;
+
+/// A connect message as a server reads it (`parse_connect`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Connect {
+    /// The security module named ("native" is the only one spoken).
+    pub psec: String,
+    /// The uid and gid the peer claims (native credential, host order).
+    pub claimed: Option<(u32, u32)>,
+    pub flag: u8,
+    /// The peer's name (clients, and tools that bring one).
+    pub name: Option<Proc>,
+    pub version: String,
+    pub bfrops: String,
+    /// Buffer form: 1 plain, 2 fully described.
+    pub buffer_type: u8,
+    pub gds: String,
+}
+
+/// The body of a connect message (the 16-byte header already read, its
+/// length checked against MAX_CONNECT_BODY). Every field is bounded by the
+/// body; anything malformed is an error.
+pub fn parse_connect(body: &[u8]) -> Res<Connect> {
+    let bad = PMIX_ERR_BAD_PARAM;
+    let mut at = 0usize;
+    let cstr = |at: &mut usize| -> Res<String> {
+        let rest = body.get(*at..).ok_or(bad)?;
+        let end = rest.iter().position(|b| *b == 0).ok_or(bad)?;
+        *at += end + 1;
+        Ok(String::from_utf8_lossy(&rest[..end]).into_owned())
+    };
+    let be32 = |at: &mut usize| -> Res<u32> {
+        let b = body.get(*at..*at + 4).ok_or(bad)?;
+        *at += 4;
+        Ok(u32::from_be_bytes(b.try_into().unwrap()))
+    };
+    let psec = cstr(&mut at)?;
+    let credlen = be32(&mut at)? as usize;
+    let cred = body.get(at..at.checked_add(credlen).ok_or(bad)?).ok_or(bad)?;
+    at += credlen;
+    let claimed = (psec == "native" && cred.len() >= 8)
+        .then(|| (u32::from_ne_bytes(cred[..4].try_into().unwrap()), u32::from_ne_bytes(cred[4..8].try_into().unwrap())));
+    let flag = *body.get(at).ok_or(bad)?;
+    at += 1;
+    let name = match flag {
+        SIMPLE_CLIENT => {
+            let ns = cstr(&mut at)?;
+            Some(Proc::new(&ns, be32(&mut at)?))
+        }
+        TOOL_NEEDS_ID => {
+            be32(&mut at)?;
+            be32(&mut at)?;
+            None
+        }
+        TOOL_GIVEN_ID => {
+            be32(&mut at)?;
+            be32(&mut at)?;
+            let ns = cstr(&mut at)?;
+            Some(Proc::new(&ns, be32(&mut at)?))
+        }
+        _ => return Err(PMIX_ERR_NOT_SUPPORTED),
+    };
+    let version = cstr(&mut at)?;
+    let bfrops = cstr(&mut at)?;
+    let buffer_type = *body.get(at).ok_or(bad)?;
+    at += 1;
+    let gds = cstr(&mut at)?;
+    Ok(Connect { psec, claimed, flag, name, version, bfrops, buffer_type, gds })
+}
+
 /// A message body being built: one v41 pack call per item.
 pub struct Msg {
     e: v41::Encoder,
@@ -327,6 +403,28 @@ impl Msg {
         unsafe { self.e.items(PMIX_PROC, c.as_ptr() as *const u8, c.len(), self.described) }
     }
 
+    /// Publications (proc, key and value) as one pack call (none: nothing).
+    pub fn pdata(&mut self, found: &[(Proc, Info)]) -> Res {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let c: Vec<pmix_pdata_t> = found
+            .iter()
+            .map(|(p, i)| {
+                // SAFETY: a plain C struct, all zero is valid; the value is a
+                // bitwise view of the info's (read by the encoder, never freed).
+                let mut d: pmix_pdata_t = unsafe { core::mem::zeroed() };
+                d.proc = p.to_c();
+                crate::cmem::load_fixed(&mut d.key, i.key().as_bytes());
+                // SAFETY: see above: the copy is only read.
+                d.value = unsafe { core::ptr::read(i.value_ref()) };
+                d
+            })
+            .collect();
+        // SAFETY: `c` holds found.len() valid publications.
+        unsafe { self.e.items(PMIX_PDATA, c.as_ptr() as *const u8, c.len(), self.described) }
+    }
+
     /// The infos as one pack call (none: nothing at all).
     pub fn info_array(&mut self, infos: &[Info]) -> Res {
         if infos.is_empty() {
@@ -430,6 +528,43 @@ impl<'a> Reader<'a> {
 
     pub fn rank(&mut self) -> Res<pmix_rank_t> {
         self.one(PMIX_PROC_RANK)
+    }
+
+    pub fn u32(&mut self) -> Res<u32> {
+        self.one(PMIX_UINT32)
+    }
+
+    pub fn time(&mut self) -> Res<libc::time_t> {
+        self.one(PMIX_TIME)
+    }
+
+    /// `n` statuses as one pack call (none when n is 0).
+    pub fn statuses(&mut self, n: usize) -> Res<Vec<pmix_status_t>> {
+        self.array(PMIX_STATUS, n, |s: pmix_status_t| s)
+    }
+
+    /// `n` structs of C type `t` (queries, apps) as one pack call, into an
+    /// array that owns them (what was decoded before an error is freed).
+    pub fn c_array(&mut self, kind: crate::data::kind::Kind, t: pmix_data_type_t, n: usize) -> Res<crate::data::carray::CArray> {
+        use crate::data::carray::CArray;
+        if n == 0 {
+            return Ok(CArray::empty(kind));
+        }
+        // (each element takes at least a byte: a count beyond the rest is a lie)
+        if n > self.d.rest().len() || self.d.header(self.described, t)? != n {
+            return Err(PMIX_ERR_UNPACK_FAILURE);
+        }
+        let size = kind.size();
+        let ptr = crate::cmem::calloc_array(n, size) as *mut u8;
+        if ptr.is_null() {
+            return Err(PMIX_ERR_NOMEM);
+        }
+        let a = CArray { kind, ptr, len: n };
+        for i in 0..n {
+            // SAFETY: element i of the zeroed array of n elements of `kind`.
+            unsafe { self.d.elem(t, ptr.add(i * size), 0)? };
+        }
+        Ok(a)
     }
 
     pub fn u16(&mut self) -> Res<u16> {
@@ -624,6 +759,26 @@ mod tests {
         r.follow_form_of_rest();
         assert!(r.is_described());
         assert!(r.byte_object().is_ok());
+    }
+
+    /// What a client sends, a server reads back; a truncated one is refused.
+    #[test]
+    fn connect_parsed_back() {
+        let m = connect_message(&Proc::new("testns", 3), "4.2.2rc2", false);
+        let c = parse_connect(&m[16..]).unwrap();
+        assert_eq!(c.psec, "native");
+        assert_eq!(c.claimed, Some(ids()));
+        assert_eq!((c.flag, c.name), (SIMPLE_CLIENT, Some(Proc::new("testns", 3))));
+        assert_eq!((c.version.as_str(), c.bfrops.as_str(), c.buffer_type, c.gds.as_str()), ("4.2.2rc2", "v41", 1, "hash"));
+        for cut in 0..m.len() - 16 - 1 {
+            assert!(parse_connect(&m[16..16 + cut]).is_err(), "cut at {cut}");
+        }
+        let mut huge = m[16..].to_vec();
+        huge[7..11].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(parse_connect(&huge).is_err());
+        let t = tool_connect_message(None, "4.2.2", true, &[]).unwrap();
+        let c = parse_connect(&t[16..]).unwrap();
+        assert_eq!((c.flag, c.name, c.buffer_type), (TOOL_NEEDS_ID, None, 2));
     }
 
     /// The bodies the captures show (docs/openpmix-ptl-protocol.md, 3.4-3.6).

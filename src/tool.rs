@@ -178,7 +178,7 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
             return Err(PMIX_ERR_BAD_PARAM);
         }
         rendezvous_named(&format!("pmix.{host}.tool.{ns}"), infos).ok_or(PMIX_ERR_UNREACH)?
-    } else if let Some(u) = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()) {
+    } else if let Some(u) = wire::own_contact_from_env().or_else(|| wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok())) {
         locate(&u).ok_or(PMIX_ERR_UNREACH)?
     } else {
         return Err(PMIX_ERR_UNREACH);

@@ -59,10 +59,22 @@ pub const CRED_ENV: &str = "PMIX_RPMIX_CRED";
 /// Protocol version carried in the hello; a mismatch is refused.
 pub const PROTOCOL: u32 = 3;
 
+/// The variable carrying an rpmix server's own contact (its Unix socket) to
+/// rpmix's clients; the URI variables below carry the contact OpenPMIx's
+/// clients can use (TCP) when the server listens for them.
+pub const RPMIX_URI_VAR: &str = "PMIX_RPMIX_URI";
+
 /// Environment variables that carry the server contact to clients (the names
 /// OpenPMIx uses, so tools that look for them find a server).
 pub const URI_VARS: [&str; 5] =
     ["PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI2", "PMIX_SERVER_URI21"];
+
+/// The rpmix contact in this process's environment: PMIX_RPMIX_URI, else
+/// the first URI variable holding an rpmix contact (a server of ours that
+/// does not listen for OpenPMIx clients puts it there).
+pub fn own_contact_from_env() -> Option<String> {
+    std::iter::once(RPMIX_URI_VAR).chain(URI_VARS).filter_map(|v| std::env::var(v).ok()).find(|u| parse_contact(u).is_some())
+}
 
 /// `<server nspace>.<server rank>;unix:<socket path>`. No '*' or '[' is added
 /// (Open MPI's singleton path splits on them).

@@ -63,7 +63,7 @@
 #
 # Comparison: for server and mpirun, when both libraries pass, the outputs
 # are normalised (pids, host name, namespaces: mpirun's numeric jobids,
-# pmixrun.<pid>.<n>, prterun-*; handler refs, temp paths, times), sorted
+# rpmixrun.<pid>.<n>, prterun-*; handler refs, temp paths, times), sorted
 # (ranks interleave), and diffed: a difference fails the rpmix run. pmixrun
 # has no OpenPMIx run: its rpmix run must pass on its own; its normalised
 # output is diffed against OpenPMIx's under mpirun (the closest host: also
@@ -223,7 +223,7 @@ normalise() {
     sed -E "${ns_rule[@]}" -e '/^\[attempt [0-9]+\]$/d' -e '/^\[exit [0-9]+ after/d' -e '/^leftover processes:$/,$d' \
         -e "s#$SCRATCH[^ ]*#TMP#g" -e 's#/tmp/[^ ]*#TMP#g' \
         -e "s/\\b$HOSTNAME_\\b/HOST/g" \
-        -e 's/pmixrun\.[0-9]+\.[0-9]+/NS/g' -e 's/prterun-[A-Za-z0-9_.-]*/NS/g' -e 's/\b[0-9]{8,}\b/NS/g' \
+        -e 's/rpmixrun\.[0-9]+\.[0-9]+/NS/g' -e 's/prterun-[A-Za-z0-9_.-]*/NS/g' -e 's/\b[0-9]{8,}\b/NS/g' \
         -e 's/pid [0-9]+/pid PID/g' -e 's/^Client [0-9]+: Running/Client PID: Running/' \
         -e 's/^\[[0-9]+\] /[PID] /' -e 's/\[HOST:[0-9]+\]/[HOST:PID]/g' \
         -e 's/ref=[0-9]+/ref=N/g' -e 's/\[\[[0-9]+,[0-9]+\],[0-9]+\]/[[JOB]]/g' \

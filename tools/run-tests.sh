@@ -406,7 +406,7 @@ t_tool() {
     out=$(with_ours timeout 20 "$BIN/tool_query" $pid 2>&1); rc=$?
     out2=$(with_ours timeout 20 "$BIN/tool_query" "${TMPDIR:-/tmp}/pmix.$(hostname).tool.$pid" 2>&1); rc2=$?
     # by the server's namespace; system server first (there is none), then by pid
-    out4=$(with_ours timeout 20 "$BIN/tool_query" "ns:pmixrun.$pid" 2>&1); rc4=$?
+    out4=$(with_ours timeout 20 "$BIN/tool_query" "ns:rpmixrun.$pid" 2>&1); rc4=$?
     out5=$(with_ours timeout 20 "$BIN/tool_query" "sysfirst:$pid" 2>&1); rc5=$?
     # retries: the rendezvous file appears 1.5 s after the tool started (5 retries, 1 s apart);
     # without retries a missing one fails at once
@@ -602,6 +602,7 @@ t_newer() { tools/newer-tests.sh "$B/newer"; }
 # rpmix ranks under hosts on OpenPMIx (its C resource manager, OpenPMIx's
 # example server, mpirun): OpenPMIx's protocol from the client side (issue 15).
 t_mixed() { tools/mixed-tests.sh "$B/mixed"; }
+t_opx_clients() { tools/openpmix-clients-tests.sh "$B/opxclients"; }
 # The mutation fuzzer, 15 s per target (decode, unpack, cleanup, frames):
 # no panic, the live server answers throughout; executions counted.
 t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 15; }
@@ -691,6 +692,7 @@ all_steps() {
     step fuzz-60s t_fuzz
     step open-mpi-drop-in t_openmpi
     step openpmix-hosts-rpmix-ranks t_mixed
+    step openpmix-ranks-under-rpmix t_opx_clients
     step open-mpi-two-hosts t_twohost
     step newer-consumers-openpmix5-ompi5 t_newer
     step python-bindings t_python

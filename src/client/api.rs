@@ -172,7 +172,7 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<
     // instead of waiting for a commit (as OpenPMIx does). Otherwise two ranks
     // asking for each other's PMIX_FABRIC_COORDINATES would wait for each other.
     // Reserved means the "pmix." prefix (OpenPMIx checks only "pmix"): a key a
-    // program made from its namespace, e.g. "pmixrun.12.1-1-local", is waited for.
+    // program made from its namespace, e.g. "pmixjob.12.1-1-local", is waited for.
     let mut info = info;
     if key.starts_with("pmix.") && target.nspace == me.nspace && find(&info, PMIX_IMMEDIATE).is_none() {
         info.push(Info::new("pmix.immediate", Value::boolean(true)));

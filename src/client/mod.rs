@@ -681,7 +681,7 @@ pub fn init_standalone(me: Proc) -> Proc {
 
 /// Connect and say hello (blocking, before the progress thread exists).
 fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
-    let uri = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).ok_or(PMIX_ERR_UNREACH)?;
+    let uri = wire::own_contact_from_env().or_else(|| wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok())).ok_or(PMIX_ERR_UNREACH)?;
     let (_, _, path) = wire::parse_contact(&uri).ok_or_else(|| {
         crate::pmix_debug!(1, "PMIx_Init: server contact '{uri}' is not an rpmix contact");
         PMIX_ERR_UNREACH
@@ -755,7 +755,7 @@ pub fn init() -> (Proc, pmix_status_t) {
     let cache = Arc::new(Cache::default());
     let ns = std::env::var("PMIX_NAMESPACE").ok();
     let rank = std::env::var("PMIX_RANK").ok().and_then(|r| r.parse::<u32>().ok());
-    let mut server = wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok()).and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
+    let mut server = wire::own_contact_from_env().and_then(|u| wire::parse_contact(&u).map(|(ns, r, p)| (Proc::new(&ns, r), p)));
     let (me, status, engine) = match (ns, rank) {
         (Some(ns), Some(rank)) => {
             let me = Proc::new(&ns, rank);

@@ -25,7 +25,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 
 pub use completion::Completion;
 pub use lane::{Lane, Refused};
-pub use transport::{Framing, Stream};
+pub use transport::{Framing, Stream, PTL_HEADER};
 pub use oneshot::Oneshot;
 
 /// Largest frame a peer may send by default (a client's request: its own
@@ -76,6 +76,15 @@ struct Conn {
     cred: Option<PeerCred>,
     /// Close once what is queued is written (or the peer goes): a last answer.
     closing: bool,
+    /// What the role sends here, put into the peer's own protocol.
+    rewrite: Option<Box<dyn Rewrite>>,
+}
+
+/// Puts what a role sends on one connection into that peer's protocol (an
+/// OpenPMIx client of the server): the frame's tag on the wire and its body,
+/// or None to send nothing. Runs on the progress thread, in `Net::send`.
+pub trait Rewrite: Send {
+    fn outgoing(&mut self, req: u32, tag: u16, body: &[u8]) -> Option<(u32, Vec<u8>)>;
 }
 
 /// One frame as it travels: length, request id, tag, body (for writers that
@@ -110,7 +119,18 @@ impl Net {
     /// False only when the frame is too large for the wire: the caller then
     /// answers with an error instead, so no one waits for it.
     pub fn send(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8]) -> bool {
-        let Some(c) = self.conns.get(&id) else { return true };
+        let Some(c) = self.conns.get_mut(&id) else { return true };
+        let rewritten;
+        let (req, tag, body) = match c.rewrite.as_mut() {
+            None => (req, tag, body),
+            Some(rw) => match rw.outgoing(req, tag, body) {
+                Some((r, b)) => {
+                    rewritten = b;
+                    (r, 0, &rewritten[..])
+                }
+                None => return true,
+            },
+        };
         match c.lane.push(req, tag, body) {
             Ok(true) => self.flush(id),
             Ok(false) => {}
@@ -187,8 +207,15 @@ impl Net {
         self.next_id += 1;
         self.poll.registry().register(&mut stream, Token(id), Interest::READABLE)?;
         let lane = Arc::new(Lane::new(id, std::os::fd::AsRawFd::as_raw_fd(&stream), framing, self.kicks.clone()));
-        self.conns.insert(id, Conn { stream, framing, rbuf: Vec::new(), lane, want_write: false, cred, closing: false });
+        self.conns.insert(id, Conn { stream, framing, rbuf: Vec::new(), lane, want_write: false, cred, closing: false, rewrite: None });
         Ok(id)
+    }
+
+    /// Put what is sent on `id` from now on into its peer's protocol.
+    pub fn set_rewrite(&mut self, id: ConnId, rewrite: Box<dyn Rewrite>) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.rewrite = Some(rewrite);
+        }
     }
 
     /// The shared write side of `id`, for threads that send on it directly.

@@ -15,6 +15,7 @@ pub mod monitor;
 mod modex;
 pub mod host;
 pub mod nspace;
+mod openpmix;
 mod pubsub;
 mod query;
 pub mod session;
@@ -81,6 +82,10 @@ pub struct ServerRole {
     handle: Option<Handle<ServerRole>>,
     /// The key of the ranks' connection credentials (None: none are issued).
     pub(crate) cred_key: Option<credential::Key>,
+    /// Connections of OpenPMIx clients, with their translation.
+    openpmix: openpmix::Links,
+    /// The index the next OpenPMIx client is told at connect.
+    next_openpmix_index: u32,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -137,6 +142,8 @@ impl ServerRole {
             session_dir: None,
             handle: None,
             cred_key: None,
+            openpmix: Default::default(),
+            next_openpmix_index: 0,
         }
     }
 
@@ -374,6 +381,16 @@ impl ServerRole {
                 return Ok(());
             }
         };
+        if let Some(peer) = self.openpmix.get(&conn).cloned() {
+            return self.on_openpmix_request(net, conn, req, &who, &peer, body);
+        }
+        self.serve(net, conn, req, tag, who, body)
+    }
+
+    /// A request of a connected peer, in rpmix's form (an OpenPMIx peer's
+    /// translated: openpmix/translate.rs).
+    fn serve(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: Proc, body: &[u8]) -> Res {
+        let mut d = Decoder::new(body);
         let obj = self.nspaces.get(&who.nspace).and_then(|n| n.clients.get(&who.rank)).map(|r| r.server_object).unwrap_or(0);
         let is_tool = self.peers.get(&conn).is_some_and(|p| p.tool);
         if is_tool && matches!(tag, wire::COMMIT | wire::FENCE | wire::CONNECT | wire::DISCONNECT) {
@@ -541,6 +558,7 @@ impl Role for ServerRole {
     }
 
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
+        self.openpmix.remove(&conn);
         self.iof.drop_conn(conn);
         self.drop_checkpoints_of(net, conn);
         let Some(peer) = self.peers.remove(&conn) else { return };
@@ -622,6 +640,8 @@ pub struct ServerGlobal {
     pub me: Proc,
     /// Rendezvous files for tools (PMIX_SERVER_TOOL/SESSION/SYSTEM_SUPPORT).
     pub rendezvous: Vec<crate::rendezvous::Rendezvous>,
+    /// Where OpenPMIx clients connect (None: it could not listen).
+    tcp: Option<openpmix::Listener>,
 }
 
 pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
@@ -771,7 +791,11 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     let h2 = handle.clone();
     handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
-    setup::start(backends, fork_vars(&contact, &tmpdir, &system_tmpdir, &hostname), cred_key);
+    let tcp = openpmix::Listener::start(handle.clone())
+        .inspect_err(|e| crate::pmix_debug!(1, "PMIx_server_init: no TCP listener for OpenPMIx clients: {e}"))
+        .ok();
+    let openpmix_contact = tcp.as_ref().map(|l| l.contact(&me));
+    setup::start(backends, fork_vars(&contact, openpmix_contact.as_deref(), &tmpdir, &system_tmpdir, &hostname), cred_key);
     let mut rendezvous = Vec::new();
     let mut files = exclusive;
     if flag(PMIX_SERVER_TOOL_SUPPORT) {
@@ -788,7 +812,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     for f in files {
         rendezvous.extend(crate::rendezvous::Rendezvous::write(f, &contact));
     }
-    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous });
+    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous, tcp });
     SERVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);
     Ok(me)
 }
@@ -801,6 +825,7 @@ pub fn finalize() -> Res {
     SERVER_PID.store(0, std::sync::atomic::Ordering::Relaxed);
     let taken = SERVER.lock().take();
     let Some(mut g) = taken else { return Err(PMIX_ERR_INIT) };
+    drop(g.tcp.take()); // (no new OpenPMIx clients: its thread ends here)
     g.handle.run(|_, net| net.stop());
     if let Some(t) = g.engine.thread.take() {
         let _ = t.join();
@@ -810,13 +835,21 @@ pub fn finalize() -> Res {
     Ok(())
 }
 
-/// The variables every child of this server gets, whatever its rank.
-fn fork_vars(contact: &str, tmpdir: &str, system_tmpdir: &str, hostname: &str) -> Vec<(String, String)> {
-    let mut env = Vec::new();
+/// The variables every child of this server gets, whatever its rank: our
+/// own contact for rpmix's clients, OpenPMIx's (TCP) where OpenPMIx's
+/// clients look, with the store and buffer form they must announce.
+fn fork_vars(contact: &str, openpmix: Option<&str>, tmpdir: &str, system_tmpdir: &str, hostname: &str) -> Vec<(String, String)> {
+    let mut env = vec![(wire::RPMIX_URI_VAR.to_string(), contact.to_string())];
     for v in wire::URI_VARS {
-        env.push((v.to_string(), contact.to_string()));
+        env.push((v.to_string(), openpmix.unwrap_or(contact).to_string()));
     }
-    env.push(("PMIX_VERSION".into(), env!("CARGO_PKG_VERSION").into()));
+    if openpmix.is_some() {
+        env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+        env.push(("PMIX_BFROP_BUFFER_TYPE".into(), "PMIX_BFROP_BUFFER_NON_DESC".into()));
+    }
+    // OpenPMIx's clients take it as the server's version and pick their
+    // compatibility branches by it: the version whose protocol we speak.
+    env.push(("PMIX_VERSION".into(), crate::ptl::SPOKEN_VERSION.into()));
     env.push(("PMIX_SERVER_TMPDIR".into(), tmpdir.to_string()));
     env.push(("PMIX_SYSTEM_TMPDIR".into(), system_tmpdir.to_string()));
     env.push(("PMIX_HOSTNAME".into(), hostname.to_string()));

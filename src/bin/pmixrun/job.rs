@@ -228,7 +228,7 @@ impl Launcher {
     /// Register a namespace for `apps` and start its ranks; returns the namespace.
     pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, LaunchError> {
         self.jobs += 1;
-        let nspace = format!("pmixrun.{}.{}", std::process::id(), self.jobs);
+        let nspace = format!("rpmixrun.{}.{}", std::process::id(), self.jobs);
         let host = pmix::rendezvous::hostname();
         let size: u32 = apps.iter().map(|a| a.maxprocs).sum();
         let ranks: Vec<String> = (0..size).map(|r| r.to_string()).collect();

@@ -141,7 +141,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
     let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, verbose);
     // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
     let mut info = vec![
-        Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("pmixrun.{}", std::process::id()))),
+        Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("rpmixrun.{}", std::process::id()))),
         Info::new("pmix.srvr.tool", pmix::owned::Value::boolean(true)),
     ];
     if let Some((bytes, newest)) = opts.iof_cache {

@@ -1,0 +1,316 @@
+//! OpenPMIx clients of this server (issue 16): a TCP listener on loopback,
+//! OpenPMIx's connect handshake (docs/openpmix-ptl-protocol.md, 2), the
+//! peer's uid from the kernel, and the peer's requests and our answers put
+//! into each other's form (translate.rs; the job data: jobdata.rs).
+//!
+//! Identity: OpenPMIx's "native" credential is a uid and gid the client
+//! states. Here the stated uid must be the one the kernel gives as the
+//! owner of the peer's end of the loopback connection (/proc/net/tcp); the
+//! gid cannot be learnt that way and is taken as stated, then both are
+//! compared with the registration, as for rpmix's own clients. Where the
+//! namespace requires rpmix's per-rank credential (pmixrun's jobs), the
+//! process holding the peer's socket is found (/proc/<pid>/fd) and must
+//! carry that rank's credential in the environment setup_fork gave it
+//! (/proc/<pid>/environ): another process of the same user cannot pass
+//! for a rank it was not started as.
+
+mod jobdata;
+mod translate;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::owned::Proc;
+use crate::ptl;
+use crate::runtime::{ConnId, Framing, Handle, Net, PeerCred, Stream};
+
+use super::{Peer, ServerRole};
+
+pub use translate::Link;
+
+/// How long a new connection may take to send its connect message.
+const HANDSHAKE_WAIT: Duration = Duration::from_secs(2);
+
+/// Handshakes read at once (each on a thread of its own); more connections
+/// meanwhile are closed at once.
+const MAX_HANDSHAKES: usize = 256;
+static HANDSHAKES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The running listener: its port, and what stops it.
+pub struct Listener {
+    pub addr: SocketAddr,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    fd: std::os::fd::RawFd,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Listener {
+    /// Listen on a free loopback port; each connection's handshake is read
+    /// on the listener's thread (bounded by HANDSHAKE_WAIT), then handed to
+    /// the progress thread of `server`.
+    pub fn start(server: Handle<ServerRole>) -> std::io::Result<Listener> {
+        let l = TcpListener::bind("127.0.0.1:0")?;
+        let addr = l.local_addr()?;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&l);
+        let stop2 = stop.clone();
+        let thread = std::thread::Builder::new().name("pmix-tcp-accept".into()).spawn(move || {
+            for s in l.incoming() {
+                if stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                match s {
+                    Ok(s) => {
+                        // Each handshake on its own thread: a peer that is
+                        // slow to speak delays no one else.
+                        if HANDSHAKES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= MAX_HANDSHAKES {
+                            HANDSHAKES.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                            crate::pmix_debug!(1, "OpenPMIx connection refused: {MAX_HANDSHAKES} handshakes already under way");
+                            continue;
+                        }
+                        let server = server.clone();
+                        let spawned = std::thread::Builder::new().name("pmix-tcp-hello".into()).spawn(move || {
+                            handshake(s, addr, &server);
+                            HANDSHAKES.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                        });
+                        if spawned.is_err() {
+                            HANDSHAKES.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) => crate::pmix_debug!(5, "OpenPMIx listener: accept: {e}"),
+                }
+            }
+        })?;
+        Ok(Listener { addr, stop, fd, thread: Some(thread) })
+    }
+
+    /// The contact OpenPMIx clients read from PMIX_SERVER_URI41.
+    pub fn contact(&self, me: &Proc) -> String {
+        format!("{}.{};tcp4://{}", me.nspace, me.rank, self.addr)
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: our own listening descriptor, still open (the thread owns
+        // the listener until it returns); shutdown wakes its accept.
+        unsafe { libc::shutdown(self.fd, libc::SHUT_RDWR) };
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Read and check one connect message; a peer that passes goes to the
+/// progress thread. Every refusal closes the connection without a byte,
+/// as OpenPMIx's server does, and says why at PMIX_DEBUG.
+fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
+    let refuse = |why: &str| crate::pmix_debug!(1, "OpenPMIx connection refused: {why}");
+    let Ok(peer_addr) = s.peer_addr() else { return };
+    let _ = s.set_read_timeout(Some(HANDSHAKE_WAIT));
+    let _ = s.set_nodelay(true);
+    let mut hdr = [0u8; crate::runtime::PTL_HEADER];
+    if s.read_exact(&mut hdr).is_err() {
+        return refuse("no connect message");
+    }
+    // (the length is in the sender's host order, as OpenPMIx reads it raw)
+    let n = u32::from_ne_bytes(hdr[8..12].try_into().unwrap()) as usize;
+    if n > ptl::MAX_CONNECT_BODY {
+        return refuse(&format!("connect message of {n} bytes"));
+    }
+    let mut body = vec![0u8; n];
+    if s.read_exact(&mut body).is_err() {
+        return refuse("truncated connect message");
+    }
+    let c = match ptl::parse_connect(&body) {
+        Ok(c) => c,
+        Err(_) => return refuse("malformed connect message"),
+    };
+    if c.bfrops != "v41" {
+        return refuse(&format!("it speaks serialisation '{}'; only v41 (OpenPMIx 4.1 and later) is spoken here", c.bfrops));
+    }
+    if c.psec != "native" {
+        return refuse(&format!("security module '{}'; only native is spoken here", c.psec));
+    }
+    if c.gds != "hash" {
+        return refuse(&format!("data store '{}'; only hash is served (PMIX_GDS_MODULE=hash)", c.gds));
+    }
+    if c.buffer_type != 1 && c.buffer_type != 2 {
+        return refuse(&format!("buffer type {}", c.buffer_type));
+    }
+    let (Some((uid, gid)), Some(name)) = (c.claimed, c.name) else {
+        return refuse("no native credential, or no name (tools are not served over TCP yet)");
+    };
+    if c.flag != ptl::SIMPLE_CLIENT {
+        return refuse(&format!("connection type {} (tools are not served over TCP yet)", c.flag));
+    }
+    match kernel_uid(peer_addr, ours) {
+        Some(k) if k == uid => {}
+        Some(k) => return refuse(&format!("{name} claims uid {uid}; the kernel says its socket is uid {k}'s")),
+        None => return refuse(&format!("{name}: the kernel does not know its end of the connection")),
+    }
+    let described = c.buffer_type == 2;
+    // The process behind the socket, and the credential setup_fork gave it.
+    let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid));
+    let token = pid.and_then(|p| environ_var(p, crate::wire::CRED_ENV));
+    let cred = PeerCred { pid: pid.unwrap_or(0), uid, gid };
+    server.call(move |role, net| role.admit_openpmix(net, s, name, cred, token, described));
+}
+
+/// The fields of the kernel's socket-table line for the peer's end of a
+/// loopback TCP connection (it is `peer`, its remote end `ours`).
+fn socket_line(peer: SocketAddr, ours: SocketAddr) -> Option<Vec<String>> {
+    let (SocketAddr::V4(p), SocketAddr::V4(o)) = (peer, ours) else { return None };
+    let hex = |a: std::net::SocketAddrV4| format!("{:08X}:{:04X}", u32::from_ne_bytes(a.ip().octets()), a.port());
+    let (local, remote) = (hex(p), hex(o));
+    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
+    table.lines().skip(1).find_map(|l| {
+        let f: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+        (f.len() > 9 && f[1] == local && f[2] == remote).then_some(f)
+    })
+}
+
+/// The socket's inode (to find the process holding it).
+fn socket_inode(peer: SocketAddr, ours: SocketAddr) -> Option<u64> {
+    socket_line(peer, ours).and_then(|f| f[9].parse().ok())
+}
+
+/// The process of user `uid` holding the socket with inode `ino`.
+fn pid_of_socket(ino: u64, uid: u32) -> Option<i32> {
+    use std::os::unix::fs::MetadataExt;
+    let want = format!("socket:[{ino}]");
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        if e.metadata().map(|m| m.uid()).ok() != Some(uid) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(e.path().join("fd")) else { continue };
+        if fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == want.as_str())) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// A variable of the environment process `pid` was started with.
+fn environ_var(pid: i32, name: &str) -> Option<String> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(name.as_bytes()).and_then(|r| r.strip_prefix(b"=")).map(|v| String::from_utf8_lossy(v).into_owned()))
+}
+
+/// The owner of the peer's end of a loopback TCP connection (it is `peer`
+/// and its remote end is `ours`), from the kernel's socket table.
+pub fn kernel_uid(peer: SocketAddr, ours: SocketAddr) -> Option<u32> {
+    socket_line(peer, ours).and_then(|f| f[7].parse().ok())
+}
+
+impl ServerRole {
+    /// A connect message that passed the listener's checks: the same
+    /// checks as rpmix's hello against the registration, then the answer
+    /// (status and index), and the connection joins the progress loop with
+    /// its translation.
+    fn admit_openpmix(&mut self, net: &mut Net, mut s: TcpStream, proc: Proc, cred: PeerCred, token: Option<String>, described: bool) {
+        let key = self.cred_key;
+        let refuse = |why: &str| crate::pmix_debug!(1, "OpenPMIx client {proc} refused: {why}");
+        let Some(ns) = self.nspaces.get_mut(&proc.nspace) else { return refuse("namespace not registered") };
+        let Some(reg) = ns.clients.get_mut(&proc.rank) else { return refuse("rank not registered") };
+        if reg.uid != cred.uid || reg.gid != cred.gid {
+            return refuse(&format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid));
+        }
+        match (token.as_deref().filter(|t| !t.is_empty()), key) {
+            (Some(t), Some(k)) if !k.verify(&proc, t) => return refuse("the credential in its environment is not its own"),
+            (None, _) if ns.cred_required => return refuse("its namespace requires the credential setup_fork gives a rank, and its process does not hold it"),
+            _ => {}
+        }
+        if reg.conn.is_some_and(|c| net.is_open(c)) {
+            return refuse("rank already connected");
+        }
+        let index = self.next_openpmix_index;
+        let mut answer = Vec::with_capacity(8);
+        answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
+        answer.extend_from_slice(&index.to_be_bytes());
+        if s.write_all(&answer).is_err() || s.set_nonblocking(true).is_err() {
+            return refuse("gone during the handshake");
+        }
+        let Ok(conn) = net.add(Stream::Tcp(mio::net::TcpStream::from_std(s)), Framing::Ptl { index: 0 }, Some(cred)) else {
+            return refuse("cannot watch its connection");
+        };
+        self.next_openpmix_index += 1;
+        let link = Link::new(described, proc.clone());
+        net.set_rewrite(conn, Box::new(link.clone()));
+        self.openpmix.insert(conn, link);
+        let Some(reg) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) else { return };
+        reg.conn = Some(conn);
+        reg.finalized = false;
+        reg.terminated = false;
+        let first = !reg.connected;
+        reg.connected = true;
+        let obj = reg.server_object;
+        self.peers.insert(conn, Peer { proc: proc.clone(), cred, tool: false });
+        crate::pmix_debug!(5, "OpenPMIx client {proc} connected (index {index}, {} buffers)", if described { "described" } else { "plain" });
+        if first {
+            let st = self.host.client_connected(&proc, obj);
+            if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED && st != PMIX_ERR_NOT_SUPPORTED {
+                crate::pmix_debug!(1, "OpenPMIx client {proc}: the host refused it ({st})");
+                self.openpmix.remove(&conn);
+                self.peers.remove(&conn);
+                if let Some(r) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) {
+                    r.conn = None;
+                }
+                net.close(conn);
+            }
+        }
+    }
+
+    /// One request of an OpenPMIx client: answered here (the job data), or
+    /// put into rpmix's form and served as any client's.
+    pub(super) fn on_openpmix_request(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, link: &Link, body: &[u8]) -> crate::status::Res {
+        if req == ptl::TAG_HEARTBEAT {
+            return self.serve(net, conn, 0, crate::wire::HEARTBEAT, who.clone(), &[]);
+        }
+        match translate::incoming(link, who, body) {
+            translate::Incoming::JobData => {
+                let answer = self.nspaces.get(&who.nspace).map(|ns| jobdata::encode(ns, &self.hostname, link.described()));
+                match answer {
+                    Some(Ok(bytes)) => {
+                        link.expect(req, translate::Shape::Raw);
+                        super::reply(net, conn, req, PMIX_SUCCESS, &bytes);
+                    }
+                    _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
+                }
+                Ok(())
+            }
+            translate::Incoming::Serve { tag, body, mut shape, ack } => {
+                if let translate::Shape::Connect { nspaces, objects } = &mut shape {
+                    // The other jobs' data as they are now (the answer
+                    // comes when all have arrived; their commits are
+                    // asked for with Gets, as from OpenPMIx's server).
+                    for n in nspaces.iter() {
+                        if let Some(Ok(o)) = self.nspaces.get(n).map(|ns| jobdata::encode(ns, &self.hostname, link.described())) {
+                            objects.push(o);
+                        }
+                    }
+                }
+                link.expect(req, shape);
+                self.serve(net, conn, req, tag, who.clone(), &body)?;
+                // (OpenPMIx's client waits for an answer rpmix's does not send)
+                if ack {
+                    super::reply(net, conn, req, PMIX_SUCCESS, &[]);
+                }
+                Ok(())
+            }
+            translate::Incoming::Quiet { tag, body } => self.serve(net, conn, 0, tag, who.clone(), &body),
+            translate::Incoming::Refuse(st) => {
+                super::reply(net, conn, req, st, &[]);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Keep the connection's link type reachable for the role's map.
+pub type Links = std::collections::HashMap<ConnId, Link>;
