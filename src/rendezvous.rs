@@ -51,19 +51,20 @@ impl Rendezvous {
     /// Write `contact`, version, pid and uid:gid to `path`, created with
     /// O_EXCL|O_NOFOLLOW and mode 0600 (never through a symlink, never over
     /// someone else's file). A stale file of a dead server is replaced.
-    pub fn write(path: PathBuf, contact: &str) -> Option<Rendezvous> {
+    /// With `openpmix` (the server's contact for OpenPMIx's tools), that
+    /// contact and the version whose protocol it speaks come first, where
+    /// OpenPMIx's tools read them, and `contact` last, where rpmix's do.
+    pub fn write(path: PathBuf, contact: &str, openpmix: Option<(&str, &str)>) -> Option<Rendezvous> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         if let Some(parent) = path.parent() {
             let _ = std::fs::DirBuilder::new().recursive(true).mode(0o755).create(parent);
         }
-        let body = format!(
-            "{contact}\n{}\n{}\n{}:{}\n{LOCKED_MARK}\n",
-            env!("CARGO_PKG_VERSION"),
-            std::process::id(),
-            nix::unistd::geteuid(),
-            nix::unistd::getegid()
-        );
+        let (first, version) = openpmix.unwrap_or((contact, env!("CARGO_PKG_VERSION")));
+        let mut body = format!("{first}\n{version}\n{}\n{}:{}\n{LOCKED_MARK}\n", std::process::id(), nix::unistd::geteuid(), nix::unistd::getegid());
+        if openpmix.is_some() {
+            body.push_str(&format!("{OWN_MARK}{contact}\n"));
+        }
         let open = || {
             std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)
         };
@@ -152,7 +153,14 @@ impl Drop for Rendezvous {
     }
 }
 
-/// The contact in a rendezvous file (its first line).
+/// The line after the lock mark that holds rpmix's own contact, when the
+/// first line holds the one for OpenPMIx's tools.
+const OWN_MARK: &str = "rpmix-contact ";
+
+/// The contact in a rendezvous file: rpmix's own when the file has one,
+/// else its first line.
 pub fn read_rendezvous(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()?.lines().next().map(str::to_string).filter(|s| !s.is_empty())
+    let text = std::fs::read_to_string(path).ok()?;
+    let own = text.lines().find_map(|l| l.strip_prefix(OWN_MARK)).map(str::to_string);
+    own.or_else(|| text.lines().next().map(str::to_string)).filter(|s| !s.is_empty())
 }

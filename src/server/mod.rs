@@ -810,7 +810,7 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
         files.push(std::path::PathBuf::from(f));
     }
     for f in files {
-        rendezvous.extend(crate::rendezvous::Rendezvous::write(f, &contact));
+        rendezvous.extend(crate::rendezvous::Rendezvous::write(f, &contact, openpmix_contact.as_deref().map(|c| (c, crate::ptl::SPOKEN_VERSION))));
     }
     *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous, tcp });
     SERVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);

@@ -94,3 +94,10 @@ pub fn encode(ns: &Nspace, hostname: &str, described: bool) -> Res<Vec<u8>> {
     }
     Ok(m.into_bytes())
 }
+
+/// The answer to REQ for a peer with no job here (a tool): its namespace.
+pub fn name_only(nspace: &str, described: bool) -> Res<Vec<u8>> {
+    let mut m = Msg::plain(described);
+    m.string(Some(nspace))?;
+    Ok(m.into_bytes())
+}

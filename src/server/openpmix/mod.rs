@@ -142,18 +142,24 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
     if c.buffer_type != 1 && c.buffer_type != 2 {
         return refuse(&format!("buffer type {}", c.buffer_type));
     }
-    let (Some((uid, gid)), Some(name)) = (c.claimed, c.name) else {
-        return refuse("no native credential, or no name (tools are not served over TCP yet)");
-    };
-    if c.flag != ptl::SIMPLE_CLIENT {
-        return refuse(&format!("connection type {} (tools are not served over TCP yet)", c.flag));
-    }
+    let Some((uid, gid)) = c.claimed else { return refuse("no native credential") };
+    let who = c.name.as_ref().map_or_else(|| "a tool".to_string(), |p| p.to_string());
     match kernel_uid(peer_addr, ours) {
         Some(k) if k == uid => {}
-        Some(k) => return refuse(&format!("{name} claims uid {uid}; the kernel says its socket is uid {k}'s")),
-        None => return refuse(&format!("{name}: the kernel does not know its end of the connection")),
+        Some(k) => return refuse(&format!("{who} claims uid {uid}; the kernel says its socket is uid {k}'s")),
+        None => return refuse(&format!("{who}: the kernel does not know its end of the connection")),
     }
     let described = c.buffer_type == 2;
+    if c.flag == ptl::TOOL_NEEDS_ID || c.flag == ptl::TOOL_GIVEN_ID {
+        let cred = PeerCred { pid: 0, uid, gid };
+        let needs_id = c.flag == ptl::TOOL_NEEDS_ID;
+        server.call(move |role, net| role.admit_openpmix_tool(net, s, c.name, needs_id, cred, described));
+        return;
+    }
+    let Some(name) = c.name else { return refuse("no name") };
+    if c.flag != ptl::SIMPLE_CLIENT {
+        return refuse(&format!("connection type {} (launchers are not served)", c.flag));
+    }
     // The process behind the socket, and the credential setup_fork gave it.
     let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid));
     let token = pid.and_then(|p| environ_var(p, crate::wire::CRED_ENV));
@@ -266,6 +272,80 @@ impl ServerRole {
         }
     }
 
+    /// An OpenPMIx tool that passed the listener's checks: the same user as
+    /// this server (or root) only, as rpmix's tools; the host's
+    /// tool_connected may name it, else its own name or one given here.
+    fn admit_openpmix_tool(&mut self, net: &mut Net, s: TcpStream, chosen: Option<Proc>, needs_id: bool, cred: PeerCred, described: bool) {
+        let my_uid = nix::unistd::geteuid().as_raw();
+        if cred.uid != my_uid && cred.uid != 0 {
+            return crate::pmix_debug!(1, "OpenPMIx tool of uid {} refused: another user", cred.uid);
+        }
+        if chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p)) {
+            return crate::pmix_debug!(1, "OpenPMIx tool refused: the name it chose is in use");
+        }
+        let mut info = vec![
+            crate::owned::Info::new("pmix.euid", crate::owned::Value::u32(cred.uid)),
+            crate::owned::Info::new("pmix.egid", crate::owned::Value::u32(cred.gid)),
+        ];
+        if let Some(p) = &chosen {
+            info.push(crate::owned::Info::new("pmix.tool.nspace", crate::owned::Value::string(&p.nspace)));
+            info.push(crate::owned::Info::new("pmix.tool.rank", crate::owned::Value::rank(p.rank)));
+        }
+        // The stream waits with the decision (the host may answer later).
+        let pending = Arc::new(parking_lot::Mutex::new(Some(s)));
+        let h = self.handle();
+        let (p2, fallback) = (pending.clone(), chosen.clone());
+        let u = self.host.tool_connected(&info, Box::new(move |st, p| {
+            h.run(move |role, net| {
+                if let Some(s) = p2.lock().take() {
+                    role.openpmix_tool_named(net, s, super::settled(st), p.or(fallback), needs_id, cred, described);
+                }
+            });
+        }));
+        if let super::host::Upcall::Now(_) = u {
+            if let Some(s) = pending.lock().take() {
+                self.openpmix_tool_named(net, s, PMIX_SUCCESS, chosen, needs_id, cred, described);
+            }
+        }
+    }
+
+    /// Answer an OpenPMIx tool's connect message (docs/openpmix-ptl-commands.md
+    /// 14.4: a status, the name given when it asked for one, ours, a status)
+    /// and serve it from then on.
+    #[allow(clippy::too_many_arguments)] // one handshake's state
+    fn openpmix_tool_named(&mut self, net: &mut Net, mut s: TcpStream, st: pmix_status_t, proc: Option<Proc>, needs_id: bool, cred: PeerCred, described: bool) {
+        if st != PMIX_SUCCESS {
+            return crate::pmix_debug!(1, "OpenPMIx tool refused by the host ({st})");
+        }
+        self.next_tool += 1;
+        let proc = proc.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0));
+        let name = |out: &mut Vec<u8>, p: &Proc| {
+            let mut field = [0u8; ptl::NSPACE_FIELD];
+            let n = p.nspace.len().min(ptl::NSPACE_FIELD - 1);
+            field[..n].copy_from_slice(&p.nspace.as_bytes()[..n]);
+            out.extend_from_slice(&field);
+            out.extend_from_slice(&p.rank.to_be_bytes());
+        };
+        let mut answer = Vec::with_capacity(8 + 2 * (ptl::NSPACE_FIELD + 4));
+        answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
+        if needs_id {
+            name(&mut answer, &proc);
+        }
+        name(&mut answer, &self.me);
+        answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
+        if s.write_all(&answer).is_err() || s.set_nonblocking(true).is_err() {
+            return crate::pmix_debug!(1, "OpenPMIx tool {proc}: gone during the handshake");
+        }
+        let Ok(conn) = net.add(Stream::Tcp(mio::net::TcpStream::from_std(s)), Framing::Ptl { index: 0 }, Some(cred)) else {
+            return crate::pmix_debug!(1, "OpenPMIx tool {proc}: cannot watch its connection");
+        };
+        let link = Link::new(described, proc.clone());
+        net.set_rewrite(conn, Box::new(link.clone()));
+        self.openpmix.insert(conn, link);
+        crate::pmix_debug!(5, "OpenPMIx tool {proc} connected");
+        self.peers.insert(conn, Peer { proc, cred, tool: true });
+    }
+
     /// One request of an OpenPMIx client: answered here (the job data), or
     /// put into rpmix's form and served as any client's.
     pub(super) fn on_openpmix_request(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, link: &Link, body: &[u8]) -> crate::status::Res {
@@ -274,7 +354,13 @@ impl ServerRole {
         }
         match translate::incoming(link, who, body) {
             translate::Incoming::JobData => {
-                let answer = self.nspaces.get(&who.nspace).map(|ns| jobdata::encode(ns, &self.hostname, link.described()));
+                let tool = self.peers.get(&conn).is_some_and(|p| p.tool);
+                let answer = match self.nspaces.get(&who.nspace) {
+                    Some(ns) => Some(jobdata::encode(ns, &self.hostname, link.described())),
+                    // A tool has no job: its name alone.
+                    None if tool => Some(jobdata::name_only(&who.nspace, link.described())),
+                    None => None,
+                };
                 match answer {
                     Some(Ok(bytes)) => {
                         link.expect(req, translate::Shape::Raw);

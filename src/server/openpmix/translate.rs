@@ -35,6 +35,8 @@ pub enum Shape {
     Spawn,
     /// The status, then a count and infos.
     Infos,
+    /// The status, then the server's id of the pull.
+    IofPull,
     /// The status, then one byte object per other namespace of the
     /// connect: its job data as at connect (`objects`, filled by the role
     /// from the `nspaces` named).
@@ -276,6 +278,37 @@ fn translate(described: bool, who: &Proc, body: &[u8]) -> Res<Incoming> {
             elems(&mut e, &apps)?;
             serve(wire::SPAWN, e, Shape::Spawn)
         }
+        cmd::IOF_PULL => {
+            let n = r.size()?;
+            let procs = r.procs(n)?;
+            let directives = r.infos()?;
+            let channels = r.channel()?;
+            let local = r.size()?;
+            encode_procs(&mut e, &procs);
+            e.u32(channels as u32);
+            e.u32(u32::try_from(local).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+            encode_infos(&mut e, &directives)?;
+            serve(wire::IOF_PULL, e, Shape::IofPull)
+        }
+        cmd::IOF_DEREG => {
+            let _directives = r.infos()?;
+            let id = r.size()?;
+            e.u32(u32::try_from(id).map_err(|_| PMIX_ERR_BAD_PARAM)?);
+            serve(wire::IOF_DEREG, e, Shape::Status)
+        }
+        cmd::IOF_PUSH => {
+            let n = r.size()?;
+            let targets = r.procs(n)?;
+            let directives = r.infos()?;
+            // (an empty byte object, or none, ends the input)
+            let data = if r.at_end() { Vec::new() } else { r.byte_object()? };
+            let end = data.is_empty() || find(&directives, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy());
+            encode_procs(&mut e, &targets);
+            e.u32(!end as u32);
+            e.blob(&data);
+            encode_infos(&mut e, &directives)?;
+            serve(wire::IOF_PUSH, e, Shape::Status)
+        }
         other => {
             crate::pmix_debug!(1, "OpenPMIx client {who}: command {other} is not served");
             Ok(Incoming::Refuse(PMIX_ERR_NOT_SUPPORTED))
@@ -309,7 +342,10 @@ impl Rewrite for Link {
                 Ok(b) => Some((crate::ptl::TAG_NOTIFY, b)),
                 Err(_) => None,
             },
-            // (forwarded output goes to tools, not served over TCP yet)
+            wire::IOF => match output(s.described, body) {
+                Ok(b) => Some((crate::ptl::TAG_IOF, b)),
+                Err(_) => None,
+            },
             _ => None,
         }
     }
@@ -368,12 +404,37 @@ fn answer(described: bool, me: &Proc, shape: &Shape, body: &[u8]) -> Res<Vec<u8>
             let infos = if d.remaining() == 0 { Vec::new() } else { decode_infos(&mut d)? };
             m.infos(&infos)?;
         }
+        Shape::IofPull => {
+            let id = d.u32()?;
+            m.size(id as usize);
+        }
         Shape::Connect { objects, .. } => {
             for o in objects {
                 m.byte_object(o)?;
             }
         }
     }
+    Ok(m.into_bytes())
+}
+
+/// rpmix's forwarded output (the pull's handle, source, channel, data, the
+/// end of the stream, origin) as OpenPMIx's (tag 2): the source, the
+/// channel, the tool's id of the pull, PMIX_IOF_COMPLETE at the end, the data.
+fn output(described: bool, body: &[u8]) -> Res<Vec<u8>> {
+    let mut d = Decoder::new(body);
+    let handle = d.u32()?;
+    let source = Proc::decode(&mut d)?;
+    let channel = d.u32()? as pmix_iof_channel_t;
+    let data = d.blob()?.to_vec();
+    let complete = d.u32()? != 0;
+    crate::pmix_debug!(5, "OpenPMIx tool: output of {source} on channel {channel} for pull {handle}: {} bytes{}", data.len(), if complete { ", complete" } else { "" });
+    let mut m = Msg::plain(described);
+    m.proc(&source);
+    m.channel(channel);
+    m.size(handle as usize);
+    let infos: Vec<Info> = if complete { vec![Info::new("pmix.iof.cmp", crate::owned::Value::boolean(true))] } else { Vec::new() };
+    m.infos(&infos)?;
+    m.byte_object(&data)?;
     Ok(m.into_bytes())
 }
 
