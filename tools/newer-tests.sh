@@ -29,6 +29,9 @@
 #                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
 #                         on rpmix; every rank names rpmix as its libpmix
 #                         (spawn: 4 parents, 2 children, TCP over loopback)
+#   opx5/hello, opx5/pubsub, opx5/spawn
+#                         the same programs under pmixrun on rpmix with the
+#                         ranks on the root's OpenPMIx 5.0.7 (issue 16)
 #   prte/hello, prte/pubsub, prte/abort, prte/spawn
 #                         the same programs under Open MPI 5's own mpirun
 #                         (PRRTE on the root's OpenPMIx 5.0.7), the ranks
@@ -200,6 +203,29 @@ case_spawn() {
     fail "$name" "$why" "$log"
 }
 case_spawn
+
+# OpenPMIx 5.0.7 clients under pmixrun on rpmix (issue 16: its clients
+# still offer OpenPMIx 4.1's protocol, which rpmix's server speaks): the
+# same Open MPI 5 programs, the ranks on the root's own libpmix (no
+# LD_LIBRARY_PATH for them; pmixrun links none).
+opx5_case() {  # opx5_case <name> <expected exit> <pattern count> <pattern> <program> [args]
+    local name=opx5/$1 want=$2 count=$3 pattern=$4 prog=$5 log marker
+    marker=$(new_marker "opx5-$1")
+    log=$B/newer-opx5-$1.log
+    shift 5
+    selected "$name" || return 0
+    why=""
+    run_timed "$log" "${IN_ROOT[@]}" HELLO_SHOW_LIB=1 OMPI_MCA_btl_tcp_if_include=lo "$PMIXRUN_IN" --timeout 60 -n 4 "/opt/rpmix/build/$prog" "$@" "$marker"
+    [ $RC -eq "$want" ] || add "exit $RC, expected $want"
+    [ "$(grep -Ec "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
+    if grep -E 'pmix=' "$log" | grep -vq 'pmix=OpenPMIx 5\.0\.7'; then add "a rank loaded another libpmix"; fi
+    if grep -q '^hello-lib' "$log" && grep '^hello-lib' "$log" | grep -q '/opt/rpmix/lib/'; then add "a rank loaded rpmix's libpmix"; fi
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+opx5_case hello 0 4 '^hello [0-3]/4 pmix=OpenPMIx 5\.0\.7' hello
+opx5_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-opx5
+opx5_case spawn 0 1 '^spawn ok: 4 parents, 2 children replied pmix=OpenPMIx 5\.0\.7' spawn
 
 # ---- under Open MPI 5's own mpirun: PRRTE on OpenPMIx 5.0.7 (issue 15, 17) ----
 # The launcher keeps the root's OpenPMIx 5.0.7; only the ranks get rpmix

@@ -603,9 +603,10 @@ t_newer() { tools/newer-tests.sh "$B/newer"; }
 # example server, mpirun): OpenPMIx's protocol from the client side (issue 15).
 t_mixed() { tools/mixed-tests.sh "$B/mixed"; }
 t_opx_clients() { tools/openpmix-clients-tests.sh "$B/opxclients"; }
-# The mutation fuzzer, 15 s per target (decode, unpack, cleanup, frames):
+# The mutation fuzzer, 10 s per target (decode, unpack, openpmix-answers,
+# openpmix-requests, cleanup, frames):
 # no panic, the live server answers throughout; executions counted.
-t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 15; }
+t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 10; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
 t_examples() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/examples-tests.sh "$B"; }

@@ -10,6 +10,8 @@
 //!            storage (what a program gives the library)
 //!   openpmix-answers  what an OpenPMIx server sends an rpmix client:
 //!            answers of every request kind, events, the job data
+//!   openpmix-requests  what an OpenPMIx client or tool sends an rpmix
+//!            server: connect messages and every request it translates
 //!   cleanup  the cleanup-path parser: whatever it accepts is absolute,
 //!            normalised, not "/" and free of ".."
 //!   frames   a live server in this process: mutated frames (hellos and
@@ -150,6 +152,70 @@ fn openpmix_answer_one(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     mutate(rng, &mut input);
     pmix::client::openpmix::read_as_every_answer(&input, rng.below(8) == 0);
     input
+}
+
+fn openpmix_request_one(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut input = seeds[rng.below(seeds.len())].clone();
+    mutate(rng, &mut input);
+    pmix::server::openpmix::read_as_every_request(&input, rng.below(8) == 0);
+    input
+}
+
+/// What an OpenPMIx client or tool sends a server: its connect messages
+/// (without the header) and requests of every kind rpmix translates.
+fn openpmix_request_seeds() -> Vec<Vec<u8>> {
+    use pmix::ptl::{cmd, Msg};
+    let me = Proc::new("ns", 1);
+    let mut seeds = vec![pmix::ptl::connect_message(&me, "4.2.2", false)[16..].to_vec()];
+    if let Ok(t) = pmix::ptl::tool_connect_message(None, "4.2.2", false, &sample_infos()) {
+        seeds.push(t[16..].to_vec());
+    }
+    let mut get = Msg::request(cmd::GETNB, false);
+    let _ = get.string(Some("ns"));
+    get.rank(0);
+    let _ = get.infos(&sample_infos());
+    let _ = get.string(Some("key"));
+    let mut commit = Msg::request(cmd::COMMIT, false);
+    let mut inner = Msg::plain(false);
+    let _ = inner.kval("k", &Value::string("v").0);
+    commit.scope(PMIX_LOCAL);
+    let _ = commit.buffer(&inner);
+    commit.scope(PMIX_REMOTE);
+    let _ = commit.buffer(&inner);
+    let mut fence = Msg::request(cmd::FENCENB, false);
+    let _ = fence.procs(&[Proc::wildcard("ns")]);
+    let _ = fence.infos(&sample_infos());
+    let mut lookup = Msg::request(cmd::LOOKUPNB, false);
+    lookup.u32(0);
+    lookup.size(2);
+    let _ = lookup.string(Some("a"));
+    let _ = lookup.string(Some("b"));
+    let _ = lookup.infos(&[]);
+    let mut notify = Msg::request(cmd::NOTIFY, false);
+    notify.status(-145);
+    notify.range(PMIX_RANGE_LOCAL);
+    let _ = notify.infos(&sample_infos());
+    let mut reg = Msg::request(cmd::REGEVENTS, false);
+    reg.size(1);
+    reg.status(4242);
+    let _ = reg.infos(&[]);
+    let mut pull = Msg::request(cmd::IOF_PULL, false);
+    let _ = pull.procs(&[me.clone()]);
+    let _ = pull.infos(&sample_infos());
+    pull.channel(PMIX_FWD_STDOUT_CHANNEL);
+    pull.size(3);
+    let mut push = Msg::request(cmd::IOF_PUSH, false);
+    let _ = push.procs(&[me.clone()]);
+    let _ = push.infos(&[]);
+    let _ = push.byte_object(b"input");
+    let mut abort = Msg::request(cmd::ABORT, false);
+    abort.status(3);
+    let _ = abort.string(Some("bye"));
+    let _ = abort.procs(&[me]);
+    for m in [get, commit, fence, lookup, notify, reg, pull, push, abort] {
+        seeds.push(m.into_bytes());
+    }
+    seeds
 }
 
 /// Answers an OpenPMIx server gives: a Get's (a proc and its keys in a byte
@@ -406,6 +472,10 @@ fn main() -> std::process::ExitCode {
     if all || target == "openpmix-answers" {
         let seeds = openpmix_seeds();
         ok &= run("openpmix-answers", run_for(seconds, || openpmix_answer_one(&mut rng, &seeds)));
+    }
+    if all || target == "openpmix-requests" {
+        let seeds = openpmix_request_seeds();
+        ok &= run("openpmix-requests", run_for(seconds, || openpmix_request_one(&mut rng, &seeds)));
     }
     if all || target == "cleanup" {
         ok &= run("cleanup", run_for(seconds, || cleanup_one(&mut rng)));

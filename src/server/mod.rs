@@ -15,7 +15,7 @@ pub mod monitor;
 mod modex;
 pub mod host;
 pub mod nspace;
-mod openpmix;
+pub mod openpmix;
 mod pubsub;
 mod query;
 pub mod session;

@@ -398,5 +398,14 @@ impl ServerRole {
     }
 }
 
+/// Read `body` as a connect message and as every request an OpenPMIx
+/// client or tool sends, in both buffer forms (the fuzzer's entry point:
+/// any bytes, an error at worst).
+pub fn read_as_every_request(body: &[u8], described: bool) {
+    let _ = ptl::parse_connect(body);
+    let link = Link::new(described, Proc::new("fuzz", 0));
+    let _ = translate::incoming(&link, &Proc::new("fuzz", 0), body);
+}
+
 /// Keep the connection's link type reachable for the role's map.
 pub type Links = std::collections::HashMap<ConnId, Link>;
