@@ -200,12 +200,12 @@ fn openpmix_request_seeds() -> Vec<Vec<u8>> {
     reg.status(4242);
     let _ = reg.infos(&[]);
     let mut pull = Msg::request(cmd::IOF_PULL, false);
-    let _ = pull.procs(&[me.clone()]);
+    let _ = pull.procs(std::slice::from_ref(&me));
     let _ = pull.infos(&sample_infos());
     pull.channel(PMIX_FWD_STDOUT_CHANNEL);
     pull.size(3);
     let mut push = Msg::request(cmd::IOF_PUSH, false);
-    let _ = push.procs(&[me.clone()]);
+    let _ = push.procs(std::slice::from_ref(&me));
     let _ = push.infos(&[]);
     let _ = push.byte_object(b"input");
     let mut abort = Msg::request(cmd::ABORT, false);
