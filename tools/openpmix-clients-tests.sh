@@ -18,10 +18,18 @@
 #                          missing keys with timeouts), events, publish/lookup
 #   pmixrun/client_events  event handlers, chains, ranges (every check)
 #   pmixrun/jctl_signal    job control: rank 0 has pmixrun signal rank 1
+#   pmixrun/jctl_signals   job control at length (c-tests/jctl_signals.c: pause,
+#                          resume, signal, checkpoint by signal and by event)
+#   pmixrun/monitor_hb     heartbeat monitoring (c-tests/monitor_hb.c)
+#   pmixrun/client_spawn   PMIx_Spawn, PMIX_PARENT_ID, connect, data across
+#                          the two jobs, disconnect (c-tests/client_spawn.c)
+#   pmixrun/client_abort   PMIx_Abort: pmixrun exits with its status
 #   pmixrun/oex/<ex>       OpenPMIx's examples hello client client2 dmodex
 #                          nodeinfo pub pubi (built against its headers)
 #   pmixrun/mpi/<prog>     Open MPI 4.1.4 hello (Allreduce), spawn, abort
-#   rm/client_basic        client_basic under rm_simple on rpmix
+#   rm/<prog>              client_basic (inline and deferred answers),
+#                          client_events, jctl_signal, client_abort under
+#                          rm_simple on rpmix
 #   mixed/client_basic     one job, even ranks on rpmix and odd ranks on
 #                          OpenPMIx: fence, modex and Gets across them
 #   tcp/identity           raw connect messages (c-tests/ptl_probe.py): a
@@ -71,7 +79,7 @@ blog=$B/build.log
 : >"$blog"
 ok=1
 build_once "$BIN/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$BIN/libwhich_pmix.so" -ldl >>"$blog" 2>&1 || ok=0
-for p in rm_simple client_basic client_events client_jctl_signal client_await_event tool_pull; do
+for p in rm_simple client_basic client_events client_jctl_signal client_await_event tool_pull jctl_signals monitor_hb client_spawn client_abort; do
     build_prog_refh "$p" >>"$blog" 2>&1 || ok=0
 done
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
@@ -168,6 +176,12 @@ P=("$PMIXRUN" --timeout 50)
 both pmixrun/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${P[@]}" -n 4 "$W/proof" "$BIN/client_basic_refh" 4
 both pmixrun/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${P[@]}" -n 3 "$W/proof" "$BIN/client_events_refh"
 both pmixrun/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${P[@]}" -n 2 "$W/proof" "$BIN/client_jctl_signal_refh"
+# (it ends with a kill of rank 2: pmixrun says 137)
+both pmixrun/jctl_signals 3 137 '^jctl_signals: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 3 "$W/proof" "$BIN/jctl_signals_refh" "$SCRATCH"
+both pmixrun/monitor_hb 2 0 '^monitor_hb: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" --on-stall report -n 2 "$W/proof" "$BIN/monitor_hb_refh"
+# (the children are started by pmixrun without the wrapper: parents proven)
+both pmixrun/client_spawn 2-4 0 '^client_spawn: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 2 "$W/proof" "$BIN/client_spawn_refh"
+both pmixrun/client_abort 0-4 7 '.' 0 "${P[@]}" -n 4 "$W/proof" "$BIN/client_abort_refh"
 for spec in "hello PMIx_Finalize.successfully.completed 2" "client PMIx_Finalize.successfully.completed 2" \
     "client2 PMIx_Finalize.successfully.completed 2" "dmodex rank.0:PMIx_Finalize.successfully 1" \
     "nodeinfo PMIx_Finalize.successfully.completed 2" "pub UNPUBLISH.SUCCEEDED 1" "pubi UNPUBLISH.SUCCEEDED 1"; do
@@ -185,7 +199,12 @@ both pmixrun/mpi/hello pmix=4 0 '^hello [0-3]/4 pmix=' 4 "${P[@]}" -n 4 "$W/proo
 # (parent rank 0 and both children name their library)
 both pmixrun/mpi/spawn pmix=3 0 '^spawn ok: 4 parents, 2 children' 1 "${P[@]}" -n 4 "$W/proof" "$MPI/spawn"
 both pmixrun/mpi/abort 0-4 3 '.' 0 "${P[@]}" -n 4 "$W/proof" "$MPI/abort"
-both rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 env LD_LIBRARY_PATH="$LIBDIR" "$BIN/rm_simple_refh" -n 4 "$W/proof" "$BIN/client_basic_refh" 4
+RM=(env LD_LIBRARY_PATH="$LIBDIR" "$BIN/rm_simple_refh" -t 45)
+both rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -n 4 "$W/proof" "$BIN/client_basic_refh" 4
+both rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -m defer -n 4 "$W/proof" "$BIN/client_basic_refh" 4
+both rm/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${RM[@]}" -n 3 "$W/proof" "$BIN/client_events_refh"
+both rm/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${RM[@]}" -n 2 "$W/proof" "$BIN/client_jctl_signal_refh"
+both rm/client_abort 0-4 7 '.' 0 "${RM[@]}" -n 4 "$W/proof" "$BIN/client_abort_refh"
 
 # One job, both libraries.
 if selected mixed/client_basic; then

@@ -311,6 +311,13 @@ impl ServerRole {
         if !found {
             return false;
         }
+        // A job-level key asked of a rank (PMIX_PARENT_ID of oneself) comes
+        // with the rank's data: OpenPMIx's client looks only there for it.
+        if target.rank != PMIX_RANK_WILDCARD && !key.is_empty() && !data.iter().any(|i| i.key() == key) {
+            if let Some(i) = ns.job.iter().find(|i| i.key() == key) {
+                data.push(i.clone());
+            }
+        }
         let mut e = Encoder::default();
         if encode_infos(&mut e, &data).is_err() {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
