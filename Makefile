@@ -69,6 +69,7 @@ bench: deps build
 	@tools/bench-compare.sh $(BUILD)
 	@tools/bench-core.sh $(BUILD)
 	@tools/bench-mixed.sh $(BUILD)
+	@tools/bench-opxclients.sh $(BUILD)
 	@tools/bench-ompi.sh $(BUILD)
 	@tools/bench-jctl.sh $(BUILD)
 	@tools/bench-iof.sh $(BUILD)
