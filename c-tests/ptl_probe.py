@@ -7,6 +7,9 @@ docs/openpmix-ptl-protocol.md section 2 alone.
                              uid <uid> (gid: ours): prints "accepted" (the
                              server answered status 0 and an index) or
                              "refused" (closed without a byte)
+  ptl_probe.py bfrops <name> connect as this process's own rank announcing
+                             serialisation <name> (e.g. v3, OpenPMIx 3's):
+                             prints "accepted" or "refused"
   ptl_probe.py fuzz <n>      <n> connections of garbage: random bytes,
                              truncated and bit-flipped connect messages, huge
                              declared lengths; prints "fuzz done <n>" when
@@ -30,10 +33,10 @@ def contact():
     return host, int(port)
 
 
-def connect_message(uid, gid, nspace, rank):
+def connect_message(uid, gid, nspace, rank, bfrops="v41"):
     body = b"native\0" + struct.pack(">I", 8) + struct.pack("=II", uid, gid)
     body += b"\0" + nspace.encode() + b"\0" + struct.pack(">I", rank)
-    body += b"4.2.2\0" + b"v41\0" + b"\x01" + b"hash\0"
+    body += b"4.2.2\0" + bfrops.encode() + b"\0" + b"\x01" + b"hash\0"
     header = struct.pack(">ii", -1, -1) + struct.pack("=I", len(body)) + b"\0\0\0\0"
     return header + body
 
@@ -59,9 +62,9 @@ def answer(msg, timeout=5.0, full=True):
     return got
 
 
-def claim(uid):
+def claim(uid, bfrops="v41"):
     me = (os.environ["PMIX_NAMESPACE"], int(os.environ["PMIX_RANK"]))
-    got = answer(connect_message(uid, os.getegid(), *me))
+    got = answer(connect_message(uid, os.getegid(), *me, bfrops=bfrops))
     if len(got) == 8 and struct.unpack(">i", got[:4])[0] == 0:
         print("accepted")
     elif got == b"":
@@ -96,6 +99,8 @@ def fuzz(n):
 if __name__ == "__main__":
     if sys.argv[1] == "claim":
         claim(int(sys.argv[2]))
+    elif sys.argv[1] == "bfrops":
+        claim(os.geteuid(), sys.argv[2])
     elif sys.argv[1] == "fuzz":
         fuzz(int(sys.argv[2]))
     sys.exit(0)

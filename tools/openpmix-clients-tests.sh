@@ -34,8 +34,10 @@
 #                          OpenPMIx: fence, modex and Gets across them
 #   tcp/identity           raw connect messages (c-tests/ptl_probe.py): a
 #                          rank claiming another uid is refused; a process of
-#                          another user (nobody) claiming root is refused; the
-#                          rank's own claim is accepted
+#                          another user (nobody) claiming root is refused; a
+#                          client announcing OpenPMIx 3's serialisation (v3)
+#                          is refused with a log line saying so; the rank's
+#                          own claim is accepted
 #   tcp/fuzz               200 garbage connect messages (random, truncated,
 #                          bit-flipped, huge lengths) at the listener, then
 #                          OpenPMIx's hello connects and finalizes in the
@@ -225,13 +227,15 @@ fi
 # listener and holds its credential).
 if selected tcp/identity; then
     log=$B/tcp_identity.log
-    printf '#!/bin/sh\n%s %s claim 4242\nsetpriv --reuid=65534 --regid=65534 --clear-groups %s %s claim 0\n%s %s claim "$(id -u)"\n' \
-        "$PY" "$ROOT/c-tests/ptl_probe.py" "$PY" "$ROOT/c-tests/ptl_probe.py" "$PY" "$ROOT/c-tests/ptl_probe.py" >"$W/identity"
+    pr="$PY $ROOT/c-tests/ptl_probe.py"
+    printf '#!/bin/sh\n%s claim 4242\nsetpriv --reuid=65534 --regid=65534 --clear-groups %s claim 0\n%s bfrops v3\n%s claim "$(id -u)"\n' \
+        "$pr" "$pr" "$pr" "$pr" >"$W/identity"
     chmod +x "$W/identity"
     (export PMIX_DEBUG=1; run_job rpmix "$log" "$SCRATCH/identity.proof" "${P[@]}" -n 1 "$W/identity") 2>/dev/null
     # (the accepted raw connection ends without finalize: pmixrun says so)
     why=""
-    [ "$(grep -c '^refused$' "$log")" = 2 ] || add "$(grep -c '^refused$' "$log") of 2 false claims refused"
+    [ "$(grep -c '^refused$' "$log")" = 3 ] || add "$(grep -c '^refused$' "$log") of 3 false claims refused"
+    grep -q "speaks serialisation 'v3'; only v41" "$log" || add "no log line for the v3 client"
     grep -q '^accepted$' "$log" || add "the rank's own claim was not accepted"
     grep -q 'claims uid 4242; the kernel says its socket is uid' "$log" || add "no log line for the false uid"
     grep -q 'claims uid 0; the kernel says its socket is uid 65534' "$log" || add "no log line for nobody's claim"
