@@ -127,6 +127,10 @@ impl Value {
         // SAFETY: da describes `infos`, deep-copied by load.
         unsafe { Value::load(&da as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY).expect("out of memory") }
     }
+    pub fn status(x: pmix_status_t) -> Value {
+        // SAFETY: x is a status element.
+        unsafe { Value::load(&x as *const pmix_status_t as *const c_void, PMIX_STATUS).unwrap() }
+    }
     pub fn u16(x: u16) -> Value {
         // SAFETY: x is a u16 element.
         unsafe { Value::load(&x as *const u16 as *const c_void, PMIX_UINT16).unwrap() }

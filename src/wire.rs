@@ -59,6 +59,11 @@ pub const CRED_ENV: &str = "PMIX_RPMIX_CRED";
 /// Protocol version carried in the hello; a mismatch is refused.
 pub const PROTOCOL: u32 = 3;
 
+/// The pull handle on the output of a job the requester spawned with
+/// PMIX_FWD_* (no pull of its own has it: those count up from 1). The
+/// requester writes it out as it comes.
+pub const SPAWNED_OUTPUT: u32 = u32::MAX;
+
 /// The variable carrying an rpmix server's own contact (its Unix socket) to
 /// rpmix's clients; the URI variables below carry the contact OpenPMIx's
 /// clients can use (TCP) when the server listens for them.

@@ -33,6 +33,12 @@ Commands:
   stdin [--rank R]            send this command's stdin to the ranks' stdin
                               (the job must have been started with the
                               ranks' stdin open, e.g. pmixrun --stdin all)
+  run [-n N] PROG [ARGS...]   start a job of N ranks of PROG on the server
+                              (a persistent pmixrun: by default the node's
+                              system server), print its output as it comes
+                              and exit with its exit code when it ends
+                              (PROG by a relative path: from this directory)
+  stop                        ask the server (pmixrun) to stop
 
 Exit code 0 on success; the PMIx status name is printed on failure.";
 
@@ -61,6 +67,85 @@ fn signal_number(s: &str) -> Option<i32> {
 }
 
 static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
+/// The exit code `run` ends with.
+static EXIT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+/// Jobs that ended: (namespace, exit code), from PMIX_ERR_JOB_TERMINATED.
+static ENDED: std::sync::Mutex<Vec<(String, i32)>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn on_job_end(
+    _id: usize,
+    _status: pmix_status_t,
+    _source: *const pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    _results: *mut pmix_info_t,
+    _nresults: usize,
+    cbfunc: pmix_event_notification_cbfunc_fn_t,
+    cbdata: *mut core::ffi::c_void,
+) {
+    if let Ok(infos) = Info::copy_array(info, ninfo) {
+        let job = pmix::owned::find(&infos, PMIX_EVENT_AFFECTED_PROC).map(|i| pmix::owned::procs_of_value(i.value_ref()));
+        let code = pmix::owned::find(&infos, PMIX_EXIT_CODE).and_then(|i| i.as_u32()).unwrap_or(0) as i32;
+        if let Some(p) = job.and_then(|j| j.into_iter().next()) {
+            ENDED.lock().unwrap().push((p.nspace, code));
+        }
+    }
+    if let Some(f) = cbfunc {
+        f(PMIX_EVENT_ACTION_COMPLETE, core::ptr::null_mut(), 0, None, core::ptr::null_mut(), cbdata);
+    }
+}
+
+/// `pmixctl run`: start `words` (-n N, the program, its arguments) with
+/// its output forwarded here, wait for its end, keep its exit code.
+fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
+    let (n, prog) = match words {
+        [flag, n, rest @ ..] if flag == "-n" || flag == "-np" => (n.parse::<i32>().map_err(|_| format!("run: '{n}' is not a number of ranks"))?, rest),
+        rest => (1, rest),
+    };
+    let Some(cmd) = prog.first() else { return Err("run: which program?".into()) };
+    let code = PMIX_ERR_JOB_TERMINATED;
+    // SAFETY: one status, no infos; the callback is ours and lives forever.
+    let rc = unsafe { pmix::ffi::client::PMIx_Register_event_handler(&code as *const pmix_status_t as *mut pmix_status_t, 1, core::ptr::null_mut(), 0, Some(on_job_end), None, core::ptr::null_mut()) };
+    if rc < 0 {
+        return Err(format!("run: event registration: {}", pmix::strings::error_name(rc)));
+    }
+    let argv = pmix::cmem::argv_from(&prog.iter().map(String::as_str).collect::<Vec<_>>());
+    // SAFETY: all-zero is a valid app; it borrows `argv` and `c` until copied.
+    let mut app: pmix_app_t = unsafe { core::mem::zeroed() };
+    let c = pmix::owned::c_string(cmd);
+    app.cmd = c.as_ptr() as *mut core::ffi::c_char;
+    app.argv = argv;
+    app.maxprocs = n;
+    // SAFETY: `app` is valid; CArray::copy deep-copies it.
+    let apps = unsafe { pmix::data::carray::CArray::copy(pmix::data::kind::Kind::App, &app as *const pmix_app_t as *const u8, 1) };
+    // SAFETY: made by argv_from, no longer referenced.
+    unsafe { pmix::cmem::argv_free(argv) };
+    let apps = apps.map_err(|e| pmix::strings::error_name(e).to_string())?;
+    let done = Oneshot::new();
+    let d = done.clone();
+    let fwd = vec![Info::new("pmix.fwd.stdout", Value::boolean(true)), Info::new("pmix.fwd.stderr", Value::boolean(true))];
+    pmix::client::api::spawn(fwd, &apps, pmix::runtime::Completion::new(move |st, ns| d.set((st, ns))));
+    let ns = match done.wait() {
+        Some((PMIX_SUCCESS, ns)) => ns,
+        Some((st, _)) => return Err(format!("run: {}", pmix::strings::error_name(st))),
+        None => return Err("lost the server".into()),
+    };
+    eprintln!("pmixctl: job {ns} started");
+    let end = timeout.map(|t| Instant::now() + Duration::from_secs(t as u64));
+    loop {
+        if let Some((_, code)) = ENDED.lock().unwrap().iter().find(|(n, _)| *n == ns) {
+            EXIT.store((*code).clamp(0, 255) as u8, Ordering::SeqCst);
+            return Ok(());
+        }
+        if !pmix::client::server_alive() {
+            return Err("the server went away".into());
+        }
+        if end.is_some_and(|e| Instant::now() >= e) {
+            return Err(format!("run: job {ns} still running after the timeout"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
 static LAST_DATA: AtomicU64 = AtomicU64::new(0);
 
 fn now_ms() -> u64 {
@@ -124,7 +209,15 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args
             Long("stderr") => a.stderr = true,
             Long("timeout") => a.timeout = Some(p.value()?.parse()?),
             Long("help") | Short('h') => a.help = true,
-            lexopt::Arg::Value(v) => a.cmd.push(v.string()?),
+            lexopt::Arg::Value(v) => {
+                a.cmd.push(v.string()?);
+                // `run`'s words are the job's, options included.
+                if a.cmd.len() == 1 && a.cmd[0] == "run" {
+                    for w in p.raw_args()? {
+                        a.cmd.push(w.string()?);
+                    }
+                }
+            }
             _ => return Err(arg.unexpected()),
         }
     }
@@ -132,15 +225,35 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args
 }
 
 fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
-    let Args { infos, nspace, rank, follow, stderr, timeout, cmd, help } = parse_args(args).map_err(|e| e.to_string())?;
+    let Args { mut infos, nspace, rank, follow, stderr, timeout: asked_timeout, cmd, help } = parse_args(args).map_err(|e| e.to_string())?;
     if help {
         println!("{HELP}");
         return Ok(());
     }
-    let timeout = timeout.unwrap_or(60);
+    let timeout = asked_timeout.unwrap_or(60);
     let Some(verb) = cmd.first().cloned() else { return Err("no command (pmixctl --help)".into()) };
+    if infos.is_empty() && (verb == "run" || verb == "stop") {
+        // (a persistent launcher is the node's system server)
+        infos.push(Info::new("pmix.cnct.sys", Value::boolean(true)));
+    }
     pmix::tool::init(&infos).map_err(|e| format!("cannot attach: {}", pmix::strings::error_name(e)))?;
     let result = (|| -> Result<(), String> {
+        match verb.as_str() {
+            "run" => return run_job(&cmd[1..], asked_timeout),
+            "stop" => {
+                let server = pmix::client::connected_server().ok_or("no server")?;
+                let done = Oneshot::new();
+                let d = done.clone();
+                let dirs = vec![Info::new("pmix.jctrl.term", Value::boolean(true))];
+                pmix::client::api::job_control(vec![Proc::wildcard(&server.nspace)], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
+                return match done.wait() {
+                    Some(PMIX_SUCCESS) => Ok(()),
+                    Some(st) => Err(format!("stop: {}", pmix::strings::error_name(st))),
+                    None => Err("lost the server".into()),
+                };
+            }
+            _ => {}
+        }
         // The job: --nspace, else the first namespace the server lists.
         let keys = pmix::cmem::argv_from(&["pmix.qry.ns"]);
         // SAFETY: all-zero is a valid query; it only borrows `keys` below.
@@ -289,7 +402,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(EXIT.load(Ordering::SeqCst)),
         Err(e) => die(&e),
     }
 }

@@ -345,6 +345,10 @@ impl ClientRole {
 }
 
 impl Role for ClientRole {
+    fn on_start(&mut self, handle: Handle<ClientRole>) {
+        self.set_handle(handle);
+    }
+
     fn on_frame(&mut self, net: &mut Net, _id: ConnId, req: u32, tag: u16, body: &[u8]) {
         if let Dialect::OpenPmix { described, .. } = self.dialect {
             return self.on_openpmix_frame(net, req, body, described);
@@ -367,6 +371,7 @@ impl Role for ClientRole {
                 match parsed {
                     Ok((st, src, info)) => {
                         let chain = events_of_client().chain_for(st, &info);
+                        crate::pmix_debug!(5, "client {}: event {st} from {src}: {} handlers", self.me, chain.len());
                         events::notify(chain, st, &src, &info, self.poster());
                     }
                     Err(_) => crate::pmix_debug!(1, "client: event from the server does not decode"),
@@ -383,7 +388,14 @@ impl Role for ClientRole {
                     crate::pmix_debug!(1, "client: forwarded output does not decode");
                     return;
                 };
-                let Some(p) = self.iof.get_mut(&handle) else { return };
+                let Some(p) = self.iof.get_mut(&handle) else {
+                    // Output of a job this process spawned with PMIX_FWD_*:
+                    // written out as it comes, as a launcher's own would be.
+                    if handle == wire::SPAWNED_OUTPUT {
+                        spawned_output(channel as pmix_iof_channel_t, &data);
+                    }
+                    return;
+                };
                 p.set_origin(&source, &host, pid);
                 let ready = p.accept(source, channel as pmix_iof_channel_t, &data, complete);
                 p.emit(handle, ready);
@@ -472,6 +484,21 @@ pub fn cache() -> Option<Arc<Cache>> {
 }
 
 /// Send one frame and read the reply (blocking, before the progress thread exists).
+/// Forwarded output of a job this process spawned: to our own stdout or
+/// stderr, unchanged.
+fn spawned_output(channel: pmix_iof_channel_t, data: &[u8]) {
+    let r = if channel & PMIX_FWD_STDERR_CHANNEL != 0 {
+        let mut e = std::io::stderr().lock();
+        e.write_all(data).and_then(|_| e.flush())
+    } else {
+        let mut o = std::io::stdout().lock();
+        o.write_all(data).and_then(|_| o.flush())
+    };
+    if let Err(e) = r {
+        crate::pmix_debug!(1, "client: writing a spawned job's output: {e}");
+    }
+}
+
 fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> Res<Vec<u8>> {
     s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
     s.write_all(&runtime::frame(1, tag, body)).map_err(|_| PMIX_ERR_UNREACH)?;
@@ -819,8 +846,6 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, dialect: Dialect, s
         dialect: dialect.clone(),
     };
     let engine = runtime::start_with(role, None, vec![(stream, dialect.framing())], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
-    let h = engine.handle.clone();
-    engine.handle.run(move |c, _| c.set_handle(h));
     let lane = engine.lanes.first().cloned().ok_or(PMIX_ERR_INIT)?;
     Ok(Link::new(engine, lane, pending, dialect))
 }
@@ -856,6 +881,7 @@ pub fn finalize() -> pmix_status_t {
     st
 }
 pub mod api;
+pub mod debugger;
 pub mod iof;
 pub mod link;
 pub mod openpmix;

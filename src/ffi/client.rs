@@ -108,6 +108,9 @@ pub unsafe extern "C" fn PMIx_Init(proc: *mut pmix_proc_t, info: *mut pmix_info_
         if let Some(p) = proc.as_mut() {
             *p = me.to_c();
         }
+        if st == PMIX_SUCCESS {
+            crate::client::debugger::stop_in_init_if_asked(&me);
+        }
         let _ = (info, ninfo);
         st
     })

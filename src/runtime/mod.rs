@@ -265,6 +265,13 @@ impl Net {
 
 /// The behaviour of one role (client, server, tool) on its progress thread.
 pub trait Role: Send + 'static {
+    /// On the progress thread, before anything is read: the handle other
+    /// threads (and the role's own callbacks) post to it with.
+    fn on_start(&mut self, _handle: Handle<Self>)
+    where
+        Self: Sized,
+    {
+    }
     fn on_accept(&mut self, _net: &mut Net, _id: ConnId) {}
     /// The largest frame `id` may send, header included: a role lowers it
     /// for peers it does not know yet (a hello is small), a client raises it
@@ -395,10 +402,16 @@ pub fn start_with<R: Role>(
         let id = net.add(s, framing, cred)?;
         lanes.extend(net.lane(id));
     }
+    let handle = Handle { tx, waker };
+    let own = handle.clone();
     let thread = std::thread::Builder::new()
         .name(name.to_string())
-        .spawn(move || run_loop(role, net, listener, rx))?;
-    Ok(Engine { handle: Handle { tx, waker }, thread: Some(thread), lanes })
+        .spawn(move || {
+            let mut role = role;
+            role.on_start(own);
+            run_loop(role, net, listener, rx)
+        })?;
+    Ok(Engine { handle, thread: Some(thread), lanes })
 }
 
 fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, rx: mpsc::Receiver<Cmd<R>>) {

@@ -125,6 +125,12 @@ pub(super) struct Origin<'a> {
     pid: u32,
 }
 
+impl<'a> Origin<'a> {
+    pub(super) fn new(host: &'a str, pid: u32) -> Origin<'a> {
+        Origin { host, pid }
+    }
+}
+
 #[allow(clippy::too_many_arguments)] // one wire frame's fields, in its order
 pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, origin: &Origin<'_>, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
     let mut e = Encoder::default();

@@ -20,6 +20,7 @@ mod pubsub;
 mod query;
 pub mod session;
 pub mod setup;
+mod spawn;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use crate::status::Res;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
 use crate::events;
-use crate::owned::{self, decode_infos, decode_procs, decode_str, encode_infos, find, procs_of_value, Info, Proc, Value};
+use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
 use crate::data::carray::CArray;
@@ -348,6 +349,7 @@ impl ServerRole {
             })
             .map(|(c, _)| *c)
             .collect();
+        crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
         for c in targets {
             net.send(c, 0, wire::EVENT, body.bytes());
         }
@@ -458,27 +460,7 @@ impl ServerRole {
                     u => self.upcall_reply(net, conn, req, u),
                 }
             }
-            wire::SPAWN => {
-                let info = decode_infos(&mut d)?;
-                let n = d.u32()? as usize;
-                if n > d.remaining() {
-                    return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
-                }
-                let apps = elem_array(&mut d, Kind::App, n)?;
-                let h = self.handle();
-                let u = self.host.spawn(&who, &info, &apps, Box::new(move |st, ns| {
-                    h.run(move |_, net| {
-                        let mut e = Encoder::default();
-                        owned::encode_str(&mut e, &ns);
-                        reply(net, conn, req, settled(st), e.bytes());
-                    });
-                }));
-                if let Upcall::Now(st) = u {
-                    let mut e = Encoder::default();
-                    owned::encode_str(&mut e, "");
-                    reply(net, conn, req, settled(st), e.bytes());
-                }
-            }
+            wire::SPAWN => self.on_spawn(net, conn, req, &who, &mut d)?,
             wire::QUERY => {
                 let n = d.u32()? as usize;
                 if n > d.remaining() {
@@ -548,6 +530,10 @@ impl Role for ServerRole {
         } else {
             HELLO_READ_LIMIT
         }
+    }
+
+    fn on_start(&mut self, handle: Handle<ServerRole>) {
+        self.set_handle(handle);
     }
 
     fn on_frame(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) {
@@ -788,8 +774,6 @@ pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
     role.session_dir = Some(session.clone());
     let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
     let handle = engine.handle.clone();
-    let h2 = handle.clone();
-    handle.run(move |s, _| s.set_handle(h2));
     let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
     let tcp = openpmix::Listener::start(handle.clone())
         .inspect_err(|e| crate::pmix_debug!(1, "PMIx_server_init: no TCP listener for OpenPMIx clients: {e}"))

@@ -24,9 +24,18 @@ pub struct AppSpec {
     pub maxprocs: u32,
 }
 
+/// PMIX_QUERY_SPAWN_SUPPORT: the spawn attributes pmixrun acts on (the
+/// forwarding ones by the server, for any host).
+const SPAWN_SUPPORT: &str = "pmix.fwd.stdout,pmix.fwd.stderr,pmix.fwd.stddiag,pmix.notecomp,pmix.dbg.init";
+/// PMIX_QUERY_DEBUG_SUPPORT: stop in init and its release. Not stop on exec
+/// (it needs ptrace of the ranks) nor debugger daemons (not yet).
+const DEBUG_SUPPORT: &str = "pmix.dbg.init";
+
 pub struct SpawnReq {
     pub parent: Proc,
     pub apps: Vec<AppSpec>,
+    /// The spawn's job-level directives.
+    pub directives: Vec<Info>,
     pub done: DoneSpawn,
 }
 
@@ -137,6 +146,20 @@ fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {
 impl Host for LauncherHost {
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
         let _ = done;
+        // Terminate aimed at pmixrun's own namespace: the launcher itself
+        // stops (pmixctl stop; what a persistent pmixrun is told).
+        let me = format!("rpmixrun.{}", std::process::id());
+        if targets.iter().any(|t| t.nspace == me) {
+            let flag = |k| find(directives, k).is_some_and(|i| i.truthy());
+            if flag(PMIX_JOB_CTRL_TERMINATE) || flag(PMIX_JOB_CTRL_KILL) {
+                if self.verbose {
+                    eprintln!("pmixrun: {requestor} asked pmixrun to stop");
+                }
+                self.send(Event::Signal(libc::SIGTERM));
+                return Upcall::Now(PMIX_SUCCESS);
+            }
+            return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
         let ts = self.expand(requestor, targets);
         if ts.is_empty() {
             return Upcall::Now(PMIX_ERR_NOT_FOUND);
@@ -166,6 +189,33 @@ impl Host for LauncherHost {
             eprintln!("pmixrun: job control from {requestor} on {} ranks: {}", ts.len(), pmix::strings::error_name(st));
         }
         Upcall::Now(st)
+    }
+
+    /// What tools may ask of a launcher before they spawn: the spawn and
+    /// debugger attributes pmixrun acts on. Other keys are the server's
+    /// (this upcall declines them all, so the server answers).
+    fn query(&mut self, _proc: &Proc, queries: &CArray, done: pmix::server::host::DoneInfos) -> Upcall {
+        let mut keys = Vec::new();
+        for q in queries.queries() {
+            // SAFETY: keys is NULL or a NULL-terminated argv (the server's copy).
+            let n = unsafe { pmix::cmem::argv_len(q.keys) };
+            for k in 0..n {
+                // SAFETY: index within argv.
+                keys.push(unsafe { pmix::cmem::cstr_bytes(*q.keys.add(k)) }.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default());
+            }
+        }
+        if keys.is_empty() || keys.iter().any(|k| k != "pmix.qry.spawn" && k != "pmix.qry.debug") {
+            return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        let answers = keys
+            .iter()
+            .map(|k| {
+                let v = if k == "pmix.qry.spawn" { SPAWN_SUPPORT } else { DEBUG_SUPPORT };
+                Info::new(k, pmix::owned::Value::string(v))
+            })
+            .collect();
+        done(PMIX_SUCCESS, answers);
+        Upcall::Pending
     }
 
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, _info: &[Info], _done: Done) -> Upcall {
@@ -293,7 +343,7 @@ impl Host for LauncherHost {
         Upcall::Now(if s.data.len() < before || keys.is_empty() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND })
     }
 
-    fn spawn(&mut self, proc: &Proc, _job_info: &[Info], apps: &CArray, done: DoneSpawn) -> Upcall {
+    fn spawn(&mut self, proc: &Proc, job_info: &[Info], apps: &CArray, done: DoneSpawn) -> Upcall {
         let mut specs = Vec::new();
         for a in apps.apps() {
             // SAFETY: the app array is our own decoded copy.
@@ -316,7 +366,7 @@ impl Host for LauncherHost {
         if specs.is_empty() {
             return Upcall::Now(PMIX_ERR_BAD_PARAM);
         }
-        self.send(Event::Spawn(SpawnReq { parent: proc.clone(), apps: specs, done }));
+        self.send(Event::Spawn(SpawnReq { parent: proc.clone(), apps: specs, directives: job_info.to_vec(), done }));
         Upcall::Pending
     }
 

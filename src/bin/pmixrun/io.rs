@@ -33,11 +33,14 @@ pub struct IoOptions {
     pub raw: bool,
     pub dir: Option<PathBuf>,
     pub stdin: StdinTarget,
+    /// Nothing to the terminal (a persistent launcher: the jobs' output is
+    /// for the tools, forwarded or kept for them).
+    pub quiet: bool,
 }
 
 impl Default for IoOptions {
     fn default() -> Self {
-        IoOptions { tag: false, timestamp: false, raw: false, dir: None, stdin: StdinTarget::Rank(0) }
+        IoOptions { tag: false, timestamp: false, raw: false, dir: None, stdin: StdinTarget::Rank(0), quiet: false }
     }
 }
 
@@ -70,6 +73,7 @@ fn prefix(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> String 
 enum Sink {
     Terminal(pmix_iof_channel_t),
     File(std::fs::File),
+    Nowhere,
 }
 
 impl Sink {
@@ -94,11 +98,15 @@ impl Sink {
             Sink::File(f) => {
                 let _ = f.write_all(bytes);
             }
+            Sink::Nowhere => {}
         }
     }
 }
 
 fn sink_for(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> Sink {
+    if opts.quiet {
+        return Sink::Nowhere;
+    }
     if let Some(dir) = &opts.dir {
         let d = dir.join(&proc.nspace).join(format!("rank.{}", proc.rank));
         if std::fs::create_dir_all(&d).is_ok() {
@@ -204,11 +212,39 @@ pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptio
     for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, Box::new(out) as Box<dyn Read + Send>), (PMIX_FWD_STDERR_CHANNEL, Box::new(err))] {
         let (p, o) = (proc.clone(), opts.clone());
         *ACTIVE.lock() += 1;
+        *ACTIVE_JOBS.lock().entry(proc.nspace.clone()).or_default() += 1;
         std::thread::spawn(move || {
+            let ns = p.nspace.clone();
             pump(pipe, p, ch, o);
+            let mut jobs = ACTIVE_JOBS.lock();
+            if let Some(n) = jobs.get_mut(&ns) {
+                *n -= 1;
+                if *n == 0 {
+                    jobs.remove(&ns);
+                }
+            }
+            drop(jobs);
             *ACTIVE.lock() -= 1;
             DONE.notify_all();
         });
+    }
+}
+
+/// Output streams still open, by namespace.
+static ACTIVE_JOBS: parking_lot::Mutex<std::collections::BTreeMap<String, usize>> = parking_lot::Mutex::new(std::collections::BTreeMap::new());
+
+/// Wait (at most `limit`) until every stream of job `ns` has closed and what
+/// it wrote went out (to the terminal, files, tools): a job's end is told
+/// after its output.
+pub fn drain_job(ns: &str, limit: std::time::Duration) {
+    let end = std::time::Instant::now() + limit;
+    let mut n = ACTIVE.lock();
+    while ACTIVE_JOBS.lock().contains_key(ns) {
+        let now = std::time::Instant::now();
+        if now >= end {
+            return;
+        }
+        DONE.wait_for(&mut n, end - now);
     }
 }
 

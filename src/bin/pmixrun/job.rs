@@ -35,11 +35,13 @@ pub struct Options {
     /// Output kept per rank and stream for tools that pull it later:
     /// bytes, and whether the newest (true) or the oldest is dropped beyond.
     pub iof_cache: Option<(u32, bool)>,
+    /// --persistent: no job of its own; jobs come from tools (PMIx_Spawn).
+    pub persistent: bool,
 }
 
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, bind_to: None, verbose: false, iof_cache: None };
+    let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, bind_to: None, verbose: false, iof_cache: None, persistent: false };
     let mut i = 0;
     while i < args.len() {
         let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
@@ -53,6 +55,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             match a {
                 "-h" | "--help" => return Ok(None),
                 "-v" | "--verbose" => opts.verbose = true,
+                "--persistent" => opts.persistent = true,
                 "--no-ompi-hint" => opts.ompi_hint = false,
                 "--tag-output" => opts.io.tag = true,
                 "--timestamp-output" => opts.io.timestamp = true,
@@ -137,7 +140,12 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             }
             i += 1;
         }
-        let Some(cmd) = args.get(i) else { return Err("no program to run".into()) };
+        let Some(cmd) = args.get(i) else {
+            if opts.persistent && opts.apps.is_empty() {
+                break;
+            }
+            return Err("no program to run".into());
+        };
         app.cmd = cmd.clone();
         app.argv.push(cmd.clone());
         i += 1;
@@ -153,8 +161,16 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             }
         }
     }
-    if opts.apps.is_empty() {
+    if opts.apps.is_empty() && !opts.persistent {
         return Err("no program to run".into());
+    }
+    if opts.persistent && !opts.apps.is_empty() {
+        return Err("--persistent runs no program of its own (tools start jobs: pmixctl run)".into());
+    }
+    if opts.persistent {
+        // (a daemon's jobs have no terminal: their output is the tools')
+        opts.io.quiet = true;
+        opts.io.stdin = crate::io::StdinTarget::None;
     }
     Ok(Some(opts))
 }
@@ -162,6 +178,13 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
 struct Rank {
     proc: Proc,
     exited: bool,
+}
+
+/// A job started for a tool, told when it ends (PMIX_ERR_JOB_TERMINATED and
+/// PMIX_EVENT_JOB_END, with the exit code of its first failing rank).
+struct Watched {
+    requester: Proc,
+    exit: i32,
 }
 
 /// A preemption notice in progress: the alerted ranks that have neither
@@ -179,6 +202,10 @@ pub struct Launcher {
     pub stdins: crate::io::Stdins,
     pub pids: crate::host::Pids,
     ranks: HashMap<i32, Rank>,
+    /// Jobs whose end a tool hears of, by namespace.
+    watched: HashMap<String, Watched>,
+    /// No job of its own: a failing job fails alone, and the launcher stays.
+    pub persistent: bool,
     pub preemption: Option<Preemption>,
     /// --bind-to (see Options).
     pub bind_to: Option<&'static str>,
@@ -218,7 +245,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -227,6 +254,12 @@ impl Launcher {
 
     /// Register a namespace for `apps` and start its ranks; returns the namespace.
     pub fn launch(&mut self, apps: &[AppSpec], parent: Option<&Proc>) -> Result<String, LaunchError> {
+        self.launch_with(apps, parent, &[])
+    }
+
+    /// `launch`, with the spawn's directives: PMIX_DEBUG_STOP_IN_INIT joins
+    /// the job data (the ranks wait in PMIx_Init for PMIX_DEBUGGER_RELEASE).
+    fn launch_with(&mut self, apps: &[AppSpec], parent: Option<&Proc>, directives: &[Info]) -> Result<String, LaunchError> {
         self.jobs += 1;
         let nspace = format!("rpmixrun.{}.{}", std::process::id(), self.jobs);
         let host = pmix::rendezvous::hostname();
@@ -258,6 +291,9 @@ impl Launcher {
             eprintln!("pmixrun: --bind-to: {size} ranks on {} places: some share one", places.len());
         }
         let place_of = |r: u32| places.get(r as usize % places.len().max(1)).cloned();
+        if let Some(i) = pmix::owned::find(directives, PMIX_DEBUG_STOP_IN_INIT) {
+            info.push(i.clone());
+        }
         if let Some(p) = parent {
             info.push(Info::new("pmix.parent", Value::proc(p)));
             info.push(Info::new("pmix.spawned", Value::boolean(true)));
@@ -388,8 +424,17 @@ impl Launcher {
     }
 
     pub fn spawn(&mut self, req: SpawnReq) {
-        match self.launch(&req.apps, Some(&req.parent)) {
-            Ok(ns) => (req.done)(PMIX_SUCCESS, ns),
+        match self.launch_with(&req.apps, Some(&req.parent), &req.directives) {
+            Ok(ns) => {
+                // A tool (not one of our jobs' ranks), or a spawn asking for
+                // it (PMIX_NOTIFY_COMPLETION), hears of the job's end.
+                let ours = self.ranks.values().any(|r| r.proc.nspace == req.parent.nspace);
+                let asked = pmix::owned::find(&req.directives, PMIX_NOTIFY_COMPLETION).is_some_and(|i| i.truthy());
+                if !ours || asked {
+                    self.watched.insert(ns.clone(), Watched { requester: req.parent.clone(), exit: 0 });
+                }
+                (req.done)(PMIX_SUCCESS, ns)
+            }
             Err(e) => {
                 eprintln!("pmixrun: spawn for {}: {}", req.parent, e.msg);
                 (req.done)(e.status, String::new())
@@ -437,7 +482,15 @@ impl Launcher {
             eprintln!("pmixrun: {proc} exited with status {code}");
         }
         self.preempt_progress(Some(&proc));
-        if (code != 0 || unfinalized) && self.kill_at.is_none() {
+        let code_seen = if unfinalized { 1 } else { code };
+        if let Some(w) = self.watched.get_mut(&proc.nspace) {
+            if w.exit == 0 {
+                w.exit = code_seen;
+            }
+        }
+        // A tool's job fails alone under a persistent launcher.
+        let own_failure = !self.persistent;
+        if own_failure && (code != 0 || unfinalized) && self.kill_at.is_none() {
             self.failures.push((proc.clone(), if unfinalized { 1 } else { code }, unfinalized));
             if self.decide_at.is_none() {
                 self.decide_at = Some(Instant::now() + Duration::from_millis(200));
@@ -445,7 +498,23 @@ impl Launcher {
         }
         if self.ranks.values().filter(|r| r.proc.nspace == proc.nspace).all(|r| r.exited) {
             let ns = proc.nspace.clone();
+            let watched = self.watched.remove(&ns);
+            if self.verbose {
+                eprintln!("pmixrun: job {ns} ended");
+            }
+            if let Some(w) = watched {
+                // Told after the job's last output has gone (at most 5 s on).
+                let ns2 = ns.clone();
+                std::thread::spawn(move || {
+                    crate::io::drain_job(&ns2, Duration::from_secs(5));
+                    let _ = server_call(move |s, net| s.job_ended(net, &ns2, w.exit, &w.requester));
+                });
+            }
             let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
+            // (a persistent launcher forgets ended jobs)
+            if self.persistent {
+                self.ranks.retain(|_, r| !(r.exited && r.proc.nspace == proc.nspace));
+            }
         }
     }
 
@@ -536,6 +605,26 @@ impl Launcher {
                 }
             });
         }
+    }
+
+    /// Stop job `ns` alone (a persistent launcher's job that aborted): its
+    /// ranks get SIGTERM, then SIGKILL after `grace` seconds.
+    pub fn stop_ns(&mut self, ns: &str, grace: u64) {
+        let ranks: Vec<i32> = self.ranks.iter().filter(|(_, r)| !r.exited && r.proc.nspace == ns).map(|(p, _)| *p).collect();
+        for pid in &ranks {
+            let _ = killpg(Pid::from_raw(*pid), Signal::SIGTERM);
+        }
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(grace));
+            for pid in ranks {
+                let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        });
+    }
+
+    /// The launcher was told to stop (signal, abort, timeout).
+    pub fn stopping(&self) -> bool {
+        self.kill_at.is_some()
     }
 
     /// At exit: nothing of the job may outlive pmixrun.

@@ -144,6 +144,10 @@ fn run(opts: job::Options) -> Result<u8, String> {
         Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("rpmixrun.{}", std::process::id()))),
         Info::new("pmix.srvr.tool", pmix::owned::Value::boolean(true)),
     ];
+    if opts.persistent {
+        // The node's system server: tools find it with PMIX_CONNECT_TO_SYSTEM.
+        info.push(Info::new("pmix.srvr.sys", pmix::owned::Value::boolean(true)));
+    }
     if let Some((bytes, newest)) = opts.iof_cache {
         info.push(Info::new("pmix.iof.csize", pmix::owned::Value::u32(bytes)));
         info.push(Info::new(if newest { "pmix.iof.new" } else { "pmix.iof.old" }, pmix::owned::Value::boolean(true)));
@@ -155,15 +159,20 @@ fn run(opts: job::Options) -> Result<u8, String> {
     launcher.pids = pids;
     launcher.io = std::sync::Arc::new(opts.io.clone());
     launcher.stdins = stdins.clone();
+    launcher.persistent = opts.persistent;
     job::start_reaper(tx.clone());
     let result = (|| -> Result<u8, String> {
-        launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;
+        if !opts.persistent {
+            launcher.launch(&opts.apps, None).map_err(|e| format!("cannot launch: {e}"))?;
+        } else if verbose {
+            eprintln!("pmixrun: persistent: waiting for jobs from tools (pmixctl run)");
+        }
         if opts.io.stdin != io::StdinTarget::None {
             io::forward_stdin(stdins.clone());
         }
         let mut deadline = opts.timeout.map(|s| Instant::now() + Duration::from_secs(s));
         loop {
-            if launcher.alive() == 0 {
+            if launcher.alive() == 0 && (!opts.persistent || launcher.stopping()) {
                 launcher.decide();
                 return Ok(launcher.exit_code());
             }
@@ -181,10 +190,17 @@ fn run(opts: job::Options) -> Result<u8, String> {
                         eprintln!("pmixrun: signal {sig}: stopping the job");
                     }
                     launcher.preemption = None;
-                    launcher.stop_job(opts.grace, 128 + sig);
+                    // (a persistent launcher told to stop ends cleanly)
+                    launcher.stop_job(opts.grace, if opts.persistent { 0 } else { 128 + sig });
                 }
                 Ok(Event::CheckpointDone(p)) => launcher.preempt_progress(Some(&p)),
                 Ok(Event::Spawn(req)) => launcher.spawn(req),
+                Ok(Event::Abort { status, from }) if opts.persistent => {
+                    // A tool's job aborts alone.
+                    let ns = from.rsplit_once(':').map_or(from.as_str(), |(ns, _)| ns).trim_start_matches("the monitor of ");
+                    eprintln!("pmixrun: {from} called PMIx_Abort({status}): stopping its job");
+                    launcher.stop_ns(ns, opts.grace);
+                }
                 Ok(Event::Abort { status, from }) => {
                     if verbose {
                         eprintln!("pmixrun: {from} called PMIx_Abort({status}): stopping the job");

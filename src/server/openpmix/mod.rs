@@ -151,7 +151,9 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
     }
     let described = c.buffer_type == 2;
     if c.flag == ptl::TOOL_NEEDS_ID || c.flag == ptl::TOOL_GIVEN_ID {
-        let cred = PeerCred { pid: 0, uid, gid };
+        // (its pid: programs it spawns by relative path run where it runs)
+        let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid)).unwrap_or(0);
+        let cred = PeerCred { pid, uid, gid };
         let needs_id = c.flag == ptl::TOOL_NEEDS_ID;
         server.call(move |role, net| role.admit_openpmix_tool(net, s, c.name, needs_id, cred, described));
         return;

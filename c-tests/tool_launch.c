@@ -1,0 +1,142 @@
+/*
+ * tool_launch: a tool that launches a job through a persistent launcher
+ * (the node's system server: pmixrun --persistent) and debugs it from its
+ * start (issue 21).
+ *
+ *   tool_launch <nranks> <program> [args...]
+ *
+ *   1. PMIx_tool_init with PMIX_CONNECT_TO_SYSTEM; PMIX_QUERY_SPAWN_SUPPORT
+ *      and PMIX_QUERY_DEBUG_SUPPORT must name PMIX_FWD_STDOUT and
+ *      PMIX_DEBUG_STOP_IN_INIT.
+ *   2. Handlers for PMIX_READY_FOR_DEBUG (a rank waits in init) and
+ *      PMIX_ERR_JOB_TERMINATED (the job ended: its exit code).
+ *   3. PMIx_Spawn of <nranks> ranks with PMIX_FWD_STDOUT, PMIX_FWD_STDERR
+ *      and PMIX_DEBUG_STOP_IN_INIT: their output comes to this tool's own
+ *      stdout and stderr (the library writes it).
+ *   4. Every rank must report it waits in init, while none has written.
+ *      Then PMIX_DEBUGGER_RELEASE to the job (custom range: its namespace).
+ *   5. The job-end event must come, with the job's exit code.
+ * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
+ * job's. Exit 0 when all of it held; a step that does not complete within
+ * 30 s fails.
+ */
+#define _GNU_SOURCE
+#include <pmix_tool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile int ready, ended = -1;
+static unsigned long long ready_mask;
+static char ended_ns[PMIX_MAX_NSLEN + 1];
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t i;
+    (void) id; (void) source; (void) results; (void) nresults;
+    if (status == PMIX_READY_FOR_DEBUG) {
+        /* (each rank once: the source names it) */
+        if (source != NULL && source->rank < 64 && !(__sync_fetch_and_or(&ready_mask, 1ULL << source->rank) & (1ULL << source->rank)))
+            __sync_fetch_and_add(&ready, 1);
+        else
+            fprintf(stderr, "tool_launch: READY_FOR_DEBUG again from rank %u\n", source ? source->rank : 0xffffffffu);
+    } else if (status == PMIX_ERR_JOB_TERMINATED) {
+        int code = -1;
+        for (i = 0; i < ninfo; i++) {
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) code = info[i].value.data.integer;
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC))
+                snprintf(ended_ns, sizeof ended_ns, "%s", info[i].value.data.proc->nspace);
+        }
+        ended = code;
+    }
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static int wait_for(volatile int *v, int want, int cmp_ge)
+{
+    int i;
+    for (i = 0; i < 300; i++) {
+        if (cmp_ge ? *v >= want : *v != want) return 1;
+        usleep(100 * 1000);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t me, job;
+    pmix_info_t info, *res = NULL, jinfo[3], rel;
+    pmix_query_t q[2];
+    pmix_app_t app;
+    pmix_status_t rc, codes[2] = { PMIX_READY_FOR_DEBUG, PMIX_ERR_JOB_TERMINATED };
+    size_t nres = 0, i;
+    char ns[PMIX_MAX_NSLEN + 1];
+    bool yes = true;
+    int nranks;
+
+    if (argc < 3) { fprintf(stderr, "usage: tool_launch <nranks> <program> [args...]\n"); return 2; }
+    nranks = atoi(argv[1]);
+    PMIX_INFO_LOAD(&info, PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
+    if ((rc = PMIx_tool_init(&me, &info, 1)) != PMIX_SUCCESS) {
+        fprintf(stderr, "tool_launch: tool_init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    PMIX_QUERY_CONSTRUCT(&q[0]);
+    PMIX_QUERY_CONSTRUCT(&q[1]);
+    PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_SPAWN_SUPPORT);
+    PMIX_ARGV_APPEND(rc, q[1].keys, PMIX_QUERY_DEBUG_SUPPORT);
+    rc = PMIx_Query_info(q, 2, &res, &nres);
+    {
+        int fwd = 0, stop = 0;
+        for (i = 0; i < nres; i++) {
+            if (res[i].value.type != PMIX_STRING) continue;
+            fprintf(stderr, "tool_launch: %s = %s\n", res[i].key, res[i].value.data.string);
+            if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_SPAWN_SUPPORT) && strstr(res[i].value.data.string, PMIX_FWD_STDOUT)) fwd = 1;
+            if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_DEBUG_SUPPORT) && strstr(res[i].value.data.string, PMIX_DEBUG_STOP_IN_INIT)) stop = 1;
+        }
+        if (rc != PMIX_SUCCESS || !fwd || !stop) {
+            fprintf(stderr, "tool_launch: FAIL support query: %s (fwd %d, stop %d)\n", PMIx_Error_string(rc), fwd, stop);
+            return 1;
+        }
+    }
+    rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_event, NULL, NULL);
+    if (rc < 0) { fprintf(stderr, "tool_launch: FAIL register: %s\n", PMIx_Error_string(rc)); return 1; }
+
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(argv[2]);
+    for (i = 2; i < (size_t) argc; i++) PMIX_ARGV_APPEND(rc, app.argv, argv[i]);
+    app.maxprocs = nranks;
+    PMIX_INFO_LOAD(&jinfo[0], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[1], PMIX_FWD_STDERR, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[2], PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
+    rc = PMIx_Spawn(jinfo, 3, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL spawn: %s\n", PMIx_Error_string(rc)); return 1; }
+    fprintf(stderr, "tool_launch: spawned %s\n", ns);
+
+    if (!wait_for(&ready, nranks, 1)) {
+        fprintf(stderr, "tool_launch: FAIL only %d of %d ranks waiting in init\n", ready, nranks);
+        return 1;
+    }
+    fflush(stdout);
+    fprintf(stderr, "tool_launch: %d ranks stopped in init\n", ready);
+    /* (the driver checks nothing reached stdout before this line) */
+    printf("--- released ---\n");
+    fflush(stdout);
+    PMIX_LOAD_PROCID(&job, ns, PMIX_RANK_WILDCARD);
+    {
+        pmix_data_array_t da = { PMIX_PROC, 1, &job };
+        PMIX_INFO_LOAD(&rel, PMIX_EVENT_CUSTOM_RANGE, &da, PMIX_DATA_ARRAY);
+    }
+    rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+        fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    if (!wait_for(&ended, -1, 0)) { fprintf(stderr, "tool_launch: FAIL no job-end event\n"); return 1; }
+    fprintf(stderr, "tool_launch: job %s ended, exit code %d\n", ended_ns, ended);
+    PMIx_tool_finalize();
+    return strcmp(ended_ns, ns) == 0 ? 0 : 1;
+}

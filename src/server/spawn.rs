@@ -1,0 +1,135 @@
+//! Spawn requests (PMIx_Spawn), relayed to the host's spawn upcall. For a
+//! tool, two things a user expects of a launcher are done here, whatever
+//! the host (issue 21): a program named by a relative path resolves
+//! against the tool's working directory (an app that names no directory
+//! runs there too), and when the spawn asks for its output (PMIX_FWD_STDOUT,
+//! _STDERR, _STDDIAG, in the job's or an app's directives) the new job's
+//! output goes to the requester, on the pull handle wire::SPAWNED_OUTPUT.
+
+use crate::abi::*;
+use crate::data::carray::CArray;
+use crate::data::kind::Kind;
+use crate::data::pack::{Decoder, Encoder};
+use crate::flags::Channels;
+use crate::owned::{self, decode_infos, find, Info, Proc};
+use crate::runtime::{ConnId, Net};
+use crate::status::Res;
+
+use super::host::Upcall;
+use super::{elem_array, reply, settled, ServerRole};
+
+use crate::wire::SPAWNED_OUTPUT;
+
+/// The output channels a spawn's directives ask to forward to the requester.
+fn forwarded(info: &[Info], apps: &CArray) -> Channels {
+    let mut all: Vec<Info> = info.to_vec();
+    for a in apps.apps() {
+        // SAFETY: the app's info array as decoded (ninfo elements or NULL).
+        if let Ok(i) = unsafe { Info::copy_array(a.info, a.ninfo) } {
+            all.extend(i);
+        }
+    }
+    let mut ch = Channels::empty();
+    for (key, c) in [(PMIX_FWD_STDOUT, Channels::STDOUT), (PMIX_FWD_STDERR, Channels::STDERR), (PMIX_FWD_STDDIAG, Channels::STDDIAG)] {
+        if find(&all, key).is_some_and(|i| i.truthy()) {
+            ch |= c;
+        }
+    }
+    ch
+}
+
+/// The working directory of process `pid` (None: unknown or gone).
+fn cwd_of(pid: i32) -> Option<std::path::PathBuf> {
+    (pid > 0).then(|| std::fs::read_link(format!("/proc/{pid}/cwd")).ok()).flatten()
+}
+
+/// Apps that name no directory run in `cwd`; a relative program found there
+/// (an executable file) is named by its full path.
+fn in_directory(apps: &mut CArray, cwd: &std::path::Path) {
+    let Some(dir) = cwd.to_str() else { return };
+    for i in 0..apps.len {
+        // SAFETY: element i of the app array this CArray owns; the strings
+        // replaced are ours (the decoder's malloc), freed before replacing.
+        unsafe {
+            let a = &mut *(apps.ptr as *mut pmix_app_t).add(i);
+            if a.cwd.is_null() {
+                a.cwd = crate::cmem::strdup_bytes(dir.as_bytes());
+            }
+            let Some(cmd) = crate::cmem::cstr_bytes(a.cmd).map(|b| String::from_utf8_lossy(b).into_owned()) else { continue };
+            if cmd.starts_with('/') {
+                continue;
+            }
+            let here = cwd.join(&cmd);
+            let runnable = std::fs::metadata(&here).is_ok_and(|m| m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0);
+            if runnable {
+                crate::cmem::free(a.cmd);
+                a.cmd = crate::cmem::strdup_bytes(here.as_os_str().as_encoded_bytes());
+            }
+        }
+    }
+}
+
+impl ServerRole {
+    pub(super) fn on_spawn(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
+        let info = decode_infos(d)?;
+        let n = d.u32()? as usize;
+        if n > d.remaining() {
+            return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+        }
+        let mut apps = elem_array(d, Kind::App, n)?;
+        let peer = self.peers.get(&conn);
+        if peer.is_some_and(|p| p.tool) {
+            if let Some(cwd) = peer.and_then(|p| cwd_of(p.cred.pid)) {
+                in_directory(&mut apps, &cwd);
+            }
+        }
+        let channels = forwarded(&info, &apps);
+        let h = self.handle();
+        let requester = who.clone();
+        let u = self.host.spawn(who, &info, &apps, Box::new(move |st, ns| {
+            h.run(move |s, net| {
+                let mut e = Encoder::default();
+                owned::encode_str(&mut e, &ns);
+                reply(net, conn, req, settled(st), e.bytes());
+                if settled(st) == PMIX_SUCCESS && !channels.is_empty() && !ns.is_empty() {
+                    s.forward_spawned(net, conn, &requester, &ns, channels);
+                }
+            });
+        }));
+        if let Upcall::Now(st) = u {
+            let mut e = Encoder::default();
+            owned::encode_str(&mut e, "");
+            reply(net, conn, req, settled(st), e.bytes());
+        }
+        Ok(())
+    }
+
+    /// Job `ns` ended (every rank exited; `exit`: its first failing rank's
+    /// code, 0 if none): `requester` hears it as PMIX_ERR_JOB_TERMINATED and
+    /// PMIX_EVENT_JOB_END, each with the job (PMIX_EVENT_AFFECTED_PROC), its
+    /// status (PMIX_JOB_TERM_STATUS), the exit code and, as text, its name.
+    pub fn job_ended(&mut self, net: &mut Net, ns: &str, exit: i32, requester: &Proc) {
+        let status = if exit == 0 { PMIX_SUCCESS } else { PMIX_ERR_JOB_TERMINATED };
+        let me = self.me.clone();
+        let info = vec![
+            Info::new("pmix.evproc", owned::Value::proc(&Proc::wildcard(ns))),
+            Info::new("pmix.job.term.status", owned::Value::status(status)),
+            Info::new("pmix.exit.code", owned::Value::int(exit)),
+            Info::new("pmix.evtext", owned::Value::string(ns)),
+            Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
+        ];
+        for code in [PMIX_ERR_JOB_TERMINATED, PMIX_EVENT_JOB_END] {
+            self.deliver_event(net, code, &me, PMIX_RANGE_CUSTOM, &info);
+        }
+    }
+
+    /// The output of job `ns` on `channels` goes to `requester` from now on
+    /// (with what was written before, which the server kept).
+    fn forward_spawned(&mut self, net: &mut Net, conn: ConnId, requester: &Proc, ns: &str, channels: Channels) {
+        let id = self.iof.add_pull(conn, SPAWNED_OUTPUT, requester.clone(), vec![Proc::wildcard(ns)], channels);
+        for (src, ch, (data, complete)) in self.iof.take_cached(id) {
+            let origin = super::iof::Origin::new(&self.hostname, self.pid_of(&src));
+            super::iof::send_iof(net, conn, SPAWNED_OUTPUT, &src, &origin, ch, &data, complete);
+        }
+    }
+}
