@@ -1,13 +1,14 @@
 /*
  * debug_rank: a rank for the tool-launch tests (c-tests/tool_launch.c).
  *
- *   debug_rank <kib>
+ *   debug_rank <kib> [exit status]
  *
  * PMIx_Init (where a rank started with PMIX_DEBUG_STOP_IN_INIT waits for
  * its debugger), then writes <kib> KiB to stdout and one line to stderr,
  * deterministic for its rank: stdout is lines "r<rank> <i> <26 letters>",
- * stderr "debug_rank <rank> done". PMIx_Finalize, then exit status 10 +
- * rank. Nothing is written before PMIx_Init returns.
+ * stderr "debug_rank <rank> done", a line per write (so forwarded output
+ * never splits a line). PMIx_Finalize, then the exit status given (default
+ * 0). Nothing is written before PMIx_Init returns.
  */
 #include <pmix.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ int main(int argc, char **argv)
     char line[128];
 
     if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     while (written < kib * 1024) {
         int n = snprintf(line, sizeof line, "r%u %zu abcdefghijklmnopqrstuvwxyz\n", me.rank, i++);
         fwrite(line, 1, (size_t) n, stdout);
@@ -30,5 +32,5 @@ int main(int argc, char **argv)
     fprintf(stderr, "debug_rank %u done\n", me.rank);
     fflush(stderr);
     PMIx_Finalize(NULL, 0);
-    return 10 + (int) me.rank;
+    return argc > 2 ? atoi(argv[2]) : 0;
 }

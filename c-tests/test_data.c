@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <pmix_tool.h>
+
+/* What the POINTER sample points at. */
+static uint64_t pointer_target = 0x1234;
 
 static int passed, failed;
 static int is_rpmix; /* checks where OpenPMIx 4.2.2 is wrong run on rpmix only */
@@ -379,7 +383,8 @@ static void build_samples(void)
     add(PMIX_PERSIST, "PERSIST")->u.u8 = PMIX_PERSIST_SESSION;
     add(PMIX_SCOPE, "SCOPE")->u.u8 = PMIX_GLOBAL;
     add(PMIX_COMMAND, "COMMAND")->u.u8 = 3;
-    add(PMIX_POINTER, "POINTER")->u.u64 = 0x1234;
+    /* (an address that can be read: OpenPMIx's compare reads through it) */
+    add(PMIX_POINTER, "POINTER")->u.u64 = (uint64_t) (uintptr_t) &pointer_target;
     add(PMIX_DATA_RANGE, "DATA_RANGE")->u.u8 = PMIX_RANGE_NAMESPACE;
     add(PMIX_INFO_DIRECTIVES, "INFO_DIRECTIVES")->u.u32 = PMIX_INFO_REQD;
     add(PMIX_DATA_TYPE, "DATA_TYPE")->u.u16 = PMIX_GEOMETRY;
@@ -466,13 +471,21 @@ static const void *sample_data(struct sample *s)
     return s->type == PMIX_STRING ? (const void *) s->u.s : (const void *) &s->u;
 }
 
+/* What PMIx_Value_load takes: as sample_data, but a pointer is passed as
+ * the pointer itself (OpenPMIx stores the address it is given). */
+static const void *load_data(struct sample *s)
+{
+    if (s->type == PMIX_POINTER) return *(void *const *) &s->u;
+    return sample_data(s);
+}
+
 static void test_value_ops(struct sample *s)
 {
     pmix_value_t v, v2;
     char what[128];
     pmix_status_t rc;
 
-    rc = PMIx_Value_load(&v, sample_data(s), s->type);
+    rc = PMIx_Value_load(&v, load_data(s), s->type);
     snprintf(what, sizeof what, "value_load %s", s->name);
     check(what, rc == PMIX_SUCCESS && v.type == s->type && eq_elem(s->type, value_elem(&v), &s->u));
     rc = PMIx_Value_xfer(&v2, &v);
@@ -495,7 +508,7 @@ static void test_unload(struct sample *s)
     pmix_status_t rc;
     union { char bytes[1024]; double align; } storage;
 
-    PMIx_Value_load(&v, sample_data(s), s->type);
+    PMIx_Value_load(&v, load_data(s), s->type);
     snprintf(what, sizeof what, "value_unload %s", s->name);
     if (s->type == PMIX_STRING) {
         out = NULL;
@@ -589,7 +602,7 @@ static void test_pack_in_value(struct sample *s)
     pmix_status_t rc;
 
     if (crashes_reference("pack", s->type)) return;
-    PMIx_Value_load(&v, sample_data(s), s->type);
+    PMIx_Value_load(&v, load_data(s), s->type);
     PMIX_DATA_BUFFER_CONSTRUCT(&buf);
     rc = PMIx_Data_pack(NULL, &buf, &v, 1, PMIX_VALUE);
     if (rc == PMIX_SUCCESS) rc = PMIx_Data_unpack(NULL, &buf, &out, &n, PMIX_VALUE);

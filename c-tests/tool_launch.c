@@ -16,6 +16,7 @@
  *   4. Every rank must report it waits in init, while none has written.
  *      Then PMIX_DEBUGGER_RELEASE to the job (custom range: its namespace).
  *   5. The job-end event must come, with the job's exit code.
+ * With TOOL_LAUNCH_RELEASE_TWICE set, the release is sent twice.
  * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
  * job's. Exit 0 when all of it held; a step that does not complete within
  * 30 s fails.
@@ -130,10 +131,13 @@ int main(int argc, char **argv)
         pmix_data_array_t da = { PMIX_PROC, 1, &job };
         PMIX_INFO_LOAD(&rel, PMIX_EVENT_CUSTOM_RANGE, &da, PMIX_DATA_ARRAY);
     }
-    rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
-    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
-        fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));
-        return 1;
+    /* TOOL_LAUNCH_RELEASE_TWICE: a second release must change nothing */
+    for (i = 0; i < (getenv("TOOL_LAUNCH_RELEASE_TWICE") ? 2u : 1u); i++) {
+        rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+            fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));
+            return 1;
+        }
     }
     if (!wait_for(&ended, -1, 0)) { fprintf(stderr, "tool_launch: FAIL no job-end event\n"); return 1; }
     fprintf(stderr, "tool_launch: job %s ended, exit code %d\n", ended_ns, ended);

@@ -20,6 +20,9 @@ pub struct Handler {
     pub codes: Vec<pmix_status_t>,
     pub func: pmix_notification_fn_t,
     pub name: Option<String>,
+    /// PMIX_EVENT_RETURN_OBJECT given at registration (0: none): handed
+    /// back to the handler among the event's infos, as OpenPMIx does.
+    pub return_object: usize,
 }
 
 #[derive(Default)]
@@ -42,7 +45,11 @@ impl Registry {
         let name = find(info, PMIX_EVENT_HDLR_NAME).and_then(|i| i.as_str());
         let before = find(info, PMIX_EVENT_HDLR_BEFORE).and_then(|i| i.as_str());
         let after = find(info, PMIX_EVENT_HDLR_AFTER).and_then(|i| i.as_str());
-        let h = Handler { id, codes, func, name };
+        let return_object = find(info, PMIX_EVENT_RETURN_OBJECT)
+            .filter(|i| i.value_ref().r#type == PMIX_POINTER)
+            // SAFETY: a pointer value, per the type check.
+            .map_or(0, |i| unsafe { i.value_ref().data.ptr } as usize);
+        let h = Handler { id, codes, func, name, return_object };
         let pos_of = |n: &str| self.handlers.iter().position(|x| x.name.as_deref() == Some(n));
         let at = if first {
             0
@@ -85,6 +92,10 @@ pub struct Chain {
     status: pmix_status_t,
     source: pmix_proc_t,
     info: (*mut pmix_info_t, usize),
+    /// The event's infos, for a handler that gets its return object among them.
+    infos: Vec<Info>,
+    /// The C infos given to the current handler when they differ from `info`.
+    call_info: (*mut pmix_info_t, usize),
     results: Vec<Info>,
     /// The C copy of `results` given to the current handler.
     results_c: (*mut pmix_info_t, usize),
@@ -99,6 +110,7 @@ impl Drop for Chain {
         // SAFETY: both arrays came from infos_to_c.
         unsafe {
             free_c_infos(self.info.0, self.info.1);
+            free_c_infos(self.call_info.0, self.call_info.1);
             free_c_infos(self.results_c.0, self.results_c.1);
         }
     }
@@ -115,6 +127,8 @@ pub fn notify(handlers: Vec<Handler>, status: pmix_status_t, source: &Proc, info
         status,
         source: source.to_c(),
         info: infos_to_c(info),
+        infos: info.to_vec(),
+        call_info: (core::ptr::null_mut(), 0),
         results: Vec::new(),
         results_c: (core::ptr::null_mut(), 0),
         post,
@@ -130,7 +144,17 @@ fn run_next(mut chain: Box<Chain>) {
         // SAFETY: previous C copy of the results is no longer referenced.
         unsafe { free_c_infos(chain.results_c.0, chain.results_c.1) };
         chain.results_c = infos_to_c(&chain.results);
-        let (status, src, (ip, ni), (rp, nr)) = (chain.status, chain.source, chain.info, chain.results_c);
+        // SAFETY: the previous handler's copy is no longer referenced.
+        unsafe { free_c_infos(chain.call_info.0, chain.call_info.1) };
+        chain.call_info = (core::ptr::null_mut(), 0);
+        let mut info = chain.info;
+        if h.return_object != 0 {
+            let mut with = chain.infos.clone();
+            with.push(Info::new("pmix.evobject", crate::owned::Value::pointer(h.return_object as *mut c_void)));
+            chain.call_info = infos_to_c(&with);
+            info = chain.call_info;
+        }
+        let (status, src, (ip, ni), (rp, nr)) = (chain.status, chain.source, info, chain.results_c);
         let raw = Box::into_raw(chain);
         crate::pmix_debug!(10, "event {status}: calling handler {}", h.id);
         // SAFETY: the handler gets pointers owned by the chain, which stays

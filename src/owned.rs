@@ -127,6 +127,12 @@ impl Value {
         // SAFETY: da describes `infos`, deep-copied by load.
         unsafe { Value::load(&da as *const pmix_data_array_t as *const c_void, PMIX_DATA_ARRAY).expect("out of memory") }
     }
+    /// A PMIX_POINTER (the address only: nothing is owned or copied).
+    pub fn pointer(p: *mut c_void) -> Value {
+        // SAFETY: for PMIX_POINTER the data given is the pointer itself
+        // (PMIx_Value_load's convention), never dereferenced.
+        unsafe { Value::load(p as *const c_void, PMIX_POINTER).unwrap() }
+    }
     pub fn status(x: pmix_status_t) -> Value {
         // SAFETY: x is a status element.
         unsafe { Value::load(&x as *const pmix_status_t as *const c_void, PMIX_STATUS).unwrap() }

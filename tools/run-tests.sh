@@ -603,6 +603,7 @@ t_newer() { tools/newer-tests.sh "$B/newer"; }
 # example server, mpirun): OpenPMIx's protocol from the client side (issue 15).
 t_mixed() { tools/mixed-tests.sh "$B/mixed"; }
 t_opx_clients() { tools/openpmix-clients-tests.sh "$B/opxclients"; }
+t_launch() { tools/launch-tests.sh "$B/launch"; }
 # The mutation fuzzer, 10 s per target (decode, unpack, openpmix-answers,
 # openpmix-requests, cleanup, frames):
 # no panic, the live server answers throughout; executions counted.
@@ -684,6 +685,7 @@ all_steps() {
     step rfc-example-programs t_rfc_examples
     step get-data-scope t_scope
     step tool-attach-switch-disconnect t_tool
+    step tool-launch-debug t_launch
     step groups t_groups
     step threads-stress-16 t_stress
     step threads-stress-16-tsan t_stress_tsan

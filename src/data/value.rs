@@ -77,8 +77,10 @@ pub unsafe fn load_elem(v: &mut pmix_value_t, src: *const u8, t: pmix_data_type_
     }
 }
 
-/// `PMIx_Value_load` semantics: for PMIX_STRING, `data` is the `char *` itself;
-/// for every other type it points at the element.
+/// `PMIx_Value_load` semantics: for PMIX_STRING, `data` is the `char *` itself,
+/// and for PMIX_POINTER the pointer itself (as OpenPMIx stores it: the
+/// `PMIX_INFO_LOAD(&i, PMIX_EVENT_RETURN_OBJECT, &obj, PMIX_POINTER)` of its
+/// examples hands back `&obj`); for every other type it points at the element.
 ///
 /// # Safety
 /// As `load_elem`, with the PMIX_STRING convention above.
@@ -88,6 +90,9 @@ pub unsafe fn load(v: &mut pmix_value_t, data: *const c_void, t: pmix_data_type_
         if t == PMIX_STRING {
             let s = data as *const c_char;
             return load_elem(v, &s as *const *const c_char as *const u8, t, 0);
+        }
+        if t == PMIX_POINTER {
+            return load_elem(v, &data as *const *const c_void as *const u8, t, 0);
         }
         load_elem(v, data as *const u8, t, 0)
     }

@@ -1,0 +1,174 @@
+#!/bin/bash
+# Tool-driven launch (issue 21): a persistent pmixrun (the node's system
+# server, in a private TMPDIR) and tools that start jobs through it.
+#
+#   tools/launch-tests.sh [BUILD_DIR]      (default: c-tests/build/launch)
+#
+#   launch/tool-debug      c-tests/tool_launch.c spawns 4 ranks of
+#                          c-tests/debug_rank.c with PMIX_FWD_STDOUT/_STDERR
+#                          and PMIX_DEBUG_STOP_IN_INIT: the spawn and debug
+#                          support queries name them, every rank reports it
+#                          waits in init while nothing has been written, the
+#                          release lets them go, each rank's 64 KiB of stdout
+#                          arrives whole (sha256 per rank against the bytes
+#                          it writes) with its stderr line, and the job-end
+#                          event carries the job's exit code (5)
+#   launch/release-twice   the same with the release sent twice: no change
+#   launch/pmixctl-run     pmixctl run -n 3: each rank's line on pmixctl's
+#                          stdout, pmixctl's exit code the job's (4)
+#   launch/relative-path   pmixctl run ./prog from the directory holding it
+#   launch/missing-command pmixctl run of a program that does not exist:
+#                          an error at once, and the launcher serves on
+#   launch/tool-gone       a tool that goes away while its job runs: the
+#                          job runs to its end (it writes a file after the
+#                          tool is gone) and the launcher serves on
+#   launch/openpmix-launcher  OpenPMIx's example launcher.c (128 ranks of
+#                          "app" found in its directory, PMIX_NOTIFY_COMPLETION,
+#                          the job-end event with the registration's
+#                          PMIX_EVENT_RETURN_OBJECT), on rpmix
+#   launch/stop            pmixctl stop: the launcher exits 0, its system
+#                          rendezvous file removed, nothing left running
+#
+# Environment: RPMIX_LIBDIR, RPMIX_CASE, OPENPMIX_INCLUDE, OPENPMIX_EXAMPLES, CC
+# (tools/testlib.sh). Last line: "N passed, M failed".
+set -u
+BUILD_SUBDIR=launch
+. "$(dirname "$0")/testlib.sh"
+MARKER_PREFIX=rpmix-launch
+MARKER_VAR=LAUNCH_MARKER
+require_lib "$LIBDIR" "$B"
+T=40
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rpmix-launch.XXXXXX") || exit 1
+D=$SCRATCH/tmp
+mkdir -p "$D"
+MARKER=$(new_marker daemon)
+PMIXCTL=$LIBDIR/pmixctl
+cleanup() {
+    [ -n "${DAEMON:-}" ] && kill -TERM "$DAEMON" 2>/dev/null
+    leftovers "$MARKER" "$SCRATCH/leftovers.log" marker_in_env >/dev/null 2>&1
+    rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+
+# ---- build ----
+blog=$B/build.log
+: >"$blog"
+ok=1
+for p in tool_launch debug_rank; do build_c "$p" "$p" >>"$blog" 2>&1 || ok=0; done
+build_once "$BIN/oex_launcher" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$REF_INC" \
+    "$OEX_SRC/launcher.c" -o "$BIN/oex_launcher" -l:libpmix.so.2 -lpthread >>"$blog" 2>&1 || ok=0
+if [ $ok = 1 ]; then pass build; else fail build "compilation failed" "$blog"; finish; fi
+
+# ---- the launcher ----
+export TMPDIR=$D PMIX_SYSTEM_TMPDIR=$D LD_LIBRARY_PATH=$LIBDIR
+# (the marker in the launcher's environment alone: its jobs inherit it)
+LAUNCH_MARKER=$MARKER "$PMIXRUN" --persistent -v >"$B/daemon.log" 2>&1 </dev/null &
+DAEMON=$!
+for i in $(seq 100); do [ -e "$D/pmix.sys.$(hostname)" ] && break; sleep 0.1; done
+if [ ! -e "$D/pmix.sys.$(hostname)" ]; then fail launcher "no system rendezvous file" "$B/daemon.log"; finish; fi
+pass launcher
+
+# expected <kib> <rank>: what debug_rank writes on stdout
+expected() {
+    local kib=$1 r=$2 i=0 n=0 line
+    while [ $n -lt $((kib * 1024)) ]; do
+        line="r$r $i abcdefghijklmnopqrstuvwxyz"
+        printf '%s\n' "$line"
+        n=$((n + ${#line} + 1)); i=$((i + 1))
+    done
+}
+for r in 0 1 2 3; do expected 64 $r | sha256sum | cut -d' ' -f1 >"$SCRATCH/want.$r"; done
+
+tool_debug() {  # tool_debug <name> [env...]
+    local name=$1 log=$B/${1//\//_}.log out=$B/${1//\//_}.out; shift
+    selected "$name" || return 0
+    why=""
+    # (stdout holds the job's output alone; the tool's lines go to stderr)
+    (timeout $T env "$@" "$BIN/tool_launch" 4 "$BIN/debug_rank" 64 5 >"$out" 2>"$log"; echo $? >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 0 ] || add "exit $RC"
+    [ "$(head -n1 "$out")" = "--- released ---" ] || add "output before the release"
+    for r in 0 1 2 3; do
+        [ "$(grep -a "^r$r " "$out" | sha256sum | cut -d' ' -f1)" = "$(cat "$SCRATCH/want.$r")" ] || add "rank $r's stdout differs"
+        grep -q "^debug_rank $r done" "$log" || add "rank $r's stderr line missing"
+    done
+    grep -q '^tool_launch: 4 ranks stopped in init' "$log" || add "the ranks did not all stop in init"
+    grep -Eq '^tool_launch: job [^ ]+ ended, exit code 5$' "$log" || add "no job-end event with exit code 5"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+tool_debug launch/tool-debug
+tool_debug launch/release-twice TOOL_LAUNCH_RELEASE_TWICE=1
+
+if selected launch/pmixctl-run; then
+    log=$B/launch_pmixctl-run.log why=""
+    run_timed "$log" "$PMIXCTL" run -n 3 sh -c 'echo "out-$PMIX_RANK"; exit 4'
+    [ "$RC" = 4 ] || add "exit $RC, expected 4"
+    for r in 0 1 2; do grep -q "^out-$r\$" "$log" || add "rank $r's line missing"; done
+    if [ -z "$why" ]; then pass launch/pmixctl-run; else fail launch/pmixctl-run "$why" "$log"; fi
+fi
+
+if selected launch/relative-path; then
+    log=$B/launch_relative-path.log why=""
+    mkdir -p "$SCRATCH/here"
+    printf '#!/bin/sh\necho "ran in $(pwd)"\n' >"$SCRATCH/here/prog"
+    chmod +x "$SCRATCH/here/prog"
+    (cd "$SCRATCH/here" && run_timed "$log" "$PMIXCTL" run ./prog; echo "$RC" >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 0 ] || add "exit $RC"
+    grep -q "^ran in $SCRATCH/here\$" "$log" || add "./prog did not run in the tool's directory"
+    if [ -z "$why" ]; then pass launch/relative-path; else fail launch/relative-path "$why" "$log"; fi
+fi
+
+if selected launch/missing-command; then
+    log=$B/launch_missing-command.log why=""
+    run_timed "$log" "$PMIXCTL" run "$SCRATCH/no-such-program"
+    [ "$RC" != 0 ] && [ "$RC" != 124 ] || add "exit $RC, expected an error"
+    grep -Eq 'NOT FOUND|NOT-FOUND|FAILED' "$log" || add "no error named"
+    run_timed "$log.after" "$PMIXCTL" run /bin/true
+    [ "$RC" = 0 ] || add "the launcher did not serve the next job (exit $RC)"
+    if [ -z "$why" ]; then pass launch/missing-command; else fail launch/missing-command "$why" "$log"; fi
+fi
+
+if selected launch/tool-gone; then
+    log=$B/launch_tool-gone.log why=""
+    rm -f "$SCRATCH/finished"
+    "$PMIXCTL" run sh -c "sleep 1.5; echo late; touch '$SCRATCH/finished'" >"$log" 2>&1 &
+    tp=$!
+    sleep 0.5
+    kill -KILL $tp 2>/dev/null; wait $tp 2>/dev/null
+    for i in $(seq 50); do [ -e "$SCRATCH/finished" ] && break; sleep 0.1; done
+    [ -e "$SCRATCH/finished" ] || add "the job did not run to its end"
+    run_timed "$log.after" "$PMIXCTL" run /bin/true
+    [ "$RC" = 0 ] || add "the launcher did not serve the next job (exit $RC)"
+    if [ -z "$why" ]; then pass launch/tool-gone; else fail launch/tool-gone "$why" "$log"; fi
+fi
+
+if selected launch/openpmix-launcher; then
+    log=$B/launch_openpmix-launcher.log why=""
+    # launcher.c spawns 128 ranks of "app", found in its working directory.
+    mkdir -p "$SCRATCH/ex"
+    cp /bin/true "$SCRATCH/ex/app"
+    (cd "$SCRATCH/ex" && run_timed "$log" "$BIN/oex_launcher"; echo "$RC" >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 0 ] || add "exit $RC"
+    grep -q 'LOCK WAS NOT RETURNED' "$log" && add "the event came without the registration's return object"
+    grep -q 'app.*as pid' "$B/daemon.log" || add "no app started"
+    [ "$(grep -c ':[0-9]* (.*/app) as pid' "$B/daemon.log")" = 128 ] || add "$(grep -c ':[0-9]* (.*/app) as pid' "$B/daemon.log") of 128 apps started"
+    if [ -z "$why" ]; then pass launch/openpmix-launcher; else fail launch/openpmix-launcher "$why" "$log"; fi
+fi
+
+if selected launch/stop; then
+    log=$B/launch_stop.log why=""
+    run_timed "$log" "$PMIXCTL" stop
+    [ "$RC" = 0 ] || add "pmixctl stop: exit $RC"
+    for i in $(seq 50); do kill -0 "$DAEMON" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$DAEMON" 2>/dev/null; then add "the launcher still runs"; else
+        wait "$DAEMON"; drc=$?
+        [ "$drc" = 0 ] || add "the launcher exited $drc"
+    fi
+    DAEMON=""
+    [ -e "$D/pmix.sys.$(hostname)" ] && add "its system rendezvous file remains"
+    leftovers "$MARKER" "$log" marker_in_env || add "processes left running"
+    if [ -z "$why" ]; then pass launch/stop; else fail launch/stop "$why" "$log"; fi
+fi
+finish
