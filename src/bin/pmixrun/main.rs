@@ -21,6 +21,7 @@ use pmix::owned::Info;
 
 const HELP: &str = "\
 usage: pmixrun [options] prog [args...] [: [options] prog2 [args...]] ...
+       pmixrun --persistent [options]
 
 Runs a job of one or more app contexts on this machine; every rank is a
 PMIx client of pmixrun's PMIx server (rpmix).
@@ -32,6 +33,10 @@ Per app context:
       --wdir DIR     working directory of the ranks
 
 Global (before the first program):
+      --persistent   run no program: be the node's system server and start
+                     the jobs tools ask for (PMIx_Spawn; pmixctl run), each
+                     failing alone, until SIGTERM or pmixctl stop (exit 0);
+                     its jobs' output goes to the tools, never here
       --timeout S    kill the job after S seconds (exit code 124)
       --grace S      seconds between SIGTERM and SIGKILL (default 2)
       --bind-to WHAT pin each rank to one core or hwthread (round robin over
