@@ -154,7 +154,8 @@ fn connect_any<T>(infos: &[Info], connect: impl Fn(&str, &str) -> Res<T>) -> Res
 
 /// Where the server named by `infos` listens: (socket path, contact). The
 /// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM),
-/// server pid, server namespace, then the contact in our environment.
+/// server pid, server namespace, the contact in our environment, then the
+/// system server.
 pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     let host = crate::rendezvous::hostname();
     let flag = |k| find(infos, k).is_some_and(|i| i.truthy());
@@ -181,7 +182,9 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     } else if let Some(u) = wire::own_contact_from_env().or_else(|| wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok())) {
         locate(&u).ok_or(PMIX_ERR_UNREACH)?
     } else {
-        return Err(PMIX_ERR_UNREACH);
+        // Nothing said: the node's system server, if there is one (as
+        // OpenPMIx's tools look for one; its debugger.c says nothing).
+        system_server(infos).inspect_err(|_| crate::pmix_debug!(1, "PMIx_tool_init: no server named and no system server"))?
     };
     Ok((path, uri))
 }

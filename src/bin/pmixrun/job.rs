@@ -294,6 +294,12 @@ impl Launcher {
         if let Some(i) = pmix::owned::find(directives, PMIX_DEBUG_STOP_IN_INIT) {
             info.push(i.clone());
         }
+        // Debugger daemons learn whom they debug from their job data.
+        for key in ["pmix.debugger", "pmix.dbg.tgt", "pmix.dbg.job"] {
+            if let Some(i) = directives.iter().find(|i| i.key() == key) {
+                info.push(i.clone());
+            }
+        }
         if let Some(p) = parent {
             info.push(Info::new("pmix.parent", Value::proc(p)));
             info.push(Info::new("pmix.spawned", Value::boolean(true)));
