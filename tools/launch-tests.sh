@@ -22,6 +22,8 @@
 #   launch/tool-gone       a tool that goes away while its job runs: the
 #                          job runs to its end (it writes a file after the
 #                          tool is gone) and the launcher serves on
+#   launch/tool-gone-mid-spawn  tools killed while their spawn is in
+#                          flight: the launcher serves the next one
 #   launch/openpmix-launcher  OpenPMIx's example launcher.c (128 ranks of
 #                          "app" found in its directory, PMIX_NOTIFY_COMPLETION,
 #                          the job-end event with the registration's
@@ -145,6 +147,22 @@ if selected launch/tool-gone; then
     run_timed "$log.after" "$PMIXCTL" run /bin/true
     [ "$RC" = 0 ] || add "the launcher did not serve the next job (exit $RC)"
     if [ -z "$why" ]; then pass launch/tool-gone; else fail launch/tool-gone "$why" "$log"; fi
+fi
+
+# A tool killed while its spawn is in flight (20 ms after it started):
+# whether the job started or not, the launcher serves the next tool.
+if selected launch/tool-gone-mid-spawn; then
+    log=$B/launch_tool-gone-mid-spawn.log why=""
+    for k in 1 2 3; do
+        "$PMIXCTL" run -n 2 sh -c 'sleep 0.3' >"$log" 2>&1 &
+        tp=$!
+        sleep 0.02
+        kill -KILL $tp 2>/dev/null; wait $tp 2>/dev/null
+    done
+    run_timed "$log.after" "$PMIXCTL" run /bin/true
+    [ "$RC" = 0 ] || add "the launcher did not serve the next job (exit $RC)"
+    kill -0 "$DAEMON" 2>/dev/null || add "the launcher is gone"
+    if [ -z "$why" ]; then pass launch/tool-gone-mid-spawn; else fail launch/tool-gone-mid-spawn "$why" "$log.after"; fi
 fi
 
 if selected launch/openpmix-launcher; then

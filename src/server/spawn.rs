@@ -126,6 +126,11 @@ impl ServerRole {
     /// The output of job `ns` on `channels` goes to `requester` from now on
     /// (with what was written before, which the server kept).
     fn forward_spawned(&mut self, net: &mut Net, conn: ConnId, requester: &Proc, ns: &str, channels: Channels) {
+        if !net.is_open(conn) {
+            // (the requester left before its job started: the output is kept
+            // for whoever pulls it, as for any job nobody forwards)
+            return;
+        }
         let id = self.iof.add_pull(conn, SPAWNED_OUTPUT, requester.clone(), vec![Proc::wildcard(ns)], channels);
         for (src, ch, (data, complete)) in self.iof.take_cached(id) {
             let origin = super::iof::Origin::new(&self.hostname, self.pid_of(&src));
