@@ -16,7 +16,11 @@
  *   4. Every rank must report it waits in init, while none has written.
  *      Then PMIX_DEBUGGER_RELEASE to the job (custom range: its namespace).
  *   5. The job-end event must come, with the job's exit code.
- * With TOOL_LAUNCH_RELEASE_TWICE set, the release is sent twice.
+ * With TOOL_LAUNCH_RELEASE_TWICE set, the release is sent twice. With
+ * TOOL_LAUNCH_DAEMON=<program>, the tool does not release the ranks itself:
+ * it spawns that program as debugger daemons (PMIX_DEBUGGER_DAEMONS,
+ * PMIX_DEBUG_TARGET = the job, PMIX_DEBUG_DAEMONS_PER_PROC = 1: one per
+ * rank), which release them (c-tests/debug_daemon.c).
  * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
  * job's. Exit 0 when all of it held; a step that does not complete within
  * 30 s fails.
@@ -30,7 +34,7 @@
 
 static volatile int ready, ended = -1;
 static unsigned long long ready_mask;
-static char ended_ns[PMIX_MAX_NSLEN + 1];
+static char ended_ns[PMIX_MAX_NSLEN + 1], app_ns[PMIX_MAX_NSLEN + 1];
 
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
                      size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -46,12 +50,17 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
             fprintf(stderr, "tool_launch: READY_FOR_DEBUG again from rank %u\n", source ? source->rank : 0xffffffffu);
     } else if (status == PMIX_ERR_JOB_TERMINATED) {
         int code = -1;
+        char which[PMIX_MAX_NSLEN + 1] = "";
         for (i = 0; i < ninfo; i++) {
             if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) code = info[i].value.data.integer;
             if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC))
-                snprintf(ended_ns, sizeof ended_ns, "%s", info[i].value.data.proc->nspace);
+                snprintf(which, sizeof which, "%s", info[i].value.data.proc->nspace);
         }
-        ended = code;
+        /* (the job's end, not the daemons') */
+        if (strcmp(which, app_ns) == 0) {
+            snprintf(ended_ns, sizeof ended_ns, "%s", which);
+            ended = code;
+        }
     }
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
@@ -115,6 +124,7 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&jinfo[2], PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
     rc = PMIx_Spawn(jinfo, 3, &app, 1, ns);
     if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL spawn: %s\n", PMIx_Error_string(rc)); return 1; }
+    snprintf(app_ns, sizeof app_ns, "%s", ns);
     fprintf(stderr, "tool_launch: spawned %s\n", ns);
 
     if (!wait_for(&ready, nranks, 1)) {
@@ -131,8 +141,23 @@ int main(int argc, char **argv)
         pmix_data_array_t da = { PMIX_PROC, 1, &job };
         PMIX_INFO_LOAD(&rel, PMIX_EVENT_CUSTOM_RANGE, &da, PMIX_DATA_ARRAY);
     }
+    if (getenv("TOOL_LAUNCH_DAEMON")) {
+        pmix_app_t d;
+        pmix_info_t dinfo[3];
+        char dns[PMIX_MAX_NSLEN + 1];
+        uint16_t one = 1;
+        PMIX_APP_CONSTRUCT(&d);
+        d.cmd = strdup(getenv("TOOL_LAUNCH_DAEMON"));
+        PMIX_ARGV_APPEND(rc, d.argv, d.cmd);
+        PMIX_INFO_LOAD(&dinfo[0], PMIX_DEBUGGER_DAEMONS, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&dinfo[1], PMIX_DEBUG_TARGET, &job, PMIX_PROC);
+        PMIX_INFO_LOAD(&dinfo[2], PMIX_DEBUG_DAEMONS_PER_PROC, &one, PMIX_UINT16);
+        rc = PMIx_Spawn(dinfo, 3, &d, 1, dns);
+        if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL daemons: %s\n", PMIx_Error_string(rc)); return 1; }
+        fprintf(stderr, "tool_launch: daemons %s\n", dns);
+    }
     /* TOOL_LAUNCH_RELEASE_TWICE: a second release must change nothing */
-    for (i = 0; i < (getenv("TOOL_LAUNCH_RELEASE_TWICE") ? 2u : 1u); i++) {
+    for (i = 0; i < (getenv("TOOL_LAUNCH_DAEMON") ? 0u : getenv("TOOL_LAUNCH_RELEASE_TWICE") ? 2u : 1u); i++) {
         rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
         if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
             fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));

@@ -14,6 +14,11 @@
 #                          it writes) with its stderr line, and the job-end
 #                          event carries the job's exit code (5)
 #   launch/release-twice   the same with the release sent twice: no change
+#   launch/daemons         the same, released by debugger daemons
+#                          (c-tests/debug_daemon.c, PMIX_DEBUGGER_DAEMONS,
+#                          PMIX_DEBUG_TARGET, one per rank by
+#                          PMIX_DEBUG_DAEMONS_PER_PROC): 4 daemons start, each
+#                          finds its target in its job data and releases it
 #   launch/pmixctl-run     pmixctl run -n 3: each rank's line on pmixctl's
 #                          stdout, pmixctl's exit code the job's (4)
 #   launch/relative-path   pmixctl run ./prog from the directory holding it
@@ -58,7 +63,7 @@ trap cleanup EXIT
 blog=$B/build.log
 : >"$blog"
 ok=1
-for p in tool_launch debug_rank; do build_c "$p" "$p" >>"$blog" 2>&1 || ok=0; done
+for p in tool_launch debug_rank debug_daemon; do build_c "$p" "$p" >>"$blog" 2>&1 || ok=0; done
 for ex in launcher debugger debuggerd client; do
     build_once "$BIN/oex_$ex" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$REF_INC" \
         "$OEX_SRC/$ex.c" -o "$BIN/oex_$ex" -l:libpmix.so.2 -lpthread >>"$blog" 2>&1 || ok=0
@@ -104,6 +109,14 @@ tool_debug() {  # tool_debug <name> [env...]
 }
 tool_debug launch/tool-debug
 tool_debug launch/release-twice TOOL_LAUNCH_RELEASE_TWICE=1
+# The release by debugger daemons, one per rank (PMIX_DEBUG_DAEMONS_PER_PROC):
+# each reads its target from its job data (PMIX_DEBUG_TARGET).
+if selected launch/daemons; then
+    before=$(grep -c ' as pid ' "$B/daemon.log")
+    tool_debug launch/daemons TOOL_LAUNCH_DAEMON="$BIN/debug_daemon"
+    n=$(tail -n +"$((before + 1))" <(grep ' as pid ' "$B/daemon.log") | grep -c '/debug_daemon) as pid')
+    [ "$n" = 4 ] || fail launch/daemons-count "$n debugger daemons, expected one per rank (4)" "$B/daemon.log"
+fi
 
 if selected launch/pmixctl-run; then
     log=$B/launch_pmixctl-run.log why=""

@@ -27,9 +27,10 @@ pub struct AppSpec {
 /// PMIX_QUERY_SPAWN_SUPPORT: the spawn attributes pmixrun acts on (the
 /// forwarding ones by the server, for any host).
 const SPAWN_SUPPORT: &str = "pmix.fwd.stdout,pmix.fwd.stderr,pmix.fwd.stddiag,pmix.notecomp,pmix.dbg.init";
-/// PMIX_QUERY_DEBUG_SUPPORT: stop in init and its release. Not stop on exec
-/// (it needs ptrace of the ranks) nor debugger daemons (not yet).
-const DEBUG_SUPPORT: &str = "pmix.dbg.init";
+/// PMIX_QUERY_DEBUG_SUPPORT: stop in init and its release, debugger daemons
+/// with their target and count. Not stop on exec (it needs ptrace of the
+/// ranks).
+const DEBUG_SUPPORT: &str = "pmix.dbg.init,pmix.debugger,pmix.dbg.tgt,pmix.dbg.dpproc,pmix.dbg.dpnd";
 
 pub struct SpawnReq {
     pub parent: Proc,

@@ -429,7 +429,8 @@ impl Launcher {
         LaunchError { status: PMIX_ERR_JOB_FAILED_TO_LAUNCH, msg }
     }
 
-    pub fn spawn(&mut self, req: SpawnReq) {
+    pub fn spawn(&mut self, mut req: SpawnReq) {
+        self.size_daemons(&mut req);
         match self.launch_with(&req.apps, Some(&req.parent), &req.directives) {
             Ok(ns) => {
                 // A tool (not one of our jobs' ranks), or a spawn asking for
@@ -446,6 +447,29 @@ impl Launcher {
                 (req.done)(e.status, String::new())
             }
         }
+    }
+
+    /// Debugger daemons (PMIX_DEBUGGER_DAEMONS): as many as asked per rank of
+    /// the target (PMIX_DEBUG_DAEMONS_PER_PROC) or per node
+    /// (PMIX_DEBUG_DAEMONS_PER_NODE; this launcher has one node), one by
+    /// default, whatever the app's own count.
+    fn size_daemons(&self, req: &mut SpawnReq) {
+        let d = &req.directives;
+        if !pmix::owned::find(d, PMIX_DEBUGGER_DAEMONS).is_some_and(|i| i.truthy()) || req.apps.len() != 1 {
+            return;
+        }
+        let target = pmix::owned::find(d, PMIX_DEBUG_TARGET)
+            .map(|i| if i.value_ref().r#type == PMIX_PROC { pmix::owned::procs_of_value(i.value_ref()).into_iter().next().map(|p| p.nspace) } else { i.as_str() })
+            .or_else(|| d.iter().find(|i| i.key() == "pmix.dbg.job").map(|i| i.as_str()))
+            .flatten();
+        let per_proc = pmix::owned::find(d, PMIX_DEBUG_DAEMONS_PER_PROC).and_then(|i| i.as_u32());
+        let per_node = pmix::owned::find(d, PMIX_DEBUG_DAEMONS_PER_NODE).and_then(|i| i.as_u32());
+        let target_ranks = target.as_deref().map_or(0, |ns| self.ranks.values().filter(|r| r.proc.nspace == ns && !r.exited).count() as u32);
+        req.apps[0].maxprocs = match (per_proc, per_node) {
+            (Some(k), _) if target_ranks > 0 => k.max(1) * target_ranks,
+            (_, Some(k)) => k.max(1),
+            _ => 1,
+        };
     }
 
     /// Undo a spawn that could not start all its ranks: the started ones are
