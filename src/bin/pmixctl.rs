@@ -95,6 +95,18 @@ unsafe extern "C" fn on_job_end(
     }
 }
 
+/// Job control `dirs` on `target`, waiting for the answer.
+fn job_control(target: &Proc, dirs: Vec<Info>) -> Result<(), String> {
+    let done = Oneshot::new();
+    let d = done.clone();
+    pmix::client::api::job_control(vec![target.clone()], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
+    match done.wait() {
+        Some(PMIX_SUCCESS) => Ok(()),
+        Some(st) => Err(pmix::strings::error_name(st).to_string()),
+        None => Err("lost the server".into()),
+    }
+}
+
 /// `pmixctl run`: start `words` (-n N, the program, its arguments) with
 /// its output forwarded here, wait for its end, keep its exit code.
 fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
@@ -242,15 +254,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
             "run" => return run_job(&cmd[1..], asked_timeout),
             "stop" => {
                 let server = pmix::client::connected_server().ok_or("no server")?;
-                let done = Oneshot::new();
-                let d = done.clone();
-                let dirs = vec![Info::new("pmix.jctrl.term", Value::boolean(true))];
-                pmix::client::api::job_control(vec![Proc::wildcard(&server.nspace)], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
-                return match done.wait() {
-                    Some(PMIX_SUCCESS) => Ok(()),
-                    Some(st) => Err(format!("stop: {}", pmix::strings::error_name(st))),
-                    None => Err("lost the server".into()),
-                };
+                return job_control(&Proc::wildcard(&server.nspace), vec![Info::new("pmix.jctrl.term", Value::boolean(true))]).map_err(|e| format!("stop: {e}"));
             }
             _ => {}
         }
@@ -277,16 +281,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
             None => names.iter().find(|n| !n.contains(".tool.")).cloned().ok_or("the server runs no job")?,
         };
         let target = Proc::new(&ns, rank.unwrap_or(PMIX_RANK_WILDCARD));
-        let jc = |dirs: Vec<Info>| -> Result<(), String> {
-            let done = Oneshot::new();
-            let d = done.clone();
-            pmix::client::api::job_control(vec![target.clone()], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
-            match done.wait() {
-                Some(PMIX_SUCCESS) => Ok(()),
-                Some(st) => Err(pmix::strings::error_name(st).to_string()),
-                None => Err("lost the server".into()),
-            }
-        };
+        let jc = |dirs: Vec<Info>| job_control(&target, dirs);
         match verb.as_str() {
             "ps" => {
                 for n in names.iter().filter(|n| !n.contains(".tool.")) {

@@ -25,7 +25,6 @@ impl ServerRole {
         // (a credential follows, from clients setup_fork prepared)
         let token = if d.remaining() > 0 { decode_str(d).ok() } else { None };
         let proc = Proc::new(&ns, rank);
-        let key = self.cred_key;
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
             reply(net, conn, req, st, &[]);
@@ -37,44 +36,103 @@ impl ServerRole {
         let Some(cred) = net.cred(conn) else {
             return refuse(net, "no peer credentials", PMIX_ERR_INVALID_CRED);
         };
-        let Some(ns_entry) = self.nspaces.get_mut(&ns) else {
-            return refuse(net, "namespace not registered", PMIX_ERR_NOT_FOUND);
-        };
-        let Some(reg) = ns_entry.clients.get_mut(&rank) else {
-            return refuse(net, "rank not registered", PMIX_ERR_NOT_FOUND);
-        };
-        if reg.uid != cred.uid || reg.gid != cred.gid {
-            return refuse(net, &format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid), PMIX_ERR_INVALID_CRED);
+        if let Some((st, why)) = self.client_refusal(net, &proc, cred, token.as_deref()) {
+            return refuse(net, &why, st);
         }
-        match (token.as_deref().filter(|t| !t.is_empty()), key) {
-            (Some(t), Some(k)) if !k.verify(&proc, t) => return refuse(net, "its credential does not match", PMIX_ERR_INVALID_CRED),
-            (None, _) if ns_entry.cred_required => return refuse(net, "no credential, and its namespace requires one", PMIX_ERR_INVALID_CRED),
-            _ => {}
-        }
-        if reg.conn.is_some_and(|c| net.is_open(c)) {
-            return refuse(net, "rank already connected", PMIX_ERR_EXISTS);
-        }
-        reg.conn = Some(conn);
-        reg.finalized = false;
-        reg.terminated = false;
-        let first = !reg.connected;
-        reg.connected = true;
-        let obj = reg.server_object;
-        self.peers.insert(conn, Peer { proc: proc.clone(), cred, tool: false });
+        let (first, obj) = self.mark_connected(conn, &proc, cred);
         // The whole namespace's data: the client answers most Gets from it.
         let mut body = Encoder::default();
         owned::encode_str(&mut body, &self.me.nspace);
         body.u32(self.me.rank);
-        if ns_entry.encode_snapshot(&mut body).is_err() {
+        let snapshot = self.nspaces.get_mut(&ns).map(|n| n.encode_snapshot(&mut body));
+        if !matches!(snapshot, Some(Ok(()))) {
             return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
         }
-        if first {
-            let st = self.host.client_connected(&proc, obj);
-            if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED && st != PMIX_ERR_NOT_SUPPORTED {
-                return refuse(net, "the host refused it", st);
-            }
+        if let Err(st) = self.host_accepts(&proc, first, obj) {
+            return refuse(net, "the host refused it", st);
         }
         reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+    }
+
+    /// Why a client may not connect as `proc` (None: it may), whatever the
+    /// protocol it speaks: its namespace and rank registered, with the uid
+    /// and gid it has, the credential setup_fork gave it (`token`) where one
+    /// is presented or its namespace requires one, not already connected.
+    pub(super) fn client_refusal(&self, net: &Net, proc: &Proc, cred: PeerCred, token: Option<&str>) -> Option<(pmix_status_t, String)> {
+        let Some(ns) = self.nspaces.get(&proc.nspace) else { return Some((PMIX_ERR_NOT_FOUND, "namespace not registered".into())) };
+        let Some(reg) = ns.clients.get(&proc.rank) else { return Some((PMIX_ERR_NOT_FOUND, "rank not registered".into())) };
+        if reg.uid != cred.uid || reg.gid != cred.gid {
+            return Some((PMIX_ERR_INVALID_CRED, format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid)));
+        }
+        match (token.filter(|t| !t.is_empty()), self.cred_key) {
+            (Some(t), Some(k)) if !k.verify(proc, t) => return Some((PMIX_ERR_INVALID_CRED, "its credential does not match".into())),
+            (None, _) if ns.cred_required => return Some((PMIX_ERR_INVALID_CRED, "no credential, and its namespace requires one".into())),
+            _ => {}
+        }
+        if reg.conn.is_some_and(|c| net.is_open(c)) {
+            return Some((PMIX_ERR_EXISTS, "rank already connected".into()));
+        }
+        None
+    }
+
+    /// A client admitted on `conn` (client_refusal said none): its
+    /// registration marked connected, the connection its peer. Returns
+    /// (its first connection, the host's server object for it).
+    pub(super) fn mark_connected(&mut self, conn: ConnId, proc: &Proc, cred: PeerCred) -> (bool, usize) {
+        let mut seen = (false, 0);
+        if let Some(reg) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) {
+            reg.conn = Some(conn);
+            reg.finalized = false;
+            reg.terminated = false;
+            seen = (!reg.connected, reg.server_object);
+            reg.connected = true;
+        }
+        self.peers.insert(conn, Peer { proc: proc.clone(), cred, tool: false });
+        seen
+    }
+
+    /// The host's client_connected upcall, on a client's first connection:
+    /// Err(its status) when it refuses the client.
+    pub(super) fn host_accepts(&mut self, proc: &Proc, first: bool, obj: usize) -> Result<(), pmix_status_t> {
+        if !first {
+            return Ok(());
+        }
+        match self.host.client_connected(proc, obj) {
+            PMIX_SUCCESS | PMIX_OPERATION_SUCCEEDED | PMIX_ERR_NOT_SUPPORTED => Ok(()),
+            st => Err(st),
+        }
+    }
+
+    /// Why a tool may not connect (None: it may): another user than this
+    /// server's (root excepted), or a name it chose that is in use.
+    pub(super) fn tool_refusal(&self, cred: PeerCred, chosen: Option<&Proc>) -> Option<(pmix_status_t, &'static str)> {
+        let my_uid = nix::unistd::geteuid().as_raw();
+        if cred.uid != my_uid && cred.uid != 0 {
+            return Some((PMIX_ERR_NO_PERMISSIONS, "different user"));
+        }
+        if chosen.is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p)) {
+            return Some((PMIX_ERR_BAD_PARAM, "the name it chose is in use"));
+        }
+        None
+    }
+
+    /// What the host's tool_connected upcall is told of a tool.
+    pub(super) fn tool_infos(cred: PeerCred, chosen: Option<&Proc>, version: Option<&str>) -> Vec<Info> {
+        let mut info = vec![Info::new("pmix.euid", Value::u32(cred.uid)), Info::new("pmix.egid", Value::u32(cred.gid))];
+        if let Some(v) = version {
+            info.push(Info::new("pmix.version", Value::string(v)));
+        }
+        if let Some(p) = chosen {
+            info.push(Info::new("pmix.tool.nspace", Value::string(&p.nspace)));
+            info.push(Info::new("pmix.tool.rank", Value::rank(p.rank)));
+        }
+        info
+    }
+
+    /// A tool's name: the one it or the host chose, else a new one.
+    pub(super) fn tool_name(&mut self, chosen: Option<Proc>) -> Proc {
+        self.next_tool += 1;
+        chosen.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0))
     }
 
     /// A tool connects: same user as this server (or root) only. The host's
@@ -87,17 +145,10 @@ impl ServerRole {
             _ => None,
         };
         let cred = net.cred(conn);
-        let my_uid = nix::unistd::geteuid().as_raw();
-        let allowed = cred.is_some_and(|c| c.uid == my_uid || c.uid == 0);
-        let taken = chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p));
-        let refusal = if !ok {
-            Some((PMIX_ERR_NOT_SUPPORTED, "bad hello"))
-        } else if !allowed {
-            Some((PMIX_ERR_NO_PERMISSIONS, "different user"))
-        } else if taken {
-            Some((PMIX_ERR_BAD_PARAM, "the name it chose is in use"))
-        } else {
-            None
+        let refusal = match cred {
+            _ if !ok => Some((PMIX_ERR_NOT_SUPPORTED, "bad hello")),
+            None => Some((PMIX_ERR_NO_PERMISSIONS, "different user")),
+            Some(c) => self.tool_refusal(c, chosen.as_ref()),
         };
         if let Some((st, why)) = refusal {
             crate::pmix_debug!(1, "refusing tool connection {conn}: {why}");
@@ -106,15 +157,7 @@ impl ServerRole {
             return;
         }
         let cred = cred.unwrap();
-        let mut info = vec![
-            Info::new("pmix.euid", Value::u32(cred.uid)),
-            Info::new("pmix.egid", Value::u32(cred.gid)),
-            Info::new("pmix.version", Value::string(env!("CARGO_PKG_VERSION"))),
-        ];
-        if let Some(p) = &chosen {
-            info.push(Info::new("pmix.tool.nspace", Value::string(&p.nspace)));
-            info.push(Info::new("pmix.tool.rank", Value::rank(p.rank)));
-        }
+        let info = Self::tool_infos(cred, chosen.as_ref(), Some(env!("CARGO_PKG_VERSION")));
         let h = self.handle();
         let fallback = chosen.clone();
         let u = self.host.tool_connected(&info, Box::new(move |st, p| {
@@ -132,8 +175,7 @@ impl ServerRole {
             net.close_when_sent(conn);
             return;
         }
-        self.next_tool += 1;
-        let proc = proc.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0));
+        let proc = self.tool_name(proc);
         let mut body = Encoder::default();
         owned::encode_str(&mut body, &self.me.nspace);
         body.u32(self.me.rank);

@@ -221,78 +221,56 @@ impl ServerRole {
     /// checks as rpmix's hello against the registration, then the answer
     /// (status and index), and the connection joins the progress loop with
     /// its translation.
-    fn admit_openpmix(&mut self, net: &mut Net, mut s: TcpStream, proc: Proc, cred: PeerCred, token: Option<String>, described: bool) {
-        let key = self.cred_key;
+    fn admit_openpmix(&mut self, net: &mut Net, s: TcpStream, proc: Proc, cred: PeerCred, token: Option<String>, described: bool) {
         let refuse = |why: &str| crate::pmix_debug!(1, "OpenPMIx client {proc} refused: {why}");
-        let Some(ns) = self.nspaces.get_mut(&proc.nspace) else { return refuse("namespace not registered") };
-        let Some(reg) = ns.clients.get_mut(&proc.rank) else { return refuse("rank not registered") };
-        if reg.uid != cred.uid || reg.gid != cred.gid {
-            return refuse(&format!("uid/gid {}/{} differ from the registration", cred.uid, cred.gid));
-        }
-        match (token.as_deref().filter(|t| !t.is_empty()), key) {
-            (Some(t), Some(k)) if !k.verify(&proc, t) => return refuse("the credential in its environment is not its own"),
-            (None, _) if ns.cred_required => return refuse("its namespace requires the credential setup_fork gives a rank, and its process does not hold it"),
-            _ => {}
-        }
-        if reg.conn.is_some_and(|c| net.is_open(c)) {
-            return refuse("rank already connected");
+        if let Some((_, why)) = self.client_refusal(net, &proc, cred, token.as_deref()) {
+            return refuse(&why);
         }
         let index = self.next_openpmix_index;
         let mut answer = Vec::with_capacity(8);
         answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
         answer.extend_from_slice(&index.to_be_bytes());
-        if s.write_all(&answer).is_err() || s.set_nonblocking(true).is_err() {
-            return refuse("gone during the handshake");
-        }
-        let Ok(conn) = net.add(Stream::Tcp(mio::net::TcpStream::from_std(s)), Framing::Ptl { index: 0 }, Some(cred)) else {
-            return refuse("cannot watch its connection");
+        let conn = match self.join_openpmix(net, s, &answer, &proc, cred, described) {
+            Ok(c) => c,
+            Err(why) => return refuse(why),
         };
         self.next_openpmix_index += 1;
+        let (first, obj) = self.mark_connected(conn, &proc, cred);
+        crate::pmix_debug!(5, "OpenPMIx client {proc} connected (index {index}, {} buffers)", if described { "described" } else { "plain" });
+        if let Err(st) = self.host_accepts(&proc, first, obj) {
+            crate::pmix_debug!(1, "OpenPMIx client {proc}: the host refused it ({st})");
+            self.openpmix.remove(&conn);
+            self.peers.remove(&conn);
+            if let Some(r) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) {
+                r.conn = None;
+            }
+            net.close(conn);
+        }
+    }
+
+    /// Send the handshake's `answer` on `s`, then serve the connection in the
+    /// progress loop with OpenPMIx's framing and `proc`'s translation.
+    fn join_openpmix(&mut self, net: &mut Net, mut s: TcpStream, answer: &[u8], proc: &Proc, cred: PeerCred, described: bool) -> Result<ConnId, &'static str> {
+        if s.write_all(answer).is_err() || s.set_nonblocking(true).is_err() {
+            return Err("gone during the handshake");
+        }
+        let conn = net
+            .add(Stream::Tcp(mio::net::TcpStream::from_std(s)), Framing::Ptl { index: 0 }, Some(cred))
+            .map_err(|_| "cannot watch its connection")?;
         let link = Link::new(described, proc.clone());
         net.set_rewrite(conn, Box::new(link.clone()));
         self.openpmix.insert(conn, link);
-        let Some(reg) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) else { return };
-        reg.conn = Some(conn);
-        reg.finalized = false;
-        reg.terminated = false;
-        let first = !reg.connected;
-        reg.connected = true;
-        let obj = reg.server_object;
-        self.peers.insert(conn, Peer { proc: proc.clone(), cred, tool: false });
-        crate::pmix_debug!(5, "OpenPMIx client {proc} connected (index {index}, {} buffers)", if described { "described" } else { "plain" });
-        if first {
-            let st = self.host.client_connected(&proc, obj);
-            if st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED && st != PMIX_ERR_NOT_SUPPORTED {
-                crate::pmix_debug!(1, "OpenPMIx client {proc}: the host refused it ({st})");
-                self.openpmix.remove(&conn);
-                self.peers.remove(&conn);
-                if let Some(r) = self.nspaces.get_mut(&proc.nspace).and_then(|n| n.clients.get_mut(&proc.rank)) {
-                    r.conn = None;
-                }
-                net.close(conn);
-            }
-        }
+        Ok(conn)
     }
 
     /// An OpenPMIx tool that passed the listener's checks: the same user as
     /// this server (or root) only, as rpmix's tools; the host's
     /// tool_connected may name it, else its own name or one given here.
     fn admit_openpmix_tool(&mut self, net: &mut Net, s: TcpStream, chosen: Option<Proc>, needs_id: bool, cred: PeerCred, described: bool) {
-        let my_uid = nix::unistd::geteuid().as_raw();
-        if cred.uid != my_uid && cred.uid != 0 {
-            return crate::pmix_debug!(1, "OpenPMIx tool of uid {} refused: another user", cred.uid);
+        if let Some((_, why)) = self.tool_refusal(cred, chosen.as_ref()) {
+            return crate::pmix_debug!(1, "OpenPMIx tool of uid {} refused: {why}", cred.uid);
         }
-        if chosen.as_ref().is_some_and(|p| self.nspaces.contains_key(&p.nspace) || self.peers.values().any(|x| x.proc == *p)) {
-            return crate::pmix_debug!(1, "OpenPMIx tool refused: the name it chose is in use");
-        }
-        let mut info = vec![
-            crate::owned::Info::new("pmix.euid", crate::owned::Value::u32(cred.uid)),
-            crate::owned::Info::new("pmix.egid", crate::owned::Value::u32(cred.gid)),
-        ];
-        if let Some(p) = &chosen {
-            info.push(crate::owned::Info::new("pmix.tool.nspace", crate::owned::Value::string(&p.nspace)));
-            info.push(crate::owned::Info::new("pmix.tool.rank", crate::owned::Value::rank(p.rank)));
-        }
+        let info = Self::tool_infos(cred, chosen.as_ref(), None);
         // The stream waits with the decision (the host may answer later).
         let pending = Arc::new(parking_lot::Mutex::new(Some(s)));
         let h = self.handle();
@@ -315,12 +293,11 @@ impl ServerRole {
     /// 14.4: a status, the name given when it asked for one, ours, a status)
     /// and serve it from then on.
     #[allow(clippy::too_many_arguments)] // one handshake's state
-    fn openpmix_tool_named(&mut self, net: &mut Net, mut s: TcpStream, st: pmix_status_t, proc: Option<Proc>, needs_id: bool, cred: PeerCred, described: bool) {
+    fn openpmix_tool_named(&mut self, net: &mut Net, s: TcpStream, st: pmix_status_t, proc: Option<Proc>, needs_id: bool, cred: PeerCred, described: bool) {
         if st != PMIX_SUCCESS {
             return crate::pmix_debug!(1, "OpenPMIx tool refused by the host ({st})");
         }
-        self.next_tool += 1;
-        let proc = proc.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0));
+        let proc = self.tool_name(proc);
         let name = |out: &mut Vec<u8>, p: &Proc| {
             let mut field = [0u8; ptl::NSPACE_FIELD];
             let n = p.nspace.len().min(ptl::NSPACE_FIELD - 1);
@@ -335,15 +312,10 @@ impl ServerRole {
         }
         name(&mut answer, &self.me);
         answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
-        if s.write_all(&answer).is_err() || s.set_nonblocking(true).is_err() {
-            return crate::pmix_debug!(1, "OpenPMIx tool {proc}: gone during the handshake");
-        }
-        let Ok(conn) = net.add(Stream::Tcp(mio::net::TcpStream::from_std(s)), Framing::Ptl { index: 0 }, Some(cred)) else {
-            return crate::pmix_debug!(1, "OpenPMIx tool {proc}: cannot watch its connection");
+        let conn = match self.join_openpmix(net, s, &answer, &proc, cred, described) {
+            Ok(c) => c,
+            Err(why) => return crate::pmix_debug!(1, "OpenPMIx tool {proc}: {why}"),
         };
-        let link = Link::new(described, proc.clone());
-        net.set_rewrite(conn, Box::new(link.clone()));
-        self.openpmix.insert(conn, link);
         crate::pmix_debug!(5, "OpenPMIx tool {proc} connected");
         self.peers.insert(conn, Peer { proc, cred, tool: true });
     }
