@@ -119,20 +119,14 @@ run_host() {
 # <ranks>: how many ranks must report, N or MIN-MAX (a job that aborts may
 # kill a rank before it has loaded any library); every report must name <lib>.
 judge() {
-    local log=$1 proof=$2 lib=$3 ranks=$4 ec=$5 re=$6 cnt=$7 want n total min=${4%-*} max=${4#*-}
+    local log=$1 proof=$2 lib=$3 ranks=$4 ec=$5 re=$6 cnt=$7 want n
     why=""
     [ "$RC" = "$ec" ] || add "exit $RC, expected $ec"
     grep -q "processes left running" "$log" && add "processes left running"
     n=$(grep -Ec -- "$re" "$log")
     [ "$n" -ge "$cnt" ] || add "$n of $cnt lines /$re/"
     if [ "$lib" = rpmix ]; then want=$(readlink -f "$LIBDIR/libpmix.so.2"); else want=$SYSLIB; fi
-    n=0
-    while read -r _ path _; do
-        [ "$(readlink -f "$path")" = "$want" ] && n=$((n + 1))
-    done <"$proof"
-    total=$(wc -l <"$proof")
-    [ "$n" = "$total" ] && [ "$n" -ge "$min" ] && [ "$n" -le "$max" ] ||
-        add "$n of $ranks ranks ran on $want ($total reports: $(cut -d' ' -f2 "$proof" | sort | uniq -c | tr '\n' ' '))"
+    proof_ranks "$proof" "$want" "$ranks"
     return 0
 }
 

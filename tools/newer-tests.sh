@@ -147,21 +147,34 @@ case_helpers_client() {
 
 # ---- Open MPI 5.0.7 programs under pmixrun ----
 # every rank prints its libpmix: rpmix's, from /opt/rpmix/lib
-ompi_case() {  # ompi_case <name> <expected exit> <pattern count> <pattern> <program> [args]
-    local name=ompi5/$1 want=$2 count=$3 pattern=$4 prog=$5 log marker
-    marker=$(new_marker "ompi5-$1")
-    log=$B/newer-ompi5-$1.log
-    shift 5
+# pmixrun_case <group> <ranks' library: rpmix|openpmix> <name> <expected
+# exit> <pattern count> <pattern> <program> [args]: the program, 4 ranks,
+# under pmixrun on rpmix in the root; every rank names its library (its
+# pmix= line, and its hello-lib line when HELLO_SHOW_LIB prints one).
+pmixrun_case() {
+    local name=$1/$3 lib=$2 want=$4 count=$5 pattern=$6 prog=$7 log marker
+    marker=$(new_marker "$1-$3")
+    log=$B/newer-$1-$3.log
+    shift 7
     selected "$name" || return 0
     why=""
-    run_timed "$log" "${WITH_RPMIX[@]}" HELLO_SHOW_LIB=1 "$PMIXRUN_IN" --timeout 60 -n 4 "/opt/rpmix/build/$prog" "$@" "$marker"
+    local env=("${WITH_RPMIX[@]}") ver='pmix=rpmix'
+    if [ "$lib" = openpmix ]; then env=("${IN_ROOT[@]}" OMPI_MCA_btl_tcp_if_include=lo) ver='pmix=OpenPMIx 5\.0\.7'; fi
+    run_timed "$log" "${env[@]}" HELLO_SHOW_LIB=1 "$PMIXRUN_IN" --timeout 60 -n 4 "/opt/rpmix/build/$prog" "$@" "$marker"
     [ $RC -eq "$want" ] || add "exit $RC, expected $want"
     [ "$(grep -Ec "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
-    if grep -E 'pmix=' "$log" | grep -vq 'pmix=rpmix'; then add "a rank loaded another libpmix"; fi
-    if grep -q '^hello-lib' "$log" && grep '^hello-lib' "$log" | grep -vq '/opt/rpmix/lib/'; then add "a rank's libpmix is not rpmix's"; fi
+    if grep -E 'pmix=' "$log" | grep -vq "$ver"; then add "a rank loaded another libpmix"; fi
+    if grep -q '^hello-lib' "$log"; then
+        if [ "$lib" = rpmix ]; then
+            grep '^hello-lib' "$log" | grep -vq '/opt/rpmix/lib/' && add "a rank's libpmix is not rpmix's"
+        else
+            grep '^hello-lib' "$log" | grep -q '/opt/rpmix/lib/' && add "a rank loaded rpmix's libpmix"
+        fi
+    fi
     leftovers "$marker" "$log" || add "processes left running"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
+ompi_case() { pmixrun_case ompi5 rpmix "$@"; }
 
 case_helpers
 case_exports
@@ -208,21 +221,7 @@ case_spawn
 # still offer OpenPMIx 4.1's protocol, which rpmix's server speaks): the
 # same Open MPI 5 programs, the ranks on the root's own libpmix (no
 # LD_LIBRARY_PATH for them; pmixrun links none).
-opx5_case() {  # opx5_case <name> <expected exit> <pattern count> <pattern> <program> [args]
-    local name=opx5/$1 want=$2 count=$3 pattern=$4 prog=$5 log marker
-    marker=$(new_marker "opx5-$1")
-    log=$B/newer-opx5-$1.log
-    shift 5
-    selected "$name" || return 0
-    why=""
-    run_timed "$log" "${IN_ROOT[@]}" HELLO_SHOW_LIB=1 OMPI_MCA_btl_tcp_if_include=lo "$PMIXRUN_IN" --timeout 60 -n 4 "/opt/rpmix/build/$prog" "$@" "$marker"
-    [ $RC -eq "$want" ] || add "exit $RC, expected $want"
-    [ "$(grep -Ec "$pattern" "$log")" -ge "$count" ] || add "fewer than $count lines matching $pattern"
-    if grep -E 'pmix=' "$log" | grep -vq 'pmix=OpenPMIx 5\.0\.7'; then add "a rank loaded another libpmix"; fi
-    if grep -q '^hello-lib' "$log" && grep '^hello-lib' "$log" | grep -q '/opt/rpmix/lib/'; then add "a rank loaded rpmix's libpmix"; fi
-    leftovers "$marker" "$log" || add "processes left running"
-    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
-}
+opx5_case() { pmixrun_case opx5 openpmix "$@"; }
 opx5_case hello 0 4 '^hello [0-3]/4 pmix=OpenPMIx 5\.0\.7' hello
 opx5_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-opx5
 opx5_case spawn 0 1 '^spawn ok: 4 parents, 2 children replied pmix=OpenPMIx 5\.0\.7' spawn

@@ -132,7 +132,7 @@ run_job() {
 # exit (so the preloaded proof may find none): N lines of their own output
 # name the library (pmix=<PMIx_Get_version()>), and none names another.
 judge() {
-    local log=$1 proof=$2 lib=$3 ranks=$4 ec=$5 re=$6 cnt=$7 n total want path min=${4%-*} max=${4#*-}
+    local log=$1 proof=$2 lib=$3 ranks=$4 ec=$5 re=$6 cnt=$7 n want
     why=""
     [ "$RC" = "$ec" ] || add "exit $RC, expected $ec"
     grep -q "processes left running" "$log" && add "processes left running"
@@ -146,13 +146,7 @@ judge() {
         return 0
     fi
     if [ "$lib" = rpmix ]; then want=$OURLIB; else want=$SYSLIB; fi
-    n=0
-    while read -r _ path _; do
-        [ "$(readlink -f "$path")" = "$want" ] && n=$((n + 1))
-    done <"$proof"
-    total=$(wc -l <"$proof")
-    [ "$n" = "$total" ] && [ "$n" -ge "$min" ] && [ "$n" -le "$max" ] ||
-        add "$n of $ranks ranks ran on $want ($total reports: $(cut -d' ' -f2 "$proof" | sort | uniq -c | tr '\n' ' '))"
+    proof_ranks "$proof" "$want" "$ranks"
     return 0
 }
 

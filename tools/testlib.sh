@@ -203,6 +203,20 @@ leftovers() {
     return 1
 }
 
+# proof_ranks <proof> <library path> <ranks: N or MIN-MAX>: adds to why
+# unless every report of c-tests/which_pmix.c in <proof> names the library
+# and their number is within the ranks asked.
+proof_ranks() {
+    local proof=$1 want=$2 ranks=$3 min=${3%-*} max=${3#*-} n=0 total path
+    while read -r _ path _; do
+        [ "$(readlink -f "$path")" = "$want" ] && n=$((n + 1))
+    done <"$proof"
+    total=$(wc -l <"$proof")
+    [ "$n" = "$total" ] && [ "$n" -ge "$min" ] && [ "$n" -le "$max" ] ||
+        add "$n of $ranks ranks ran on $want ($total reports: $(cut -d' ' -f2 "$proof" | sort | uniq -c | tr '\n' ' '))"
+    return 0
+}
+
 # run_timed <log> <cmd...>: runs under timeout $T, sets RC and MS (elapsed milliseconds).
 run_timed() {
     local log=$1; shift
