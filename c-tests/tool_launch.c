@@ -20,7 +20,14 @@
  * TOOL_LAUNCH_DAEMON=<program>, the tool does not release the ranks itself:
  * it spawns that program as debugger daemons (PMIX_DEBUGGER_DAEMONS,
  * PMIX_DEBUG_TARGET = the job, PMIX_DEBUG_DAEMONS_PER_PROC = 1: one per
- * rank), which release them (c-tests/debug_daemon.c).
+ * rank), which release them (c-tests/debug_daemon.c); if the daemons' job
+ * ends while the job is still held, the tool says so and exits 3.
+ * With TOOL_LAUNCH_ON_EXEC set, the ranks stop on exec instead
+ * (PMIX_DEBUG_STOP_ON_EXEC, which the debug support query must name; exit
+ * 77 if it does not): one PMIX_READY_FOR_DEBUG names them all (breakpoint
+ * "exec"), and each rank's process (its PMIX_PROC_PID) must be stopped
+ * (state T in /proc) and already be <program> (/proc/<pid>/exe), before
+ * the release continues them.
  * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
  * job's. Exit 0 when all of it held; a step that does not complete within
  * 30 s fails.
@@ -32,9 +39,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static volatile int ready, ended = -1;
+static volatile int ready, ended = -1, daemons_ended = -1;
 static unsigned long long ready_mask;
 static char ended_ns[PMIX_MAX_NSLEN + 1], app_ns[PMIX_MAX_NSLEN + 1];
+static int on_exec;
 
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
                      size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -42,7 +50,18 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
 {
     size_t i;
     (void) id; (void) source; (void) results; (void) nresults;
-    if (status == PMIX_READY_FOR_DEBUG) {
+    if (status == PMIX_READY_FOR_DEBUG && on_exec) {
+        /* stopped on exec: the launcher names the held ranks at once */
+        int exec_bp = 0, n = 0;
+        for (i = 0; i < ninfo; i++) {
+            if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING)
+                exec_bp = strcmp(info[i].value.data.string, "exec") == 0;
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) && info[i].value.type == PMIX_DATA_ARRAY)
+                n = (int) info[i].value.data.darray->size;
+        }
+        if (exec_bp) ready = n;
+        else fprintf(stderr, "tool_launch: READY_FOR_DEBUG without the exec breakpoint\n");
+    } else if (status == PMIX_READY_FOR_DEBUG) {
         /* (each rank once: the source names it) */
         if (source != NULL && source->rank < 64 && !(__sync_fetch_and_or(&ready_mask, 1ULL << source->rank) & (1ULL << source->rank)))
             __sync_fetch_and_add(&ready, 1);
@@ -56,10 +75,12 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
             if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC))
                 snprintf(which, sizeof which, "%s", info[i].value.data.proc->nspace);
         }
-        /* (the job's end, not the daemons') */
+        /* (the job's end, or the daemons') */
         if (strcmp(which, app_ns) == 0) {
             snprintf(ended_ns, sizeof ended_ns, "%s", which);
             ended = code;
+        } else {
+            daemons_ended = code;
         }
     }
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
@@ -73,6 +94,41 @@ static int wait_for(volatile int *v, int want, int cmp_ge)
         usleep(100 * 1000);
     }
     return 0;
+}
+
+/* Each rank's process is stopped (state T) and runs <program> already. */
+static int check_stopped_on_exec(const char *ns, int nranks, const char *program)
+{
+    char want[4096], path[64], exe[4096], stat[512];
+    int r, ok = 1;
+    if (!realpath(program, want)) { fprintf(stderr, "tool_launch: FAIL realpath %s\n", program); return 0; }
+    for (r = 0; r < nranks; r++) {
+        pmix_proc_t p;
+        pmix_value_t *v = NULL;
+        pid_t pid;
+        FILE *f;
+        ssize_t n;
+        char *state;
+        PMIX_LOAD_PROCID(&p, ns, r);
+        if (PMIx_Get(&p, PMIX_PROC_PID, NULL, 0, &v) != PMIX_SUCCESS || v == NULL) {
+            fprintf(stderr, "tool_launch: FAIL no PMIX_PROC_PID for rank %d\n", r);
+            return 0;
+        }
+        pid = v->data.pid;
+        PMIX_VALUE_RELEASE(v);
+        snprintf(path, sizeof path, "/proc/%d/exe", (int) pid);
+        n = readlink(path, exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        stat[0] = 0;
+        if ((f = fopen(path, "r")) != NULL) { if (!fgets(stat, sizeof stat, f)) stat[0] = 0; fclose(f); }
+        state = strrchr(stat, ')');
+        if (state == NULL || state[1] != ' ' || state[2] != 'T' || strcmp(exe, want) != 0) {
+            fprintf(stderr, "tool_launch: FAIL rank %d (pid %d): state '%c', exe %s\n", r, (int) pid, state ? state[2] : '?', exe);
+            ok = 0;
+        }
+    }
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -89,6 +145,7 @@ int main(int argc, char **argv)
 
     if (argc < 3) { fprintf(stderr, "usage: tool_launch <nranks> <program> [args...]\n"); return 2; }
     nranks = atoi(argv[1]);
+    on_exec = getenv("TOOL_LAUNCH_ON_EXEC") != NULL;
     PMIX_INFO_LOAD(&info, PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
     if ((rc = PMIx_tool_init(&me, &info, 1)) != PMIX_SUCCESS) {
         fprintf(stderr, "tool_launch: tool_init: %s\n", PMIx_Error_string(rc));
@@ -105,7 +162,11 @@ int main(int argc, char **argv)
             if (res[i].value.type != PMIX_STRING) continue;
             fprintf(stderr, "tool_launch: %s = %s\n", res[i].key, res[i].value.data.string);
             if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_SPAWN_SUPPORT) && strstr(res[i].value.data.string, PMIX_FWD_STDOUT)) fwd = 1;
-            if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_DEBUG_SUPPORT) && strstr(res[i].value.data.string, PMIX_DEBUG_STOP_IN_INIT)) stop = 1;
+            if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_DEBUG_SUPPORT) && strstr(res[i].value.data.string, on_exec ? PMIX_DEBUG_STOP_ON_EXEC : PMIX_DEBUG_STOP_IN_INIT)) stop = 1;
+        }
+        if (on_exec && rc == PMIX_SUCCESS && !stop) {
+            fprintf(stderr, "tool_launch: the launcher cannot stop on exec here\n");
+            return 77;
         }
         if (rc != PMIX_SUCCESS || !fwd || !stop) {
             fprintf(stderr, "tool_launch: FAIL support query: %s (fwd %d, stop %d)\n", PMIx_Error_string(rc), fwd, stop);
@@ -121,7 +182,7 @@ int main(int argc, char **argv)
     app.maxprocs = nranks;
     PMIX_INFO_LOAD(&jinfo[0], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&jinfo[1], PMIX_FWD_STDERR, &yes, PMIX_BOOL);
-    PMIX_INFO_LOAD(&jinfo[2], PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[2], on_exec ? PMIX_DEBUG_STOP_ON_EXEC : PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
     rc = PMIx_Spawn(jinfo, 3, &app, 1, ns);
     if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL spawn: %s\n", PMIx_Error_string(rc)); return 1; }
     snprintf(app_ns, sizeof app_ns, "%s", ns);
@@ -132,7 +193,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fflush(stdout);
-    fprintf(stderr, "tool_launch: %d ranks stopped in init\n", ready);
+    if (on_exec && !check_stopped_on_exec(ns, nranks, argv[2])) return 1;
+    fprintf(stderr, "tool_launch: %d ranks stopped %s\n", ready, on_exec ? "on exec" : "in init");
     /* (the driver checks nothing reached stdout before this line) */
     printf("--- released ---\n");
     fflush(stdout);
@@ -162,6 +224,20 @@ int main(int argc, char **argv)
         if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
             fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));
             return 1;
+        }
+    }
+    if (getenv("TOOL_LAUNCH_DAEMON")) {
+        /* daemons that end without releasing the job: the tool gives up
+         * (exit 3) and leaves the job to the launcher */
+        int i2;
+        for (i2 = 0; i2 < 300 && ended == -1 && daemons_ended == -1; i2++) usleep(100 * 1000);
+        if (ended == -1 && daemons_ended != -1) {
+            usleep(500 * 1000);
+            if (ended == -1) {
+                fprintf(stderr, "tool_launch: the daemons ended (exit code %d) without releasing the job\n", daemons_ended);
+                PMIx_tool_finalize();
+                return 3;
+            }
         }
     }
     if (!wait_for(&ended, -1, 0)) { fprintf(stderr, "tool_launch: FAIL no job-end event\n"); return 1; }

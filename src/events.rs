@@ -23,6 +23,9 @@ pub struct Handler {
     /// PMIX_EVENT_RETURN_OBJECT given at registration (0: none): handed
     /// back to the handler among the event's infos, as OpenPMIx does.
     pub return_object: usize,
+    /// PMIX_EVENT_AFFECTED_PROC(S) given at registration: the handler only
+    /// hears events that name one of these procs among theirs (or name none).
+    pub affected: Option<Vec<Proc>>,
 }
 
 #[derive(Default)]
@@ -49,7 +52,11 @@ impl Registry {
             .filter(|i| i.value_ref().r#type == PMIX_POINTER)
             // SAFETY: a pointer value, per the type check.
             .map_or(0, |i| unsafe { i.value_ref().data.ptr } as usize);
-        let h = Handler { id, codes, func, name, return_object };
+        let affected = [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS]
+            .iter()
+            .find_map(|k| find(info, k))
+            .map(|i| crate::owned::procs_of_value(i.value_ref()));
+        let h = Handler { id, codes, func, name, return_object, affected };
         let pos_of = |n: &str| self.handlers.iter().position(|x| x.name.as_deref() == Some(n));
         let at = if first {
             0
@@ -72,14 +79,29 @@ impl Registry {
 
     /// The handlers a notification of `code` reaches, in call order. Events
     /// marked non-default (PMIX_EVENT_NON_DEFAULT) skip the default handlers.
+    /// A handler registered with affected procs hears only events naming one
+    /// of them (as OpenPMIx's do; an event that names none reaches it).
     pub fn chain_for(&self, code: pmix_status_t, info: &[Info]) -> Vec<Handler> {
-        let mut v: Vec<Handler> = self.handlers.iter().filter(|h| h.codes.contains(&code)).cloned().collect();
+        let named: Option<Vec<Proc>> = [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS]
+            .iter()
+            .find_map(|k| find(info, k))
+            .map(|i| crate::owned::procs_of_value(i.value_ref()));
+        let interested = |h: &&Handler| match (&h.affected, &named) {
+            (Some(want), Some(got)) => got.iter().any(|g| want.iter().any(|w| same_proc(w, g))),
+            _ => true,
+        };
+        let mut v: Vec<Handler> = self.handlers.iter().filter(|h| h.codes.contains(&code)).filter(interested).cloned().collect();
         let non_default = find(info, PMIX_EVENT_NON_DEFAULT).is_some_and(|i| i.truthy());
         if !non_default {
-            v.extend(self.handlers.iter().filter(|h| h.codes.is_empty()).cloned());
+            v.extend(self.handlers.iter().filter(|h| h.codes.is_empty()).filter(interested).cloned());
         }
         v
     }
+}
+
+/// The same process, a rank of WILDCARD on either side matching any.
+fn same_proc(a: &Proc, b: &Proc) -> bool {
+    a.nspace == b.nspace && (a.rank == b.rank || a.rank == PMIX_RANK_WILDCARD || b.rank == PMIX_RANK_WILDCARD)
 }
 
 /// Posts a closure to the progress thread that owns the registry.
@@ -201,4 +223,38 @@ unsafe extern "C" fn handler_done(
             post(Box::new(move || run_next(chain)));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::owned::Value;
+
+    unsafe extern "C" fn nothing(
+        _: usize,
+        _: pmix_status_t,
+        _: *const pmix_proc_t,
+        _: *mut pmix_info_t,
+        _: usize,
+        _: *mut pmix_info_t,
+        _: usize,
+        _: pmix_event_notification_cbfunc_fn_t,
+        _: *mut c_void,
+    ) {
+    }
+
+    #[test]
+    fn affected_procs_given_at_registration_filter_events() {
+        let mut r = Registry::new();
+        let mine = Proc::wildcard("tool.1");
+        let only_mine = r.register(vec![PMIX_EVENT_JOB_END], &[Info::new("pmix.evproc", Value::proc(&mine))], Some(nothing));
+        let any = r.register(vec![PMIX_EVENT_JOB_END], &[], Some(nothing));
+        let ids = |info: &[Info]| r.chain_for(PMIX_EVENT_JOB_END, info).iter().map(|h| h.id).collect::<Vec<_>>();
+        // Another job's end: only the handler with no interest named hears it.
+        assert_eq!(ids(&[Info::new("pmix.evproc", Value::proc(&Proc::wildcard("job.2")))]), vec![any]);
+        // One rank of its job: a wildcard registration matches it.
+        assert_eq!(ids(&[Info::new("pmix.evproc", Value::proc(&Proc::new("tool.1", 3)))]), vec![only_mine, any]);
+        // An event that names no proc reaches both, as with OpenPMIx.
+        assert_eq!(ids(&[]), vec![only_mine, any]);
+    }
 }

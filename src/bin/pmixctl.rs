@@ -33,11 +33,15 @@ Commands:
   stdin [--rank R]            send this command's stdin to the ranks' stdin
                               (the job must have been started with the
                               ranks' stdin open, e.g. pmixrun --stdin all)
-  run [-n N] PROG [ARGS...]   start a job of N ranks of PROG on the server
+  run [-n N] [--stdin R|all|none] [--end-with-tool] PROG [ARGS...]
+                              start a job of N ranks of PROG on the server
                               (a persistent pmixrun: by default the node's
                               system server), print its output as it comes
                               and exit with its exit code when it ends
-                              (PROG by a relative path: from this directory)
+                              (PROG by a relative path: from this directory).
+                              This command's stdin goes to rank R's (default
+                              0). The job outlives this command unless
+                              --end-with-tool (PMIX_SPAWN_CHILD_SEP false)
   stop                        ask the server (pmixrun) to stop
 
 Exit code 0 on success; the PMIx status name is printed on failure.";
@@ -107,13 +111,61 @@ fn job_control(target: &Proc, dirs: Vec<Info>) -> Result<(), String> {
     }
 }
 
+/// This command's stdin to `target`'s stdin, to its end (then closed).
+fn push_stdin(target: &Proc) -> Result<(), String> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut input = std::io::stdin();
+    loop {
+        let n = input.read(&mut buf).unwrap_or(0);
+        let (data, dirs) = if n == 0 {
+            (None, vec![Info::new("pmix.iof.cmp", Value::boolean(true))])
+        } else {
+            (Some(buf[..n].to_vec()), Vec::new())
+        };
+        let done = Oneshot::new();
+        let d = done.clone();
+        pmix::client::api::iof_push(vec![target.clone()], data, dirs, pmix::runtime::Completion::on_status(move |st| d.set(st)));
+        match done.wait() {
+            Some(PMIX_SUCCESS) => {}
+            // The job ended after taking all the input: nothing left to close.
+            Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
+            // (PRRTE answers the end of the input so: the stream is closed)
+            Some(PMIX_ERR_IOF_COMPLETE) if n == 0 => return Ok(()),
+            Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
+            None if n == 0 => return Ok(()),
+            None => return Err("lost the server".into()),
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
 /// `pmixctl run`: start `words` (-n N, the program, its arguments) with
 /// its output forwarded here, wait for its end, keep its exit code.
 fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
-    let (n, prog) = match words {
-        [flag, n, rest @ ..] if flag == "-n" || flag == "-np" => (n.parse::<i32>().map_err(|_| format!("run: '{n}' is not a number of ranks"))?, rest),
-        rest => (1, rest),
-    };
+    let (mut n, mut stdin_to, mut tied, mut prog) = (1, Some(0u32), false, words);
+    loop {
+        match prog {
+            [flag, v, rest @ ..] if flag == "-n" || flag == "-np" => {
+                n = v.parse::<i32>().map_err(|_| format!("run: '{v}' is not a number of ranks"))?;
+                prog = rest;
+            }
+            [flag, v, rest @ ..] if flag == "--stdin" => {
+                stdin_to = match v.as_str() {
+                    "none" => None,
+                    "all" => Some(PMIX_RANK_WILDCARD),
+                    r => Some(r.parse().map_err(|_| format!("run: --stdin '{r}' is not none, all or a rank"))?),
+                };
+                prog = rest;
+            }
+            [flag, rest @ ..] if flag == "--end-with-tool" => {
+                tied = true;
+                prog = rest;
+            }
+            _ => break,
+        }
+    }
     let Some(cmd) = prog.first() else { return Err("run: which program?".into()) };
     let code = PMIX_ERR_JOB_TERMINATED;
     // SAFETY: one status, no infos; the callback is ours and lives forever.
@@ -135,7 +187,15 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     let apps = apps.map_err(|e| pmix::strings::error_name(e).to_string())?;
     let done = Oneshot::new();
     let d = done.clone();
-    let fwd = vec![Info::new("pmix.fwd.stdout", Value::boolean(true)), Info::new("pmix.fwd.stderr", Value::boolean(true))];
+    let mut fwd = vec![Info::new("pmix.fwd.stdout", Value::boolean(true)), Info::new("pmix.fwd.stderr", Value::boolean(true))];
+    if let Some(r) = stdin_to {
+        fwd.push(Info::new("pmix.fwd.stdin", Value::boolean(true)));
+        fwd.push(Info::new("pmix.stdin", Value::proc(&Proc::new("", r))));
+    }
+    if tied {
+        // (PMIx 5's PMIX_SPAWN_CHILD_SEP: false ends the job with this tool)
+        fwd.push(Info::new("pmix.spchildsep", Value::boolean(false)));
+    }
     pmix::client::api::spawn(fwd, &apps, pmix::runtime::Completion::new(move |st, ns| d.set((st, ns))));
     let ns = match done.wait() {
         Some((PMIX_SUCCESS, ns)) => ns,
@@ -143,6 +203,15 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
         None => return Err("lost the server".into()),
     };
     eprintln!("pmixctl: job {ns} started");
+    if let Some(r) = stdin_to {
+        // (a thread: the job may end before this stdin does)
+        let target = Proc::new(&ns, r);
+        std::thread::spawn(move || {
+            if let Err(e) = push_stdin(&target) {
+                eprintln!("pmixctl: {e}");
+            }
+        });
+    }
     let end = timeout.map(|t| Instant::now() + Duration::from_secs(t as u64));
     loop {
         if let Some((_, code)) = ENDED.lock().unwrap().iter().find(|(n, _)| *n == ns) {
@@ -355,34 +424,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 }
                 Ok(())
             }
-            "stdin" => {
-                let mut buf = vec![0u8; 1 << 16];
-                let mut input = std::io::stdin();
-                loop {
-                    let n = input.read(&mut buf).unwrap_or(0);
-                    let (data, dirs) = if n == 0 {
-                        (None, vec![Info::new("pmix.iof.cmp", Value::boolean(true))])
-                    } else {
-                        (Some(buf[..n].to_vec()), Vec::new())
-                    };
-                    let done = Oneshot::new();
-                    let d = done.clone();
-                    pmix::client::api::iof_push(vec![target.clone()], data, dirs, pmix::runtime::Completion::on_status(move |st| d.set(st)));
-                    match done.wait() {
-                        Some(PMIX_SUCCESS) => {}
-                        // The job ended after taking all the input: nothing left to close.
-                        Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
-                        // (PRRTE answers the end of the input so: the stream is closed)
-                        Some(PMIX_ERR_IOF_COMPLETE) if n == 0 => return Ok(()),
-                        Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
-                        None if n == 0 => return Ok(()),
-                        None => return Err("lost the server".into()),
-                    }
-                    if n == 0 {
-                        return Ok(());
-                    }
-                }
-            }
+            "stdin" => push_stdin(&target),
             other => Err(format!("unknown command '{other}' (pmixctl --help)")),
         }
     })();

@@ -74,6 +74,9 @@ pub trait Host: Send {
     fn tool_connected(&mut self, info: &[Info], done: Box<dyn FnOnce(pmix_status_t, Option<Proc>) + Send>) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }
+    /// A tool's connection ended (whether it finalized or not): a launcher
+    /// ends or releases what the tool left behind. Rust hosts only.
+    fn tool_disconnected(&mut self, tool: &Proc) {}
     /// Someone pulls output of these procs/channels the server has not asked for yet.
     fn iof_pull(&mut self, procs: &[Proc], directives: &[Info], channels: pmix_iof_channel_t, done: Done) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)

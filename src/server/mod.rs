@@ -442,7 +442,13 @@ impl ServerRole {
                     let _ = self.host.notify_event(status, &who, PMIX_RANGE_RM, &info, Box::new(|_| {}));
                 }
                 self.deliver_event(net, status, &source, range, &info);
-                if !complete && matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
+                // A debugger's release goes to the host whatever its range
+                // (as with OpenPMIx, for any range beyond this node's
+                // clients): a launcher holds ranks stopped on exec itself.
+                let release = status == PMIX_DEBUGGER_RELEASE && range != PMIX_RANGE_LOCAL;
+                if release {
+                    let _ = self.host.notify_event(status, &who, range, &info, Box::new(|_| {}));
+                } else if !complete && matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
                     let _ = self.host.notify_event(status, &source, range, &info, Box::new(|_| {}));
                 }
                 reply(net, conn, req, PMIX_SUCCESS, &[]);
@@ -569,6 +575,7 @@ impl Role for ServerRole {
             // the monitors it set on itself end with its connection.
             self.group_member_ended(net, &peer.proc);
             self.monitors.retain(|m| m.target != peer.proc);
+            self.host.tool_disconnected(&peer.proc);
         }
         self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
         self.release_parked(net, &peer.proc);

@@ -118,9 +118,30 @@ impl ServerRole {
             Info::new("pmix.evtext", owned::Value::string(ns)),
             Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
         ];
-        for code in [PMIX_ERR_JOB_TERMINATED, PMIX_EVENT_JOB_END] {
-            self.deliver_event(net, code, &me, PMIX_RANGE_CUSTOM, &info);
-        }
+        // (PMIX_EVENT_JOB_END is PMIX_ERR_JOB_TERMINATED's new name: one event)
+        self.deliver_event(net, PMIX_EVENT_JOB_END, &me, PMIX_RANGE_CUSTOM, &info);
+    }
+
+    /// Ranks of job `ns` stopped on exec by the launcher, held for a
+    /// debugger: `requester` (the tool that spawned the job) hears
+    /// PMIX_READY_FOR_DEBUG, with the held ranks and the breakpoint "exec".
+    pub fn ready_for_debug(&mut self, net: &mut Net, held: &[Proc], requester: &Proc) {
+        let Some(first) = held.first() else { return };
+        let source = Proc::wildcard(&first.nspace);
+        let info = vec![
+            Info::new("pmix.evaffected", owned::Value::procs(held)),
+            Info::new("pmix.brkpnt", owned::Value::string("exec")),
+            Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
+        ];
+        self.deliver_event(net, PMIX_READY_FOR_DEBUG, &source, PMIX_RANGE_CUSTOM, &info);
+    }
+
+    /// Release `procs` from PMIx_Init as a debugger would (the launcher
+    /// does it when no debugger is left to).
+    pub fn release_from_init(&mut self, net: &mut Net, procs: &[Proc]) {
+        let me = self.me.clone();
+        let info = vec![Info::new("pmix.evrange", owned::Value::procs(procs)), Info::new("pmix.evnondef", owned::Value::boolean(true))];
+        self.deliver_event(net, PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &info);
     }
 
     /// The output of job `ns` on `channels` goes to `requester` from now on

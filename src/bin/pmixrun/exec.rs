@@ -10,7 +10,8 @@
 //! signal, CPU binding), so the spawned pmixrun does it and execs.
 //!
 //! The step is told what to do by one environment variable, removed before
-//! the exec: `PMIXRUN_EXEC=<launcher pid>;<cpu list or empty>`.
+//! the exec: `PMIXRUN_EXEC=<launcher pid>;<cpu list or empty>[;trace]`.
+//! With `trace` the rank stops at its exec for a debugger (debug.rs).
 
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -21,8 +22,13 @@ use nix::sys::signal::{signal, SigHandler, SigSet, Signal};
 pub const VAR: &str = "PMIXRUN_EXEC";
 
 /// The value of `VAR` for a rank.
-pub fn directive(launcher: u32, cpus: Option<&pmix::topology::CpuSet>) -> String {
-    format!("{launcher};{}", cpus.map(pmix::topology::format_list).unwrap_or_default())
+pub fn directive(launcher: u32, cpus: Option<&pmix::topology::CpuSet>, stop_on_exec: bool) -> String {
+    let cpus = cpus.map(pmix::topology::format_list).unwrap_or_default();
+    if stop_on_exec {
+        format!("{launcher};{cpus};trace")
+    } else {
+        format!("{launcher};{cpus}")
+    }
 }
 
 /// Where `program` is, searched like execvp does (in the rank's PATH when
@@ -48,7 +54,10 @@ pub fn run_if_asked() {
     let Some(spec) = std::env::var_os(VAR) else { return };
     std::env::remove_var(VAR);
     let spec = spec.to_string_lossy().into_owned();
-    let (launcher, cpus) = spec.split_once(';').unwrap_or((&spec, ""));
+    let mut fields = spec.split(';');
+    let launcher = fields.next().unwrap_or_default();
+    let cpus = fields.next().unwrap_or_default();
+    let stop_on_exec = fields.next() == Some("trace");
     let fail = |what: &str, code: i32| -> ! {
         eprintln!("pmixrun: cannot start the rank: {what}");
         std::process::exit(code)
@@ -84,6 +93,12 @@ pub fn run_if_asked() {
     let Some(program) = args.first() else { fail("no program", 127) };
     let to_c = |s: &OsString| CString::new(s.as_bytes()).unwrap_or_else(|_| fail("an argument holds a NUL byte", 127));
     let argv: Vec<CString> = args.iter().map(to_c).collect();
+    // Stop on exec: traced by the thread that started us (the launcher's
+    // main thread), the exec below stops us with SIGTRAP in the program.
+    // SAFETY: PTRACE_TRACEME takes no pointer arguments.
+    if stop_on_exec && unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } != 0 {
+        fail(&format!("stop on exec: {}", std::io::Error::last_os_error()), 126);
+    }
     let err = nix::unistd::execvp(&to_c(program), &argv).unwrap_err();
     fail(&format!("{}: {err}", program.to_string_lossy()), if err == nix::errno::Errno::ENOENT { 127 } else { 126 })
 }

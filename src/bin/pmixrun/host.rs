@@ -26,11 +26,12 @@ pub struct AppSpec {
 
 /// PMIX_QUERY_SPAWN_SUPPORT: the spawn attributes pmixrun acts on (the
 /// forwarding ones by the server, for any host).
-const SPAWN_SUPPORT: &str = "pmix.fwd.stdout,pmix.fwd.stderr,pmix.fwd.stddiag,pmix.notecomp,pmix.dbg.init";
+const SPAWN_SUPPORT: &str = "pmix.fwd.stdout,pmix.fwd.stderr,pmix.fwd.stddiag,pmix.notecomp,pmix.dbg.init,pmix.spchildsep";
 /// PMIX_QUERY_DEBUG_SUPPORT: stop in init and its release, debugger daemons
-/// with their target and count. Not stop on exec (it needs ptrace of the
-/// ranks).
+/// with their target and count; stop on exec where this system lets
+/// pmixrun trace its children (debug::probe_stop_on_exec).
 const DEBUG_SUPPORT: &str = "pmix.dbg.init,pmix.debugger,pmix.dbg.tgt,pmix.dbg.dpproc,pmix.dbg.dpnd";
+const STOP_ON_EXEC: &str = "pmix.dbg.exec";
 
 pub struct SpawnReq {
     pub parent: Proc,
@@ -96,12 +97,13 @@ pub struct LauncherHost {
     pids: Pids,
     stdins: crate::io::Stdins,
     on_stall: OnStall,
+    stop_on_exec: bool,
     verbose: bool,
 }
 
 impl LauncherHost {
-    pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, verbose: bool) -> LauncherHost {
-        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, verbose }
+    pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, stop_on_exec: bool, verbose: bool) -> LauncherHost {
+        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
     }
 
     /// The ranks a job-control request names (none: the requester's namespace).
@@ -211,20 +213,38 @@ impl Host for LauncherHost {
         let answers = keys
             .iter()
             .map(|k| {
-                let v = if k == "pmix.qry.spawn" { SPAWN_SUPPORT } else { DEBUG_SUPPORT };
-                Info::new(k, pmix::owned::Value::string(v))
+                let v = match (k.as_str(), self.stop_on_exec) {
+                    ("pmix.qry.spawn", true) => format!("{SPAWN_SUPPORT},{STOP_ON_EXEC}"),
+                    ("pmix.qry.spawn", false) => SPAWN_SUPPORT.to_string(),
+                    (_, true) => format!("{DEBUG_SUPPORT},{STOP_ON_EXEC}"),
+                    (_, false) => DEBUG_SUPPORT.to_string(),
+                };
+                Info::new(k, pmix::owned::Value::string(&v))
             })
             .collect();
         done(PMIX_SUCCESS, answers);
         Upcall::Pending
     }
 
-    fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, _info: &[Info], _done: Done) -> Upcall {
+    fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, info: &[Info], _done: Done) -> Upcall {
         // (for this code the server names the verified sender as the source)
         if code == PMIX_JCTRL_CHECKPOINT_COMPLETE {
             self.send(Event::CheckpointDone(source.clone()));
         }
+        if code == PMIX_DEBUGGER_RELEASE {
+            // Whom it releases: its custom range, else the procs it names.
+            let targets = [PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROCS, PMIX_EVENT_AFFECTED_PROC]
+                .iter()
+                .find_map(|k| find(info, k))
+                .map(|i| pmix::owned::procs_of_value(i.value_ref()))
+                .unwrap_or_default();
+            self.send(Event::DebuggerRelease { sender: source.clone(), targets });
+        }
         Upcall::Now(PMIX_SUCCESS)
+    }
+
+    fn tool_disconnected(&mut self, tool: &Proc) {
+        self.send(Event::ToolGone(tool.clone()));
     }
 
     fn push_stdin(&mut self, source: &Proc, targets: &[Proc], _directives: &[Info], data: Option<&[u8]>, _done: Done) -> Upcall {

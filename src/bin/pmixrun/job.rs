@@ -17,6 +17,9 @@ use crate::host::{AppSpec, SpawnReq};
 
 use crate::Event;
 
+/// PMIx 5's PMIX_SPAWN_CHILD_SEP: false ties a spawned job to its parent.
+const SPAWN_CHILD_SEP: &str = "pmix.spchildsep";
+
 pub struct Options {
     pub apps: Vec<AppSpec>,
     pub io: crate::io::IoOptions,
@@ -204,6 +207,13 @@ pub struct Launcher {
     ranks: HashMap<i32, Rank>,
     /// Jobs whose end a tool hears of, by namespace.
     watched: HashMap<String, Watched>,
+    /// Ranks held for debuggers (debug.rs).
+    holds: crate::debug::Holds,
+    /// Whether ranks can be stopped on exec here (debug::probe_stop_on_exec).
+    pub stop_on_exec: bool,
+    /// Jobs that end with the tool that spawned them (its spawn said
+    /// PMIX_SPAWN_CHILD_SEP false): namespace -> the tool.
+    tied: HashMap<String, Proc>,
     /// No job of its own: a failing job fails alone, and the launcher stays.
     pub persistent: bool,
     pub preemption: Option<Preemption>,
@@ -245,7 +255,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -291,6 +301,13 @@ impl Launcher {
             eprintln!("pmixrun: --bind-to: {size} ranks on {} places: some share one", places.len());
         }
         let place_of = |r: u32| places.get(r as usize % places.len().max(1)).cloned();
+        let stdin_ranks = stdin_targets(directives, size);
+        // Ranks a debugger wants held (debug.rs): those stopped on exec start traced.
+        let on_exec = parent.map(|p| self.holds.on_launch(&nspace, p, size, directives)).unwrap_or_default();
+        if !on_exec.is_empty() && !self.stop_on_exec {
+            self.holds.job_ended(&nspace);
+            return Err(LaunchError { status: PMIX_ERR_NOT_SUPPORTED, msg: "PMIX_DEBUG_STOP_ON_EXEC: this system does not let pmixrun trace its children".into() });
+        }
         if let Some(i) = pmix::owned::find(directives, PMIX_DEBUG_STOP_IN_INIT) {
             info.push(i.clone());
         }
@@ -379,14 +396,21 @@ impl Launcher {
             }
             cmd.process_group(0);
             cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-            let wants_stdin = self.jobs == 1
-                && match self.io.stdin {
-                    crate::io::StdinTarget::All => true,
-                    crate::io::StdinTarget::Rank(r) => r == rank,
-                    crate::io::StdinTarget::None => false,
-                };
+            // The first job's stdin is pmixrun's (--stdin); a spawned job's
+            // is its requester's when the spawn asks (PMIX_FWD_STDIN).
+            let wants_stdin = match parent {
+                Some(_) => stdin_ranks.contains(&rank),
+                None => {
+                    self.jobs == 1
+                        && match self.io.stdin {
+                            crate::io::StdinTarget::All => true,
+                            crate::io::StdinTarget::Rank(r) => r == rank,
+                            crate::io::StdinTarget::None => false,
+                        }
+                }
+            };
             cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
-            cmd.env(crate::exec::VAR, crate::exec::directive(std::process::id(), place_of(rank).as_ref()));
+            cmd.env(crate::exec::VAR, crate::exec::directive(std::process::id(), place_of(rank).as_ref(), on_exec.contains(&rank)));
             match cmd.spawn() {
                 Ok(mut child) => {
                     let pid = child.id() as i32;
@@ -405,6 +429,9 @@ impl Launcher {
                     }
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
+                    }
+                    if on_exec.contains(&rank) {
+                        self.holds.traced(&nspace, rank, pid);
                     }
                     self.pids.lock().insert(proc.clone(), pid);
                     self.ranks.insert(pid, Rank { proc, exited: false });
@@ -430,7 +457,7 @@ impl Launcher {
     }
 
     pub fn spawn(&mut self, mut req: SpawnReq) {
-        self.size_daemons(&mut req);
+        let target = self.size_daemons(&mut req);
         match self.launch_with(&req.apps, Some(&req.parent), &req.directives) {
             Ok(ns) => {
                 // A tool (not one of our jobs' ranks), or a spawn asking for
@@ -439,6 +466,14 @@ impl Launcher {
                 let asked = pmix::owned::find(&req.directives, PMIX_NOTIFY_COMPLETION).is_some_and(|i| i.truthy());
                 if !ours || asked {
                     self.watched.insert(ns.clone(), Watched { requester: req.parent.clone(), exit: 0 });
+                }
+                if let Some(t) = target {
+                    self.holds.daemons_started(&ns, &t);
+                }
+                // A tool's job outlives the tool unless the spawn ties them.
+                let tied = req.directives.iter().find(|i| i.key() == SPAWN_CHILD_SEP).is_some_and(|i| !i.truthy());
+                if !ours && tied {
+                    self.tied.insert(ns.clone(), req.parent.clone());
                 }
                 (req.done)(PMIX_SUCCESS, ns)
             }
@@ -452,11 +487,11 @@ impl Launcher {
     /// Debugger daemons (PMIX_DEBUGGER_DAEMONS): as many as asked per rank of
     /// the target (PMIX_DEBUG_DAEMONS_PER_PROC) or per node
     /// (PMIX_DEBUG_DAEMONS_PER_NODE; this launcher has one node), one by
-    /// default, whatever the app's own count.
-    fn size_daemons(&self, req: &mut SpawnReq) {
+    /// default, whatever the app's own count. Returns the target's namespace.
+    fn size_daemons(&self, req: &mut SpawnReq) -> Option<String> {
         let d = &req.directives;
         if !pmix::owned::find(d, PMIX_DEBUGGER_DAEMONS).is_some_and(|i| i.truthy()) || req.apps.len() != 1 {
-            return;
+            return None;
         }
         let target = pmix::owned::find(d, PMIX_DEBUG_TARGET)
             .map(|i| if i.value_ref().r#type == PMIX_PROC { pmix::owned::procs_of_value(i.value_ref()).into_iter().next().map(|p| p.nspace) } else { i.as_str() })
@@ -470,6 +505,7 @@ impl Launcher {
             (_, Some(k)) => k.max(1),
             _ => 1,
         };
+        target
     }
 
     /// Undo a spawn that could not start all its ranks: the started ones are
@@ -483,6 +519,7 @@ impl Launcher {
             }
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
         }
+        self.holds.job_ended(nspace);
         let ns = nspace.to_string();
         let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
     }
@@ -498,6 +535,7 @@ impl Launcher {
         r.exited = true;
         let proc = r.proc.clone();
         self.pids.lock().remove(&proc);
+        self.holds.rank_exited(pid);
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
         let p2 = proc.clone();
         let state = server_call(move |s, net| {
@@ -529,6 +567,10 @@ impl Launcher {
         if self.ranks.values().filter(|r| r.proc.nspace == proc.nspace).all(|r| r.exited) {
             let ns = proc.nspace.clone();
             let watched = self.watched.remove(&ns);
+            self.tied.remove(&ns);
+            if let Some(a) = self.holds.job_ended(&ns) {
+                self.act(a);
+            }
             if self.verbose {
                 eprintln!("pmixrun: job {ns} ended");
             }
@@ -619,8 +661,10 @@ impl Launcher {
         self.record(code.clamp(0, 255) as u8);
         for (pid, r) in &self.ranks {
             if !r.exited {
-                // (the process group pmixrun created for the rank)
+                // (the process group pmixrun created for the rank; a rank
+                // held stopped for a debugger is continued to take it)
                 let _ = killpg(Pid::from_raw(*pid), Signal::SIGTERM);
+                let _ = killpg(Pid::from_raw(*pid), Signal::SIGCONT);
             }
         }
         if self.kill_at.is_none() {
@@ -643,6 +687,7 @@ impl Launcher {
         let ranks: Vec<i32> = self.ranks.iter().filter(|(_, r)| !r.exited && r.proc.nspace == ns).map(|(p, _)| *p).collect();
         for pid in &ranks {
             let _ = killpg(Pid::from_raw(*pid), Signal::SIGTERM);
+            let _ = killpg(Pid::from_raw(*pid), Signal::SIGCONT);
         }
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_secs(grace));
@@ -650,6 +695,48 @@ impl Launcher {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
             }
         });
+    }
+
+    /// A traced rank stopped with `sig` (the reaper saw it; this is the
+    /// main thread, its tracer).
+    pub fn traced_stop(&mut self, pid: i32, sig: i32) {
+        if let Some(a) = self.holds.stopped(pid, sig) {
+            self.act(a);
+        }
+    }
+
+    /// PMIX_DEBUGGER_RELEASE from `sender` (the server delivered it to the
+    /// ranks in init already).
+    pub fn debugger_release(&mut self, sender: &Proc, targets: &[Proc]) {
+        self.holds.release(sender, targets);
+    }
+
+    /// A tool disconnected: the jobs tied to it end (SIGTERM, SIGKILL after
+    /// `grace`), and the ranks it held with no debugger daemon left go.
+    pub fn tool_gone(&mut self, tool: &Proc, grace: u64) {
+        let tied: Vec<String> = self.tied.iter().filter(|(_, t)| *t == tool).map(|(ns, _)| ns.clone()).collect();
+        for ns in tied {
+            eprintln!("pmixrun: {tool} is gone: ending job {ns} with it (PMIX_SPAWN_CHILD_SEP false)");
+            self.tied.remove(&ns);
+            self.stop_ns(&ns, grace);
+        }
+        for a in self.holds.requester_gone(tool) {
+            self.act(a);
+        }
+    }
+
+    fn act(&mut self, a: crate::debug::Action) {
+        match a {
+            crate::debug::Action::Ready { held, requester } => {
+                if self.verbose {
+                    eprintln!("pmixrun: {} ranks of {} stopped on exec, ready for a debugger", held.len(), held[0].nspace);
+                }
+                let _ = server_call(move |s, net| s.ready_for_debug(net, &held, &requester));
+            }
+            crate::debug::Action::ReleaseInit(procs) => {
+                let _ = server_call(move |s, net| s.release_from_init(net, &procs));
+            }
+        }
     }
 
     /// The launcher was told to stop (signal, abort, timeout).
@@ -669,6 +756,24 @@ impl Launcher {
     pub fn exit_code(&self) -> u8 {
         self.exit.unwrap_or(0)
     }
+}
+
+/// The ranks whose stdin a spawn's requester feeds (PMIX_FWD_STDIN): those
+/// PMIX_STDIN_TGT names (a proc, whatever namespace it gives since the
+/// requester cannot know the new one; WILDCARD: all), rank 0 by default.
+fn stdin_targets(directives: &[Info], size: u32) -> Vec<u32> {
+    if !pmix::owned::find(directives, PMIX_FWD_STDIN).is_some_and(|i| i.truthy()) {
+        return Vec::new();
+    }
+    let Some(t) = pmix::owned::find(directives, PMIX_STDIN_TGT) else { return vec![0] };
+    let ranks: Vec<u32> = match t.value_ref().r#type {
+        PMIX_PROC | PMIX_DATA_ARRAY => pmix::owned::procs_of_value(t.value_ref()).into_iter().map(|p| p.rank).collect(),
+        _ => t.as_u32().into_iter().collect(),
+    };
+    if ranks.contains(&PMIX_RANK_WILDCARD) {
+        return (0..size).collect();
+    }
+    ranks.into_iter().filter(|r| *r < size).collect()
 }
 
 fn proc_array(items: Vec<Info>) -> Info {
@@ -707,10 +812,17 @@ pub fn start_signal_thread(tx: Sender<Event>) {
 
 pub fn start_reaper(tx: Sender<Event>) {
     std::thread::spawn(move || loop {
-        // Any child of this process; stopped or continued children are not ends.
+        // Any child of this process; stopped or continued children are not
+        // ends (a stop seen here is a traced rank's: debug.rs).
         let (pid, code) = match waitpid(Pid::from_raw(-1), None) {
             Ok(WaitStatus::Exited(pid, code)) => (pid, code),
             Ok(WaitStatus::Signaled(pid, sig, _)) => (pid, 128 + sig as i32),
+            Ok(WaitStatus::Stopped(pid, sig)) => {
+                if tx.send(Event::TracedStop { pid: pid.as_raw(), sig: sig as i32 }).is_err() {
+                    return;
+                }
+                continue;
+            }
             Ok(_) => continue,
             Err(_) => {
                 // (no child yet)

@@ -8,6 +8,7 @@
 //! SIGINT/SIGTERM/SIGHUP (SIGTERM to each rank's process group, SIGKILL after
 //! a grace period), and leaves no process or session file behind.
 
+mod debug;
 mod exec;
 mod host;
 mod io;
@@ -94,6 +95,12 @@ pub enum Event {
     Abort { status: i32, from: String },
     /// A rank reported PMIX_JCTRL_CHECKPOINT_COMPLETE.
     CheckpointDone(pmix::owned::Proc),
+    /// A traced rank (stop on exec) stopped with a signal.
+    TracedStop { pid: i32, sig: i32 },
+    /// PMIX_DEBUGGER_RELEASE from `sender` for `targets` (none: its own jobs).
+    DebuggerRelease { sender: pmix::owned::Proc, targets: Vec<pmix::owned::Proc> },
+    /// A tool's connection ended.
+    ToolGone(pmix::owned::Proc),
 }
 
 fn main() -> ExitCode {
@@ -137,13 +144,15 @@ fn raise_open_file_limit(verbose: bool) {
 fn run(opts: job::Options) -> Result<u8, String> {
     let verbose = opts.verbose;
     raise_open_file_limit(verbose);
+    // (before any thread: the probe forks)
+    let stop_on_exec = debug::probe_stop_on_exec();
     // Signals are taken by one thread (sigwait); every other thread blocks them.
     job::block_signals();
     let (tx, rx) = mpsc::channel::<Event>();
     job::start_signal_thread(tx.clone());
     let pids: host::Pids = Default::default();
     let stdins: io::Stdins = Default::default();
-    let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, verbose);
+    let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, stop_on_exec, verbose);
     // A launcher tools may attach to: rendezvous files for tools in its tmpdir.
     let mut info = vec![
         Info::new("pmix.srv.nspace", pmix::owned::Value::string(&format!("rpmixrun.{}", std::process::id()))),
@@ -165,6 +174,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
     launcher.io = std::sync::Arc::new(opts.io.clone());
     launcher.stdins = stdins.clone();
     launcher.persistent = opts.persistent;
+    launcher.stop_on_exec = stop_on_exec;
     job::start_reaper(tx.clone());
     let result = (|| -> Result<u8, String> {
         if !opts.persistent {
@@ -200,6 +210,9 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 }
                 Ok(Event::CheckpointDone(p)) => launcher.preempt_progress(Some(&p)),
                 Ok(Event::Spawn(req)) => launcher.spawn(req),
+                Ok(Event::TracedStop { pid, sig }) => launcher.traced_stop(pid, sig),
+                Ok(Event::DebuggerRelease { sender, targets }) => launcher.debugger_release(&sender, &targets),
+                Ok(Event::ToolGone(tool)) => launcher.tool_gone(&tool, opts.grace),
                 Ok(Event::Abort { status, from }) if opts.persistent => {
                     // A tool's job aborts alone.
                     let ns = from.rsplit_once(':').map_or(from.as_str(), |(ns, _)| ns).trim_start_matches("the monitor of ");

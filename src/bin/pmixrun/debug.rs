@@ -1,0 +1,268 @@
+//! Jobs held for a debugger, and who may let them go.
+//!
+//! A tool's spawn may hold ranks two ways:
+//! - PMIX_DEBUG_STOP_IN_INIT: the rank itself waits in PMIx_Init for
+//!   PMIX_DEBUGGER_RELEASE (src/client/debugger.rs); the launcher only
+//!   records which ranks still wait.
+//! - PMIX_DEBUG_STOP_ON_EXEC: the launcher stops the rank at the first
+//!   instruction of its program. The rank's first step (exec.rs) asks to be
+//!   traced (PTRACE_TRACEME) before its exec; the exec's SIGTRAP stops it;
+//!   the launcher's main thread (its tracer: the thread that started it)
+//!   detaches with SIGSTOP, so the rank stays stopped, untraced, free for a
+//!   debugger to attach. When every such rank of the job is stopped, the tool
+//!   hears PMIX_READY_FOR_DEBUG. The release (PMIX_DEBUGGER_RELEASE, from the
+//!   tool or its debugger daemons) is a SIGCONT.
+//!
+//! Nothing stays held without an owner: when the tool that spawned the job
+//! is gone and no debugger daemon of the job runs any more, the launcher
+//! releases what is still held itself (a debugger that crashed leaves a
+//! running job, as with a debugger detaching from a process).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use pmix::abi::*;
+use pmix::owned::{find, procs_of_value, Info, Proc};
+
+struct Hold {
+    requester: Proc,
+    requester_gone: bool,
+    /// Debugger-daemon jobs of this job still running.
+    daemons: HashSet<String>,
+    /// Ranks to stop on exec whose exec has not been seen yet: pid -> rank.
+    tracing: HashMap<i32, u32>,
+    /// Ranks stopped after their exec: rank -> pid.
+    stopped: BTreeMap<u32, i32>,
+    /// Ranks waiting in PMIx_Init, not yet released.
+    in_init: BTreeSet<u32>,
+    ready_told: bool,
+    /// Released before every rank reached its exec: the rest run on.
+    let_go: bool,
+}
+
+/// What the launcher must do after a change: tell a tool its job is ready
+/// for a debugger, or release ranks waiting in PMIx_Init.
+pub enum Action {
+    Ready { held: Vec<Proc>, requester: Proc },
+    ReleaseInit(Vec<Proc>),
+}
+
+#[derive(Default)]
+pub struct Holds {
+    jobs: HashMap<String, Hold>,
+    /// Debugger-daemon job -> the job it debugs.
+    daemon_of: HashMap<String, String>,
+}
+
+/// The ranks of a job of `size` a stop directive names: a flag (all or
+/// none), one rank (WILDCARD: all), or an array of procs.
+pub fn ranks_named(i: &Info, nspace: &str, size: u32) -> Vec<u32> {
+    let v = i.value_ref();
+    match v.r#type {
+        PMIX_BOOL => {
+            if i.truthy() {
+                (0..size).collect()
+            } else {
+                Vec::new()
+            }
+        }
+        PMIX_PROC_RANK | PMIX_UINT32 => match i.as_u32() {
+            Some(PMIX_RANK_WILDCARD) => (0..size).collect(),
+            Some(r) if r < size => vec![r],
+            _ => Vec::new(),
+        },
+        PMIX_PROC | PMIX_DATA_ARRAY => {
+            let mut out: Vec<u32> = procs_of_value(v)
+                .into_iter()
+                .filter(|p| p.nspace.is_empty() || p.nspace == nspace)
+                .flat_map(|p| if p.rank == PMIX_RANK_WILDCARD { (0..size).collect::<Vec<_>>() } else { vec![p.rank] })
+                .filter(|r| *r < size)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        _ => (0..size).collect(),
+    }
+}
+
+/// Whether this process may trace its children (PTRACE_TRACEME is refused
+/// under Yama's ptrace_scope 3, or by a seccomp filter): tried once, in a
+/// child, before any other thread runs.
+pub fn probe_stop_on_exec() -> bool {
+    // SAFETY: fork before pmixrun starts any thread; the child only calls
+    // the async-signal-safe ptrace and _exit.
+    match unsafe { libc::fork() } {
+        0 => {
+            // SAFETY: PTRACE_TRACEME takes no pointer arguments.
+            let ok = unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } == 0;
+            // SAFETY: leaves the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+        }
+        -1 => false,
+        pid => {
+            let mut status = 0;
+            // SAFETY: waiting for the child forked above.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+        }
+    }
+}
+
+impl Holds {
+    /// A job spawned by `requester` with `directives`: the ranks to stop on
+    /// exec (the caller starts them traced). Records the hold.
+    pub fn on_launch(&mut self, nspace: &str, requester: &Proc, size: u32, directives: &[Info]) -> BTreeSet<u32> {
+        let on_exec: BTreeSet<u32> = find(directives, PMIX_DEBUG_STOP_ON_EXEC).map(|i| ranks_named(i, nspace, size)).unwrap_or_default().into_iter().collect();
+        let in_init: BTreeSet<u32> = find(directives, PMIX_DEBUG_STOP_IN_INIT).map(|i| ranks_named(i, nspace, size)).unwrap_or_default().into_iter().collect();
+        if !on_exec.is_empty() || !in_init.is_empty() {
+            self.jobs.insert(
+                nspace.to_string(),
+                Hold {
+                    requester: requester.clone(),
+                    requester_gone: false,
+                    daemons: HashSet::new(),
+                    tracing: HashMap::new(),
+                    stopped: BTreeMap::new(),
+                    in_init,
+                    ready_told: false,
+                    let_go: false,
+                },
+            );
+        }
+        on_exec
+    }
+
+    /// Rank `rank` of `nspace` started traced as `pid`.
+    pub fn traced(&mut self, nspace: &str, rank: u32, pid: i32) {
+        if let Some(h) = self.jobs.get_mut(nspace) {
+            h.tracing.insert(pid, rank);
+        }
+    }
+
+    /// `daemons` (a debugger-daemon job) debugs `target`.
+    pub fn daemons_started(&mut self, daemons: &str, target: &str) {
+        if let Some(h) = self.jobs.get_mut(target) {
+            h.daemons.insert(daemons.to_string());
+            self.daemon_of.insert(daemons.to_string(), target.to_string());
+        }
+    }
+
+    /// The reaper saw traced child `pid` stop with `sig` (on the main
+    /// thread: the tracer). The exec's SIGTRAP: detach, leaving it stopped.
+    /// Any other signal: let it have it and go on to its exec.
+    pub fn stopped(&mut self, pid: i32, sig: i32) -> Option<Action> {
+        let (ns, h) = self.jobs.iter_mut().find(|(_, h)| h.tracing.contains_key(&pid))?;
+        if sig != libc::SIGTRAP {
+            // SAFETY: pid is our tracee, in a signal-delivery stop.
+            unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, sig as libc::c_long) };
+            return None;
+        }
+        let rank = h.tracing.remove(&pid)?;
+        if h.let_go {
+            // SAFETY: pid is our tracee, stopped at its exec; no signal: it runs.
+            unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0) };
+            return None;
+        }
+        // SAFETY: pid is our tracee, stopped at its exec; the SIGSTOP it is
+        // left with keeps it stopped once untraced.
+        if unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP as libc::c_long) } != 0 {
+            pmix::pmix_debug!(1, "pmixrun: detaching from {ns}:{rank} (pid {pid}): {}", std::io::Error::last_os_error());
+        }
+        h.stopped.insert(rank, pid);
+        if h.tracing.is_empty() && !h.ready_told && !h.requester_gone {
+            h.ready_told = true;
+            let held = h.stopped.keys().map(|r| Proc::new(ns, *r)).collect();
+            return Some(Action::Ready { held, requester: h.requester.clone() });
+        }
+        None
+    }
+
+    /// PMIX_DEBUGGER_RELEASE from `sender` for `targets` (none named: the
+    /// jobs `sender` spawned or debugs as a daemon). Ranks stopped on exec
+    /// are continued here; ranks in init got the event from the server and
+    /// are only marked released.
+    pub fn release(&mut self, sender: &Proc, targets: &[Proc]) {
+        for (ns, h) in self.jobs.iter_mut() {
+            let named: Vec<u32> = if targets.is_empty() {
+                if h.requester == *sender || h.daemons.contains(&sender.nspace) {
+                    h.stopped.keys().chain(h.in_init.iter()).copied().collect()
+                } else {
+                    Vec::new()
+                }
+            } else {
+                let all: Vec<u32> = h.stopped.keys().chain(h.in_init.iter()).copied().collect();
+                all.into_iter().filter(|r| targets.iter().any(|t| t.names(&Proc::new(ns, *r)))).collect()
+            };
+            for r in named {
+                h.in_init.remove(&r);
+                if let Some(pid) = h.stopped.remove(&r) {
+                    continue_rank(pid);
+                }
+            }
+            // (ranks of a released job not at their exec yet run on there)
+            let whole_job = if targets.is_empty() {
+                h.requester == *sender || h.daemons.contains(&sender.nspace)
+            } else {
+                targets.iter().any(|t| t.nspace == *ns && t.rank == PMIX_RANK_WILDCARD)
+            };
+            h.let_go |= whole_job;
+        }
+        self.jobs.retain(|_, h| h.held());
+    }
+
+    /// `tool` disconnected: the holds it owned with no daemon left end.
+    pub fn requester_gone(&mut self, tool: &Proc) -> Vec<Action> {
+        let owned: Vec<String> = self.jobs.iter_mut().filter(|(_, h)| h.requester == *tool).map(|(ns, h)| {
+            h.requester_gone = true;
+            ns.clone()
+        }).collect();
+        owned.iter().filter_map(|ns| self.release_if_orphaned(ns)).collect()
+    }
+
+    /// Job `ns` ended: its hold goes; if it was a debugger-daemon job, its
+    /// target may be left without a debugger.
+    pub fn job_ended(&mut self, ns: &str) -> Option<Action> {
+        self.jobs.remove(ns);
+        let target = self.daemon_of.remove(ns)?;
+        self.jobs.get_mut(&target)?.daemons.remove(ns);
+        self.release_if_orphaned(&target)
+    }
+
+    /// A rank ended before its hold did.
+    pub fn rank_exited(&mut self, pid: i32) {
+        for h in self.jobs.values_mut() {
+            h.tracing.remove(&pid);
+            h.stopped.retain(|_, p| *p != pid);
+        }
+    }
+
+    fn release_if_orphaned(&mut self, ns: &str) -> Option<Action> {
+        let h = self.jobs.get(ns)?;
+        if !h.requester_gone || !h.daemons.is_empty() || !h.held() {
+            return None;
+        }
+        let h = self.jobs.get_mut(ns)?;
+        eprintln!("pmixrun: job {ns}: its debugger is gone; releasing its held ranks");
+        for (_, pid) in std::mem::take(&mut h.stopped) {
+            continue_rank(pid);
+        }
+        // (ranks not at their exec yet run on when they get there)
+        h.let_go = true;
+        let init: Vec<Proc> = std::mem::take(&mut h.in_init).into_iter().map(|r| Proc::new(ns, r)).collect();
+        if !h.held() {
+            self.jobs.remove(ns);
+        }
+        (!init.is_empty()).then_some(Action::ReleaseInit(init))
+    }
+}
+
+impl Hold {
+    fn held(&self) -> bool {
+        !self.tracing.is_empty() || !self.stopped.is_empty() || !self.in_init.is_empty()
+    }
+}
+
+fn continue_rank(pid: i32) {
+    // SAFETY: signalling the process group pmixrun created for the rank.
+    unsafe { libc::kill(-pid, libc::SIGCONT) };
+}
