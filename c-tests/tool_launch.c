@@ -26,18 +26,23 @@
  * (PMIX_DEBUG_STOP_ON_EXEC, which the debug support query must name; exit
  * 77 if it does not): one PMIX_READY_FOR_DEBUG names them all (breakpoint
  * "exec"), and each rank's process (its PMIX_PROC_PID) must be stopped
- * (state T in /proc) and already be <program> (/proc/<pid>/exe), before
- * the release continues them.
+ * (state T in /proc) and already be <program> (/proc/<pid>/exe); the tool
+ * then attaches to each as a debugger would (PTRACE_ATTACH) and detaches
+ * leaving it stopped, before the release continues them.
  * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
  * job's. Exit 0 when all of it held; a step that does not complete within
  * 30 s fails.
  */
 #define _GNU_SOURCE
 #include <pmix_tool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 static volatile int ready, ended = -1, daemons_ended = -1;
 static unsigned long long ready_mask;
@@ -100,7 +105,7 @@ static int wait_for(volatile int *v, int want, int cmp_ge)
 static int check_stopped_on_exec(const char *ns, int nranks, const char *program)
 {
     char want[4096], path[64], exe[4096], stat[512];
-    int r, ok = 1;
+    int r, ok = 1, attached = 0;
     if (!realpath(program, want)) { fprintf(stderr, "tool_launch: FAIL realpath %s\n", program); return 0; }
     for (r = 0; r < nranks; r++) {
         pmix_proc_t p;
@@ -126,8 +131,27 @@ static int check_stopped_on_exec(const char *ns, int nranks, const char *program
         if (state == NULL || state[1] != ' ' || state[2] != 'T' || strcmp(exe, want) != 0) {
             fprintf(stderr, "tool_launch: FAIL rank %d (pid %d): state '%c', exe %s\n", r, (int) pid, state ? state[2] : '?', exe);
             ok = 0;
+            continue;
+        }
+        /* A debugger can attach (nobody else traces it), and leave it stopped.
+         * (Yama's ptrace_scope may refuse a non-root attach: said, not failed.) */
+        if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) != 0) {
+            if (errno == EPERM) { fprintf(stderr, "tool_launch: attach to rank %d refused here (EPERM)\n", r); continue; }
+            fprintf(stderr, "tool_launch: FAIL attach to rank %d: %s\n", r, strerror(errno));
+            ok = 0;
+            continue;
+        }
+        {
+            int st = 0;
+            if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
+                fprintf(stderr, "tool_launch: FAIL rank %d not stopped under the debugger\n", r);
+                ok = 0;
+            }
+            ptrace(PTRACE_DETACH, pid, NULL, (void *) (long) SIGSTOP);
+            attached++;
         }
     }
+    if (ok) fprintf(stderr, "tool_launch: attached to %d stopped ranks and left them stopped\n", attached);
     return ok;
 }
 

@@ -17,8 +17,10 @@
 #   launch/stop-on-exec    the same with PMIX_DEBUG_STOP_ON_EXEC: the debug
 #                          support names it, one READY_FOR_DEBUG names the 4
 #                          ranks, each is stopped (state T) already running
-#                          debug_rank (/proc/<pid>/exe), the release
-#                          continues them (a SKIP where ptrace is refused)
+#                          debug_rank (/proc/<pid>/exe), the tool attaches
+#                          to each with ptrace (as root) and leaves it
+#                          stopped, the release continues them (a SKIP
+#                          where ptrace is refused)
 #   launch/daemons         the same, released by debugger daemons
 #                          (c-tests/debug_daemon.c, PMIX_DEBUGGER_DAEMONS,
 #                          PMIX_DEBUG_TARGET, one per rank by
@@ -53,6 +55,9 @@
 #   launch/openpmix-tool-spawn  OpenPMIx's example tool.c --spawn (see the
 #                          case's comment: its expectation does not hold for
 #                          a launcher giving each job its own namespace)
+#   launch/other-user      same user only: OpenPMIx's tool.c on the system
+#                          library, over TCP, is refused as uid 65534 and
+#                          served as this user (root: a SKIP otherwise)
 #   launch/stop            pmixctl stop: the launcher exits 0, its system
 #                          rendezvous file removed, nothing left running
 #
@@ -125,6 +130,9 @@ tool_debug() {  # tool_debug <name> [env...]
     local where="in init"
     case " $* " in *" TOOL_LAUNCH_ON_EXEC=1 "*) where="on exec" ;; esac
     grep -q "^tool_launch: 4 ranks stopped $where" "$log" || add "the ranks did not all stop $where"
+    if [ "$where" = "on exec" ] && [ "$(id -u)" = 0 ]; then
+        grep -q '^tool_launch: attached to 4 stopped ranks' "$log" || add "a debugger could not attach to every stopped rank"
+    fi
     grep -Eq '^tool_launch: job [^ ]+ ended, exit code 5$' "$log" || add "no job-end event with exit code 5"
     if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
 }
@@ -320,6 +328,27 @@ if selected launch/openpmix-tool-spawn; then
     kill -0 $tp 2>/dev/null || add "the tool did not wait (exit: its expectation was met?)"
     kill -KILL $tp 2>/dev/null; wait $tp 2>/dev/null
     if [ -z "$why" ]; then pass launch/openpmix-tool-spawn; else fail launch/openpmix-tool-spawn "$why" "$log"; fi
+fi
+
+# Same user only: an OpenPMIx tool (the system library, over the TCP
+# listener, where the kernel names the peer's uid) of another user is
+# refused; the same tool as this user connects. Needs root (to be the other
+# user) and setpriv.
+if selected launch/other-user; then
+    log=$B/launch_other-user.log why=""
+    if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+        echo "SKIP: launch/other-user (needs root and setpriv)"
+    else
+        ou=$(mktemp -d /tmp/rpmix-ou.XXXXXX) && chmod 755 "$ou" && cp "$BIN/oex_tool" "$ou/" && chmod 755 "$ou/oex_tool"
+        uri=$(head -n1 "$D/pmix.sys.$(hostname)")
+        (cd "$ou" && timeout $T env -u LD_LIBRARY_PATH TMPDIR="$ou" "$ou/oex_tool" -u "$uri" >"$log.self" 2>&1)
+        grep -q 'PMIx_tool_init failed' "$log.self" && add "this user's tool was refused"
+        grep -q '^Connecting to' "$log.self" || add "this user's tool did not run"
+        (cd "$ou" && timeout $T setpriv --reuid=65534 --regid=65534 --clear-groups env -u LD_LIBRARY_PATH TMPDIR="$ou" "$ou/oex_tool" -u "$uri" >"$log" 2>&1)
+        grep -q 'PMIx_tool_init failed' "$log" || add "another user's tool was not refused"
+        rm -rf "$ou"
+        if [ -z "$why" ]; then pass launch/other-user; else fail launch/other-user "$why" "$log"; fi
+    fi
 fi
 
 if selected launch/stop; then
