@@ -55,6 +55,9 @@
 #   launch/openpmix-tool-spawn  OpenPMIx's example tool.c --spawn (see the
 #                          case's comment: its expectation does not hold for
 #                          a launcher giving each job its own namespace)
+#   launch/openpmix-tool-nsinfo  OpenPMIx's tool.c with no argument lists
+#                          the running job's namespace and command line
+#                          (PMIX_QUERY_NAMESPACE_INFO)
 #   launch/other-user      same user only: OpenPMIx's tool.c on the system
 #                          library, over TCP, is refused as uid 65534 and
 #                          served as this user (root: a SKIP otherwise)
@@ -328,6 +331,23 @@ if selected launch/openpmix-tool-spawn; then
     kill -0 $tp 2>/dev/null || add "the tool did not wait (exit: its expectation was met?)"
     kill -KILL $tp 2>/dev/null; wait $tp 2>/dev/null
     if [ -z "$why" ]; then pass launch/openpmix-tool-spawn; else fail launch/openpmix-tool-spawn "$why" "$log"; fi
+fi
+
+# OpenPMIx's tool.c with no argument asks PMIX_QUERY_NAMESPACE_INFO and
+# prints each namespace with its command line: the running job's must be
+# there, as pmixctl ps names it.
+if selected launch/openpmix-tool-nsinfo; then
+    log=$B/launch_openpmix-tool-nsinfo.log why=""
+    "$PMIXCTL" run -n 2 sleep 3 >"$log.job" 2>&1 </dev/null &
+    jp=$!
+    for i in $(seq 50); do grep -q 'started' "$log.job" && break; sleep 0.1; done
+    ns=$(sed -n 's/^pmixctl: job \([^ ]*\) started$/\1/p' "$log.job")
+    (cd "$SCRATCH" && run_timed "$log" "$BIN/oex_tool")
+    [ -n "$ns" ] || add "the job did not start"
+    grep -q '^ACTIVE NSPACES:' "$log" || add "no namespace list"
+    grep -qP "^\t$ns\tsleep 3\$" "$log" || add "the job's namespace and command line are not listed"
+    wait $jp
+    if [ -z "$why" ]; then pass launch/openpmix-tool-nsinfo; else fail launch/openpmix-tool-nsinfo "$why" "$log"; fi
 fi
 
 # Same user only: an OpenPMIx tool (the system library, over the TCP

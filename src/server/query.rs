@@ -39,6 +39,24 @@ impl ServerRole {
                         let s: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
                         fallback.push(Info::new("pmix.qry.ns", Value::string(&s.join(","))));
                     }
+                    // Each namespace (or the one PMIX_NSPACE names) with its
+                    // command line when the host registered one.
+                    "pmix.qry.nsinfo" => {
+                        let only = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str());
+                        let mut names: Vec<&String> = self.nspaces.iter().filter(|(k, n)| n.registered && only.as_ref().is_none_or(|o| o == *k)).map(|(k, _)| k).collect();
+                        names.sort();
+                        let each: Vec<Info> = names
+                            .iter()
+                            .map(|ns| {
+                                let mut v = vec![Info::new("pmix.nspace", Value::string(ns))];
+                                if let Some(c) = self.nspaces.get(*ns).and_then(|n| n.job.iter().find(|i| i.key() == "pmix.cmd.line")) {
+                                    v.push(c.clone());
+                                }
+                                Info::new("pmix.qry.nsinfo", Value::infos(&v))
+                            })
+                            .collect();
+                        fallback.push(Info::new("pmix.qry.nsinfo", Value::infos(&each)));
+                    }
                     "pmix.jctrl.preempt" | "pmix.jctrl.ckmethod" => {
                         let p = find(&quals, PMIX_PROCID).map(|i| procs_of_value(i.value_ref())).and_then(|v| v.into_iter().next()).unwrap_or_else(|| who.clone());
                         let r = jobctl::lookup(&p).unwrap_or_default();

@@ -153,8 +153,12 @@ impl Holds {
     pub fn stopped(&mut self, pid: i32, sig: i32) -> Option<Action> {
         let (ns, h) = self.jobs.iter_mut().find(|(_, h)| h.tracing.contains_key(&pid))?;
         if sig != libc::SIGTRAP {
+            // A stop signal is dropped (injected again, it would come back
+            // as this same stop, over and over); the rank is stopped at its
+            // exec anyway. Any other signal it gets.
+            let pass = if matches!(sig, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU) { 0 } else { sig };
             // SAFETY: pid is our tracee, in a signal-delivery stop.
-            unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, sig as libc::c_long) };
+            unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, pass as libc::c_long) };
             return None;
         }
         let rank = h.tracing.remove(&pid)?;

@@ -282,6 +282,8 @@ impl Launcher {
             Info::new("pmix.univ.size", Value::u32(size)),
             Info::new("pmix.max.size", Value::u32(size)),
             Info::new("pmix.job.napps", Value::u32(apps.len() as u32)),
+            // (what PMIX_QUERY_NAMESPACE_INFO reports; apps separated as mpirun's MPMD form)
+            Info::new("pmix.cmd.line", Value::string(&apps.iter().map(|a| if a.argv.is_empty() { a.cmd.clone() } else { a.argv.join(" ") }).collect::<Vec<_>>().join(" : "))),
             Info::new("pmix.nmap", Value::string(&pmix::layout::generate_nodes(&host))),
             Info::new("pmix.pmap", Value::string(&pmix::layout::generate_procs(&ranks.join(",")).unwrap_or_default())),
             Info::new("pmix.num.nodes", Value::u32(1)),
