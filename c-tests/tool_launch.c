@@ -29,6 +29,8 @@
  * (state T in /proc) and already be <program> (/proc/<pid>/exe); the tool
  * then attaches to each as a debugger would (PTRACE_ATTACH) and detaches
  * leaving it stopped, before the release continues them.
+ * With TOOL_LAUNCH_LEAVE set, the tool leaves (exit 4) right after the
+ * spawn, before any rank could be released.
  * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
  * job's. Exit 0 when all of it held; a step that does not complete within
  * 30 s fails.
@@ -211,6 +213,11 @@ int main(int argc, char **argv)
     if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL spawn: %s\n", PMIx_Error_string(rc)); return 1; }
     snprintf(app_ns, sizeof app_ns, "%s", ns);
     fprintf(stderr, "tool_launch: spawned %s\n", ns);
+    if (getenv("TOOL_LAUNCH_LEAVE")) {
+        /* a debugger that goes at once, its ranks held: the launcher's to end */
+        PMIx_tool_finalize();
+        return 4;
+    }
 
     if (!wait_for(&ready, nranks, 1)) {
         fprintf(stderr, "tool_launch: FAIL only %d of %d ranks waiting in init\n", ready, nranks);

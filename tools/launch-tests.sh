@@ -30,10 +30,17 @@
 #                          without releasing: the tool hears their end and
 #                          leaves; the launcher then releases the ranks held
 #                          in init, which run to their end
+#   launch/tool-leaves-held  a tool that leaves right after spawning 4
+#                          ranks held in init: the launcher releases them
+#                          all (also those connecting later), they run to
+#                          their end
 #   launch/pmixctl-run     pmixctl run -n 3: each rank's line on pmixctl's
 #                          stdout, pmixctl's exit code the job's (4)
 #   launch/tool-stdin      pmixctl run -n 2 --stdin 1: 300 KB of the tool's
 #                          stdin reach rank 1 whole (sha256), rank 0's is empty
+#   launch/stdin-unread    2 MB of stdin for a rank that never reads it:
+#                          the launcher serves another tool meanwhile, the
+#                          job ends normally
 #   launch/relative-path   pmixctl run ./prog from the directory holding it
 #   launch/missing-command pmixctl run of a program that does not exist:
 #                          an error at once, and the launcher serves on
@@ -170,6 +177,24 @@ if selected launch/daemon-exits-early; then
     if [ -z "$why" ]; then pass launch/daemon-exits-early; else fail launch/daemon-exits-early "$why" "$log"; fi
 fi
 
+# A tool that leaves right after its spawn, its ranks held in init (some
+# perhaps not connected yet, so no release reaches them then): the launcher
+# releases each, also those that report waiting after, and the job runs to
+# its end.
+if selected launch/tool-leaves-held; then
+    log=$B/launch_tool-leaves-held.log why=""
+    before=$(wc -l <"$B/daemon.log")
+    (timeout $T env TOOL_LAUNCH_LEAVE=1 "$BIN/tool_launch" 4 "$BIN/debug_rank" 1 5 >"$log.out" 2>"$log"; echo $? >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 4 ] || add "tool exit $RC, expected 4"
+    appns=$(sed -n 's/^tool_launch: spawned //p' "$log")
+    for i in $(seq 100); do grep -q "^pmixrun: job $appns ended" "$B/daemon.log" && break; sleep 0.1; done
+    tail -n +"$((before + 1))" "$B/daemon.log" >"$log.daemon"
+    grep -q "^pmixrun: job $appns: its debugger is gone; releasing" "$log.daemon" || add "the launcher did not release the ranks"
+    [ "$(grep -c "^pmixrun: $appns:[0-3] exited with status 5" "$log.daemon")" = 4 ] || add "the ranks did not all run to their end"
+    if [ -z "$why" ]; then pass launch/tool-leaves-held; else fail launch/tool-leaves-held "$why" "$log"; fi
+fi
+
 if selected launch/pmixctl-run; then
     log=$B/launch_pmixctl-run.log why=""
     run_timed "$log" "$PMIXCTL" run -n 3 sh -c 'echo "out-$PMIX_RANK"; exit 4'
@@ -191,6 +216,25 @@ if selected launch/tool-stdin; then
     grep -q "^r1 $want\$" "$log" || add "rank 1 did not get the tool's stdin whole"
     grep -q "^r0 $empty\$" "$log" || add "rank 0's stdin was not empty"
     if [ -z "$why" ]; then pass launch/tool-stdin; else fail launch/tool-stdin "$why" "$log"; fi
+fi
+
+# A rank that never reads its stdin while the tool has 2 MB for it: the
+# tool waits (each push completes once in the pipe), the launcher does not
+# (another tool's job runs meanwhile), and the job ends normally.
+if selected launch/stdin-unread; then
+    log=$B/launch_stdin-unread.log why=""
+    head -c 2000000 /dev/zero >"$SCRATCH/big"
+    "$PMIXCTL" run sh -c 'sleep 2; echo unread-done' <"$SCRATCH/big" >"$log" 2>&1 &
+    tp=$!
+    sleep 0.5
+    t0=$(now_ms)
+    run_timed "$log.other" "$PMIXCTL" run /bin/echo other
+    [ "$RC" = 0 ] && grep -q '^other$' "$log.other" || add "another tool's job did not run meanwhile (exit $RC)"
+    [ $(( $(now_ms) - t0 )) -lt 1400 ] || add "the other job waited for the unread stdin"
+    wait $tp; rc=$?
+    [ "$rc" = 0 ] || add "exit $rc"
+    grep -q '^unread-done$' "$log" || add "the job's output is missing"
+    if [ -z "$why" ]; then pass launch/stdin-unread; else fail launch/stdin-unread "$why" "$log"; fi
 fi
 
 if selected launch/relative-path; then

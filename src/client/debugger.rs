@@ -42,6 +42,8 @@ fn asked(me: &Proc) -> bool {
     match v.0.r#type {
         PMIX_BOOL => v.truthy(),
         PMIX_PROC_RANK | PMIX_UINT32 => v.as_u32().is_some_and(|r| r == me.rank || r == PMIX_RANK_WILDCARD),
+        // procs: those named (a launcher releasing the job releases all)
+        PMIX_PROC | PMIX_DATA_ARRAY => crate::owned::procs_of_value(&v.0).iter().any(|p| (p.nspace.is_empty() || p.nspace == me.nspace) && (p.rank == me.rank || p.rank == PMIX_RANK_WILDCARD)),
         _ => true, // (OpenPMIx's client stops for any value)
     }
 }

@@ -43,7 +43,7 @@ impl ServerRole {
                     // command line when the host registered one.
                     "pmix.qry.nsinfo" => {
                         let only = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str());
-                        let mut names: Vec<&String> = self.nspaces.iter().filter(|(k, n)| n.registered && only.as_ref().is_none_or(|o| o == *k)).map(|(k, _)| k).collect();
+                        let mut names: Vec<&String> = self.nspaces.iter().filter(|(k, n)| n.registered && only.as_ref().map_or(true, |o| o == *k)).map(|(k, _)| k).collect();
                         names.sort();
                         let each: Vec<Info> = names
                             .iter()

@@ -105,9 +105,10 @@ impl ServerRole {
     }
 
     /// Job `ns` ended (every rank exited; `exit`: its first failing rank's
-    /// code, 0 if none): `requester` hears it as PMIX_ERR_JOB_TERMINATED and
-    /// PMIX_EVENT_JOB_END, each with the job (PMIX_EVENT_AFFECTED_PROC), its
-    /// status (PMIX_JOB_TERM_STATUS), the exit code and, as text, its name.
+    /// code, 0 if none): `requester` hears it as PMIX_EVENT_JOB_END (also
+    /// named PMIX_ERR_JOB_TERMINATED: one code), with the job
+    /// (PMIX_EVENT_AFFECTED_PROC), its status (PMIX_JOB_TERM_STATUS), the
+    /// exit code and, as text, its name.
     pub fn job_ended(&mut self, net: &mut Net, ns: &str, exit: i32, requester: &Proc) {
         let status = if exit == 0 { PMIX_SUCCESS } else { PMIX_ERR_JOB_TERMINATED };
         let me = self.me.clone();

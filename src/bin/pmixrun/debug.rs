@@ -32,10 +32,14 @@ struct Hold {
     tracing: HashMap<i32, u32>,
     /// Ranks stopped after their exec: rank -> pid.
     stopped: BTreeMap<u32, i32>,
-    /// Ranks waiting in PMIx_Init, not yet released.
+    /// Ranks asked to wait in PMIx_Init, and those of them released since.
+    /// (A release reaches only ranks already connected: one that reports
+    /// it waits after its release is released again, by the launcher.)
     in_init: BTreeSet<u32>,
+    init_released: BTreeSet<u32>,
     ready_told: bool,
-    /// Released before every rank reached its exec: the rest run on.
+    /// The whole job was released (or left without a debugger): ranks not
+    /// at their exec or in PMIx_Init yet run on when they get there.
     let_go: bool,
 }
 
@@ -48,6 +52,7 @@ pub enum Action {
 
 #[derive(Default)]
 pub struct Holds {
+    /// By namespace, until the job ends.
     jobs: HashMap<String, Hold>,
     /// Debugger-daemon job -> the job it debugs.
     daemon_of: HashMap<String, String>,
@@ -109,27 +114,34 @@ pub fn probe_stop_on_exec() -> bool {
 }
 
 impl Holds {
-    /// A job spawned by `requester` with `directives`: the ranks to stop on
-    /// exec (the caller starts them traced). Records the hold.
-    pub fn on_launch(&mut self, nspace: &str, requester: &Proc, size: u32, directives: &[Info]) -> BTreeSet<u32> {
-        let on_exec: BTreeSet<u32> = find(directives, PMIX_DEBUG_STOP_ON_EXEC).map(|i| ranks_named(i, nspace, size)).unwrap_or_default().into_iter().collect();
-        let in_init: BTreeSet<u32> = find(directives, PMIX_DEBUG_STOP_IN_INIT).map(|i| ranks_named(i, nspace, size)).unwrap_or_default().into_iter().collect();
-        if !on_exec.is_empty() || !in_init.is_empty() {
-            self.jobs.insert(
-                nspace.to_string(),
-                Hold {
-                    requester: requester.clone(),
-                    requester_gone: false,
-                    daemons: HashSet::new(),
-                    tracing: HashMap::new(),
-                    stopped: BTreeMap::new(),
-                    in_init,
-                    ready_told: false,
-                    let_go: false,
-                },
-            );
+    /// The ranks of a spawn's job to stop on exec (none unless asked).
+    pub fn wanted_on_exec(nspace: &str, size: u32, directives: &[Info]) -> BTreeSet<u32> {
+        find(directives, PMIX_DEBUG_STOP_ON_EXEC).map(|i| ranks_named(i, nspace, size)).unwrap_or_default().into_iter().collect()
+    }
+
+    /// A job spawned by `requester` with `directives` is starting: its hold
+    /// (if it asks for one) lives until the job ends.
+    pub fn on_launch(&mut self, nspace: &str, requester: &Proc, size: u32, directives: &[Info]) {
+        // Stop in init: OpenPMIx's client stops whatever ranks the value
+        // names (rpmix's only those named), so every rank may be waiting.
+        let in_init: BTreeSet<u32> = match find(directives, PMIX_DEBUG_STOP_IN_INIT) {
+            Some(i) if !ranks_named(i, nspace, size).is_empty() => (0..size).collect(),
+            _ => BTreeSet::new(),
+        };
+        if !in_init.is_empty() || !Self::wanted_on_exec(nspace, size, directives).is_empty() {
+            let hold = Hold {
+                requester: requester.clone(),
+                requester_gone: false,
+                daemons: HashSet::new(),
+                tracing: HashMap::new(),
+                stopped: BTreeMap::new(),
+                in_init,
+                init_released: BTreeSet::new(),
+                ready_told: false,
+                let_go: false,
+            };
+            self.jobs.insert(nspace.to_string(), hold);
         }
-        on_exec
     }
 
     /// Rank `rank` of `nspace` started traced as `pid`.
@@ -151,7 +163,13 @@ impl Holds {
     /// thread: the tracer). The exec's SIGTRAP: detach, leaving it stopped.
     /// Any other signal: let it have it and go on to its exec.
     pub fn stopped(&mut self, pid: i32, sig: i32) -> Option<Action> {
-        let (ns, h) = self.jobs.iter_mut().find(|(_, h)| h.tracing.contains_key(&pid))?;
+        let Some((ns, h)) = self.jobs.iter_mut().find(|(_, h)| h.tracing.contains_key(&pid)) else {
+            // (only traced children report stops: one we no longer know of
+            // is let go rather than left stopped under us)
+            // SAFETY: pid is a child of ours in a ptrace stop, or the call fails.
+            unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0) };
+            return None;
+        };
         if sig != libc::SIGTRAP {
             // A stop signal is dropped (injected again, it would come back
             // as this same stop, over and over); the rank is stopped at its
@@ -165,20 +183,23 @@ impl Holds {
         if h.let_go {
             // SAFETY: pid is our tracee, stopped at its exec; no signal: it runs.
             unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0) };
-            return None;
+        } else {
+            // SAFETY: pid is our tracee, stopped at its exec; the SIGSTOP it
+            // is left with keeps it stopped once untraced.
+            if unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP as libc::c_long) } != 0 {
+                pmix::pmix_debug!(1, "pmixrun: detaching from {ns}:{rank} (pid {pid}): {}", std::io::Error::last_os_error());
+            }
+            h.stopped.insert(rank, pid);
         }
-        // SAFETY: pid is our tracee, stopped at its exec; the SIGSTOP it is
-        // left with keeps it stopped once untraced.
-        if unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP as libc::c_long) } != 0 {
-            pmix::pmix_debug!(1, "pmixrun: detaching from {ns}:{rank} (pid {pid}): {}", std::io::Error::last_os_error());
-        }
-        h.stopped.insert(rank, pid);
-        if h.tracing.is_empty() && !h.ready_told && !h.requester_gone {
-            h.ready_told = true;
-            let held = h.stopped.keys().map(|r| Proc::new(ns, *r)).collect();
-            return Some(Action::Ready { held, requester: h.requester.clone() });
-        }
-        None
+        h.ready_if_all_stopped(ns)
+    }
+
+    /// Rank `proc` reports it waits in PMIx_Init (PMIX_READY_FOR_DEBUG): if
+    /// it was released before it could hear it, release it again.
+    pub fn waiting_in_init(&mut self, proc: &Proc) -> Option<Action> {
+        let h = self.jobs.get(&proc.nspace)?;
+        let released = h.in_init.contains(&proc.rank) && (h.let_go || h.init_released.contains(&proc.rank));
+        released.then(|| Action::ReleaseInit(vec![proc.clone()]))
     }
 
     /// PMIX_DEBUGGER_RELEASE from `sender` for `targets` (none named: the
@@ -187,40 +208,40 @@ impl Holds {
     /// are only marked released.
     pub fn release(&mut self, sender: &Proc, targets: &[Proc]) {
         for (ns, h) in self.jobs.iter_mut() {
-            let named: Vec<u32> = if targets.is_empty() {
-                if h.requester == *sender || h.daemons.contains(&sender.nspace) {
-                    h.stopped.keys().chain(h.in_init.iter()).copied().collect()
-                } else {
-                    Vec::new()
-                }
-            } else {
-                let all: Vec<u32> = h.stopped.keys().chain(h.in_init.iter()).copied().collect();
-                all.into_iter().filter(|r| targets.iter().any(|t| t.names(&Proc::new(ns, *r)))).collect()
-            };
-            for r in named {
-                h.in_init.remove(&r);
-                if let Some(pid) = h.stopped.remove(&r) {
-                    continue_rank(pid);
-                }
-            }
-            // (ranks of a released job not at their exec yet run on there)
             let whole_job = if targets.is_empty() {
                 h.requester == *sender || h.daemons.contains(&sender.nspace)
             } else {
                 targets.iter().any(|t| t.nspace == *ns && t.rank == PMIX_RANK_WILDCARD)
             };
+            let named = |r: u32| whole_job || targets.iter().any(|t| t.names(&Proc::new(ns, r)));
+            let init: Vec<u32> = h.in_init.iter().copied().filter(|r| named(*r)).collect();
+            h.init_released.extend(init);
+            let stopped: Vec<u32> = h.stopped.keys().copied().filter(|r| named(*r)).collect();
+            for r in stopped {
+                if let Some(pid) = h.stopped.remove(&r) {
+                    continue_rank(pid);
+                }
+            }
             h.let_go |= whole_job;
         }
-        self.jobs.retain(|_, h| h.held());
     }
 
     /// `tool` disconnected: the holds it owned with no daemon left end.
     pub fn requester_gone(&mut self, tool: &Proc) -> Vec<Action> {
-        let owned: Vec<String> = self.jobs.iter_mut().filter(|(_, h)| h.requester == *tool).map(|(ns, h)| {
+        let mut owned = Vec::new();
+        for (ns, h) in self.jobs.iter_mut().filter(|(_, h)| h.requester == *tool) {
             h.requester_gone = true;
-            ns.clone()
-        }).collect();
+            owned.push(ns.clone());
+        }
         owned.iter().filter_map(|ns| self.release_if_orphaned(ns)).collect()
+    }
+
+    /// Job `ns` is being stopped: nothing of it stays held (a rank still
+    /// to stop at its exec runs on, to take its SIGTERM).
+    pub fn let_go(&mut self, ns: Option<&str>) {
+        for (_, h) in self.jobs.iter_mut().filter(|(n, _)| ns.map_or(true, |x| x == n.as_str())) {
+            h.let_go = true;
+        }
     }
 
     /// Job `ns` ended: its hold goes; if it was a debugger-daemon job, its
@@ -232,37 +253,41 @@ impl Holds {
         self.release_if_orphaned(&target)
     }
 
-    /// A rank ended before its hold did.
-    pub fn rank_exited(&mut self, pid: i32) {
-        for h in self.jobs.values_mut() {
-            h.tracing.remove(&pid);
-            h.stopped.retain(|_, p| *p != pid);
-        }
+    /// A rank ended before its hold did (it may have been the last one the
+    /// ready-for-debug notice waited for).
+    pub fn rank_exited(&mut self, pid: i32) -> Option<Action> {
+        let (ns, h) = self.jobs.iter_mut().find(|(_, h)| h.tracing.contains_key(&pid) || h.stopped.values().any(|p| *p == pid))?;
+        h.tracing.remove(&pid);
+        h.stopped.retain(|_, p| *p != pid);
+        h.ready_if_all_stopped(ns)
     }
 
     fn release_if_orphaned(&mut self, ns: &str) -> Option<Action> {
-        let h = self.jobs.get(ns)?;
-        if !h.requester_gone || !h.daemons.is_empty() || !h.held() {
+        let h = self.jobs.get_mut(ns)?;
+        let waiting: Vec<u32> = h.in_init.difference(&h.init_released).copied().collect();
+        if !h.requester_gone || !h.daemons.is_empty() || h.let_go || (h.tracing.is_empty() && h.stopped.is_empty() && waiting.is_empty()) {
             return None;
         }
-        let h = self.jobs.get_mut(ns)?;
         eprintln!("pmixrun: job {ns}: its debugger is gone; releasing its held ranks");
+        h.let_go = true;
         for (_, pid) in std::mem::take(&mut h.stopped) {
             continue_rank(pid);
         }
-        // (ranks not at their exec yet run on when they get there)
-        h.let_go = true;
-        let init: Vec<Proc> = std::mem::take(&mut h.in_init).into_iter().map(|r| Proc::new(ns, r)).collect();
-        if !h.held() {
-            self.jobs.remove(ns);
-        }
+        h.init_released.extend(waiting.iter().copied());
+        let init: Vec<Proc> = waiting.into_iter().map(|r| Proc::new(ns, r)).collect();
         (!init.is_empty()).then_some(Action::ReleaseInit(init))
     }
 }
 
 impl Hold {
-    fn held(&self) -> bool {
-        !self.tracing.is_empty() || !self.stopped.is_empty() || !self.in_init.is_empty()
+    /// Every rank to stop on exec is stopped (or gone): tell the tool once.
+    fn ready_if_all_stopped(&mut self, ns: &str) -> Option<Action> {
+        if !self.tracing.is_empty() || self.stopped.is_empty() || self.ready_told || self.requester_gone || self.let_go {
+            return None;
+        }
+        self.ready_told = true;
+        let held = self.stopped.keys().map(|r| Proc::new(ns, *r)).collect();
+        Some(Action::Ready { held, requester: self.requester.clone() })
     }
 }
 

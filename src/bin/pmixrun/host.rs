@@ -231,6 +231,9 @@ impl Host for LauncherHost {
         if code == PMIX_JCTRL_CHECKPOINT_COMPLETE {
             self.send(Event::CheckpointDone(source.clone()));
         }
+        if code == PMIX_READY_FOR_DEBUG && find(info, PMIX_BREAKPOINT).and_then(|i| i.as_str()).as_deref() == Some("pmix-init") {
+            self.send(Event::WaitingInInit(source.clone()));
+        }
         if code == PMIX_DEBUGGER_RELEASE {
             // Whom it releases: its custom range, else the procs it names.
             let targets = [PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROCS, PMIX_EVENT_AFFECTED_PROC]
@@ -247,34 +250,52 @@ impl Host for LauncherHost {
         self.send(Event::ToolGone(tool.clone()));
     }
 
-    fn push_stdin(&mut self, source: &Proc, targets: &[Proc], _directives: &[Info], data: Option<&[u8]>, _done: Done) -> Upcall {
-        use std::io::Write;
+    /// Data goes to each target's feed (io::StdinFeed: written off this
+    /// thread); the push completes once every target has it in its pipe.
+    fn push_stdin(&mut self, source: &Proc, targets: &[Proc], _directives: &[Info], data: Option<&[u8]>, done: Done) -> Upcall {
         let ts: Vec<Proc> = self.expand(source, targets).into_iter().map(|(p, _)| p).collect();
         if ts.is_empty() {
             // Closing the stdin of ranks that already ended is done already.
             return Upcall::Now(if data.is_none() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
         }
         let mut m = self.stdins.lock();
-        let mut st = PMIX_SUCCESS;
-        for t in ts {
-            match data {
-                // Data for a rank whose stdin pmixrun holds.
-                Some(d) => match m.get_mut(&t) {
-                    Some(pipe) => {
-                        if pipe.write_all(d).is_err() {
-                            m.remove(&t);
-                            st = PMIX_ERR_IOF_FAILURE;
-                        }
-                    }
-                    None => st = PMIX_ERR_NOT_FOUND,
-                },
-                // No data (PMIX_IOF_COMPLETE): close it.
-                None => {
-                    m.remove(&t);
+        let Some(d) = data else {
+            // No data (PMIX_IOF_COMPLETE): close them (after what is queued).
+            for t in ts {
+                m.remove(&t);
+            }
+            return Upcall::Now(PMIX_SUCCESS);
+        };
+        if ts.iter().any(|t| !m.contains_key(t)) {
+            return Upcall::Now(PMIX_ERR_NOT_FOUND); // a target whose stdin pmixrun does not hold
+        }
+        // The last target to finish completes the push.
+        let left = Arc::new(Mutex::new((ts.len(), PMIX_SUCCESS, Some(done))));
+        let finish = |left: &Arc<Mutex<(usize, pmix_status_t, Option<Done>)>>, ok: bool| {
+            let mut l = left.lock();
+            l.0 -= 1;
+            if !ok {
+                l.1 = PMIX_ERR_IOF_FAILURE;
+            }
+            if l.0 == 0 {
+                let (st, f) = (l.1, l.2.take());
+                drop(l);
+                if let Some(f) = f {
+                    f(st);
                 }
             }
+        };
+        for t in ts {
+            let l2 = left.clone();
+            let feed = m.get_mut(&t).expect("checked above");
+            if !feed.send(d.to_vec(), Box::new(move |ok| finish(&l2, ok))) {
+                // (the rank closed its stdin: the push fails, answered
+                // through the same count)
+                m.remove(&t);
+                finish(&left, false);
+            }
         }
-        Upcall::Now(st)
+        Upcall::Pending
     }
 
     fn monitor_alert(&mut self, proc: &Proc, _error: pmix_status_t, id: Option<&str>) {

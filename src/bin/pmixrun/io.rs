@@ -53,8 +53,53 @@ const MAX_PENDING: usize = 1 << 16;
 /// single rank's output stays byte-exact.
 static TERMINAL: Mutex<[Option<Proc>; 2]> = Mutex::new([None, None]);
 
-/// Stdin pipes of the ranks, for pmixrun's stdin and PMIx_IOF_push.
-pub type Stdins = Arc<Mutex<HashMap<Proc, ChildStdin>>>;
+/// Stdin of the ranks, for pmixrun's stdin and PMIx_IOF_push.
+pub type Stdins = Arc<Mutex<HashMap<Proc, StdinFeed>>>;
+
+/// A chunk for a rank's stdin, and whom to tell once it is written (true)
+/// or could not be (false: the rank closed its stdin).
+type Chunk = (Vec<u8>, Box<dyn FnOnce(bool) + Send>);
+
+/// A rank's stdin pipe, written by a thread of its own (started with the
+/// first chunk): a rank that does not read blocks that thread only, never
+/// the caller (the PMIx server's thread, for a tool's push). Each chunk's
+/// completion comes once it is in the pipe, so a sender that waits for it
+/// (pmixctl, pmixrun's own stdin) is held back by the rank: no queue grows.
+/// Dropping the feed closes the pipe once what was queued is written.
+pub struct StdinFeed {
+    pipe: Option<ChildStdin>,
+    queue: Option<std::sync::mpsc::Sender<Chunk>>,
+}
+
+impl StdinFeed {
+    pub fn new(pipe: ChildStdin) -> StdinFeed {
+        StdinFeed { pipe: Some(pipe), queue: None }
+    }
+
+    /// Queue `data`; `done` hears (on the feed's thread) whether it was
+    /// written. False, and `done` dropped uncalled, when the feed takes
+    /// nothing more (its rank closed its stdin): the caller's to handle.
+    pub fn send(&mut self, data: Vec<u8>, done: Box<dyn FnOnce(bool) + Send>) -> bool {
+        if self.queue.is_none() {
+            let Some(mut pipe) = self.pipe.take() else { return false };
+            let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
+            let started = std::thread::Builder::new().name("pmixrun-stdin".into()).stack_size(64 << 10).spawn(move || {
+                for (data, done) in rx {
+                    let ok = pipe.write_all(&data).is_ok();
+                    done(ok);
+                    if !ok {
+                        return; // (later chunks are refused: send answers false)
+                    }
+                }
+            });
+            if started.is_err() {
+                return false;
+            }
+            self.queue = Some(tx);
+        }
+        self.queue.as_ref().is_some_and(|q| q.send((data, done)).is_ok())
+    }
+}
 
 fn prefix(opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t) -> String {
     let mut p = String::new();
@@ -295,7 +340,21 @@ pub fn forward_stdin(stdins: Stdins) {
                 m.clear(); // EOF: close every rank's stdin
                 return;
             }
-            m.retain(|_, pipe| pipe.write_all(&buf[..n]).is_ok());
+            // Read on once every rank took this chunk (or closed its stdin).
+            let (tx, rx) = std::sync::mpsc::channel::<(Proc, bool)>();
+            let mut closed = Vec::new();
+            for (p, feed) in m.iter_mut() {
+                let (tx, p2) = (tx.clone(), p.clone());
+                if !feed.send(buf[..n].to_vec(), Box::new(move |ok| drop(tx.send((p2, ok))))) {
+                    closed.push(p.clone());
+                }
+            }
+            drop((tx, m));
+            closed.extend(rx.iter().filter(|(_, ok)| !ok).map(|(p, _)| p));
+            let mut m = stdins.lock();
+            for p in closed {
+                m.remove(&p);
+            }
         }
     });
 }

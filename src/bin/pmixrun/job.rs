@@ -214,6 +214,8 @@ pub struct Launcher {
     /// Jobs that end with the tool that spawned them (its spawn said
     /// PMIX_SPAWN_CHILD_SEP false): namespace -> the tool.
     tied: HashMap<String, Proc>,
+    /// Jobs whose stdin their tool feeds (PMIX_FWD_STDIN): namespace -> tool.
+    stdin_from: HashMap<String, Proc>,
     /// No job of its own: a failing job fails alone, and the launcher stays.
     pub persistent: bool,
     pub preemption: Option<Preemption>,
@@ -255,7 +257,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -305,12 +307,13 @@ impl Launcher {
         let place_of = |r: u32| places.get(r as usize % places.len().max(1)).cloned();
         let stdin_ranks = stdin_targets(directives, size);
         // Ranks a debugger wants held (debug.rs): those stopped on exec start traced.
-        let on_exec = parent.map(|p| self.holds.on_launch(&nspace, p, size, directives)).unwrap_or_default();
+        let on_exec = if parent.is_some() { crate::debug::Holds::wanted_on_exec(&nspace, size, directives) } else { Default::default() };
         if !on_exec.is_empty() && !self.stop_on_exec {
-            self.holds.job_ended(&nspace);
             return Err(LaunchError { status: PMIX_ERR_NOT_SUPPORTED, msg: "PMIX_DEBUG_STOP_ON_EXEC: this system does not let pmixrun trace its children".into() });
         }
-        if let Some(i) = pmix::owned::find(directives, PMIX_DEBUG_STOP_IN_INIT) {
+        // (only when it names a rank: OpenPMIx's client stops for any value,
+        // even false)
+        if let Some(i) = pmix::owned::find(directives, PMIX_DEBUG_STOP_IN_INIT).filter(|i| !crate::debug::ranks_named(i, &nspace, size).is_empty()) {
             info.push(i.clone());
         }
         // Debugger daemons learn whom they debug from their job data.
@@ -362,6 +365,10 @@ impl Launcher {
             s.register_nspace(&ns2, size as i32, info);
         })?;
         pmix::server::setup::setup_local(&nspace, &[]).map_err(|e| format!("setup_local_support: {}", pmix::strings::error_name(e)))?;
+        // (from here a failure goes through launch_failed, which forgets the hold)
+        if let Some(p) = parent {
+            self.holds.on_launch(&nspace, p, size, directives);
+        }
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
@@ -427,7 +434,7 @@ impl Launcher {
                         crate::io::start(&proc, o, e, &self.io);
                     }
                     if let Some(i) = child.stdin.take() {
-                        self.stdins.lock().insert(proc.clone(), i);
+                        self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i));
                     }
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
@@ -476,6 +483,9 @@ impl Launcher {
                 let tied = req.directives.iter().find(|i| i.key() == SPAWN_CHILD_SEP).is_some_and(|i| !i.truthy());
                 if !ours && tied {
                     self.tied.insert(ns.clone(), req.parent.clone());
+                }
+                if pmix::owned::find(&req.directives, PMIX_FWD_STDIN).is_some_and(|i| i.truthy()) {
+                    self.stdin_from.insert(ns.clone(), req.parent.clone());
                 }
                 (req.done)(PMIX_SUCCESS, ns)
             }
@@ -537,7 +547,10 @@ impl Launcher {
         r.exited = true;
         let proc = r.proc.clone();
         self.pids.lock().remove(&proc);
-        self.holds.rank_exited(pid);
+        self.stdins.lock().remove(&proc);
+        if let Some(a) = self.holds.rank_exited(pid) {
+            self.act(a);
+        }
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
         let p2 = proc.clone();
         let state = server_call(move |s, net| {
@@ -570,6 +583,7 @@ impl Launcher {
             let ns = proc.nspace.clone();
             let watched = self.watched.remove(&ns);
             self.tied.remove(&ns);
+            self.stdin_from.remove(&ns);
             if let Some(a) = self.holds.job_ended(&ns) {
                 self.act(a);
             }
@@ -661,6 +675,7 @@ impl Launcher {
     /// SIGTERM every rank's process group now, SIGKILL after `grace` seconds.
     pub fn stop_job(&mut self, grace: u64, code: i32) {
         self.record(code.clamp(0, 255) as u8);
+        self.holds.let_go(None);
         for (pid, r) in &self.ranks {
             if !r.exited {
                 // (the process group pmixrun created for the rank; a rank
@@ -687,6 +702,7 @@ impl Launcher {
     /// ranks get SIGTERM, then SIGKILL after `grace` seconds.
     pub fn stop_ns(&mut self, ns: &str, grace: u64) {
         let ranks: Vec<i32> = self.ranks.iter().filter(|(_, r)| !r.exited && r.proc.nspace == ns).map(|(p, _)| *p).collect();
+        self.holds.let_go(Some(ns));
         for pid in &ranks {
             let _ = killpg(Pid::from_raw(*pid), Signal::SIGTERM);
             let _ = killpg(Pid::from_raw(*pid), Signal::SIGCONT);
@@ -703,6 +719,13 @@ impl Launcher {
     /// main thread, its tracer).
     pub fn traced_stop(&mut self, pid: i32, sig: i32) {
         if let Some(a) = self.holds.stopped(pid, sig) {
+            self.act(a);
+        }
+    }
+
+    /// A rank reports it waits in PMIx_Init (PMIX_READY_FOR_DEBUG).
+    pub fn waiting_in_init(&mut self, proc: &Proc) {
+        if let Some(a) = self.holds.waiting_in_init(proc) {
             self.act(a);
         }
     }
@@ -724,6 +747,12 @@ impl Launcher {
         }
         for a in self.holds.requester_gone(tool) {
             self.act(a);
+        }
+        // The stdin it fed ends with it: its ranks read the end of input.
+        let fed: Vec<String> = self.stdin_from.iter().filter(|(_, t)| *t == tool).map(|(ns, _)| ns.clone()).collect();
+        for ns in fed {
+            self.stdin_from.remove(&ns);
+            self.stdins.lock().retain(|p, _| p.nspace != ns);
         }
     }
 

@@ -101,6 +101,8 @@ pub enum Event {
     DebuggerRelease { sender: pmix::owned::Proc, targets: Vec<pmix::owned::Proc> },
     /// A tool's connection ended.
     ToolGone(pmix::owned::Proc),
+    /// A rank reports it waits in PMIx_Init for a debugger.
+    WaitingInInit(pmix::owned::Proc),
 }
 
 fn main() -> ExitCode {
@@ -213,6 +215,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 Ok(Event::TracedStop { pid, sig }) => launcher.traced_stop(pid, sig),
                 Ok(Event::DebuggerRelease { sender, targets }) => launcher.debugger_release(&sender, &targets),
                 Ok(Event::ToolGone(tool)) => launcher.tool_gone(&tool, opts.grace),
+                Ok(Event::WaitingInInit(p)) => launcher.waiting_in_init(&p),
                 Ok(Event::Abort { status, from }) if opts.persistent => {
                     // A tool's job aborts alone.
                     let ns = from.rsplit_once(':').map_or(from.as_str(), |(ns, _)| ns).trim_start_matches("the monitor of ");
