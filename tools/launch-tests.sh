@@ -62,6 +62,9 @@
 #   launch/openpmix-tool-spawn  OpenPMIx's example tool.c --spawn (see the
 #                          case's comment: its expectation does not hold for
 #                          a launcher giving each job its own namespace)
+#   launch/proc-table      PMIX_QUERY_PROC_TABLE of 3 ranks stopped on exec
+#                          (c-tests/proc_table.c): the expected table, the
+#                          same through OpenPMIx's tool library (TCP)
 #   launch/openpmix-tool-nsinfo  OpenPMIx's tool.c with no argument lists
 #                          the running job's namespace and command line
 #                          (PMIX_QUERY_NAMESPACE_INFO)
@@ -101,6 +104,7 @@ for ex in launcher debugger debuggerd client tool; do
     build_once "$BIN/oex_$ex" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$REF_INC" \
         "$OEX_SRC/$ex.c" -o "$BIN/oex_$ex" -l:libpmix.so.2 -lpthread >>"$blog" 2>&1 || ok=0
 done
+build_once "$BIN/proc_table" $CC -std=gnu99 -g -O1 -Wall -I"$REF_INC" "$ROOT/c-tests/proc_table.c" -o "$BIN/proc_table" -l:libpmix.so.2 -ldl >>"$blog" 2>&1 || ok=0
 if [ $ok = 1 ]; then pass build; else fail build "compilation failed" "$blog"; finish; fi
 
 # ---- the launcher ----
@@ -375,6 +379,33 @@ if selected launch/openpmix-tool-spawn; then
     kill -0 $tp 2>/dev/null || add "the tool did not wait (exit: its expectation was met?)"
     kill -KILL $tp 2>/dev/null; wait $tp 2>/dev/null
     if [ -z "$why" ]; then pass launch/openpmix-tool-spawn; else fail launch/openpmix-tool-spawn "$why" "$log"; fi
+fi
+
+# A debugger's proc table (PMIX_QUERY_PROC_TABLE) of a job stopped on exec,
+# asked by c-tests/proc_table.c on rpmix and on OpenPMIx's library (over
+# TCP): the same lines from both, and the right ones (3 entries, each with
+# the job, this host, the program, and a pid that is that program, stopped).
+if selected launch/proc-table; then
+    log=$B/launch_proc-table.log why=""
+    mkdir -p "$SCRATCH/pt" && cp /bin/true "$SCRATCH/pt/app"
+    app=$(realpath "$SCRATCH/pt/app")
+    { echo "entries 3"; for r in 0 1 2; do echo "rank $r nspace-ok 1 host-ok 1 exe $app pid-ok 1"; done; } >"$log.want"
+    ours=$(readlink -f "$LIBDIR/libpmix.so.2")
+    lib_of() { readlink -f "$(sed -n 's/^proc_table: library //p' "$1" | tail -n1)"; }
+    (timeout $T "$BIN/proc_table" 3 "$app" >"$log.rpmix" 2>"$log"; echo $? >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    if [ "$RC" = 77 ]; then echo "SKIP: launch/proc-table (no stop on exec here)"; else
+        [ "$RC" = 0 ] || add "exit $RC on rpmix"
+        [ "$(lib_of "$log")" = "$ours" ] || add "the first run was not on rpmix"
+        diff -u "$log.want" "$log.rpmix" >>"$log" || add "rpmix's table differs from the expected one"
+        (timeout $T env -u LD_LIBRARY_PATH "$BIN/proc_table" 3 "$app" >"$log.openpmix" 2>"$log.2"; echo $? >"$SCRATCH/rc")
+        read -r RC <"$SCRATCH/rc"
+        cat "$log.2" >>"$log"
+        [ "$RC" = 0 ] || add "exit $RC on OpenPMIx"
+        [ -n "$(lib_of "$log.2")" ] && [ "$(lib_of "$log.2")" != "$ours" ] || add "the second run was not on OpenPMIx's library"
+        diff -u "$log.rpmix" "$log.openpmix" >>"$log" || add "OpenPMIx's tool reads another table"
+        if [ -z "$why" ]; then pass launch/proc-table; else fail launch/proc-table "$why" "$log"; fi
+    fi
 fi
 
 # OpenPMIx's tool.c with no argument asks PMIX_QUERY_NAMESPACE_INFO and

@@ -57,6 +57,12 @@ impl ServerRole {
                             .collect();
                         fallback.push(Info::new("pmix.qry.nsinfo", Value::infos(&each)));
                     }
+                    // What a debugger needs to attach (the MPIR proc table):
+                    // this server's ranks of the namespace.
+                    "pmix.qry.ptable" | "pmix.qry.lptable" => match self.proc_table(&qns) {
+                        Some(v) => fallback.push(Info::new(&key, v)),
+                        None => all_local = false,
+                    },
                     "pmix.jctrl.preempt" | "pmix.jctrl.ckmethod" => {
                         let p = find(&quals, PMIX_PROCID).map(|i| procs_of_value(i.value_ref())).and_then(|v| v.into_iter().next()).unwrap_or_else(|| who.clone());
                         let r = jobctl::lookup(&p).unwrap_or_default();
@@ -99,5 +105,50 @@ impl ServerRole {
             };
             reply_infos(net, conn, req, st, &answers);
         }
+    }
+}
+
+impl ServerRole {
+    /// PMIX_QUERY_PROC_TABLE for namespace `ns`: a data array of
+    /// pmix_proc_info_t, one per rank of it this server holds, by rank: the
+    /// host, the program (/proc/<pid>/exe), the pid, and its state. None
+    /// for a namespace this server does not hold.
+    fn proc_table(&self, ns: &str) -> Option<Value> {
+        let n = self.nspaces.get(ns).filter(|n| n.registered)?;
+        let mut ranks: Vec<pmix_rank_t> = n.clients.keys().copied().collect();
+        ranks.sort_unstable();
+        let host = std::ffi::CString::new(self.hostname.as_str()).unwrap_or_default();
+        let mut exes = Vec::with_capacity(ranks.len());
+        let mut rows = Vec::with_capacity(ranks.len());
+        for r in &ranks {
+            let proc = Proc::new(ns, *r);
+            let pid = self.pid_of(&proc);
+            let exe = if pid > 0 { std::fs::read_link(format!("/proc/{pid}/exe")).ok() } else { None };
+            exes.push(std::ffi::CString::new(exe.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()).unwrap_or_default());
+            let c = n.clients.get(r);
+            let state = match c {
+                Some(c) if c.finalized => PMIX_PROC_STATE_TERMINATED,
+                Some(c) if c.conn.is_some() => PMIX_PROC_STATE_CONNECTED,
+                _ if pid > 0 => PMIX_PROC_STATE_RUNNING,
+                _ => PMIX_PROC_STATE_UNDEF,
+            };
+            rows.push((proc.to_c(), pid, state));
+        }
+        let mut table: Vec<pmix_proc_info_t> = rows
+            .iter()
+            .zip(&exes)
+            .map(|((proc, pid, state), exe)| pmix_proc_info_t {
+                proc: *proc,
+                hostname: host.as_ptr() as *mut core::ffi::c_char,
+                executable_name: exe.as_ptr() as *mut core::ffi::c_char,
+                pid: *pid as libc::pid_t,
+                exit_code: 0,
+                state: *state,
+            })
+            .collect();
+        let d = pmix_data_array_t { r#type: PMIX_PROC_INFO, size: table.len(), array: table.as_mut_ptr() as *mut core::ffi::c_void };
+        // SAFETY: d describes `table`, whose strings live until after the
+        // load, which deep-copies them.
+        unsafe { Value::load(&d as *const pmix_data_array_t as *const core::ffi::c_void, PMIX_DATA_ARRAY) }.ok()
     }
 }
