@@ -67,7 +67,8 @@
 #                          same through OpenPMIx's tool library (TCP)
 #   launch/openpmix-tool-nsinfo  OpenPMIx's tool.c with no argument lists
 #                          the running job's namespace and command line
-#                          (PMIX_QUERY_NAMESPACE_INFO)
+#                          (PMIX_QUERY_NAMESPACE_INFO); debugger.c --attach
+#                          finds it among the active namespaces
 #   launch/other-user      same user only: OpenPMIx's tool.c on the system
 #                          library, over TCP, is refused as uid 65534 and
 #                          served as this user (root: a SKIP otherwise)
@@ -421,6 +422,11 @@ if selected launch/openpmix-tool-nsinfo; then
     [ -n "$ns" ] || add "the job did not start"
     grep -q '^ACTIVE NSPACES:' "$log" || add "no namespace list"
     grep -qP "^\t$ns\tsleep 3\$" "$log" || add "the job's namespace and command line are not listed"
+    # debugger.c --attach: it checks the namespace is active (PMIX_QUERY_NAMESPACES)
+    (cd "$SCRATCH" && run_timed "$log.attach" "$BIN/oex_debugger" --attach "$ns"; echo "$RC" >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 0 ] || add "debugger.c --attach: exit $RC"
+    grep -Eq "^Query returned ([^ ]*,)?$ns(,|\$)" "$log.attach" || add "debugger.c --attach did not find the job"
     wait $jp
     if [ -z "$why" ]; then pass launch/openpmix-tool-nsinfo; else fail launch/openpmix-tool-nsinfo "$why" "$log"; fi
 fi
