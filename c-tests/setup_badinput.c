@@ -24,6 +24,9 @@
  *     fork and exec): setup_fork works; a call that needs the server's
  *     progress thread (register_client) answers PMIX_ERR_INIT at once
  *     instead of waiting for a thread the child does not have
+ * (f) PMIx_server_register_resources / _deregister_resources of NULL infos
+ *     with a count: PMIX_ERR_BAD_PARAM and no callback; of nothing:
+ *     PMIX_OPERATION_SUCCEEDED (blocking)
  */
 #define _DEFAULT_SOURCE
 #include <pthread.h>
@@ -321,6 +324,19 @@ int main(void)
         check(t < 1000 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
               "(e) fork child: setup_fork works, register_client answers PMIX_ERR_INIT at once (%s)",
               t == 1000 ? "hung" : "ended");
+    }
+
+    /* (f) */
+    {
+        int before = read_count(&op_calls);
+        expect(PMIx_server_register_resources(NULL, 2, op_cb, NULL), PMIX_ERR_BAD_PARAM,
+               "(f) register_resources of NULL infos, 2 of them");
+        expect(PMIx_server_deregister_resources(NULL, 1, op_cb, NULL), PMIX_ERR_BAD_PARAM,
+               "(f) deregister_resources of NULL infos, 1 of them");
+        expect(PMIx_server_register_resources(NULL, 0, NULL, NULL), PMIX_OPERATION_SUCCEEDED,
+               "(f) register_resources of nothing (blocking)");
+        msleep(100);
+        check(read_count(&op_calls) == before, "(f) no callback after a refused call (%d)", read_count(&op_calls) - before);
     }
 
     rc = PMIx_server_finalize();

@@ -567,13 +567,20 @@ pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
 pmix_status_t PMIx_server_delete_process_set(char *pset_name);
 
 /*
- Add resources the host knows of to what this server reports.
+ Add data about this node's resources that every namespace registered from
+ now on carries among its job-level data (what its clients get with a
+ PMIx_Get of the key for the WILDCARD rank). A key given again replaces its
+ value; a namespace that registers the key itself keeps its own value.
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+ once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+ returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+ PMIX_ERR_BAD_PARAM for a NULL `info` with `ninfo` > 0, PMIX_ERR_INIT with no server,
+ or a copy error; on an error return `cbfunc` never fires.
 
  # Safety
- `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
- (neither is read yet).
+ `info` is NULL or points to `ninfo` valid infos (copied before return); `cbdata` is
+ passed back untouched.
  */
 pmix_status_t PMIx_server_register_resources(pmix_info_t *info,
                                              size_t ninfo,
@@ -581,13 +588,15 @@ pmix_status_t PMIx_server_register_resources(pmix_info_t *info,
                                              void *cbdata);
 
 /*
- Remove resources registered with PMIx_server_register_resources.
+ Remove data registered with PMIx_server_register_resources, by the keys of
+ `info` (values are not compared): namespaces registered from now on no longer
+ carry it; those registered before keep their copy.
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ Returns as PMIx_server_register_resources does.
 
  # Safety
- `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
- (neither is read yet).
+ `info` is NULL or points to `ninfo` valid infos (their keys copied before return);
+ `cbdata` is passed back untouched.
  */
 pmix_status_t PMIx_server_deregister_resources(pmix_info_t *info,
                                                size_t ninfo,

@@ -229,13 +229,14 @@ fi
 if selected launch/stdin-unread; then
     log=$B/launch_stdin-unread.log why=""
     head -c 2000000 /dev/zero >"$SCRATCH/big"
-    "$PMIXCTL" run sh -c 'sleep 2; echo unread-done' <"$SCRATCH/big" >"$log" 2>&1 &
+    "$PMIXCTL" run sh -c 'sleep 4; echo unread-done' <"$SCRATCH/big" >"$log" 2>&1 &
     tp=$!
     sleep 0.5
     t0=$(now_ms)
     run_timed "$log.other" "$PMIXCTL" run /bin/echo other
     [ "$RC" = 0 ] && grep -q '^other$' "$log.other" || add "another tool's job did not run meanwhile (exit $RC)"
-    [ $(( $(now_ms) - t0 )) -lt 1400 ] || add "the other job waited for the unread stdin"
+    # (held by the unread stdin, it would wait 3.5 s or more)
+    [ $(( $(now_ms) - t0 )) -lt 2500 ] || add "the other job waited for the unread stdin"
     wait $tp; rc=$?
     [ "$rc" = 0 ] || add "exit $rc"
     grep -q '^unread-done$' "$log" || add "the job's output is missing"

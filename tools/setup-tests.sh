@@ -41,6 +41,10 @@
 #   pmixrun-transport-key    pmixrun -n 3 sh -c 'echo $OMPI_MCA_orte_precondition_transports'
 #                            prints 3 identical non-empty keys; a second run a
 #                            different one
+#   resources-vs-openpmix    c-tests/resources_host (OpenPMIx headers):
+#                            PMIx_server_register_resources/_deregister_
+#                            resources seen in later namespaces' job data, on
+#                            rpmix and on OpenPMIx (one known difference)
 #   setup_badinput           c-tests/setup_badinput: "N passed, 0 failed"
 #
 # Prints PASS: <case> / FAIL: <case> (...) per case, then "N passed, M failed";
@@ -71,7 +75,7 @@ built=1
 for p in rm_simple client_env client_basic setup_badinput; do
     build_prog "$p" >>"$build_log" 2>&1 || { built=0; echo "build of $p failed" >>"$build_log"; }
 done
-for p in rm_simple client_env; do
+for p in rm_simple client_env resources_host; do
     build_prog_refh "$p" >>"$build_log" 2>&1 || { built=0; echo "build of ${p}_refh (OpenPMIx headers) failed" >>"$build_log"; }
 done
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
@@ -218,6 +222,24 @@ if selected pmixrun-transport-key; then
     elif [ -z "$u1" ] || [ -z "$u2" ]; then fail pmixrun-transport-key "not 3 identical non-empty keys per run" "$log"
     elif [ "$u1" = "$u2" ]; then fail pmixrun-transport-key "both runs got the key $u1" "$log"
     else pass "pmixrun-transport-key ($u1, then $u2)"; fi
+fi
+
+# ---- resources-vs-openpmix ----
+# c-tests/resources_host.c on OpenPMIx and on rpmix: the same values, but
+# one. OpenPMIx lets a registered resource replace the value a namespace
+# registered for itself (ns1's site.res.b: 7, the resource, over its own 8);
+# rpmix keeps the namespace's own value, the more specific one (README).
+if selected resources-vs-openpmix; then
+    log=$B/setup-resources-vs-openpmix.log why=""
+    printf '%s\n' "ns1 site.res.a one" "ns1 site.res.b 8" "ns1 site.res.c three" \
+        "ns2 site.res.a not found" "ns2 site.res.b 7" "ns2 site.res.c three" >"$log.want"
+    ours timeout $T "$BIN/resources_host_refh" >"$log.rpmix" 2>&1; rc=$?
+    [ $rc = 0 ] || why="rpmix: exit $rc"
+    diff -u "$log.want" "$log.rpmix" >"$log" || why="${why:+$why, }rpmix's values differ"
+    timeout $T "$BIN/resources_host_refh" >"$log.openpmix" 2>&1; rc=$?
+    [ $rc = 0 ] || why="${why:+$why, }OpenPMIx: exit $rc"
+    sed 's/^ns1 site.res.b 8$/ns1 site.res.b 7/' "$log.want" | diff -u - "$log.openpmix" >>"$log" || why="${why:+$why, }OpenPMIx's values are not the ones known"
+    if [ -z "$why" ]; then pass resources-vs-openpmix; else fail resources-vs-openpmix "$why" "$log"; fi
 fi
 
 # ---- setup_badinput ----

@@ -564,27 +564,52 @@ pub unsafe extern "C" fn PMIx_server_delete_process_set(pset_name: *mut c_char) 
     })
 }
 
-/// Add resources the host knows of to what this server reports.
+/// Add data about this node's resources that every namespace registered from
+/// now on carries among its job-level data (what its clients get with a
+/// PMIx_Get of the key for the WILDCARD rank). A key given again replaces its
+/// value; a namespace that registers the key itself keeps its own value.
 ///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
+/// once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
+/// returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
+/// PMIX_ERR_BAD_PARAM for a NULL `info` with `ninfo` > 0, PMIX_ERR_INIT with no server,
+/// or a copy error; on an error return `cbfunc` never fires.
 ///
 /// # Safety
-/// `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
-/// (neither is read yet).
+/// `info` is NULL or points to `ninfo` valid infos (copied before return); `cbdata` is
+/// passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_register_resources(info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_register_resources")
+    status_entry!("PMIx_server_register_resources", {
+        require!("PMIx_server_register_resources", ninfo == 0 || !info.is_null());
+        let infos = match crate::owned::Info::copy_array(info, ninfo) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.register_resources(infos))
+    })
 }
 
-/// Remove resources registered with PMIx_server_register_resources.
+/// Remove data registered with PMIx_server_register_resources, by the keys of
+/// `info` (values are not compared): namespaces registered from now on no longer
+/// carry it; those registered before keep their copy.
 ///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// Returns as PMIx_server_register_resources does.
 ///
 /// # Safety
-/// `info` is NULL or points to `ninfo` valid infos; `cbdata` is passed back untouched
-/// (neither is read yet).
+/// `info` is NULL or points to `ninfo` valid infos (their keys copied before return);
+/// `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deregister_resources(info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_deregister_resources")
+    status_entry!("PMIx_server_deregister_resources", {
+        require!("PMIx_server_deregister_resources", ninfo == 0 || !info.is_null());
+        let keys: Vec<String> = match crate::owned::Info::copy_array(info, ninfo) {
+            Ok(v) => v.iter().map(|i| i.key().to_string()).collect(),
+            Err(e) => return e,
+        };
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.deregister_resources(&keys))
+    })
 }
 

@@ -87,6 +87,9 @@ pub struct ServerRole {
     openpmix: openpmix::Links,
     /// The index the next OpenPMIx client is told at connect.
     next_openpmix_index: u32,
+    /// PMIx_server_register_resources: data every namespace registered
+    /// after it gets among its job data.
+    resources: Vec<Info>,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -145,6 +148,7 @@ impl ServerRole {
             cred_key: None,
             openpmix: Default::default(),
             next_openpmix_index: 0,
+            resources: Vec::new(),
         }
     }
 
@@ -189,7 +193,28 @@ impl ServerRole {
 
     // ---- registration (host API, on the progress thread) ----
 
-    pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
+    /// PMIx_server_register_resources: a key given again replaces its value.
+    pub fn register_resources(&mut self, infos: Vec<Info>) {
+        for i in infos {
+            self.resources.retain(|r| r.key() != i.key());
+            self.resources.push(i);
+        }
+    }
+
+    /// PMIx_server_deregister_resources: namespaces registered since no
+    /// longer get these keys (those registered before keep their copy, as
+    /// with OpenPMIx).
+    pub fn deregister_resources(&mut self, keys: &[String]) {
+        self.resources.retain(|r| !keys.iter().any(|k| k == r.key()));
+    }
+
+    pub fn register_nspace(&mut self, name: &str, nlocal: i32, mut info: Vec<Info>) {
+        // The registered resources join a new namespace's job data; where
+        // the namespace gives a key itself, its own value stands.
+        if !self.nspaces.get(name).is_some_and(|n| n.registered) {
+            let extra: Vec<Info> = self.resources.iter().filter(|r| !info.iter().any(|i| i.key() == r.key())).cloned().collect();
+            info.extend(extra);
+        }
         let host = self.hostname.clone();
         let required = info.iter().any(|i| i.key() == credential::REQUIRED && i.truthy());
         let ns = self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name));
