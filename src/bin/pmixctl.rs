@@ -40,7 +40,8 @@ Commands:
                               and exit with its exit code when it ends
                               (PROG by a relative path: from this directory).
                               This command's stdin goes to rank R's (default
-                              0). The job outlives this command unless
+                              0; none when run in the background of a
+                              terminal). The job outlives this command unless
                               --end-with-tool (PMIX_SPAWN_CHILD_SEP false)
   stop                        ask the server (pmixrun) to stop
 
@@ -187,6 +188,11 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     let apps = apps.map_err(|e| pmix::strings::error_name(e).to_string())?;
     let done = Oneshot::new();
     let d = done.clone();
+    // A terminal this command does not own (run in the background): reading
+    // it would stop this command (SIGTTIN), so the job gets no stdin.
+    // SAFETY: isatty, tcgetpgrp and getpgrp only query.
+    let foreground = unsafe { libc::isatty(0) == 0 || libc::tcgetpgrp(0) == libc::getpgrp() };
+    let stdin_to = stdin_to.filter(|_| foreground);
     let mut fwd = vec![Info::new("pmix.fwd.stdout", Value::boolean(true)), Info::new("pmix.fwd.stderr", Value::boolean(true))];
     if let Some(r) = stdin_to {
         fwd.push(Info::new("pmix.fwd.stdin", Value::boolean(true)));
@@ -207,9 +213,9 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
         // (a thread: the job may end before this stdin does)
         let target = Proc::new(&ns, r);
         std::thread::spawn(move || {
-            if let Err(e) = push_stdin(&target) {
-                eprintln!("pmixctl: {e}");
-            }
+            // (a rank that stops reading, or ends, before this stdin does
+            // just takes no more of it, as under mpirun: nothing to report)
+            let _ = push_stdin(&target);
         });
     }
     let end = timeout.map(|t| Instant::now() + Duration::from_secs(t as u64));
