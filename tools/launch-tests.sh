@@ -38,6 +38,8 @@
 #                          stdout, pmixctl's exit code the job's (4)
 #   launch/tool-stdin      pmixctl run -n 2 --stdin 1: 300 KB of the tool's
 #                          stdin reach rank 1 whole (sha256), rank 0's is empty
+#   launch/stdin-all-one-closes  --stdin all, rank 0 closing its stdin at
+#                          once: rank 1 gets all 300000 bytes and the end
 #   launch/stdin-unread    2 MB of stdin for a rank that never reads it:
 #                          the launcher serves another tool meanwhile, the
 #                          job ends normally
@@ -221,6 +223,19 @@ if selected launch/tool-stdin; then
     grep -q "^r1 $want\$" "$log" || add "rank 1 did not get the tool's stdin whole"
     grep -q "^r0 $empty\$" "$log" || add "rank 0's stdin was not empty"
     if [ -z "$why" ]; then pass launch/tool-stdin; else fail launch/tool-stdin "$why" "$log"; fi
+fi
+
+# --stdin all where rank 0 closes its stdin at once: rank 1 still gets every
+# byte and its end of input, and the job ends.
+if selected launch/stdin-all-one-closes; then
+    log=$B/launch_stdin-all-one-closes.log why=""
+    head -c 300000 /dev/urandom >"$SCRATCH/input2"
+    (timeout $T "$PMIXCTL" run -n 2 --stdin all sh -c 'if [ "$PMIX_RANK" = 0 ]; then exec 0<&-; echo "r0 closed"; else echo "r1 $(wc -c)"; fi' <"$SCRATCH/input2" >"$log" 2>&1; echo $? >"$SCRATCH/rc")
+    read -r RC <"$SCRATCH/rc"
+    [ "$RC" = 0 ] || add "exit $RC"
+    grep -q '^r1 300000$' "$log" || add "rank 1 did not get all 300000 bytes and their end"
+    grep -q '^r0 closed$' "$log" || add "rank 0's line missing"
+    if [ -z "$why" ]; then pass launch/stdin-all-one-closes; else fail launch/stdin-all-one-closes "$why" "$log"; fi
 fi
 
 # A rank that never reads its stdin while the tool has 2 MB for it: the

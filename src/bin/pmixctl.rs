@@ -132,6 +132,16 @@ fn push_stdin(target: &Proc) -> Result<(), String> {
             Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
             // (PRRTE answers the end of the input so: the stream is closed)
             Some(PMIX_ERR_IOF_COMPLETE) if n == 0 => return Ok(()),
+            Some(st) if n > 0 => {
+                // No rank takes more: the end of input still goes to all
+                // (best effort), so none is left waiting for it.
+                let d2 = Oneshot::new();
+                let d3 = d2.clone();
+                let dirs = vec![Info::new("pmix.iof.cmp", Value::boolean(true))];
+                pmix::client::api::iof_push(vec![target.clone()], None, dirs, pmix::runtime::Completion::on_status(move |st| d3.set(st)));
+                let _ = d2.wait();
+                return Err(format!("stdin: {}", pmix::strings::error_name(st)));
+            }
             Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),
             None if n == 0 => return Ok(()),
             None => return Err("lost the server".into()),
@@ -148,8 +158,9 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     let (mut n, mut stdin_to, mut tied, mut prog) = (1, Some(0u32), false, words);
     loop {
         match prog {
+            [flag] if flag == "-n" || flag == "-np" || flag == "--stdin" => return Err(format!("run: {flag} needs a value")),
             [flag, v, rest @ ..] if flag == "-n" || flag == "-np" => {
-                n = v.parse::<i32>().map_err(|_| format!("run: '{v}' is not a number of ranks"))?;
+                n = v.parse::<i32>().ok().filter(|n| *n > 0).ok_or_else(|| format!("run: '{v}' is not a number of ranks"))?;
                 prog = rest;
             }
             [flag, v, rest @ ..] if flag == "--stdin" => {
@@ -191,7 +202,8 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     // A terminal this command does not own (run in the background): reading
     // it would stop this command (SIGTTIN), so the job gets no stdin.
     // SAFETY: isatty, tcgetpgrp and getpgrp only query.
-    let foreground = unsafe { libc::isatty(0) == 0 || libc::tcgetpgrp(0) == libc::getpgrp() };
+    // (-1: a terminal that is not ours to control; reading it stops nobody)
+    let foreground = unsafe { libc::isatty(0) == 0 || matches!(libc::tcgetpgrp(0), -1) || libc::tcgetpgrp(0) == libc::getpgrp() };
     let stdin_to = stdin_to.filter(|_| foreground);
     let mut fwd = vec![Info::new("pmix.fwd.stdout", Value::boolean(true)), Info::new("pmix.fwd.stderr", Value::boolean(true))];
     if let Some(r) = stdin_to {

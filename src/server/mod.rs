@@ -208,18 +208,21 @@ impl ServerRole {
         self.resources.retain(|r| !keys.iter().any(|k| k == r.key()));
     }
 
-    pub fn register_nspace(&mut self, name: &str, nlocal: i32, mut info: Vec<Info>) {
-        // The registered resources join a new namespace's job data; where
-        // the namespace gives a key itself, its own value stands.
-        if !self.nspaces.get(name).is_some_and(|n| n.registered) {
-            let extra: Vec<Info> = self.resources.iter().filter(|r| !info.iter().any(|i| i.key() == r.key())).cloned().collect();
-            info.extend(extra);
-        }
+    pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
         let host = self.hostname.clone();
         let required = info.iter().any(|i| i.key() == credential::REQUIRED && i.truthy());
+        let nodata = find(&info, PMIX_REGISTER_NODATA).is_some_and(|i| i.truthy());
         let ns = self.nspaces.entry(name.to_string()).or_insert_with(|| Nspace::new(name));
         ns.cred_required |= required;
         ns.register(nlocal, info, &host);
+        // The registered resources join the job data (after the host's, once
+        // its arrays are flattened: where it gives a key itself, its own
+        // value stands).
+        if !nodata {
+            for r in &self.resources {
+                ns.add_if_missing(r);
+            }
+        }
         // The host's topology, for the clients' PMIx_Load_topology (once per namespace).
         if let Some(xml) = HOST_TOPOLOGY.lock().as_ref().and_then(|t| t.xml.clone()) {
             ns.set_if_missing(PMIX_HWLOC_XML_V2, Value::string(&xml));

@@ -157,6 +157,14 @@ impl Nspace {
         }
     }
 
+    /// Job-level `i` unless the job data has its key already.
+    pub fn add_if_missing(&mut self, i: &Info) {
+        if !self.job.iter().any(|x| x.key() == i.key()) {
+            self.job.push(i.clone());
+            self.encoded.remove(&PMIX_RANK_WILDCARD);
+        }
+    }
+
     pub fn set_proc_if_missing(&mut self, rank: pmix_rank_t, key: &core::ffi::CStr, v: Value) {
         let e = self.procs.entry(rank).or_default();
         if !e.iter().any(|x| x.is(key)) {

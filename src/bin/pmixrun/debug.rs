@@ -37,6 +37,8 @@ struct Hold {
     /// it waits after its release is released again, by the launcher.)
     in_init: BTreeSet<u32>,
     init_released: BTreeSet<u32>,
+    /// Ranks that reported waiting in init (PMIX_READY_FOR_DEBUG).
+    init_waiting: BTreeSet<u32>,
     ready_told: bool,
     /// The whole job was released (or left without a debugger): ranks not
     /// at their exec or in PMIx_Init yet run on when they get there.
@@ -137,6 +139,7 @@ impl Holds {
                 stopped: BTreeMap::new(),
                 in_init,
                 init_released: BTreeSet::new(),
+                init_waiting: BTreeSet::new(),
                 ready_told: false,
                 let_go: false,
             };
@@ -197,7 +200,8 @@ impl Holds {
     /// Rank `proc` reports it waits in PMIx_Init (PMIX_READY_FOR_DEBUG): if
     /// it was released before it could hear it, release it again.
     pub fn waiting_in_init(&mut self, proc: &Proc) -> Option<Action> {
-        let h = self.jobs.get(&proc.nspace)?;
+        let h = self.jobs.get_mut(&proc.nspace)?;
+        h.init_waiting.insert(proc.rank);
         let released = h.in_init.contains(&proc.rank) && (h.let_go || h.init_released.contains(&proc.rank));
         released.then(|| Action::ReleaseInit(vec![proc.clone()]))
     }
@@ -264,10 +268,12 @@ impl Holds {
 
     fn release_if_orphaned(&mut self, ns: &str) -> Option<Action> {
         let h = self.jobs.get_mut(ns)?;
-        let waiting: Vec<u32> = h.in_init.difference(&h.init_released).copied().collect();
-        if !h.requester_gone || !h.daemons.is_empty() || h.let_go || (h.tracing.is_empty() && h.stopped.is_empty() && waiting.is_empty()) {
+        let maybe_in_init = h.in_init.difference(&h.init_released).next().is_some();
+        if !h.requester_gone || !h.daemons.is_empty() || h.let_go || (h.tracing.is_empty() && h.stopped.is_empty() && !maybe_in_init) {
             return None;
         }
+        // (the ranks known to wait now; any reporting later is released then)
+        let waiting: Vec<u32> = h.init_waiting.difference(&h.init_released).copied().collect();
         eprintln!("pmixrun: job {ns}: its debugger is gone; releasing its held ranks");
         h.let_go = true;
         for (_, pid) in std::mem::take(&mut h.stopped) {

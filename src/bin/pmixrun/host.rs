@@ -266,19 +266,22 @@ impl Host for LauncherHost {
             }
             return Upcall::Now(PMIX_SUCCESS);
         };
-        if ts.iter().any(|t| !m.contains_key(t)) {
-            return Upcall::Now(PMIX_ERR_NOT_FOUND); // a target whose stdin pmixrun does not hold
+        // Ranks whose stdin pmixrun does not hold (not asked, or closed
+        // since) are left out; none at all is an error.
+        let ts: Vec<Proc> = ts.into_iter().filter(|t| m.contains_key(t)).collect();
+        if ts.is_empty() {
+            return Upcall::Now(PMIX_ERR_NOT_FOUND);
         }
-        // The last target to finish completes the push.
-        let left = Arc::new(Mutex::new((ts.len(), PMIX_SUCCESS, Some(done))));
-        let finish = |left: &Arc<Mutex<(usize, pmix_status_t, Option<Done>)>>, ok: bool| {
+        // The last target to finish completes the push: a success if any
+        // rank took the data (one that closed its stdin takes no more).
+        type Left = Arc<Mutex<(usize, bool, Option<Done>)>>;
+        let left: Left = Arc::new(Mutex::new((ts.len(), false, Some(done))));
+        let finish = |left: &Left, ok: bool| {
             let mut l = left.lock();
             l.0 -= 1;
-            if !ok {
-                l.1 = PMIX_ERR_IOF_FAILURE;
-            }
+            l.1 |= ok;
             if l.0 == 0 {
-                let (st, f) = (l.1, l.2.take());
+                let (st, f) = (if l.1 { PMIX_SUCCESS } else { PMIX_ERR_IOF_FAILURE }, l.2.take());
                 drop(l);
                 if let Some(f) = f {
                     f(st);
@@ -287,10 +290,9 @@ impl Host for LauncherHost {
         };
         for t in ts {
             let l2 = left.clone();
-            let feed = m.get_mut(&t).expect("checked above");
+            let feed = m.get_mut(&t).expect("filtered above");
             if !feed.send(d.to_vec(), Box::new(move |ok| finish(&l2, ok))) {
-                // (the rank closed its stdin: the push fails, answered
-                // through the same count)
+                // (its writer could not start: counted as not taken)
                 m.remove(&t);
                 finish(&left, false);
             }

@@ -69,11 +69,13 @@ type Chunk = (Vec<u8>, Box<dyn FnOnce(bool) + Send>);
 pub struct StdinFeed {
     pipe: Option<ChildStdin>,
     queue: Option<std::sync::mpsc::Sender<Chunk>>,
+    /// Fed by pmixrun's own stdin (its first job's ranks), not by a tool.
+    pub launcher_fed: bool,
 }
 
 impl StdinFeed {
-    pub fn new(pipe: ChildStdin) -> StdinFeed {
-        StdinFeed { pipe: Some(pipe), queue: None }
+    pub fn new(pipe: ChildStdin, launcher_fed: bool) -> StdinFeed {
+        StdinFeed { pipe: Some(pipe), queue: None, launcher_fed }
     }
 
     /// Queue `data`; `done` hears (on the feed's thread) whether it was
@@ -84,12 +86,12 @@ impl StdinFeed {
             let Some(mut pipe) = self.pipe.take() else { return false };
             let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
             let started = std::thread::Builder::new().name("pmixrun-stdin".into()).stack_size(64 << 10).spawn(move || {
+                // (once the rank closed its stdin, every chunk after is
+                // answered false, so each sender hears of it)
+                let mut open = true;
                 for (data, done) in rx {
-                    let ok = pipe.write_all(&data).is_ok();
-                    done(ok);
-                    if !ok {
-                        return; // (later chunks are refused: send answers false)
-                    }
+                    open = open && pipe.write_all(&data).is_ok();
+                    done(open);
                 }
             });
             if started.is_err() {
@@ -337,13 +339,13 @@ pub fn forward_stdin(stdins: Stdins) {
             };
             let mut m = stdins.lock();
             if n == 0 {
-                m.clear(); // EOF: close every rank's stdin
+                m.retain(|_, f| !f.launcher_fed); // EOF: close the ranks' stdin
                 return;
             }
             // Read on once every rank took this chunk (or closed its stdin).
             let (tx, rx) = std::sync::mpsc::channel::<(Proc, bool)>();
             let mut closed = Vec::new();
-            for (p, feed) in m.iter_mut() {
+            for (p, feed) in m.iter_mut().filter(|(_, f)| f.launcher_fed) {
                 let (tx, p2) = (tx.clone(), p.clone());
                 if !feed.send(buf[..n].to_vec(), Box::new(move |ok| drop(tx.send((p2, ok))))) {
                     closed.push(p.clone());

@@ -372,7 +372,13 @@ impl Launcher {
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
-            let (vars, ops) = pmix::server::setup::child_env(&proc).map_err(|e| format!("setup_fork: {}", pmix::strings::error_name(e)))?;
+            let (vars, ops) = match pmix::server::setup::child_env(&proc) {
+                Ok(x) => x,
+                Err(e) => {
+                    let e = std::io::Error::other(format!("setup_fork: {}", pmix::strings::error_name(e)));
+                    return Err(self.launch_failed(&nspace, parent, &app.cmd, e));
+                }
+            };
             let mut env: Vec<(String, String)> = std::env::vars().collect();
             pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::cmem::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
@@ -434,7 +440,7 @@ impl Launcher {
                         crate::io::start(&proc, o, e, &self.io);
                     }
                     if let Some(i) = child.stdin.take() {
-                        self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i));
+                        self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i, parent.is_none()));
                     }
                     if self.verbose {
                         eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
@@ -549,6 +555,10 @@ impl Launcher {
         self.pids.lock().remove(&proc);
         self.stdins.lock().remove(&proc);
         if let Some(a) = self.holds.rank_exited(pid) {
+            self.act(a);
+        }
+        // (a rank may have spawned a held job: it owned that hold)
+        for a in self.holds.requester_gone(&proc) {
             self.act(a);
         }
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
