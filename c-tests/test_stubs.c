@@ -43,14 +43,14 @@ int main(void)
     (void) envp;
     (void) val;
     (void) res; (void) nres;
-    (void) infocb;
     {
         pmix_fabric_t fabric;
         PMIX_FABRIC_CONSTRUCT(&fabric);
         expect("PMIx_Fabric_register_nb", PMIx_Fabric_register_nb(&fabric, NULL, 0, opcb, NULL));
         expect("PMIx_Fabric_update_nb", PMIx_Fabric_update_nb(&fabric, opcb, NULL));
     }
-    expect("PMIx_server_register_resources", PMIx_server_register_resources(NULL, 0, opcb, NULL));
+    expect("PMIx_server_collect_inventory", PMIx_server_collect_inventory(NULL, 0, infocb, NULL));
+    expect("PMIx_server_deliver_inventory", PMIx_server_deliver_inventory(NULL, 0, NULL, 0, opcb, NULL));
     usleep(100000);
     printf("callbacks fired: %d\n", fired);
     if (fired != 0) failed++;
