@@ -40,6 +40,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/tools/benchlib.sh"
 builddir=${1:-$root/c-tests/build}
 inc=${OPENPMIX_INC:-/usr/lib/x86_64-linux-gnu/pmix2/include}
 lib=${OPENPMIX_LIB:-/usr/lib/x86_64-linux-gnu/libpmix.so.2}
@@ -163,6 +164,17 @@ one_run() {
     echo "$host $m $n $s fail $why" >>"$tmp/results"
 }
 
+# timed_run <run number> <host> <set-up> <measurement> <size>: one_run, its
+# time told on stderr with BENCH_VERBOSE.
+timed_run() {
+    local r=$1 t0
+    shift
+    t0=$(date +%s%N)
+    one_run "$@"
+    [[ -z ${BENCH_VERBOSE:-} ]] ||
+        echo "bench-mixed: run $r $1 $3 -n $4 ($2): $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(tail -1 "$tmp/results" | cut -d' ' -f5-)" >&2
+}
+
 : >"$tmp/results"
 start=$(date +%s)
 for r in $(seq "$runs"); do
@@ -170,13 +182,7 @@ for r in $(seq "$runs"); do
         for m in "${measurements[@]}"; do
             for n in "${sizes[@]}"; do
                 for s in a b c; do
-                    for try in 1 2; do
-                        t0=$(date +%s%N)
-                        one_run "$host" "$s" "$m" "$n"
-                        [[ -z ${BENCH_VERBOSE:-} ]] ||
-                            echo "bench-mixed: run $r $host $m -n $n ($s): $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(tail -1 "$tmp/results" | cut -d' ' -f5-)" >&2
-                        tail -1 "$tmp/results" | grep -q ' fail timed out' || break
-                    done
+                    run_retried "$tmp/results" timed_run "$r" "$host" "$s" "$m" "$n"
                 done
             done
         done
@@ -188,12 +194,7 @@ echo "# rpmix ranks under OpenPMIx servers (issue 15): bench_core, median of $ru
 echo "# (a) OpenPMIx ranks, host on OpenPMIx  (b) rpmix ranks, same host on OpenPMIx  (c) rpmix ranks, same host on rpmix"
 echo "# init: PMIx_Init+Finalize; fence: no data; get: a job-level key; peerget: the first Get of a peer's 1 KiB key after"
 echo "# a collecting fence (per peer, rank 0); modex: fence(collect) + Get of every peer's 10 x 1 KiB, slowest rank"
-awk -v hosts="$hosts" -v runs="$runs" -v sizes="${sizes[*]}" -v meas="${measurements[*]}" '
-    function median(list,    v, k, i, j, t) {
-        k = split(list, v, " ")
-        for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-    }
+awk -v hosts="$hosts" -v runs="$runs" -v sizes="${sizes[*]}" -v meas="${measurements[*]}" "$BENCH_AWK_MEDIAN"'
     {
         key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
         if ($5 == "fail") {

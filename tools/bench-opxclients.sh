@@ -23,6 +23,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/tools/benchlib.sh"
 builddir=${1:-$root/c-tests/build}
 inc=${OPENPMIX_INC:-/usr/lib/x86_64-linux-gnu/pmix2/include}
 lib=${OPENPMIX_LIB:-/usr/lib/x86_64-linux-gnu/libpmix.so.2}
@@ -98,10 +99,7 @@ for r in $(seq "$runs"); do
     for m in "${measurements[@]}"; do
         for n in "${sizes[@]}"; do
             for s in a b c d; do
-                for try in 1 2; do
-                    one_run "$s" "$m" "$n"
-                    tail -1 "$tmp/results" | grep -q ' fail timed out' || break
-                done
+                run_retried "$tmp/results" one_run "$s" "$m" "$n"
             done
         done
     done
@@ -110,12 +108,7 @@ elapsed=$(($(date +%s) - start))
 
 echo "# OpenPMIx ranks under rpmix servers (issue 16): bench_core, median of $runs runs each, $(nproc) CPUs, ${elapsed} s"
 echo "# (a) OpenPMIx ranks, mpirun  (b) OpenPMIx ranks, pmixrun  (c) rpmix ranks, pmixrun, own protocol  (d) rpmix ranks, pmixrun, OpenPMIx's protocol"
-awk -v sizes="${sizes[*]}" -v meas="${measurements[*]}" '
-    function median(list,    v, k, i, j, t) {
-        k = split(list, v, " ")
-        for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-    }
+awk -v sizes="${sizes[*]}" -v meas="${measurements[*]}" "$BENCH_AWK_MEDIAN"'
     {
         key = $1 SUBSEP $2 SUBSEP $3
         if ($4 == "fail") { why = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ fail /, "", why); nfail[key]++; notes[++nn] = sprintf("#   %s -n %s, set-up (%s): %s", $1, $2, $3, why) }
