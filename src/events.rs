@@ -52,10 +52,7 @@ impl Registry {
             .filter(|i| i.value_ref().r#type == PMIX_POINTER)
             // SAFETY: a pointer value, per the type check.
             .map_or(0, |i| unsafe { i.value_ref().data.ptr } as usize);
-        let affected = [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS]
-            .iter()
-            .find_map(|k| find(info, k))
-            .map(|i| crate::owned::procs_of_value(i.value_ref()));
+        let affected = affected_procs(info);
         let h = Handler { id, codes, func, name, return_object, affected };
         let pos_of = |n: &str| self.handlers.iter().position(|x| x.name.as_deref() == Some(n));
         let at = if first {
@@ -82,10 +79,7 @@ impl Registry {
     /// A handler registered with affected procs hears only events naming one
     /// of them (as OpenPMIx's do; an event that names none reaches it).
     pub fn chain_for(&self, code: pmix_status_t, info: &[Info]) -> Vec<Handler> {
-        let named: Option<Vec<Proc>> = [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS]
-            .iter()
-            .find_map(|k| find(info, k))
-            .map(|i| crate::owned::procs_of_value(i.value_ref()));
+        let named = affected_procs(info);
         let interested = |h: &&Handler| match (&h.affected, &named) {
             (Some(want), Some(got)) => got.iter().any(|g| want.iter().any(|w| same_proc(w, g))),
             _ => true,
@@ -97,6 +91,12 @@ impl Registry {
         }
         v
     }
+}
+
+/// The procs PMIX_EVENT_AFFECTED_PROC or _PROCS name, if either is given
+/// (at registration: whom the handler cares for; on an event: whom it is about).
+fn affected_procs(info: &[Info]) -> Option<Vec<Proc>> {
+    [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS].iter().find_map(|k| find(info, k)).map(|i| crate::owned::procs_of_value(i.value_ref()))
 }
 
 /// The same process, a rank of WILDCARD on either side matching any.

@@ -198,6 +198,29 @@ impl Value {
         // SAFETY: a PMIX_STRING value holds NULL or a C string.
         unsafe { cmem::cstr_bytes(self.0.data.string).map(|b| String::from_utf8_lossy(b).into_owned()) }
     }
+    /// The ranks of namespace `nspace` a rank directive names
+    /// (PMIX_DEBUG_STOP_IN_INIT, _ON_EXEC): a flag (all or none), one rank
+    /// (WILDCARD: all), or procs (with this namespace or none). Any other
+    /// type names all, as OpenPMIx's client reads such a directive.
+    pub fn ranks_named(&self, nspace: &str) -> RanksNamed {
+        match self.0.r#type {
+            PMIX_BOOL if self.truthy() => RanksNamed::All,
+            PMIX_BOOL => RanksNamed::These(Vec::new()),
+            PMIX_PROC_RANK | PMIX_UINT32 => match self.as_u32() {
+                Some(PMIX_RANK_WILDCARD) => RanksNamed::All,
+                r => RanksNamed::These(r.into_iter().collect()),
+            },
+            PMIX_PROC | PMIX_DATA_ARRAY => {
+                let ranks: Vec<pmix_rank_t> = procs_of_value(&self.0).into_iter().filter(|p| p.nspace.is_empty() || p.nspace == nspace).map(|p| p.rank).collect();
+                if ranks.contains(&PMIX_RANK_WILDCARD) {
+                    RanksNamed::All
+                } else {
+                    RanksNamed::These(ranks)
+                }
+            }
+            _ => RanksNamed::All,
+        }
+    }
     /// True for PMIX_BOOL true, for a key given with no value (PMIX_UNDEF: "present
     /// means true", as Open MPI passes some directives), and for "true"/"yes"/"1" strings.
     pub fn truthy(&self) -> bool {
@@ -302,6 +325,17 @@ impl Info {
         let v = core::mem::ManuallyDrop::new(Value(self.0.value));
         v.as_str()
     }
+    pub fn ranks_named(&self, nspace: &str) -> RanksNamed {
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.ranks_named(nspace)
+    }
+}
+
+/// What `Value::ranks_named` finds.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RanksNamed {
+    All,
+    These(Vec<pmix_rank_t>),
 }
 
 impl Clone for Info {
@@ -550,5 +584,21 @@ mod tests {
         // SAFETY: a new allocation of ours (none, on error).
         let r = unsafe { d.elems(Kind::Info, n as usize, 0) };
         assert!(r.is_err());
+    }
+
+    /// A stop directive's ranks, each form it takes (client and launcher
+    /// both read it through this).
+    #[test]
+    fn ranks_named_reads_flags_ranks_and_procs() {
+        use super::RanksNamed::{All, These};
+        assert_eq!(Value::boolean(true).ranks_named("ns"), All);
+        assert_eq!(Value::boolean(false).ranks_named("ns"), These(vec![]));
+        assert_eq!(Value::rank(3).ranks_named("ns"), These(vec![3]));
+        assert_eq!(Value::rank(PMIX_RANK_WILDCARD).ranks_named("ns"), All);
+        let procs = [Proc::new("ns", 1), Proc::new("other", 2), Proc::new("", 4)];
+        assert_eq!(Value::procs(&procs).ranks_named("ns"), These(vec![1, 4]));
+        assert_eq!(Value::procs(&[Proc::wildcard("ns")]).ranks_named("ns"), All);
+        assert_eq!(Value::procs(&[Proc::wildcard("other")]).ranks_named("ns"), These(vec![]));
+        assert_eq!(Value::string("x").ranks_named("ns"), All);
     }
 }

@@ -114,19 +114,19 @@ fn job_control(target: &Proc, dirs: Vec<Info>) -> Result<(), String> {
 
 /// This command's stdin to `target`'s stdin, to its end (then closed).
 fn push_stdin(target: &Proc) -> Result<(), String> {
+    // One push, waited for: data, or (None) the end of input.
+    let push = |data: Option<Vec<u8>>| {
+        let dirs = if data.is_none() { vec![Info::new("pmix.iof.cmp", Value::boolean(true))] } else { Vec::new() };
+        let done = Oneshot::new();
+        let d = done.clone();
+        pmix::client::api::iof_push(vec![target.clone()], data, dirs, pmix::runtime::Completion::on_status(move |st| d.set(st)));
+        done.wait()
+    };
     let mut buf = vec![0u8; 1 << 16];
     let mut input = std::io::stdin();
     loop {
         let n = input.read(&mut buf).unwrap_or(0);
-        let (data, dirs) = if n == 0 {
-            (None, vec![Info::new("pmix.iof.cmp", Value::boolean(true))])
-        } else {
-            (Some(buf[..n].to_vec()), Vec::new())
-        };
-        let done = Oneshot::new();
-        let d = done.clone();
-        pmix::client::api::iof_push(vec![target.clone()], data, dirs, pmix::runtime::Completion::on_status(move |st| d.set(st)));
-        match done.wait() {
+        match push((n > 0).then(|| buf[..n].to_vec())) {
             Some(PMIX_SUCCESS) => {}
             // The job ended after taking all the input: nothing left to close.
             Some(PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH) if n == 0 => return Ok(()),
@@ -135,11 +135,7 @@ fn push_stdin(target: &Proc) -> Result<(), String> {
             Some(st) if n > 0 => {
                 // No rank takes more: the end of input still goes to all
                 // (best effort), so none is left waiting for it.
-                let d2 = Oneshot::new();
-                let d3 = d2.clone();
-                let dirs = vec![Info::new("pmix.iof.cmp", Value::boolean(true))];
-                pmix::client::api::iof_push(vec![target.clone()], None, dirs, pmix::runtime::Completion::on_status(move |st| d3.set(st)));
-                let _ = d2.wait();
+                let _ = push(None);
                 return Err(format!("stdin: {}", pmix::strings::error_name(st)));
             }
             Some(st) => return Err(format!("stdin: {}", pmix::strings::error_name(st))),

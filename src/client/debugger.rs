@@ -35,16 +35,13 @@ unsafe extern "C" fn on_release(
     }
 }
 
-/// Whether the job data asks `me` to stop in init: a flag (true), or the
-/// rank it names (one rank, or WILDCARD for all).
+/// Whether the job data asks `me` to stop in init: the ranks its value
+/// names (`Value::ranks_named`: a flag, a rank, or procs).
 fn asked(me: &Proc) -> bool {
     let Some(v) = super::cached(&me.nspace, PMIX_RANK_WILDCARD, "pmix.dbg.init") else { return false };
-    match v.0.r#type {
-        PMIX_BOOL => v.truthy(),
-        PMIX_PROC_RANK | PMIX_UINT32 => v.as_u32().is_some_and(|r| r == me.rank || r == PMIX_RANK_WILDCARD),
-        // procs: those named (a launcher releasing the job releases all)
-        PMIX_PROC | PMIX_DATA_ARRAY => crate::owned::procs_of_value(&v.0).iter().any(|p| (p.nspace.is_empty() || p.nspace == me.nspace) && (p.rank == me.rank || p.rank == PMIX_RANK_WILDCARD)),
-        _ => true, // (OpenPMIx's client stops for any value)
+    match v.ranks_named(&me.nspace) {
+        crate::owned::RanksNamed::All => true,
+        crate::owned::RanksNamed::These(ranks) => ranks.contains(&me.rank),
     }
 }
 

@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use pmix::abi::*;
-use pmix::owned::{find, procs_of_value, Info, Proc};
+use pmix::owned::{find, Info, Proc, RanksNamed};
 
 struct Hold {
     requester: Proc,
@@ -60,35 +60,17 @@ pub struct Holds {
     daemon_of: HashMap<String, String>,
 }
 
-/// The ranks of a job of `size` a stop directive names: a flag (all or
-/// none), one rank (WILDCARD: all), or an array of procs.
+/// The ranks of a job of `size` a stop directive names, in order
+/// (`Value::ranks_named`: a flag, one rank, or procs).
 pub fn ranks_named(i: &Info, nspace: &str, size: u32) -> Vec<u32> {
-    let v = i.value_ref();
-    match v.r#type {
-        PMIX_BOOL => {
-            if i.truthy() {
-                (0..size).collect()
-            } else {
-                Vec::new()
-            }
+    match i.ranks_named(nspace) {
+        RanksNamed::All => (0..size).collect(),
+        RanksNamed::These(mut ranks) => {
+            ranks.retain(|r| *r < size);
+            ranks.sort_unstable();
+            ranks.dedup();
+            ranks
         }
-        PMIX_PROC_RANK | PMIX_UINT32 => match i.as_u32() {
-            Some(PMIX_RANK_WILDCARD) => (0..size).collect(),
-            Some(r) if r < size => vec![r],
-            _ => Vec::new(),
-        },
-        PMIX_PROC | PMIX_DATA_ARRAY => {
-            let mut out: Vec<u32> = procs_of_value(v)
-                .into_iter()
-                .filter(|p| p.nspace.is_empty() || p.nspace == nspace)
-                .flat_map(|p| if p.rank == PMIX_RANK_WILDCARD { (0..size).collect::<Vec<_>>() } else { vec![p.rank] })
-                .filter(|r| *r < size)
-                .collect();
-            out.sort_unstable();
-            out.dedup();
-            out
-        }
-        _ => (0..size).collect(),
     }
 }
 
