@@ -217,7 +217,7 @@ if selected launch/tool-stdin; then
     head -c 300000 /dev/urandom >"$SCRATCH/input"
     want=$(sha256sum <"$SCRATCH/input" | cut -d' ' -f1)
     empty=$(sha256sum </dev/null | cut -d' ' -f1)
-    (timeout $T "$PMIXCTL" run -n 2 --stdin 1 sh -c 'echo "r$PMIX_RANK $(sha256sum | cut -d" " -f1)"' <"$SCRATCH/input" >"$log" 2>&1; echo $? >"$SCRATCH/rc")
+    (timeout $T "$PMIXCTL" run -n 2 --stdin 1 sh -c 'echo "r$PMIX_RANK $(sha256sum | cut -d" " -f1)"' <"$SCRATCH/input" >"$log" 2>"$log.err"; echo $? >"$SCRATCH/rc")
     read -r RC <"$SCRATCH/rc"
     [ "$RC" = 0 ] || add "exit $RC"
     grep -q "^r1 $want\$" "$log" || add "rank 1 did not get the tool's stdin whole"
@@ -230,7 +230,8 @@ fi
 if selected launch/stdin-all-one-closes; then
     log=$B/launch_stdin-all-one-closes.log why=""
     head -c 300000 /dev/urandom >"$SCRATCH/input2"
-    (timeout $T "$PMIXCTL" run -n 2 --stdin all sh -c 'if [ "$PMIX_RANK" = 0 ]; then exec 0<&-; echo "r0 closed"; else echo "r1 $(wc -c)"; fi' <"$SCRATCH/input2" >"$log" 2>&1; echo $? >"$SCRATCH/rc")
+    # (stdout holds the job's output alone; pmixctl's own lines go to stderr)
+    (timeout $T "$PMIXCTL" run -n 2 --stdin all sh -c 'if [ "$PMIX_RANK" = 0 ]; then exec 0<&-; echo "r0 closed"; else echo "r1 $(wc -c)"; fi' <"$SCRATCH/input2" >"$log" 2>"$log.err"; echo $? >"$SCRATCH/rc")
     read -r RC <"$SCRATCH/rc"
     [ "$RC" = 0 ] || add "exit $RC"
     grep -q '^r1 300000$' "$log" || add "rank 1 did not get all 300000 bytes and their end"

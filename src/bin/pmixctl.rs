@@ -47,8 +47,15 @@ Commands:
 
 Exit code 0 on success; the PMIx status name is printed on failure.";
 
+/// A line of pmixctl's own on stderr, in one write: eprintln! writes a
+/// formatted line piecewise, and a job's forwarded output, written to the
+/// same file meanwhile, could land inside it.
+fn say(msg: &str) {
+    let _ = std::io::stderr().write_all(format!("pmixctl: {msg}\n").as_bytes());
+}
+
 fn die(msg: &str) -> ExitCode {
-    eprintln!("pmixctl: {msg}");
+    say(msg);
     ExitCode::from(1)
 }
 
@@ -216,7 +223,7 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
         Some((st, _)) => return Err(format!("run: {}", pmix::strings::error_name(st))),
         None => return Err("lost the server".into()),
     };
-    eprintln!("pmixctl: job {ns} started");
+    say(&format!("job {ns} started"));
     if let Some(r) = stdin_to {
         // (a thread: the job may end before this stdin does)
         let target = Proc::new(&ns, r);
@@ -419,7 +426,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 }
                 if follow {
                     // On stderr, so stdout carries only the ranks' bytes.
-                    eprintln!("pmixctl: following the output of {target}");
+                    say(&format!("following the output of {target}"));
                 }
                 // Without --follow: what is there now (quiet for 300 ms ends it).
                 let start = Instant::now();
