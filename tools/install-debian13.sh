@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # A Debian 13 (trixie) root for the newer-consumer tests: Open MPI 5.0.7,
 # OpenPMIx 5.0.7 (libpmix-dev, headers and library), libhwloc15, gcc, make,
 # valgrind. Made with debootstrap into ${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian13
@@ -7,11 +7,13 @@
 # development machine: downloading and unpacking some 250 packages).
 #
 # Prints the root's path on its last line; exit status 0 when the root holds
-# mpicc and OpenPMIx 5's library.
-set -e
+# mpicc and OpenPMIx 5's library; a failure names the command and shows the
+# end of its log. The archive is the one this machine's apt uses
+# (tools/debian-mirror.sh; RPMIX_DEBIAN_MIRROR overrides it).
+set -eE
+trap 'echo "install-debian13: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 ROOT=$CACHE/debian13
-MIRROR=${RPMIX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PKGS="openmpi-bin libopenmpi-dev libpmix-dev libhwloc15 gcc libc6-dev make valgrind procps"
 
 ready() {
@@ -24,8 +26,17 @@ if ready; then
     exit 0
 fi
 
+MIRROR=$("$(dirname "$0")/debian-mirror.sh")
+mkdir -p "$CACHE"
 if ! command -v debootstrap >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+    # (a new machine's package lists may not be there yet: update once, then retry)
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >"$CACHE/debian13.log" 2>&1; then
+        { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; } >>"$CACHE/debian13.log" 2>&1 || {
+            echo "install-debian13: installing debootstrap failed (log: $CACHE/debian13.log)" >&2
+            tail -n 20 "$CACHE/debian13.log" >&2
+            exit 1
+        }
+    fi
 fi
 # An unfinished root (interrupted run) is made again from scratch.
 if [ -d "$ROOT" ]; then
@@ -36,7 +47,6 @@ if [ -d "$ROOT" ]; then
     fi
     rm -rf "$ROOT"
 fi
-mkdir -p "$CACHE"
 start=$(date +%s)
 debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" >"$CACHE/debian13.log" 2>&1 || {
     echo "install-debian13: debootstrap failed (log: $CACHE/debian13.log)" >&2

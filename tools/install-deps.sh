@@ -1,9 +1,15 @@
-#!/bin/sh
+#!/bin/bash
 # Install, on Debian, what the tests and benchmarks need, when missing:
 # OpenPMIx 4.2.2's headers and library (the reference), pahole (abi-check),
 # valgrind, pkg-config, g++, python3, Open MPI, hwloc, ThreadSanitizer's
-# runtime, OpenPMIx's examples, tools and Python bindings. Slurm comes with tools/install-slurm.sh (its test driver).
-set -e
+# runtime, OpenPMIx's examples, tools and Python bindings, procps and
+# iproute2 (the drivers' pgrep and ip). Slurm comes with
+# tools/install-slurm.sh (its test driver), the Debian 13 root with
+# tools/install-debian13.sh. apt's output goes to
+# ${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-deps.log; a failure names the
+# command and shows the log's end.
+set -eE
+trap 'echo "install-deps: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 missing=""
 [ -d /usr/lib/x86_64-linux-gnu/pmix2/include ] || missing="$missing libpmix-dev"
 command -v pahole >/dev/null 2>&1 || missing="$missing dwarves"
@@ -15,6 +21,8 @@ command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
 command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 command -v bc >/dev/null 2>&1 || missing="$missing bc"
+command -v pgrep >/dev/null 2>&1 || missing="$missing procps"
+command -v ip >/dev/null 2>&1 || missing="$missing iproute2"
 [ -e /usr/include/hwloc.h ] || missing="$missing libhwloc-dev"
 # ThreadSanitizer's runtime (the concurrency stress test under it)
 [ -e /usr/lib/x86_64-linux-gnu/libtsan.so.2 ] || missing="$missing libtsan2"
@@ -22,12 +30,22 @@ command -v bc >/dev/null 2>&1 || missing="$missing bc"
 [ -d /usr/share/doc/libpmix-dev/examples ] || missing="$missing libpmix-dev"
 command -v pattrs >/dev/null 2>&1 || missing="$missing libpmix-bin"
 /usr/bin/python3 -c 'import pmix' >/dev/null 2>&1 || missing="$missing python3-pmix"
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$missing (run as root, or: apt-get install$missing)" >&2
     exit 1
 fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq $missing >/dev/null
+LOG=${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-deps.log
+mkdir -p "$(dirname "$LOG")"
+apt_step() {  # apt_step <what> <command...>: the command, its output in $LOG; its end shown on failure
+    local what=$1; shift
+    "$@" >>"$LOG" 2>&1 && return 0
+    echo "install-deps: $what failed (log: $LOG):" >&2
+    tail -n 30 "$LOG" >&2
+    exit 1
+}
+: >"$LOG"
+apt_step "apt-get update" apt-get update -q
+apt_step "apt-get install$missing" apt-get install -y -q $missing

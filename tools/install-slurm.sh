@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Install, on Debian 12, what tools/slurm-tests.sh needs, when missing:
 # Slurm 22.05 (slurmctld, slurmd, slurm-client; slurmd pulls in
 # slurm-wlm-basic-plugins, which holds mpi/pmix: mpi_pmix.so and
@@ -16,8 +16,14 @@
 # found running afterwards that was not running before is reported and
 # stopped.
 #
-# Exit status 0 when `srun --mpi=list` names pmix afterwards.
-set -e
+# Exit status 0 when `srun --mpi=list` names pmix afterwards. A failure names
+# the command that failed (and shows apt's log when apt failed).
+#
+# Commands whose failure is normal (pgrep with no match, grep with no line, a
+# missing file) are written so that set -e never sees them fail: `|| true`,
+# or inside an if.
+set -eE
+trap 'echo "install-slurm: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 CACHE=${RPMIX_SLURM_CACHE:-/var/cache/rpmix-slurm}
 PKGS="slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix-dev libopenmpi-dev openmpi-bin procps util-linux"
 
@@ -55,7 +61,8 @@ echo "install-slurm: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 mkdir -p "$CACHE/archives/partial"
 
-daemon_pids() { for n in munged slurmd slurmctld slurmdbd; do pgrep -x "$n"; done; return 0; }
+# (pgrep exits 1 when no such daemon runs, and is absent before procps is installed)
+daemon_pids() { local n; for n in munged slurmd slurmctld slurmdbd; do pgrep -x "$n" 2>/dev/null || true; done; }
 running_before=$(daemon_pids)
 tmp_policy=0
 if [ ! -e /usr/sbin/policy-rc.d ]; then
@@ -63,20 +70,21 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
     chmod 755 /usr/sbin/policy-rc.d
     tmp_policy=1
 fi
-cleanup() { [ $tmp_policy = 1 ] && rm -f /usr/sbin/policy-rc.d; return 0; }
+cleanup() { if [ $tmp_policy = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi; }
 trap cleanup EXIT
 
 APT="apt-get -y -q -o Dir::Cache::Archives=$CACHE/archives -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
 # Packages the lists do not know yet: update the lists once, then retry.
 if ! $APT install --no-install-recommends $missing >"$CACHE/install.log" 2>&1; then
-    apt-get update -qq
+    apt-get update -qq >>"$CACHE/install.log" 2>&1 || {
+        echo "install-slurm: apt-get update failed (log: $CACHE/install.log)" >&2; tail -n 30 "$CACHE/install.log" >&2; exit 1; }
     $APT install --no-install-recommends $missing >>"$CACHE/install.log" 2>&1 || {
-        tail -n 30 "$CACHE/install.log" >&2; exit 1; }
+        echo "install-slurm: apt-get install failed (log: $CACHE/install.log)" >&2; tail -n 30 "$CACHE/install.log" >&2; exit 1; }
 fi
 
 # The maintainer scripts must not have left a daemon running.
 for pid in $(daemon_pids); do
-    case " $(echo $running_before) " in *" $pid "*) continue ;; esac
+    case " $(echo "$running_before" | tr '\n' ' ') " in *" $pid "*) continue ;; esac
     echo "install-slurm: note: $(cat /proc/$pid/comm 2>/dev/null) (pid $pid) was started by the packages; stopping it" >&2
     kill "$pid" 2>/dev/null || true
 done

@@ -610,6 +610,9 @@ t_launch() { tools/launch-tests.sh "$B/launch"; }
 t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 10; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
+# The README's two commands from nothing: a fresh Debian 12 root, a clean
+# clone, `make demo` and every installer of `make test` (tools/fresh-root-tests.sh).
+t_fresh_root() { tools/fresh-root-tests.sh "$B/fresh-root"; }
 t_examples() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/examples-tests.sh "$B"; }
 t_no_leftovers() {
     # every server that ended removed its session directory (a directory of a
@@ -701,6 +704,7 @@ all_steps() {
     step python-bindings t_python
     step slurm-srun-mpi-pmix t_slurm
     step openpmix-examples t_examples
+    step fresh-machine-setup t_fresh_root
     step no-session-leftovers t_no_leftovers
 }
 

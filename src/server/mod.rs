@@ -233,6 +233,12 @@ impl ServerRole {
                 if let Some(d) = sd.nsdir(name) {
                     ns.set_if_missing(PMIX_TMPDIR, Value::string(&sd.path.to_string_lossy()));
                     ns.set_if_missing(PMIX_NSDIR, Value::string(&d.to_string_lossy()));
+                    // These directories are ours to remove (or the host's, with
+                    // its own PMIX_TDIR_RMCLEAN at init), never the clients':
+                    // without the flag an Open MPI rank empties PMIX_TMPDIR at
+                    // its finalize, our socket and lock with it, and no later
+                    // rank or spawned job can connect.
+                    ns.set_if_missing(PMIX_TDIR_RMCLEAN, Value::boolean(true));
                 }
             }
         }
