@@ -46,6 +46,12 @@ type GetDone = crate::runtime::Completion<Option<Value>>;
 /// everything held for one rank. In a server process (no client role) the
 /// server answers with what it holds, never waiting.
 pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
+    // A proc with an empty namespace names a rank of the caller's own job, as
+    // in OpenPMIx's PMIx_Get_nb (MPICH and Intel MPI fill in only the rank).
+    let target = target.map(|t| match own_proc() {
+        Some(me) if t.nspace.is_empty() => Proc::new(&me.nspace, t.rank),
+        _ => t,
+    });
     let Some(h) = server::handle().filter(|_| client::me().is_none()) else {
         // (what was asked and not found, for PMIX_DEBUG >= 5: which key of whom)
         let what = (crate::debug::level() >= 5).then(|| (key.clone(), target.as_ref().map(|t| t.to_string())));

@@ -5,8 +5,8 @@
 #
 # The new machine is a minimal Debian 12 root made with debootstrap from the
 # Debian archive this machine's apt uses (tools/debian-mirror.sh), holding
-# only what a new machine has: gcc, g++, make, git, python3, pip, apt,
-# ca-certificates; the machine's Rust toolchain (~/.rustup, ~/.cargo/bin) is
+# only what a new machine has (NEW_MACHINE_PKGS below: gcc, g++, make, git,
+# python3, pip, apt, procps, ...) and the machine's own trust store; its Rust toolchain (~/.rustup, ~/.cargo/bin) is
 # bound in read-only. That base root is cached outside the work tree
 # (${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian12-base) and re-made when missing
 # or unfinished; each run starts from a fresh copy of it (an overlay whose
@@ -52,11 +52,14 @@ mkdir -p "$B" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 BASE=$CACHE/debian12-base
 REF=${RPMIX_FRESH_REF:-HEAD}
-# What a new machine has, beyond debootstrap's minimal set.
-NEW_MACHINE_PKGS=gcc,g++,make,git,python3,python3-pip,ca-certificates
+# What a new machine has, beyond debootstrap's minimal set: the compilers,
+# git, python3 with pip, and the everyday tools of the machine's image
+# (procps among them: the installers must cope with pgrep finding nothing).
+NEW_MACHINE_PKGS=gcc,g++,make,git,python3,python3-pip,ca-certificates,procps,iproute2,hostname,curl,xz-utils
 SHARED=$(cd "$ROOT/../shared" 2>/dev/null && pwd || true)
 
-base_ready() { [ -f "$BASE/.rpmix-complete" ] && [ -x "$BASE/usr/bin/gcc" ] && [ -x "$BASE/usr/bin/git" ]; }
+# (the marker holds the package list: a base made with another list is made again)
+base_ready() { [ "$(cat "$BASE/.rpmix-complete" 2>/dev/null)" = "$NEW_MACHINE_PKGS" ] && [ -x "$BASE/usr/bin/gcc" ] && [ -x "$BASE/usr/bin/git" ]; }
 
 make_base() {
     local mirror
@@ -74,7 +77,7 @@ make_base() {
     debootstrap --variant=minbase --include="$NEW_MACHINE_PKGS" bookworm "$BASE" "$mirror" || return 1
     # Like a new machine: no downloaded packages kept.
     rm -f "$BASE"/var/cache/apt/archives/*.deb
-    touch "$BASE/.rpmix-complete"
+    echo "$NEW_MACHINE_PKGS" >"$BASE/.rpmix-complete"
 }
 
 # The script run inside the namespaces: mounts the fresh root and runs one
