@@ -107,10 +107,12 @@ inside() {
     local c
     while read -r c; do
         [ -n "$c" ] || continue
+        local t0=$SECONDS
         chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
             PATH=/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
             /bin/bash -c "cd /work/main && $(cat "$run/cmd/$c")" >"$run/log/$c" 2>&1 </dev/null
         echo $? >"$run/status/$c"
+        echo "$c $((SECONDS - t0)) s" >>"$run/times"
     done <"$run/cases"
     # What the cases left running, read from the namespace's own /proc (this
     # script is its process 1); all of it ends with the namespace.
@@ -180,6 +182,8 @@ ns_pid=$!
 wait "$ns_pid"; ns_status=$?
 ns_pid=""
 echo "the fresh root's cases took $(( $(date +%s) - start )) s" >>"$B/namespace.log"
+# how long each command took on the new machine (the README quotes these)
+[ -s "$RUN/times" ] && echo "times: $(paste -sd, "$RUN/times" | sed 's/,/, /g')"
 
 check_case() {  # check_case <name> [<count> <ERE>]...: exit status 0, and <count> lines matching each <ERE>
     local c=$1 log=$B/$1.log st n
