@@ -32,6 +32,8 @@
 #                       installs Slurm, munge, Open MPI; srun lists mpi/pmix
 #   install-debian13    tools/install-debian13.sh as the newer-consumers step
 #                       calls it: a Debian 13 root with Open MPI 5, OpenPMIx 5
+#   install-consumers   tools/install-consumers.sh as the consumers step calls
+#                       it: mpi4py (Debian's, and its test suite), Intel MPI
 #   installers-idempotent  each installer again: exits 0, installs nothing
 #   nothing-left        the cases left no process running in the namespace
 #                       (an installer must not leave a daemon behind), none
@@ -173,7 +175,8 @@ fresh_case() {  # fresh_case <name> <command>
 fresh_case make-demo 'make demo'
 fresh_case install-slurm 'tools/install-slurm.sh'
 fresh_case install-debian13 'tools/install-debian13.sh'
-fresh_case installers-idempotent 'for s in install-deps install-slurm install-debian13; do out=$(tools/$s.sh 2>&1) || { echo "$s failed again: $out"; exit 1; }; echo "$out" | grep -i "install" | grep -v "^/" && { echo "$s installed something the second time"; exit 1; }; echo "$s: nothing to install"; done'
+fresh_case install-consumers 'tools/install-consumers.sh'
+fresh_case installers-idempotent 'for s in install-deps install-slurm install-debian13 install-consumers; do out=$(tools/$s.sh 2>&1) || { echo "$s failed again: $out"; exit 1; }; echo "$out" | grep -i "install" | grep -v "^/" && { echo "$s installed something the second time"; exit 1; }; echo "$s: nothing to install"; done'
 
 start=$(date +%s)
 unshare -m -p -f --propagation private "$ROOT/tools/fresh-root-tests.sh" --inside \
@@ -205,7 +208,8 @@ check_case make-demo 4 '^rank [0-3] of 4 \(local rank [0-3] on .*my neighbour [0
     1 '^rank 0: event received from rank'
 check_case install-slurm 1 '^install-slurm: installing'
 check_case install-debian13 1 '^/.*/debian13$'
-check_case installers-idempotent 3 ': nothing to install$'
+check_case install-consumers 1 '^install-consumers: installing python3-mpi4py$' 1 '/consumers$'
+check_case installers-idempotent 4 ': nothing to install$'
 
 if selected nothing-left; then
     why=""

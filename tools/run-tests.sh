@@ -610,6 +610,9 @@ t_launch() { tools/launch-tests.sh "$B/launch"; }
 t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 10; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
+# Programs of the field run with their own tests (mpi4py's suite, mpi4py.futures,
+# Intel MPI's IMB) under pmixrun and mpirun on rpmix (tools/consumers-tests.sh).
+t_consumers() { tools/consumers-tests.sh "$B/consumers"; }
 # The README's two commands from nothing: a fresh Debian 12 root, a clean
 # clone, `make demo` and every installer of `make test` (tools/fresh-root-tests.sh).
 t_fresh_root() { tools/fresh-root-tests.sh "$B/fresh-root"; }
@@ -704,6 +707,7 @@ all_steps() {
     step python-bindings t_python
     step slurm-srun-mpi-pmix t_slurm
     step openpmix-examples t_examples
+    step consumers-own-test-suites t_consumers
     step fresh-machine-setup t_fresh_root
     step no-session-leftovers t_no_leftovers
 }

@@ -9,7 +9,9 @@
 #
 # Needs root (Slurm daemons, a mount namespace). Installs what is missing
 # with tools/install-slurm.sh.
-# Time: typically ~20 s (33 sruns of 0.2 to 2.3 s, 11 cases in 3 phases).
+# Cases besides the PMIx clients and Open MPI programs: impi-2 and impi-4,
+# Intel MPI's IMB-MPI1 (PingPong, Allreduce, Bcast) over 2 and 4 tasks.
+# Time: typically ~30 s (33 sruns of 0.2 to 2.3 s, 11 cases in 3 phases).
 # Bounded: the namespace part (daemons, the three phases, its clean-up) is
 # killed by `timeout -k 5 170`; inside, every srun gets min(30 s, what is
 # left of a 150 s budget) (cases left without budget are "not run" and
@@ -149,7 +151,9 @@ MARKER_PREFIX=rpmix-slurm
 OEX_LIST="hello nodeinfo client client2 dmodex"
 # the cases (RPMIX_CASE selects among them)
 CASES=""
-for c in basic event-host abort fence-kill mpi-hello mpi-abort $(printf 'oex-%s ' $OEX_LIST); do
+# Intel MPI's runtime (tools/install-consumers.sh, cached outside the work tree)
+IMPI=${RPMIX_CACHE:-$HOME/.cache/rpmix}/consumers/impi
+for c in basic event-host abort fence-kill mpi-hello mpi-abort $(printf 'oex-%s ' $OEX_LIST) impi-2 impi-4; do
     selected "$c" && CASES="$CASES $c"
 done
 
@@ -177,6 +181,11 @@ if [ $INSIDE = 0 ]; then
     if ! "$ROOT/tools/install-slurm.sh" >"$SB/install.log" 2>&1; then
         fail install "tools/install-slurm.sh failed" "$SB/install.log"; echo "$passed passed, $failed failed"; exit 1
     fi
+    case " $CASES " in *" impi-"*)
+        if ! "$ROOT/tools/install-consumers.sh" >"$SB/install-consumers.log" 2>&1; then
+            fail install "tools/install-consumers.sh failed" "$SB/install-consumers.log"; echo "$passed passed, $failed failed"; exit 1
+        fi ;;
+    esac
     RLIB=$LIBDIR/libpmix.so
     [ -e "$RLIB" ] || RLIB=$LIBDIR/libpmix.so.2
     if [ ! -e "$RLIB" ]; then
@@ -638,6 +647,31 @@ case_oex() {
     [ -n "$LEFT" ] && add "processes left running"
 }
 
+# case_impi <ranks> <lib>: Intel MPI's IMB-MPI1 (I_MPI_PMI=pmix, the
+# library named by I_MPI_PMI_LIBRARY: the system's path, which is rpmix in
+# phase 3, rpmix's copy in the mixed phase); every task that loaded a
+# libpmix.so.2 loaded the phase's (which_pmix, by inode)
+case_impi() {
+    local n=$1 lib=$2 log=$LOGS/impi-$1.$2.log proof=$TESTDIR/proof/impi-$1.$2 pl want path total=0
+    why=""
+    pl=/usr/lib/x86_64-linux-gnu/libpmix.so.2
+    [ -n "$TASK_LIBDIR" ] && pl=$TASK_LIBDIR/libpmix.so.2
+    mkdir -p "$TESTDIR/proof" && : >"$proof"
+    run_srun "$log" "$n" env LD_LIBRARY_PATH="$IMPI/lib${TASK_LIBDIR:+:$TASK_LIBDIR}" I_MPI_PMI=pmix I_MPI_PMI_LIBRARY="$pl" \
+        I_MPI_FABRICS=shm LD_PRELOAD="$SB/libwhich_pmix.so" WHICH_PMIX_OUT="$proof" \
+        "$IMPI/bin/IMB-MPI1" PingPong Allreduce Bcast -msglog 2:3 -iter 10 -iter_policy off
+    [ $RC = 0 ] || add "srun exit $RC"
+    [ "$(grep -c '^# Benchmarking' "$log")" -ge 3 ] || add "$(grep -c '^# Benchmarking' "$log") benchmarks listed"
+    grep -q 'All processes entering MPI_Finalize' "$log" || add "no 'All processes entering MPI_Finalize'"
+    want=$(stat -L -c %i "$pl")
+    while read -r _ path _; do
+        [ "$path" = not-loaded ] && continue
+        total=$((total + 1))
+        [ "$(stat -L -c %i "$path" 2>/dev/null)" = "$want" ] || { add "WRONG LIBRARY: a task loaded $path"; LIBWRONG=1; }
+    done <"$proof"
+    [ "$total" -ge "$n" ] || add "$total of $n tasks loaded a libpmix.so.2"
+    [ -n "$LEFT" ] && add "processes left running"
+}
 
 run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib>]
     local c=$1 lib=$2 want=$3
@@ -651,12 +685,14 @@ run_case() {  # run_case <case> <lib> <want>: sets RES/WHY/RCS/TIMES[<case>.<lib
         mpi-hello) case_mpi_hello "$lib" "$want" ;;
         mpi-abort) case_mpi_abort "$lib" "$want" ;;
         oex-*) case_oex "${c#oex-}" "$lib" ;;
+        impi-*) case_impi "${c#impi-}" "$lib" ;;
     esac
     if [ "$lib" = mixed ] && [ $RC != 125 ]; then
         local log=$LOGS/$c.mixed.log
         case $c in
             mpi-abort) check_proof "$log" 0 4 ;;
             oex-*) check_proof "$log" 2 2 ;;
+            impi-*) ;;
             *) check_proof "$log" 4 4 ;;
         esac
     fi

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Install, when missing, the third-party consumers of libpmix.so.2 that
+# tools/consumers-tests.sh runs with their own tests:
+#   - Debian's python3-mpi4py (on Open MPI 4.1) and its own test suite, from
+#     the source distribution of the same version on PyPI (the Debian
+#     package does not ship the tests);
+#   - Intel MPI's runtime from PyPI (the impi-rt wheel: libmpi, hydra, the
+#     IMB benchmarks), unpacked as it is (not pip-installed: nothing of it
+#     goes into a Python environment).
+# Both are cached outside the work tree in ${RPMIX_CACHE:-$HOME/.cache/rpmix}/consumers
+# and re-made when missing. Prints the cache directory on its last line.
+# A failure names the command that failed and shows its output.
+set -eE
+trap 'echo "install-consumers: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
+CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}/consumers
+IMPI_VERSION=${RPMIX_IMPI_VERSION:-2021.19.0}
+PY=/usr/bin/python3
+mkdir -p "$CACHE"
+LOG=$CACHE/install.log
+: >"$LOG"
+
+step() {  # step <what> <command...>: the command, its output in $LOG; its end shown on failure
+    local what=$1; shift
+    "$@" >>"$LOG" 2>&1 && return 0
+    echo "install-consumers: $what failed (log: $LOG):" >&2
+    tail -n 30 "$LOG" >&2
+    exit 1
+}
+
+# Debian's mpi4py (and Open MPI under it: tools/install-deps.sh has it).
+if ! "$PY" -c 'import mpi4py' 2>/dev/null; then
+    echo "install-consumers: installing python3-mpi4py" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -q python3-mpi4py >>"$LOG" 2>&1; then
+        step "apt-get update" apt-get update -q
+        step "apt-get install python3-mpi4py" apt-get install -y -q python3-mpi4py
+    fi
+fi
+# pip: the machine's own, or Debian's python3's
+PIP=(python3 -m pip)
+python3 -m pip --version >/dev/null 2>&1 || PIP=("$PY" -m pip)
+
+# mpi4py's test suite, of the very version Debian ships.
+M4P=$("$PY" -c 'import mpi4py; print(mpi4py.__version__)')
+if [ ! -f "$CACHE/mpi4py-$M4P/test/runtests.py" ]; then
+    echo "install-consumers: mpi4py $M4P's test suite" >&2
+    rm -rf "$CACHE/mpi4py-$M4P" "$CACHE/sdist"
+    step "pip download mpi4py==$M4P (source)" "${PIP[@]}" download -q --no-deps --no-binary :all: -d "$CACHE/sdist" "mpi4py==$M4P"
+    step "unpacking mpi4py's source" tar -xzf "$CACHE/sdist/mpi4py-$M4P.tar.gz" -C "$CACHE"
+    rm -rf "$CACHE/sdist"
+fi
+ln -sfn "mpi4py-$M4P" "$CACHE/mpi4py"
+
+# Intel MPI's runtime.
+IMPI=$CACHE/impi-$IMPI_VERSION
+if [ ! -x "$IMPI/bin/IMB-MPI1" ]; then
+    echo "install-consumers: Intel MPI $IMPI_VERSION (PyPI's impi-rt)" >&2
+    rm -rf "$IMPI" "$CACHE/wheel"
+    step "pip download impi-rt==$IMPI_VERSION" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "impi-rt==$IMPI_VERSION"
+    step "unpacking the wheel" python3 -m zipfile -e "$CACHE"/wheel/impi_rt-*.whl "$CACHE/wheel/x"
+    mv "$CACHE/wheel/x/impi_rt-$IMPI_VERSION.data/data" "$IMPI"
+    chmod +x "$IMPI"/bin/*
+    rm -rf "$CACHE/wheel"
+fi
+ln -sfn "impi-$IMPI_VERSION" "$CACHE/impi"
+echo "$CACHE"
