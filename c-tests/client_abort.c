@@ -1,6 +1,7 @@
 /*
  * client_abort: rank 1 calls PMIx_Abort(7, ...) right after PMIx_Init; the
  * other ranks sleep (up to 30 s) waiting to be killed by the host.
+ * CLIENT_ABORT_STATUS=<n> aborts with status n instead (e.g. -1).
  *
  *   rm_simple -n N ./client_abort      (N >= 2; expected exit status 7)
  *
@@ -10,6 +11,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -39,7 +41,8 @@ int main(void)
         if (v != NULL) PMIX_VALUE_RELEASE(v);
     }
     if (me.rank == 1) {
-        rc = PMIx_Abort(7, "test abort", NULL, 0);
+        const char *st = getenv("CLIENT_ABORT_STATUS");
+        rc = PMIx_Abort(st != NULL ? atoi(st) : 7, "test abort", NULL, 0);
         /* normally never reached: the host kills the job */
         fprintf(stderr, "client_abort: rank 1: PMIx_Abort returned %s\n", PMIx_Error_string(rc));
         for (i = 0; i < 30; i++) sleep(1);

@@ -378,6 +378,8 @@ t_pmixrun_basic() {
 t_pmixrun_exits() {
     build_mp || return 1
     with_ours timeout 60 "$PMIXRUN" -n 4 "$BIN/client_abort"; rc=$?; [ $rc = 7 ] || { echo "abort: $rc, expected 7"; return 1; }
+    # a negative status exits as exit(3) takes it (mpirun on OpenPMIx: the same 255)
+    CLIENT_ABORT_STATUS=-1 with_ours timeout 60 "$PMIXRUN" -n 2 "$BIN/client_abort"; rc=$?; [ $rc = 255 ] || { echo "abort(-1): $rc, expected 255"; return 1; }
     timeout 30 "$PMIXRUN" -n 2 sh -c 'exit 5'; rc=$?; [ $rc = 5 ] || { echo "exit 5: got $rc"; return 1; }
     timeout 30 "$PMIXRUN" -n 1 sh -c 'kill -9 $$'; rc=$?; [ $rc = 137 ] || { echo "SIGKILL: got $rc"; return 1; }
     timeout 30 "$PMIXRUN" --timeout 1 -n 2 sleep 30; rc=$?; [ $rc = 124 ] || { echo "timeout: got $rc"; return 1; }

@@ -684,7 +684,7 @@ impl Launcher {
 
     /// SIGTERM every rank's process group now, SIGKILL after `grace` seconds.
     pub fn stop_job(&mut self, grace: u64, code: i32) {
-        self.record(code.clamp(0, 255) as u8);
+        self.record(exit_status_of(code));
         self.holds.let_go(None);
         for (pid, r) in &self.ranks {
             if !r.exited {
@@ -799,6 +799,16 @@ impl Launcher {
     }
 }
 
+/// The exit status of an abort or stop code, as exit(3) takes it (modulo
+/// 256: PMIx_Abort(-1) exits 255, as under mpirun), except that a nonzero
+/// code never reads as success (256 exits 1, not 0).
+fn exit_status_of(code: i32) -> u8 {
+    match (code & 0xff) as u8 {
+        0 if code != 0 => 1,
+        c => c,
+    }
+}
+
 /// The ranks whose stdin a spawn's requester feeds (PMIX_FWD_STDIN): those
 /// PMIX_STDIN_TGT names (a proc, whatever namespace it gives since the
 /// requester cannot know the new one; WILDCARD: all), rank 0 by default.
@@ -875,4 +885,19 @@ pub fn start_reaper(tx: Sender<Event>) {
             return;
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_status_of;
+
+    #[test]
+    fn abort_codes_become_exit_statuses() {
+        assert_eq!(exit_status_of(0), 0);
+        assert_eq!(exit_status_of(3), 3);
+        assert_eq!(exit_status_of(-1), 255);
+        assert_eq!(exit_status_of(-2), 254);
+        assert_eq!(exit_status_of(256), 1);
+        assert_eq!(exit_status_of(300), 44);
+    }
 }
