@@ -76,6 +76,7 @@ bench: deps build
 	@tools/bench-slurm.sh $(BUILD)
 	@tools/bench-twohost.sh $(BUILD)
 	@tools/bench-scale.py $(BUILD)
+	@tools/bench-consumers.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -349,6 +349,56 @@ pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
     request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done.status(st)));
 }
 
+/// What the requester's library fills in on the apps of a spawn, whatever
+/// the host, as OpenPMIx's client does: an app with neither a command nor an
+/// argv is refused (PMIX_ERR_BAD_PARAM); an app without a working directory
+/// gets the caller's (a host may start it anywhere: Open MPI's mpirun
+/// starts it in mpirun's own); the command is taken from argv[0] when
+/// missing, and argv begins with the command's name (it is prepended when
+/// argv[0] names another program, made when there is no argv).
+pub fn complete_apps(apps: &mut crate::data::carray::CArray) -> Res {
+    use crate::cmem::{argv_len, strdup_bytes};
+    let cwd = std::env::current_dir().ok().map(|d| d.into_os_string().into_encoded_bytes());
+    let base = |p: *const core::ffi::c_char| -> Vec<u8> {
+        // SAFETY: p is a NUL-terminated string of our own copy.
+        let s = unsafe { core::ffi::CStr::from_ptr(p) }.to_bytes();
+        s.rsplit(|b| *b == b'/').next().unwrap_or(s).to_vec()
+    };
+    for a in apps.apps_mut() {
+        // SAFETY: the fields of our own deep copy: NULL or malloc'd strings
+        // and NULL-terminated malloc'd argv, replaced by malloc'd ones.
+        unsafe {
+            let nargv = argv_len(a.argv);
+            if a.cmd.is_null() {
+                if nargv == 0 {
+                    crate::pmix_debug!(1, "PMIx_Spawn: an app with neither a command nor an argv");
+                    return Err(PMIX_ERR_BAD_PARAM);
+                }
+                a.cmd = libc::strdup(*a.argv);
+            }
+            if a.cwd.is_null() {
+                if let Some(d) = &cwd {
+                    a.cwd = strdup_bytes(d);
+                }
+            }
+            let name = base(a.cmd);
+            if nargv == 0 || base(*a.argv) != name {
+                let argv = crate::cmem::calloc_array(nargv + 2, core::mem::size_of::<*mut core::ffi::c_char>()) as *mut *mut core::ffi::c_char;
+                if argv.is_null() {
+                    return Err(PMIX_ERR_NOMEM);
+                }
+                *argv = strdup_bytes(&name);
+                for i in 0..nargv {
+                    *argv.add(i + 1) = *a.argv.add(i);
+                }
+                libc::free(a.argv as *mut libc::c_void);
+                a.argv = argv;
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn spawn(job_info: Vec<Info>, apps: &crate::data::carray::CArray, done: Completion<String>) {
     let mut e = Encoder::default();
     if let Err(st) = encode_infos(&mut e, &job_info) {

@@ -37,6 +37,14 @@ impl CArray {
         // SAFETY: ptr holds len apps.
         unsafe { core::slice::from_raw_parts(self.ptr as *const pmix_app_t, self.len) }
     }
+    pub fn apps_mut(&mut self) -> &mut [pmix_app_t] {
+        assert_eq!(self.kind, Kind::App);
+        if self.ptr.is_null() {
+            return &mut [];
+        }
+        // SAFETY: ptr holds len apps, owned by us alone.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr as *mut pmix_app_t, self.len) }
+    }
     pub fn queries(&self) -> &[pmix_query_t] {
         assert_eq!(self.kind, Kind::Query);
         if self.ptr.is_null() {

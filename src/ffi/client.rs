@@ -541,10 +541,13 @@ pub unsafe extern "C" fn PMIx_Spawn(job_info: *const pmix_info_t, ninfo: usize, 
             return PMIX_ERR_WOULD_BLOCK;
         }
         let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
-        let a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+        let mut a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
             Ok(a) => a,
             Err(e) => return e,
         };
+        if let Err(e) = crate::client::api::complete_apps(&mut a) {
+            return e;
+        }
         let done = Oneshot::new();
         let d = done.clone();
         crate::client::api::spawn(i, &a, crate::runtime::Completion::new(move |st, ns| d.set((st, ns))));
@@ -574,10 +577,13 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(job_info: *const pmix_info_t, ninfo: usiz
     status_entry!("PMIx_Spawn_nb", {
         require!("PMIx_Spawn_nb", !apps.is_null() && napps > 0);
         let Ok(i) = crate::owned::Info::copy_array(job_info, ninfo) else { return PMIX_ERR_NOMEM };
-        let a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
+        let mut a = match crate::data::carray::CArray::copy(crate::data::kind::Kind::App, apps as *const u8, napps) {
             Ok(a) => a,
             Err(e) => return e,
         };
+        if let Err(e) = crate::client::api::complete_apps(&mut a) {
+            return e;
+        }
         let cbd = SendPtr(cbdata);
         crate::client::api::spawn(i, &a, crate::runtime::Completion::new(move |st, ns: String| crate::ffi::boundary::complete(move || {
             let c = crate::owned::c_string(&ns);

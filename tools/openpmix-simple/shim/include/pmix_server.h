@@ -1,0 +1,2 @@
+/* rpmix test shim: the installed public header. */
+#include <pmix_server.h>
