@@ -35,9 +35,6 @@ T=${CONSUMERS_TESTS_TIMEOUT:-600}
 . "$(dirname "$0")/testlib.sh"
 require_lib "$LIBDIR" "$B"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# More ranks than cores: Open MPI ranks yield when idle (mpirun sets this
-# itself when it oversubscribes; under pmixrun nobody tells them).
-export OMPI_MCA_mpi_yield_when_idle=1
 PY=/usr/bin/python3
 OURS=$(readlink -f "$LIBDIR/libpmix.so.2")
 REF=$(readlink -f /usr/lib/x86_64-linux-gnu/libpmix.so.2)

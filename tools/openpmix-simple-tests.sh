@@ -203,13 +203,14 @@ RES=$B/results.tsv
 declare -A OUT_OPX   # reference outcomes by program key (mpirun on OpenPMIx, for pmixrun)
 outcome() {  # the outcome word and reason of the last judged run
     if [ -z "$why" ]; then echo "pass"
-    elif [[ $why == timeout* ]]; then echo "timeout ($why)"
-    else echo "fail ($why)"; fi
+    elif [[ $why == timeout* ]]; then echo "timeout${why#timeout (*s)}" | sed 's/^timeout, /timeout: /'
+
+    else echo "fail: $why"; fi
 }
 record() {  # record <case> <openpmix outcome> <rpmix outcome>
     local c=$1 o=$2 r=$3 v
     if [[ $o != pass ]]; then
-        v="SKIP"; echo "SKIP: $c (fails on OpenPMIx too: ${o#* }; rpmix: $r)"
+        v="SKIP"; echo "SKIP: $c (fails on OpenPMIx too: $o; rpmix: $r)"
     elif [[ $r == pass ]]; then
         v="PASS"; pass "$c"
     else

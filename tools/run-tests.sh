@@ -388,6 +388,12 @@ t_pmixrun_exits() {
     out=$(timeout 30 "$PMIXRUN" -n 1 sh -c 'echo a$PMIX_RANK' : -n 2 sh -c 'echo b$PMIX_RANK' | sort | tr '\n' ' ') &&
         [ "$out" = "a0 b1 b2 " ] || { echo "app contexts: got '$out'"; return 1; }
     timeout 30 "$PMIXRUN" -n 1 /nonexistent/prog 2>/dev/null; rc=$?; [ $rc != 0 ] || { echo "missing program: exit 0"; return 1; }
+    # more ranks than CPUs: Open MPI's ranks are told to yield (as mpirun does); not otherwise
+    local over=$(( $(nproc) + 1 ))
+    out=$(env -u OMPI_MCA_mpi_yield_when_idle timeout 30 "$PMIXRUN" -n $over sh -c 'echo "y$OMPI_MCA_mpi_yield_when_idle"' | sort -u)
+    [ "$out" = y1 ] || { echo "$over ranks on $(nproc) CPUs: yield_when_idle '$out'"; return 1; }
+    out=$(env -u OMPI_MCA_mpi_yield_when_idle timeout 30 "$PMIXRUN" -n 1 sh -c 'echo "y$OMPI_MCA_mpi_yield_when_idle"')
+    [ "$out" = y ] || { echo "1 rank: yield_when_idle '$out'"; return 1; }
 }
 t_pmixrun_signal() {
     # SIGTERM to pmixrun reaches the ranks; nothing is left behind.

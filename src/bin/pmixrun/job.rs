@@ -369,6 +369,9 @@ impl Launcher {
         if let Some(p) = parent {
             self.holds.on_launch(&nspace, p, size, directives);
         }
+        // More live ranks on this node than CPUs this launcher may use.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let oversubscribed = self.ranks.values().filter(|r| !r.exited).count() + size as usize > cpus;
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
@@ -399,6 +402,13 @@ impl Launcher {
                 // Open MPI 4.1 takes its PMIx direct-launch path only under a
                 // launcher it knows; this is the least intrusive of its hints.
                 cmd.env("JSM_JSRUN_PORT", "0");
+            }
+            if self.ompi_hint && oversubscribed && !env.iter().any(|(k, _)| k == "OMPI_MCA_mpi_yield_when_idle") {
+                // As Open MPI's mpirun does when it oversubscribes: ranks
+                // that busy-poll would otherwise take the CPU from the rank
+                // they wait for (mpi4py's suite on 3 ranks, 2 CPUs: 280 s
+                // without, 19 s with).
+                cmd.env("OMPI_MCA_mpi_yield_when_idle", "1");
             }
             cmd.envs(env);
             for e in &app.env {

@@ -69,7 +69,11 @@ Global (before the first program):
                      Open MPI 4.1 takes its PMIx direct-launch path only
                      when it recognises a launcher (Slurm, Flux, JSM); pmixrun
                      sets JSM_JSRUN_PORT=0 (unless already set) so that MPI
-                     programs run directly under it.
+                     programs run directly under it. Nor, when the node
+                     runs more ranks than it has CPUs, set
+                     OMPI_MCA_mpi_yield_when_idle=1 (unless set), which
+                     Open MPI's mpirun sets in that case so that waiting
+                     ranks give their CPU to the others.
   -h, --help         this text
 
 The exit code is the first failing rank's exit code (128+N for a rank killed
