@@ -472,10 +472,12 @@ static const void *sample_data(struct sample *s)
 }
 
 /* What PMIx_Value_load takes: as sample_data, but a pointer is passed as
- * the pointer itself (OpenPMIx stores the address it is given). */
+ * the pointer itself (OpenPMIx stores the address it is given), and a regex
+ * as its string (OpenPMIx copies the string, NUL included). */
 static const void *load_data(struct sample *s)
 {
     if (s->type == PMIX_POINTER) return *(void *const *) &s->u;
+    if (s->type == PMIX_REGEX) return s->u.bo.bytes;
     return sample_data(s);
 }
 

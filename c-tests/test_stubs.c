@@ -14,12 +14,6 @@
 static int fired, passed, failed;
 
 static void opcb(pmix_status_t status, void *cbdata) { (void) status; (void) cbdata; fired++; }
-static void infocb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                   pmix_release_cbfunc_t release_fn, void *release_cbdata)
-{
-    (void) status; (void) info; (void) ninfo; (void) cbdata; (void) release_fn; (void) release_cbdata;
-    fired++;
-}
 
 static void expect(const char *what, pmix_status_t rc)
 {
@@ -49,8 +43,10 @@ int main(void)
         expect("PMIx_Fabric_register_nb", PMIx_Fabric_register_nb(&fabric, NULL, 0, opcb, NULL));
         expect("PMIx_Fabric_update_nb", PMIx_Fabric_update_nb(&fabric, opcb, NULL));
     }
-    expect("PMIx_server_collect_inventory", PMIx_server_collect_inventory(NULL, 0, infocb, NULL));
-    expect("PMIx_server_deliver_inventory", PMIx_server_deliver_inventory(NULL, 0, NULL, 0, opcb, NULL));
+    {
+        char fn[] = "PMIx_Get";
+        expect("PMIx_Register_attributes", PMIx_Register_attributes(fn, NULL));
+    }
     usleep(100000);
     printf("callbacks fired: %d\n", fired);
     if (fired != 0) failed++;

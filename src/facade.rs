@@ -52,6 +52,13 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
         Some(me) if t.nspace.is_empty() => Proc::new(&me.nspace, t.rank),
         _ => t,
     });
+    // A NULL proc asking for PMIX_PROCID: the caller's own id, in every role
+    // (OpenPMIx answers it before anything else; a server or tool asks so).
+    if target.is_none() && key == "pmix.procid" {
+        if let Some(me) = own_proc() {
+            return done.fire(PMIX_SUCCESS, Some(Value::proc(&me)));
+        }
+    }
     let Some(h) = server::handle().filter(|_| client::me().is_none()) else {
         // (what was asked and not found, for PMIX_DEBUG >= 5: which key of whom)
         let what = (crate::debug::level() >= 5).then(|| (key.clone(), target.as_ref().map(|t| t.to_string())));
@@ -74,7 +81,8 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
         let infos = h.call(move |s, _| s.get_all(&t)).unwrap_or_default();
         return if infos.is_empty() { done.fire(PMIX_ERR_NOT_FOUND, None) } else { done.fire(PMIX_SUCCESS, Some(Value::infos(&infos))) };
     }
-    let Some(t) = target else { return done.fire(PMIX_ERR_INIT, None) };
+    // (a NULL proc: the server's own, as a client's NULL proc is itself)
+    let Some(t) = target.or_else(own_proc) else { return done.fire(PMIX_ERR_INIT, None) };
     // (on the server's own thread the store cannot be read: not found)
     let found = if crate::runtime::on_progress_thread() { None } else { h.call(move |s, _| s.get_local(&t, &key)).flatten() };
     match found {

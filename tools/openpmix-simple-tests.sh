@@ -187,7 +187,7 @@ judge() {  # judge <spec word> <n>: the program's own rule
 }
 # proof_ok <lib> <min>: every report names the run's library, at least <min>
 proof_ok() {
-    local want n=0 total path
+    local want n=0 total=0 path
     if [ "$1" = rpmix ]; then want=$OURLIB; else want=$SYSLIB; fi
     while read -r _ path _; do
         [ "$path" = not-loaded ] && { total=$((total + 1)); continue; }

@@ -297,8 +297,18 @@ pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
 
 pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info>, done: Done) {
     if handle().is_none() {
-        // A client without a server: only its own handlers can hear it.
-        return done.status(no_server());
+        // A client without a server (a singleton): an event for this process
+        // alone goes to its own handlers, as under OpenPMIx; a wider range
+        // needs a server.
+        if range != PMIX_RANGE_PROC_LOCAL || me().is_none() {
+            return done.status(no_server());
+        }
+        crate::facade::later(move || {
+            let chain = super::events_of_client().chain_for(status, &info);
+            let post: crate::events::Poster = std::sync::Arc::new(|f| crate::facade::later(f));
+            crate::events::notify(chain, status, &source, &info, post);
+        });
+        return done.status(PMIX_SUCCESS);
     }
     // An OpenPMIx server never hands an event back to its source: its own
     // handlers hear it here, and one for this process alone goes no further.

@@ -77,8 +77,8 @@ pub unsafe fn load_elem(v: &mut pmix_value_t, src: *const u8, t: pmix_data_type_
     }
 }
 
-/// `PMIx_Value_load` semantics: for PMIX_STRING, `data` is the `char *` itself,
-/// and for PMIX_POINTER the pointer itself (as OpenPMIx stores it: the
+/// `PMIx_Value_load` semantics: for PMIX_STRING and PMIX_REGEX, `data` is the
+/// `char *` itself, and for PMIX_POINTER the pointer itself (as OpenPMIx stores it: the
 /// `PMIX_INFO_LOAD(&i, PMIX_EVENT_RETURN_OBJECT, &obj, PMIX_POINTER)` of its
 /// examples hands back `&obj`); for every other type it points at the element.
 ///
@@ -93,6 +93,14 @@ pub unsafe fn load(v: &mut pmix_value_t, data: *const c_void, t: pmix_data_type_
         }
         if t == PMIX_POINTER {
             return load_elem(v, &data as *const *const c_void as *const u8, t, 0);
+        }
+        if t == PMIX_REGEX {
+            // A regex is handed over as its `char *` (OpenPMIx copies the
+            // string, NUL included, into the value's byte object).
+            let s = data as *const c_char;
+            let size = if s.is_null() { 0 } else { libc::strlen(s) + 1 };
+            let bo = pmix_byte_object_t { bytes: s as *mut c_char, size };
+            return load_elem(v, &bo as *const pmix_byte_object_t as *const u8, t, 0);
         }
         load_elem(v, data as *const u8, t, 0)
     }

@@ -330,10 +330,8 @@ pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, in
     status_entry!("PMIx_server_setup_application", {
         let Some(ns) = crate::owned::nspace_of(nspace).filter(|s| !s.is_empty()) else { return PMIX_ERR_BAD_PARAM };
         let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         let cbd = SendPtr(cbdata);
-        // Answer on the progress thread (never inside this call), as OpenPMIx does.
-        let ok = h.run(move |_, _| {
+        let answer = move || {
             let (st, out) = match crate::server::setup::setup_application(&ns, &infos) {
                 Ok(v) => (PMIX_SUCCESS, v),
                 Err(e) => (e, Vec::new()),
@@ -346,8 +344,18 @@ pub unsafe extern "C" fn PMIx_server_setup_application(nspace: *const c_char, in
                 // SAFETY: nobody takes the results.
                 None => unsafe { release_setup(PMIX_SUCCESS, rel) },
             }
-        });
-        if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+        };
+        // Answer on the progress thread (never inside this call), as OpenPMIx does.
+        if let Some(h) = crate::server::handle() {
+            return if h.run(move |_, _| answer()) { PMIX_SUCCESS } else { PMIX_ERR_INIT };
+        }
+        // A launcher tool that set up no server (PMIX_TOOL_DO_NOT_CONNECT) may
+        // still ask, as under OpenPMIx, where every tool carries a server.
+        if crate::facade::own_proc().is_none() {
+            return PMIX_ERR_INIT;
+        }
+        crate::facade::later(answer);
+        PMIX_SUCCESS
     })
 }
 
@@ -418,28 +426,52 @@ pub unsafe extern "C" fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, cha
     })
 }
 
-/// Collect this node's resource inventory for the host.
+/// Collect this node's resource inventory (fabric devices, GPUs) for the host.
 ///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// rpmix has no fabric or GPU inventory source, so the inventory is empty:
+/// what OpenPMIx 4.2.2 answers on a node where its network and GPU plugins
+/// find nothing. Returns PMIX_SUCCESS and `cbfunc` (if any) fires exactly
+/// once, later, from the progress thread, with PMIX_SUCCESS and no infos;
+/// PMIX_ERR_INIT with no server (then it never fires).
 ///
 /// # Safety
-/// `directives` is NULL or points to `ndirs` valid infos; `cbdata` is passed back untouched
-/// (neither is read yet).
+/// `directives` is NULL or points to `ndirs` valid infos (not read: no
+/// source takes directives); `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_collect_inventory(directives: *mut pmix_info_t, ndirs: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_collect_inventory")
+    status_entry!("PMIx_server_collect_inventory", {
+        let _ = (directives, ndirs);
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        let cbd = SendPtr(cbdata);
+        let ok = h.run(move |_, _| {
+            if let Some(f) = cbfunc {
+                // SAFETY: the host's callback; an empty inventory has nothing to release.
+                unsafe { f(PMIX_SUCCESS, core::ptr::null_mut(), 0, cbd.get(), None, core::ptr::null_mut()) };
+            }
+        });
+        if ok { PMIX_SUCCESS } else { PMIX_ERR_INIT }
+    })
 }
 
 /// Pass an inventory gathered elsewhere to this server's resource tracking.
 ///
-/// Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+/// No source of rpmix's takes an inventory, so it is accepted and kept by
+/// none (as OpenPMIx 4.2.2 does when no network or GPU plugin claims it).
+/// With `cbfunc`: PMIX_SUCCESS, and `cbfunc` fires exactly once, later, with
+/// PMIX_SUCCESS. Without: PMIX_OPERATION_SUCCEEDED. PMIX_ERR_INIT with no
+/// server.
 ///
 /// # Safety
 /// `info` is NULL or points to `ninfo` valid infos; `directives` is NULL or points to
-/// `ndirs` valid infos; `cbdata` is passed back untouched (none is read yet).
+/// `ndirs` valid infos (neither is read); `cbdata` is passed back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_server_deliver_inventory(info: *mut pmix_info_t, ninfo: usize, directives: *mut pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    not_yet!("PMIx_server_deliver_inventory")
+    status_entry!("PMIx_server_deliver_inventory", {
+        let _ = (info, ninfo, directives, ndirs);
+        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
+        crate::pmix_debug!(5, "PMIx_server_deliver_inventory: {ninfo} infos, no inventory source to take them");
+        server_op(h, cbfunc, SendPtr(cbdata), |_, _| {})
+    })
 }
 
 /// Declare which attributes the host supports for one of its module functions.
