@@ -52,6 +52,22 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
         Some(me) if t.nspace.is_empty() => Proc::new(&me.nspace, t.rank),
         _ => t,
     });
+    // The process's own topology (PMIX_TOPOLOGY2 of itself): OpenPMIx keeps
+    // it among its own data once loaded (at server or tool init, or a
+    // client's load); loaded here on demand, in every role.
+    if key == "pmix.topo2" && target.as_ref().is_none_or(|t| own_proc().is_some_and(|me| me == *t)) {
+        if let Ok((topology, source)) = crate::hwloc::process_topology(topology_source) {
+            let t = pmix_topology_t { source, topology };
+            // SAFETY: t is a topology element; load copies it (its source too).
+            let v = unsafe { Value::load(&t as *const pmix_topology_t as *const core::ffi::c_void, PMIX_TOPO) };
+            // SAFETY: the malloc'd source process_topology handed us, copied above.
+            unsafe { libc::free(source as *mut libc::c_void) };
+            return match v {
+                Ok(v) => done.fire(PMIX_SUCCESS, Some(v)),
+                Err(e) => done.fire(e, None),
+            };
+        }
+    }
     // A NULL proc asking for PMIX_PROCID: the caller's own id, in every role
     // (OpenPMIx answers it before anything else; a server or tool asks so).
     if target.is_none() && key == "pmix.procid" {

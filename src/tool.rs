@@ -64,6 +64,42 @@ fn rendezvous_named(name: &str, infos: &[Info]) -> Option<(String, String)> {
     })
 }
 
+/// The one session server this user runs on the node, when nothing names a
+/// server (as OpenPMIx's tools search): the rendezvous files directly in the
+/// system temporary directory whose names start `pmix.<host>.tool`, owned by
+/// us, that lead to a server. All of them must lead to the same server (a
+/// server writes one under its pid and one under its namespace); several
+/// servers is PMIX_ERR_UNREACH, none PMIX_ERR_NOT_FOUND.
+fn session_server(infos: &[Info]) -> Res<(String, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let prefix = format!("pmix.{}.tool", crate::rendezvous::hostname());
+    let me = nix::unistd::geteuid().as_raw();
+    let dir = crate::rendezvous::system_tmpdir(infos);
+    let mut found: Vec<(String, String)> = Vec::new();
+    for e in std::fs::read_dir(&dir).map_err(|_| PMIX_ERR_NOT_FOUND)?.flatten().take(SEARCH_ENTRIES) {
+        if !e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)) {
+            continue;
+        }
+        let Ok(md) = std::fs::symlink_metadata(e.path()) else { continue };
+        if !md.file_type().is_file() || md.uid() != me {
+            continue;
+        }
+        if let Some(s) = located_file(&e.path()) {
+            if !found.contains(&s) {
+                found.push(s);
+            }
+        }
+    }
+    match found.len() {
+        0 => Err(PMIX_ERR_NOT_FOUND),
+        1 => Ok(found.remove(0)),
+        n => {
+            crate::pmix_debug!(1, "PMIx_tool_init: {n} servers of this user in {dir}; name one (PMIX_SERVER_PIDINFO, PMIX_SERVER_URI, ...)");
+            Err(PMIX_ERR_UNREACH)
+        }
+    }
+}
+
 /// The server of process `pid`: its rendezvous file (any server with tool
 /// support writes `pmix.<host>.tool.<pid>`), else rpmix's socket in the
 /// session directory named after the pid (`<tmpdir>/rpmix.<host>.<pid>`;
@@ -155,7 +191,7 @@ fn connect_any<T>(infos: &[Info], connect: impl Fn(&str, &str) -> Res<T>) -> Res
 /// Where the server named by `infos` listens: (socket path, contact). The
 /// search order: URI, attachment file, system server (PMIX_CONNECT_TO_SYSTEM),
 /// server pid, server namespace, the contact in our environment, then the
-/// system server.
+/// system server, then this user's one session server.
 pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     let host = crate::rendezvous::hostname();
     let flag = |k| find(infos, k).is_some_and(|i| i.truthy());
@@ -182,9 +218,13 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
     } else if let Some(u) = wire::own_contact_from_env().or_else(|| wire::URI_VARS.iter().find_map(|v| std::env::var(v).ok())) {
         locate(&u).ok_or(PMIX_ERR_UNREACH)?
     } else {
-        // Nothing said: the node's system server, if there is one (as
-        // OpenPMIx's tools look for one; its debugger.c says nothing).
-        system_server(infos).inspect_err(|_| crate::pmix_debug!(1, "PMIx_tool_init: no server named and no system server"))?
+        // Nothing said: the node's system server, if there is one (OpenPMIx's
+        // debugger.c says nothing and expects it), else the one session
+        // server of this user, as OpenPMIx's tools search.
+        system_server(infos)
+            .or_else(|_| session_server(infos))
+            .inspect_err(|_| crate::pmix_debug!(1, "PMIx_tool_init: no server named, no system server and no one session server of ours"))
+            .map_err(|_| PMIX_ERR_UNREACH)?
     };
     Ok((path, uri))
 }

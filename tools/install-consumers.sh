@@ -6,7 +6,9 @@
 #     package does not ship the tests);
 #   - Intel MPI's runtime from PyPI (the impi-rt wheel: libmpi, hydra, the
 #     IMB benchmarks), unpacked as it is (not pip-installed: nothing of it
-#     goes into a Python environment).
+#     goes into a Python environment);
+#   - OpenPMIx's own test programs (test/simple) and its Python client test,
+#     from Debian's source package of the installed OpenPMIx.
 # Both are cached outside the work tree in ${RPMIX_CACHE:-$HOME/.cache/rpmix}/consumers
 # and re-made when missing. Prints the cache directory on its last line.
 # A failure names the command that failed and shows its output.
@@ -63,4 +65,27 @@ if [ ! -x "$IMPI/bin/IMB-MPI1" ]; then
     rm -rf "$CACHE/wheel"
 fi
 ln -sfn "impi-$IMPI_VERSION" "$CACHE/impi"
+
+# OpenPMIx's own test programs (test/simple) and its Python bindings' test
+# client: from Debian's source package of the installed OpenPMIx, fetched
+# with apt through a private sources list (deb-src of the machine's archive:
+# the machine's own apt configuration is not touched).
+OPX=$(dpkg-query -W -f='${source:Version}' libpmix2 2>/dev/null || true)
+if [ -n "$OPX" ] && [ ! -f "$CACHE/openpmix-src/.complete-$OPX" ]; then
+    echo "install-consumers: OpenPMIx $OPX's sources (Debian's source package)" >&2
+    rm -rf "$CACHE/openpmix-src" "$CACHE/apt-src"
+    mkdir -p "$CACHE/apt-src/lists/partial" "$CACHE/apt-src/dl"
+    MIRROR=$("$(dirname "$0")/debian-mirror.sh")
+    CODENAME=$(. /etc/os-release; echo "$VERSION_CODENAME")
+    echo "deb-src $MIRROR $CODENAME main" >"$CACHE/apt-src/sources.list"
+    APTSRC=(-q -o Dir::Etc::SourceList="$CACHE/apt-src/sources.list" -o Dir::Etc::SourceParts=/dev/null
+            -o Dir::State::Lists="$CACHE/apt-src/lists" -o APT::Sandbox::User=root)
+    step "apt-get update (deb-src)" apt-get "${APTSRC[@]}" update
+    step "apt-get source pmix=$OPX" sh -c "cd '$CACHE/apt-src/dl' && apt-get $(printf '%q ' "${APTSRC[@]}") source --download-only 'pmix=$OPX'"
+    mkdir -p "$CACHE/openpmix-src"
+    step "unpacking OpenPMIx's sources" tar -xJf "$CACHE"/apt-src/dl/pmix_*.orig.tar.xz -C "$CACHE/openpmix-src" --strip-components=1 \
+        --wildcards '*/test/simple/*' '*/bindings/python/tests/python/*'
+    rm -rf "$CACHE/apt-src"
+    touch "$CACHE/openpmix-src/.complete-$OPX"
+fi
 echo "$CACHE"

@@ -4,10 +4,10 @@
 #
 #   tools/openpmix-simple-tests.sh [BUILD_DIR]   (default: c-tests/build/opxsimple)
 #
-# The C sources are not in this repository: they are extracted at run time
-# with `git show v4.2.2:<path>` from OpenPMIx's git repository
-# ($OPENPMIX_REPO, default /work/.mirror/openpmix+openpmix/repo; the driver
-# says SKIP and stops when it is absent) into BUILD_DIR/src, and compiled
+# The C sources are not in this repository: tools/install-consumers.sh
+# takes them from Debian's source package of the installed OpenPMIx (the
+# upstream 4.2.2 release) into its cache, outside the work tree
+# ($OPENPMIX_SRC overrides the directory), and they are compiled here
 # against OpenPMIx's installed headers plus tools/openpmix-simple/shim/ (our
 # own minimal stand-ins for the internal headers they include: objects,
 # lists, pmix_output, pmix_globals, progress threads over libevent). Every
@@ -40,23 +40,24 @@
 # rpmix, verdict (also written to BUILD_DIR/results.tsv). Logs:
 # BUILD_DIR/logs/<case>.<lib>.log.
 #
-# Environment: OPENPMIX_REPO, SIMPLE_TIMEOUT, RPMIX_LIBDIR, RPMIX_CASE,
+# Environment: OPENPMIX_SRC, SIMPLE_TIMEOUT, RPMIX_LIBDIR, RPMIX_CASE,
 # OPENPMIX_INCLUDE, CC (tools/testlib.sh). Last line: "N passed, M failed".
 set -u
 BUILD_SUBDIR=opxsimple
 . "$(dirname "$0")/testlib.sh"
 MARKER_PREFIX=rpmix-opxsimple
 MARKER_VAR=OPXS_MARKER
-REPO=${OPENPMIX_REPO:-/work/.mirror/openpmix+openpmix/repo}
-TAG=v4.2.2
 T=${SIMPLE_TIMEOUT:-60}
 PY=/usr/bin/python3
 SHIM=$ROOT/tools/openpmix-simple/shim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-if ! git -C "$REPO" rev-parse -q --verify "$TAG^{commit}" >/dev/null 2>&1; then
-    echo "SKIP: openpmix-simple (no OpenPMIx git repository with tag $TAG at $REPO; set OPENPMIX_REPO)"
-    echo "0 passed, 0 failed"; exit 0
+mkdir -p "$B"
+if [ -z "${OPENPMIX_SRC:-}" ]; then
+    if ! cache=$("$ROOT/tools/install-consumers.sh" 2>"$B/install.log" | tail -n 1) || [ ! -d "$cache/openpmix-src/test/simple" ]; then
+        fail install "tools/install-consumers.sh failed" "$B/install.log"; finish
+    fi
+    OPENPMIX_SRC=$cache/openpmix-src
 fi
 require_lib "$LIBDIR" "$B"
 SRC=$B/src BINS=$B/bin LOGS=$B/logs W=$B/wrap
@@ -68,10 +69,9 @@ SYSLIB=$(readlink -f "${SYSLIB:-/usr/lib/x86_64-linux-gnu/libpmix.so.2}")
 OURLIB=$(readlink -f "$LIBDIR/libpmix.so.2")
 
 # ---- sources (only rewritten when they changed: build_once compares dates) ----
-extract() {  # extract <path in repo> <file>
-    local tmp=$SCRATCH/extract
-    git -C "$REPO" show "$TAG:$1" >"$tmp" 2>/dev/null || return 1
-    cmp -s "$tmp" "$2" || cp "$tmp" "$2"
+extract() {  # extract <path in OpenPMIx's source tree> <file>
+    [ -f "$OPENPMIX_SRC/$1" ] || return 1
+    cmp -s "$OPENPMIX_SRC/$1" "$2" || cp "$OPENPMIX_SRC/$1" "$2"
 }
 PROGS="simptest simpclient simppub simpdyn simpft simpdmodex test_pmix simptool simpdie simptimeout
        gwtest gwclient stability quietclient simpjctrl simpio simpsched simpcoord simpcycle doubleget

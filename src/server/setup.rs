@@ -189,14 +189,16 @@ pub fn active() -> Vec<&'static str> {
 }
 
 pub fn setup_application(nspace: &str, info: &[Info]) -> Res<Vec<Info>> {
-    with(|s| {
+    let run = |backends: &[Box<dyn Backend>]| -> Res<Vec<Info>> {
         let mut out = Vec::new();
-        for b in s.backends.iter() {
+        for b in backends {
             out.extend(b.setup_application(nspace, info)?);
         }
         Ok(out)
-    })
-    .unwrap_or(Err(PMIX_ERR_INIT))
+    };
+    // In a process that started no server (a launcher tool), the backends
+    // PMIX_MCA_pnet selects answer all the same, as OpenPMIx's do there.
+    with(|s| run(&s.backends)).unwrap_or_else(|| run(&select(std::env::var("PMIX_MCA_pnet").ok().as_deref())?))
 }
 
 pub fn setup_local(nspace: &str, info: &[Info]) -> Res {
