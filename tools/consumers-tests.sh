@@ -20,6 +20,12 @@
 #   futures/pmixrun/world, futures/mpirun/world
 #       `python3 -m mpi4py.futures` over 3 ranks: the job's other ranks are
 #       the pool
+#   rixa/mpirun-openpmix/bundled, rixa/pmixrun/bundled, rixa/pmixrun/rpmix,
+#   rixa/mpirun/rpmix
+#       rixa (PyPI)'s PMIxStore over 2 ranks (c-tests/consumers/rixa_store.py):
+#       its wheel's own OpenPMIx 5.0 client under mpirun on OpenPMIx 4.2.2
+#       (the reference) and under pmixrun; then rpmix's library copied over
+#       the bundled one, under pmixrun and mpirun on rpmix
 #   impi/openpmix/N, impi/mpirun/N, impi/pmixrun/N (N = 2, 4)
 #       Intel MPI's IMB benchmarks (IMB-MPI1, IMB-P2P, IMB-NBC, IMB-RMA,
 #       small messages) with I_MPI_PMI=pmix, I_MPI_PMI_LIBRARY naming the
@@ -120,6 +126,36 @@ for how in pmixrun mpirun; do
         if [ -z "$why" ]; then pass "$c"; else fail "$c" "$why" "$out"; fi
     done
 done
+
+# ---- rixa (PyPI): its PMIx store, on the OpenPMIx 5.0 its wheel bundles
+# and on rpmix put in that library's place (a copy of the package) ----
+RIXA_OURS=$B/rixa-on-rpmix
+rm -rf "$RIXA_OURS" && cp -r "$CACHE/rixa/." "$RIXA_OURS" &&
+    for f in "$RIXA_OURS"/rixa.libs/libpmix-*.so*; do cp -L "$LIBDIR/libpmix.so.2" "$f"; done
+RIXA_BUNDLED=$(readlink -f "$CACHE"/rixa/rixa.libs/libpmix-*.so*)
+# rixa_case <case> <launcher> <package dir> <library the launcher runs on> <library rixa runs on: ours or bundled>
+rixa_case() {
+    local c=$1 how=$2 pkg=$3 lib=$4 on=$5 maps
+    selected "$c" || return 0
+    why=""; out=$B/${c//\//-}.log; proof=$out.which; : >"$proof"
+    EXTRA_LD="" MPI_X=()
+    launch "$how" "$lib" 2 "$PY" "$ROOT/c-tests/consumers/rixa_store.py" "$pkg"
+    [ "$RC" = 0 ] || add "exit $RC"
+    [ "$(grep -c '^rixa rank [01] of 2, local rank [01]: 2 values right$' "$out")" = 2 ] || add "not 2 ranks with the right values"
+    # (rixa's library is not named libpmix.so.2: each rank says what it mapped)
+    local want=$RIXA_BUNDLED
+    [ "$on" = ours ] && want=$(readlink -f "$RIXA_OURS"/rixa.libs/libpmix-*.so*)
+    maps=$(sed -n 's/^rixa rank [01] maps //p' "$out" | xargs -r -n1 readlink -f | sort | uniq -c | tr -s ' ')
+    [ "$maps" = " 2 $want" ] || add "the ranks mapped: ${maps:-nothing} (want 2 x $want)"
+    if [ "$on" = ours ]; then
+        cmp -s "$want" "$LIBDIR/libpmix.so.2" || add "the copy does not hold rpmix's library"
+    fi
+    if [ -z "$why" ]; then pass "$c"; else fail "$c" "$why" "$out"; fi
+}
+rixa_case rixa/mpirun-openpmix/bundled mpirun "$CACHE/rixa" "$REF" bundled
+rixa_case rixa/pmixrun/bundled pmixrun "$CACHE/rixa" "$OURS" bundled
+rixa_case rixa/pmixrun/rpmix pmixrun "$RIXA_OURS" "$OURS" ours
+rixa_case rixa/mpirun/rpmix mpirun "$RIXA_OURS" "$OURS" ours
 
 # ---- Intel MPI's IMB ----
 IMB_RUNS=(

@@ -7,6 +7,7 @@
 #   - Intel MPI's runtime from PyPI (the impi-rt wheel: libmpi, hydra, the
 #     IMB benchmarks), unpacked as it is (not pip-installed: nothing of it
 #     goes into a Python environment);
+#   - rixa's wheel from PyPI (a PMIx store for PyTorch; it bundles OpenPMIx 5);
 #   - OpenPMIx's own test programs (test/simple) and its Python client test,
 #     from Debian's source package of the installed OpenPMIx.
 # Both are cached outside the work tree in ${RPMIX_CACHE:-$HOME/.cache/rpmix}/consumers
@@ -65,6 +66,21 @@ if [ ! -x "$IMPI/bin/IMB-MPI1" ]; then
     rm -rf "$CACHE/wheel"
 fi
 ln -sfn "impi-$IMPI_VERSION" "$CACHE/impi"
+
+# rixa (PyPI): a PMIx key-value store for PyTorch and NVSHMEM jobs; its
+# wheel carries its own OpenPMIx 5.0 (libpmix-<hash>.so.2.13.9, found through
+# its RPATH). Unpacked as it is, plus a copy whose bundled library is to be
+# replaced by rpmix's (tools/consumers-tests.sh does that, per run).
+RIXA_VERSION=${RPMIX_RIXA_VERSION:-0.0.3}
+RIXA=$CACHE/rixa-$RIXA_VERSION
+if [ ! -f "$RIXA/rixa/__init__.py" ]; then
+    echo "install-consumers: rixa $RIXA_VERSION (PyPI)" >&2
+    rm -rf "$RIXA" "$CACHE/wheel"
+    step "pip download rixa==$RIXA_VERSION" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "rixa==$RIXA_VERSION"
+    step "unpacking the wheel" python3 -m zipfile -e "$CACHE"/wheel/rixa-*.whl "$RIXA"
+    rm -rf "$CACHE/wheel"
+fi
+ln -sfn "rixa-$RIXA_VERSION" "$CACHE/rixa"
 
 # OpenPMIx's own test programs (test/simple) and its Python bindings' test
 # client: from Debian's source package of the installed OpenPMIx, fetched
