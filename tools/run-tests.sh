@@ -621,6 +621,10 @@ t_slurm() { tools/slurm-tests.sh "$B"; }
 # Programs of the field run with their own tests (mpi4py's suite, mpi4py.futures,
 # Intel MPI's IMB) under pmixrun and mpirun on rpmix (tools/consumers-tests.sh).
 t_consumers() { tools/consumers-tests.sh "$B/consumers"; }
+# OpenPMIx 4.2.2's own test programs (test/simple, from Debian's source
+# package) and its Python client test on both libraries: no case that passes
+# on OpenPMIx fails on rpmix (tools/openpmix-simple-tests.sh).
+t_opx_simple() { SIMPLE_TIMEOUT=${SIMPLE_TIMEOUT:-20} OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/openpmix-simple-tests.sh "$B/opxsimple"; }
 # The README's two commands from nothing: a fresh Debian 12 root, a clean
 # clone, `make demo` and every installer of `make test` (tools/fresh-root-tests.sh).
 t_fresh_root() { tools/fresh-root-tests.sh "$B/fresh-root"; }
@@ -716,6 +720,7 @@ all_steps() {
     step slurm-srun-mpi-pmix t_slurm
     step openpmix-examples t_examples
     step consumers-own-test-suites t_consumers
+    step openpmix-test-programs t_opx_simple
     step fresh-machine-setup t_fresh_root
     step no-session-leftovers t_no_leftovers
 }
