@@ -470,13 +470,17 @@ pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
                                       void *cbdata);
 
 /*
- Collect this node's resource inventory for the host.
+ Collect this node's resource inventory (fabric devices, GPUs) for the host.
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ rpmix has no fabric or GPU inventory source, so the inventory is empty:
+ what OpenPMIx 4.2.2 answers on a node where its network and GPU plugins
+ find nothing. Returns PMIX_SUCCESS and `cbfunc` (if any) fires exactly
+ once, later, from the progress thread, with PMIX_SUCCESS and no infos;
+ PMIX_ERR_INIT with no server (then it never fires).
 
  # Safety
- `directives` is NULL or points to `ndirs` valid infos; `cbdata` is passed back untouched
- (neither is read yet).
+ `directives` is NULL or points to `ndirs` valid infos (not read: no
+ source takes directives); `cbdata` is passed back untouched.
  */
 pmix_status_t PMIx_server_collect_inventory(pmix_info_t *directives,
                                             size_t ndirs,
@@ -486,11 +490,15 @@ pmix_status_t PMIx_server_collect_inventory(pmix_info_t *directives,
 /*
  Pass an inventory gathered elsewhere to this server's resource tracking.
 
- Not implemented yet: returns PMIX_ERR_NOT_SUPPORTED and fires no callback.
+ No source of rpmix's takes an inventory, so it is accepted and kept by
+ none (as OpenPMIx 4.2.2 does when no network or GPU plugin claims it).
+ With `cbfunc`: PMIX_SUCCESS, and `cbfunc` fires exactly once, later, with
+ PMIX_SUCCESS. Without: PMIX_OPERATION_SUCCEEDED. PMIX_ERR_INIT with no
+ server.
 
  # Safety
  `info` is NULL or points to `ninfo` valid infos; `directives` is NULL or points to
- `ndirs` valid infos; `cbdata` is passed back untouched (none is read yet).
+ `ndirs` valid infos (neither is read); `cbdata` is passed back untouched.
  */
 pmix_status_t PMIx_server_deliver_inventory(pmix_info_t *info,
                                             size_t ninfo,

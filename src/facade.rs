@@ -55,7 +55,7 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
     // The process's own topology (PMIX_TOPOLOGY2 of itself): OpenPMIx keeps
     // it among its own data once loaded (at server or tool init, or a
     // client's load); loaded here on demand, in every role.
-    if key == "pmix.topo2" && target.as_ref().is_none_or(|t| own_proc().is_some_and(|me| me == *t)) {
+    if key == "pmix.topo2" && target.as_ref().map_or(true, |t| own_proc().is_some_and(|me| me == *t)) {
         if let Ok((topology, source)) = crate::hwloc::process_topology(topology_source) {
             let t = pmix_topology_t { source, topology };
             // SAFETY: t is a topology element; load copies it (its source too).

@@ -20,14 +20,18 @@ IMPI_VERSION=${RPMIX_IMPI_VERSION:-2021.19.0}
 PY=/usr/bin/python3
 mkdir -p "$CACHE"
 LOG=$CACHE/install.log
+INSTALLER=install-consumers
 : >"$LOG"
+. "$(dirname "$0")/installlib.sh"
+step() { run_logged "$@"; }
 
-step() {  # step <what> <command...>: the command, its output in $LOG; its end shown on failure
-    local what=$1; shift
-    "$@" >>"$LOG" 2>&1 && return 0
-    echo "install-consumers: $what failed (log: $LOG):" >&2
-    tail -n 30 "$LOG" >&2
-    exit 1
+# wheel <package> <version> <directory>: the wheel from PyPI, unpacked as it
+# is into <directory> (nothing goes into a Python environment)
+wheel() {
+    rm -rf "$3" "$CACHE/wheel"
+    step "pip download $1==$2" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "$1==$2"
+    step "unpacking the $1 wheel" python3 -m zipfile -e "$CACHE"/wheel/*.whl "$3"
+    rm -rf "$CACHE/wheel"
 }
 
 # Debian's mpi4py (and Open MPI under it: tools/install-deps.sh has it).
@@ -58,12 +62,11 @@ ln -sfn "mpi4py-$M4P" "$CACHE/mpi4py"
 IMPI=$CACHE/impi-$IMPI_VERSION
 if [ ! -x "$IMPI/bin/IMB-MPI1" ]; then
     echo "install-consumers: Intel MPI $IMPI_VERSION (PyPI's impi-rt)" >&2
-    rm -rf "$IMPI" "$CACHE/wheel"
-    step "pip download impi-rt==$IMPI_VERSION" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "impi-rt==$IMPI_VERSION"
-    step "unpacking the wheel" python3 -m zipfile -e "$CACHE"/wheel/impi_rt-*.whl "$CACHE/wheel/x"
-    mv "$CACHE/wheel/x/impi_rt-$IMPI_VERSION.data/data" "$IMPI"
+    rm -rf "$IMPI"
+    wheel impi-rt "$IMPI_VERSION" "$CACHE/impi-wheel"
+    mv "$CACHE/impi-wheel/impi_rt-$IMPI_VERSION.data/data" "$IMPI"
     chmod +x "$IMPI"/bin/*
-    rm -rf "$CACHE/wheel"
+    rm -rf "$CACHE/impi-wheel"
 fi
 ln -sfn "impi-$IMPI_VERSION" "$CACHE/impi"
 
@@ -75,10 +78,7 @@ RIXA_VERSION=${RPMIX_RIXA_VERSION:-0.0.3}
 RIXA=$CACHE/rixa-$RIXA_VERSION
 if [ ! -f "$RIXA/rixa/__init__.py" ]; then
     echo "install-consumers: rixa $RIXA_VERSION (PyPI)" >&2
-    rm -rf "$RIXA" "$CACHE/wheel"
-    step "pip download rixa==$RIXA_VERSION" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "rixa==$RIXA_VERSION"
-    step "unpacking the wheel" python3 -m zipfile -e "$CACHE"/wheel/rixa-*.whl "$RIXA"
-    rm -rf "$CACHE/wheel"
+    wheel rixa "$RIXA_VERSION" "$RIXA"
 fi
 ln -sfn "rixa-$RIXA_VERSION" "$CACHE/rixa"
 

@@ -38,14 +38,9 @@ fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 LOG=${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-deps.log
+INSTALLER=install-deps
 mkdir -p "$(dirname "$LOG")"
-apt_step() {  # apt_step <what> <command...>: the command, its output in $LOG; its end shown on failure
-    local what=$1; shift
-    "$@" >>"$LOG" 2>&1 && return 0
-    echo "install-deps: $what failed (log: $LOG):" >&2
-    tail -n 30 "$LOG" >&2
-    exit 1
-}
 : >"$LOG"
-apt_step "apt-get update" apt-get update -q
-apt_step "apt-get install$missing" apt-get install -y -q $missing
+. "$(dirname "$0")/installlib.sh"
+run_logged "apt-get update" apt-get update -q
+run_logged "apt-get install$missing" apt-get install -y -q $missing

@@ -303,11 +303,12 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         if range != PMIX_RANGE_PROC_LOCAL || me().is_none() {
             return done.status(no_server());
         }
-        crate::facade::later(move || {
+        // (no progress thread here: each step runs on a thread of its own)
+        let alone = |f: Box<dyn FnOnce() + Send>| crate::runtime::later(None::<&crate::runtime::Handle<super::ClientRole>>, f);
+        alone(Box::new(move || {
             let chain = super::events_of_client().chain_for(status, &info);
-            let post: crate::events::Poster = std::sync::Arc::new(|f| crate::facade::later(f));
-            crate::events::notify(chain, status, &source, &info, post);
-        });
+            crate::events::notify(chain, status, &source, &info, std::sync::Arc::new(alone));
+        }));
         return done.status(PMIX_SUCCESS);
     }
     // An OpenPMIx server never hands an event back to its source: its own
