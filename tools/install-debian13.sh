@@ -1,7 +1,7 @@
 #!/bin/bash
 # A Debian 13 (trixie) root for the newer-consumer tests: Open MPI 5.0.7,
-# OpenPMIx 5.0.7 (libpmix-dev, headers and library), libhwloc15, gcc, make,
-# valgrind. Made with debootstrap into ${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian13
+# OpenPMIx 5.0.7 (libpmix-dev, headers and library; python3-pmix, its Python
+# bindings), libhwloc15, gcc, make, valgrind. Made with debootstrap into ${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian13
 # (outside the work tree) and reused while it is complete; re-made when
 # missing or unfinished. The first run takes several minutes (about 6 on the
 # development machine: downloading and unpacking some 250 packages).
@@ -14,10 +14,11 @@ set -eE
 trap 'echo "install-debian13: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 ROOT=$CACHE/debian13
-PKGS="openmpi-bin libopenmpi-dev libpmix-dev libhwloc15 gcc libc6-dev make valgrind procps"
+PKGS="openmpi-bin libopenmpi-dev libpmix-dev libhwloc15 gcc libc6-dev make valgrind procps python3-pmix"
 
+# (the marker holds the package list: a root made with another list is made again)
 ready() {
-    [ -f "$ROOT/.rpmix-complete" ] && [ -x "$ROOT/usr/bin/mpicc" ] &&
+    [ "$(cat "$ROOT/.rpmix-complete" 2>/dev/null)" = "$PKGS" ] && [ -x "$ROOT/usr/bin/mpicc" ] &&
         ls "$ROOT"/usr/lib/x86_64-linux-gnu/libpmix.so.2* >/dev/null 2>&1
 }
 
@@ -70,6 +71,6 @@ if [ $ready_parts = 0 ]; then
     echo "install-debian13: the root lacks mpicc or libpmix (log: $CACHE/debian13.log)" >&2
     exit 1
 fi
-touch "$ROOT/.rpmix-complete"
+echo "$PKGS" >"$ROOT/.rpmix-complete"
 echo "install-debian13: made in $(( $(date +%s) - start )) s" >&2
 echo "$ROOT"

@@ -32,6 +32,10 @@
 #   opx5/hello, opx5/pubsub, opx5/spawn
 #                         the same programs under pmixrun on rpmix with the
 #                         ranks on the root's OpenPMIx 5.0.7 (issue 16)
+#   py5/bindings          OpenPMIx 5.0.7's Python bindings (python3-pmix)
+#                         running c-tests/py/pmix_client.py under pmixrun:
+#                         the same values with the ranks on OpenPMIx 5.0.7
+#                         and on rpmix
 #   prte/hello, prte/pubsub, prte/abort, prte/spawn
 #                         the same programs under Open MPI 5's own mpirun
 #                         (PRRTE on the root's OpenPMIx 5.0.7), the ranks
@@ -225,6 +229,35 @@ opx5_case() { pmixrun_case opx5 openpmix "$@"; }
 opx5_case hello 0 4 '^hello [0-3]/4 pmix=OpenPMIx 5\.0\.7' hello
 opx5_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-opx5
 opx5_case spawn 0 1 '^spawn ok: 4 parents, 2 children replied pmix=OpenPMIx 5\.0\.7' spawn
+
+# OpenPMIx 5.0.7's Python bindings (Debian 13's python3-pmix) running
+# c-tests/py/pmix_client.py under pmixrun, 4 ranks: on the root's OpenPMIx
+# 5.0.7 (the reference) and on rpmix; every rank OK, its library named in
+# its maps, and the same values on both (the "rank R:" lines).
+# (Debian 13's package installs the module inside an egg directory that
+# Python does not search: `import pmix` fails out of the box, whatever the
+# library; PYTHONPATH names that directory)
+PY5_EGG=$(cd "$R" && ls -d usr/lib/python3/dist-packages/pypmix-*.egg 2>/dev/null | head -n 1)
+py5_run() {  # py5_run <rpmix|openpmix> <log>
+    local env=("${WITH_RPMIX[@]}")
+    [ "$1" = openpmix ] && env=("${IN_ROOT[@]}")
+    run_timed "$2" "${env[@]}" PYTHONPATH="/$PY5_EGG" "$PMIXRUN_IN" --timeout 60 -n 4 /usr/bin/python3 /opt/rpmix/src/py/pmix_client.py
+}
+case_py5() {
+    local name=py5/bindings log=$B/newer-py5-rpmix.log ref=$B/newer-py5-openpmix5.log
+    selected "$name" || return 0
+    why=""
+    py5_run openpmix "$ref"
+    [ $RC = 0 ] && [ "$(grep -c '^rank [0-3]: OK$' "$ref")" = 4 ] || add "the reference (OpenPMIx 5.0.7) failed: exit $RC"
+    grep '^info rank' "$ref" | grep -q '/opt/rpmix/lib/' && add "a reference rank loaded rpmix"
+    py5_run rpmix "$log"
+    [ $RC = 0 ] || add "exit $RC"
+    [ "$(grep -c '^rank [0-3]: OK$' "$log")" = 4 ] || add "not 4 ranks OK"
+    [ "$(grep '^info rank [0-3]:.*libpmix' "$log" | grep -c '/opt/rpmix/lib/')" = 4 ] || add "not every rank on rpmix's library"
+    diff <(grep '^rank ' "$ref" | sort) <(grep '^rank ' "$log" | sort) >>"$log" || add "the values differ from OpenPMIx 5.0.7's"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+case_py5
 
 # ---- under Open MPI 5's own mpirun: PRRTE on OpenPMIx 5.0.7 (issue 15, 17) ----
 # The launcher keeps the root's OpenPMIx 5.0.7; only the ranks get rpmix
