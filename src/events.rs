@@ -122,6 +122,10 @@ pub struct Chain {
     /// The C copy of `results` given to the current handler.
     results_c: (*mut pmix_info_t, usize),
     post: Poster,
+    /// Run once the chain is done (the last handler answered, or one
+    /// answered PMIX_EVENT_ACTION_COMPLETE): a local notification's own
+    /// callback, which OpenPMIx fires only then.
+    finally: Option<Box<dyn FnOnce() + Send>>,
 }
 
 // SAFETY: the chain owns its C arrays; it moves between threads only as a whole.
@@ -129,6 +133,9 @@ unsafe impl Send for Chain {}
 
 impl Drop for Chain {
     fn drop(&mut self) {
+        if let Some(f) = self.finally.take() {
+            f();
+        }
         // SAFETY: both arrays came from infos_to_c.
         unsafe {
             free_c_infos(self.info.0, self.info.1);
@@ -140,7 +147,16 @@ impl Drop for Chain {
 
 /// Start delivering an event to `handlers` (on the progress thread).
 pub fn notify(handlers: Vec<Handler>, status: pmix_status_t, source: &Proc, info: &[Info], post: Poster) {
+    notify_then(handlers, status, source, info, post, None)
+}
+
+/// `notify`, then `finally` once the chain is done (at once when no handler
+/// matches).
+pub fn notify_then(handlers: Vec<Handler>, status: pmix_status_t, source: &Proc, info: &[Info], post: Poster, finally: Option<Box<dyn FnOnce() + Send>>) {
     if handlers.is_empty() {
+        if let Some(f) = finally {
+            f();
+        }
         return;
     }
     let chain = Box::new(Chain {
@@ -154,6 +170,7 @@ pub fn notify(handlers: Vec<Handler>, status: pmix_status_t, source: &Proc, info
         results: Vec::new(),
         results_c: (core::ptr::null_mut(), 0),
         post,
+        finally,
     });
     run_next(chain);
 }

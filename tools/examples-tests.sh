@@ -25,9 +25,10 @@
 # -l:libpmix.so.2 (the loader picks the library at run time from
 # LD_LIBRARY_PATH). examples.h is ours (c-tests/openpmix-examples/examples.h,
 # Debian does not ship it). server.c, the example resource manager, includes
-# OpenPMIx internals; it is built against c-tests/openpmix-examples/shim,
-# which provides what it uses (objects, lists, argv, output, a SIGCHLD
-# thread standing in for the internal event loop) on the public API only.
+# OpenPMIx internals; it is built against c-tests/openpmix-shim (shared
+# with OpenPMIx's test programs), which provides what it uses (objects,
+# lists, argv, output, an event base run by its own thread) on the public
+# API and libevent only.
 # Case "server-public-api" checks that the built server imports no
 # lower-case pmix_* symbol.
 #
@@ -193,9 +194,10 @@ for src in "$EXDIR"/*.c; do
     # ($CC $EX_CFLAGS -I"$OEXSRC" -I"$PMIX_INC" <example>.c -l:libpmix.so.2 -lpthread)
     build_example "$n" "$OEX" >>"$build_log" 2>&1 || { built=0; echo "build of $n failed" >>"$build_log"; }
 done
-# server.c: "src/..." resolves in shim/, "../include/pmix_server.h" in shim/src/../include
-build_once "$OEX/server" $CC $EX_CFLAGS -I"$OEXSRC/shim" -I"$OEXSRC/shim/src" -I"$OEXSRC" -I"$PMIX_INC" \
-    "$EXDIR/server.c" "$OEXSRC/shim/exshim.c" -o "$OEX/server" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1 \
+# server.c: "src/..." resolves in the shim, "../include/pmix_server.h" in its src/../include
+SHIM=$ROOT/c-tests/openpmix-shim
+build_once "$OEX/server" $CC $EX_CFLAGS -I"$SHIM" -I"$SHIM/src" -I"$OEXSRC" -I"$PMIX_INC" \
+    "$EXDIR/server.c" "$SHIM/shim.c" -o "$OEX/server" -l:libpmix.so.2 -levent_core -levent_pthreads -lpthread >>"$build_log" 2>&1 \
     || { built=0; echo "build of server failed" >>"$build_log"; }
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 

@@ -78,8 +78,8 @@ done
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
     build_example "$ex" "$OEX" >>"$build_log" 2>&1 || ok=0
 done
-build_once "$OEX/server" $CC -std=gnu99 -g -O1 -w -I"$OEXSRC/shim" -I"$OEXSRC/shim/src" -I"$OEXSRC" -I"$REF_INC" \
-    "$OEX_SRC/server.c" "$OEXSRC/shim/exshim.c" -o "$OEX/server" -l:libpmix.so.2 -lpthread >>"$build_log" 2>&1 || ok=0
+build_once "$OEX/server" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-shim" -I"$ROOT/c-tests/openpmix-shim/src" -I"$OEXSRC" -I"$REF_INC" \
+    "$OEX_SRC/server.c" "$ROOT/c-tests/openpmix-shim/shim.c" -o "$OEX/server" -l:libpmix.so.2 -levent_core -levent_pthreads -lpthread >>"$build_log" 2>&1 || ok=0
 if [ $ok = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; finish; fi
 
 # run-<lib>: runs its arguments as a rank on <lib>, with the proof preloaded.

@@ -8,7 +8,7 @@
 # takes them from Debian's source package of the installed OpenPMIx (the
 # upstream 4.2.2 release) into its cache, outside the work tree
 # ($OPENPMIX_SRC overrides the directory), and they are compiled here
-# against OpenPMIx's installed headers plus tools/openpmix-simple/shim/ (our
+# against OpenPMIx's installed headers plus c-tests/openpmix-shim/ (our
 # own minimal stand-ins for the internal headers they include: objects,
 # lists, pmix_output, pmix_globals, progress threads over libevent). Every
 # program links only public PMIx_* symbols of libpmix.so.2: the build checks
@@ -49,7 +49,7 @@ MARKER_PREFIX=rpmix-opxsimple
 MARKER_VAR=OPXS_MARKER
 T=${SIMPLE_TIMEOUT:-60}
 PY=/usr/bin/python3
-SHIM=$ROOT/tools/openpmix-simple/shim
+SHIM=$ROOT/c-tests/openpmix-shim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 mkdir -p "$B"

@@ -303,13 +303,16 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         if range != PMIX_RANGE_PROC_LOCAL || me().is_none() {
             return done.status(no_server());
         }
-        // (no progress thread here: each step runs on a thread of its own)
+        // (no progress thread here: each step runs on a thread of its own;
+        // the caller hears of it once its handlers are done, as OpenPMIx's
+        // local notifications complete)
         let alone = |f: Box<dyn FnOnce() + Send>| crate::runtime::later(None::<&crate::runtime::Handle<super::ClientRole>>, f);
         alone(Box::new(move || {
             let chain = super::events_of_client().chain_for(status, &info);
-            crate::events::notify(chain, status, &source, &info, std::sync::Arc::new(alone));
+            let finally: Box<dyn FnOnce() + Send> = Box::new(move || done.status(PMIX_SUCCESS));
+            crate::events::notify_then(chain, status, &source, &info, std::sync::Arc::new(alone), Some(finally));
         }));
-        return done.status(PMIX_SUCCESS);
+        return;
     }
     // An OpenPMIx server never hands an event back to its source: its own
     // handlers hear it here, and one for this process alone goes no further.

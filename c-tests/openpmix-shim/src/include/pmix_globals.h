@@ -53,22 +53,24 @@ static pmix_class_t pmix_shift_caddy_t_class __attribute__((unused)) =
      (pmixshim_fn_t) pmixshim_scd_des, sizeof(pmix_shift_caddy_t)};
 
 /* pmix_globals.myid, as OpenPMIx's library sets it at init */
+/* an init's outcome: the caller's proc filled in, our id noted on success */
+static inline pmix_status_t pmixshim_noted(pmix_status_t rc, const pmix_proc_t *me, pmix_proc_t *proc)
+{
+    if (NULL != proc) *proc = *me;
+    if (PMIX_SUCCESS == rc) pmixshim_globals.myid = *me;
+    return rc;
+}
 static inline pmix_status_t pmixshim_init(pmix_proc_t *proc, pmix_info_t *info, size_t ninfo)
 {
     pmix_proc_t me;
-    pmix_status_t rc = (PMIx_Init)(&me, info, ninfo);
-    if (NULL != proc) *proc = me;
-    if (PMIX_SUCCESS == rc) pmixshim_globals.myid = me;
-    return rc;
+    PMIX_PROC_CONSTRUCT(&me);
+    return pmixshim_noted((PMIx_Init)(&me, info, ninfo), &me, proc);
 }
 static inline pmix_status_t pmixshim_tool_init(pmix_proc_t *proc, pmix_info_t *info, size_t ninfo)
 {
     pmix_proc_t me;
     PMIX_PROC_CONSTRUCT(&me);
-    pmix_status_t rc = (PMIx_tool_init)(&me, info, ninfo);
-    if (NULL != proc) *proc = me;
-    if (PMIX_SUCCESS == rc) pmixshim_globals.myid = me;
-    return rc;
+    return pmixshim_noted((PMIx_tool_init)(&me, info, ninfo), &me, proc);
 }
 static inline pmix_status_t pmixshim_server_init(pmix_server_module_t *m, pmix_info_t *info, size_t ninfo)
 {
