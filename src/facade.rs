@@ -48,9 +48,10 @@ type GetDone = crate::runtime::Completion<Option<Value>>;
 pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: GetDone) {
     // A proc with an empty namespace names a rank of the caller's own job, as
     // in OpenPMIx's PMIx_Get_nb (MPICH and Intel MPI fill in only the rank).
-    let target = target.map(|t| match own_proc() {
-        Some(me) if t.nspace.is_empty() => Proc::new(&me.nspace, t.rank),
-        _ => t,
+    // (own_proc takes a lock and copies a name: only for such a proc)
+    let target = target.map(|t| match t.nspace.is_empty().then(own_proc).flatten() {
+        Some(me) => Proc::new(&me.nspace, t.rank),
+        None => t,
     });
     // The process's own topology (PMIX_TOPOLOGY2 of itself): OpenPMIx keeps
     // it among its own data once loaded (at server or tool init, or a

@@ -68,15 +68,15 @@ fn rendezvous_named(name: &str, infos: &[Info]) -> Option<(String, String)> {
 /// server (as OpenPMIx's tools search): the rendezvous files directly in the
 /// system temporary directory whose names start `pmix.<host>.tool`, owned by
 /// us, that lead to a server. All of them must lead to the same server (a
-/// server writes one under its pid and one under its namespace); several
-/// servers is PMIX_ERR_UNREACH, none PMIX_ERR_NOT_FOUND.
+/// server writes one under its pid and one under its namespace): none, or
+/// several servers, is PMIX_ERR_UNREACH.
 fn session_server(infos: &[Info]) -> Res<(String, String)> {
     use std::os::unix::fs::MetadataExt;
     let prefix = format!("pmix.{}.tool", crate::rendezvous::hostname());
     let me = nix::unistd::geteuid().as_raw();
     let dir = crate::rendezvous::system_tmpdir(infos);
     let mut found: Vec<(String, String)> = Vec::new();
-    for e in std::fs::read_dir(&dir).map_err(|_| PMIX_ERR_NOT_FOUND)?.flatten().take(SEARCH_ENTRIES) {
+    for e in std::fs::read_dir(&dir).map_err(|_| PMIX_ERR_UNREACH)?.flatten().take(SEARCH_ENTRIES) {
         if !e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)) {
             continue;
         }
@@ -91,7 +91,7 @@ fn session_server(infos: &[Info]) -> Res<(String, String)> {
         }
     }
     match found.len() {
-        0 => Err(PMIX_ERR_NOT_FOUND),
+        0 => Err(PMIX_ERR_UNREACH),
         1 => Ok(found.remove(0)),
         n => {
             crate::pmix_debug!(1, "PMIx_tool_init: {n} servers of this user in {dir}; name one (PMIX_SERVER_PIDINFO, PMIX_SERVER_URI, ...)");
@@ -223,8 +223,7 @@ pub fn find_server(infos: &[Info]) -> Res<(String, String)> {
         // server of this user, as OpenPMIx's tools search.
         system_server(infos)
             .or_else(|_| session_server(infos))
-            .inspect_err(|_| crate::pmix_debug!(1, "PMIx_tool_init: no server named, no system server and no one session server of ours"))
-            .map_err(|_| PMIX_ERR_UNREACH)?
+            .inspect_err(|_| crate::pmix_debug!(1, "PMIx_tool_init: no server named, no system server and no one session server of ours"))?
     };
     Ok((path, uri))
 }
