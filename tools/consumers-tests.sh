@@ -57,19 +57,6 @@ if ! build_once "$WHICH" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pm
     fail build "which_pmix.c" "$B/build.log"; finish
 fi
 
-# proof_loaded <proof> <library> <min>: every process that loaded a
-# libpmix.so.2 loaded <library>, and at least <min> did (adds to why).
-proof_loaded() {
-    local proof=$1 want=$2 min=$3 n=0 other="" path
-    while read -r _ path _; do
-        [ "$path" = not-loaded ] && continue
-        if [ "$(readlink -f "$path")" = "$want" ]; then n=$((n + 1)); else other="$other $path"; fi
-    done <"$proof"
-    [ -z "$other" ] || add "processes on another library:$other"
-    [ "$n" -ge "$min" ] || add "$n processes on $want, fewer than $min"
-    return 0
-}
-
 # launch <launcher> <library> <ranks> <cmd...>: runs cmd under pmixrun or
 # mpirun with the case's library and the proof preloaded (RC, MS: run_timed)
 launch() {

@@ -23,14 +23,13 @@ LOG=$CACHE/install.log
 INSTALLER=install-consumers
 : >"$LOG"
 . "$(dirname "$0")/installlib.sh"
-step() { run_logged "$@"; }
 
 # wheel <package> <version> <directory>: the wheel from PyPI, unpacked as it
 # is into <directory> (nothing goes into a Python environment)
 wheel() {
     rm -rf "$3" "$CACHE/wheel"
-    step "pip download $1==$2" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "$1==$2"
-    step "unpacking the $1 wheel" python3 -m zipfile -e "$CACHE"/wheel/*.whl "$3"
+    run_logged "pip download $1==$2" "${PIP[@]}" download -q --no-deps -d "$CACHE/wheel" "$1==$2"
+    run_logged "unpacking the $1 wheel" python3 -m zipfile -e "$CACHE"/wheel/*.whl "$3"
     rm -rf "$CACHE/wheel"
 }
 
@@ -38,10 +37,7 @@ wheel() {
 if ! "$PY" -c 'import mpi4py' 2>/dev/null; then
     echo "install-consumers: installing python3-mpi4py" >&2
     export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -q python3-mpi4py >>"$LOG" 2>&1; then
-        step "apt-get update" apt-get update -q
-        step "apt-get install python3-mpi4py" apt-get install -y -q python3-mpi4py
-    fi
+    apt_install apt-get install -y -q python3-mpi4py
 fi
 # pip: the machine's own, or Debian's python3's
 PIP=(python3 -m pip)
@@ -52,8 +48,8 @@ M4P=$("$PY" -c 'import mpi4py; print(mpi4py.__version__)')
 if [ ! -f "$CACHE/mpi4py-$M4P/test/runtests.py" ]; then
     echo "install-consumers: mpi4py $M4P's test suite" >&2
     rm -rf "$CACHE/mpi4py-$M4P" "$CACHE/sdist"
-    step "pip download mpi4py==$M4P (source)" "${PIP[@]}" download -q --no-deps --no-binary :all: -d "$CACHE/sdist" "mpi4py==$M4P"
-    step "unpacking mpi4py's source" tar -xzf "$CACHE/sdist/mpi4py-$M4P.tar.gz" -C "$CACHE"
+    run_logged "pip download mpi4py==$M4P (source)" "${PIP[@]}" download -q --no-deps --no-binary :all: -d "$CACHE/sdist" "mpi4py==$M4P"
+    run_logged "unpacking mpi4py's source" tar -xzf "$CACHE/sdist/mpi4py-$M4P.tar.gz" -C "$CACHE"
     rm -rf "$CACHE/sdist"
 fi
 ln -sfn "mpi4py-$M4P" "$CACHE/mpi4py"
@@ -96,10 +92,10 @@ if [ -n "$OPX" ] && [ ! -f "$CACHE/openpmix-src/.complete-$OPX" ]; then
     echo "deb-src $MIRROR $CODENAME main" >"$CACHE/apt-src/sources.list"
     APTSRC=(-q -o Dir::Etc::SourceList="$CACHE/apt-src/sources.list" -o Dir::Etc::SourceParts=/dev/null
             -o Dir::State::Lists="$CACHE/apt-src/lists" -o APT::Sandbox::User=root)
-    step "apt-get update (deb-src)" apt-get "${APTSRC[@]}" update
-    step "apt-get source pmix=$OPX" sh -c "cd '$CACHE/apt-src/dl' && apt-get $(printf '%q ' "${APTSRC[@]}") source --download-only 'pmix=$OPX'"
+    run_logged "apt-get update (deb-src)" apt-get "${APTSRC[@]}" update
+    run_logged "apt-get source pmix=$OPX" sh -c "cd '$CACHE/apt-src/dl' && apt-get $(printf '%q ' "${APTSRC[@]}") source --download-only 'pmix=$OPX'"
     mkdir -p "$CACHE/openpmix-src"
-    step "unpacking OpenPMIx's sources" tar -xJf "$CACHE"/apt-src/dl/pmix_*.orig.tar.xz -C "$CACHE/openpmix-src" --strip-components=1 \
+    run_logged "unpacking OpenPMIx's sources" tar -xJf "$CACHE"/apt-src/dl/pmix_*.orig.tar.xz -C "$CACHE/openpmix-src" --strip-components=1 \
         --wildcards '*/test/simple/*' '*/bindings/python/tests/python/*'
     rm -rf "$CACHE/apt-src"
     touch "$CACHE/openpmix-src/.complete-$OPX"

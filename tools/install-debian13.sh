@@ -30,14 +30,11 @@ fi
 MIRROR=$("$(dirname "$0")/debian-mirror.sh")
 mkdir -p "$CACHE"
 if ! command -v debootstrap >/dev/null 2>&1; then
-    # (a new machine's package lists may not be there yet: update once, then retry)
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >"$CACHE/debian13.log" 2>&1; then
-        { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; } >>"$CACHE/debian13.log" 2>&1 || {
-            echo "install-debian13: installing debootstrap failed (log: $CACHE/debian13.log)" >&2
-            tail -n 20 "$CACHE/debian13.log" >&2
-            exit 1
-        }
-    fi
+    LOG=$CACHE/debian13.log
+    INSTALLER=install-debian13
+    : >"$LOG"
+    . "$(dirname "$0")/installlib.sh"
+    DEBIAN_FRONTEND=noninteractive apt_install apt-get install -y -q debootstrap
 fi
 # An unfinished root (interrupted run) is made again from scratch.
 if [ -d "$ROOT" ]; then

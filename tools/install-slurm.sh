@@ -74,13 +74,11 @@ cleanup() { if [ $tmp_policy = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi; }
 trap cleanup EXIT
 
 APT="apt-get -y -q -o Dir::Cache::Archives=$CACHE/archives -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
-# Packages the lists do not know yet: update the lists once, then retry.
-if ! $APT install --no-install-recommends $missing >"$CACHE/install.log" 2>&1; then
-    apt-get update -qq >>"$CACHE/install.log" 2>&1 || {
-        echo "install-slurm: apt-get update failed (log: $CACHE/install.log)" >&2; tail -n 30 "$CACHE/install.log" >&2; exit 1; }
-    $APT install --no-install-recommends $missing >>"$CACHE/install.log" 2>&1 || {
-        echo "install-slurm: apt-get install failed (log: $CACHE/install.log)" >&2; tail -n 30 "$CACHE/install.log" >&2; exit 1; }
-fi
+LOG=$CACHE/install.log
+INSTALLER=install-slurm
+: >"$LOG"
+. "$(dirname "$0")/installlib.sh"
+apt_install $APT install --no-install-recommends $missing
 
 # The maintainer scripts must not have left a daemon running.
 for pid in $(daemon_pids); do

@@ -187,14 +187,7 @@ judge() {  # judge <spec word> <n>: the program's own rule
 }
 # proof_ok <lib> <min>: every report names the run's library, at least <min>
 proof_ok() {
-    local want n=0 total=0 path
-    if [ "$1" = rpmix ]; then want=$OURLIB; else want=$SYSLIB; fi
-    while read -r _ path _; do
-        [ "$path" = not-loaded ] && { total=$((total + 1)); continue; }
-        [ "$(readlink -f "$path")" = "$want" ] && n=$((n + 1))
-    done <"$PROOF"
-    total=$(grep -vc ' not-loaded ' "$PROOF")
-    [ "$n" = "$total" ] && [ "$n" -ge "$2" ] || add "proof: $n of $total reports name $1 (at least $2 expected)"
+    if [ "$1" = rpmix ]; then proof_loaded "$PROOF" "$OURLIB" "$2"; else proof_loaded "$PROOF" "$SYSLIB" "$2"; fi
 }
 
 # ---- results ----

@@ -217,6 +217,21 @@ proof_ranks() {
     return 0
 }
 
+# proof_loaded <proof> <library path> <min>: adds to why unless every
+# report of c-tests/which_pmix.c in <proof> whose process loaded a
+# libpmix.so.2 names <library>, and at least <min> did (processes that
+# loaded none, e.g. a launcher's helpers, do not count).
+proof_loaded() {
+    local proof=$1 want=$2 min=$3 n=0 other="" path
+    while read -r _ path _; do
+        [ "$path" = not-loaded ] && continue
+        if [ "$(readlink -f "$path")" = "$want" ]; then n=$((n + 1)); else other="$other $path"; fi
+    done <"$proof"
+    [ -z "$other" ] || add "processes on another library:$other"
+    [ "$n" -ge "$min" ] || add "$n processes on $want, fewer than $min"
+    return 0
+}
+
 # run_timed <log> <cmd...>: runs under timeout $T, sets RC and MS (elapsed milliseconds).
 run_timed() {
     local log=$1; shift
