@@ -23,6 +23,7 @@ pub mod guard;
 pub mod hwlib;
 pub mod hwloc;
 pub mod layout;
+pub mod msg;
 pub mod owned;
 pub mod ptl;
 pub mod rendezvous;

@@ -587,6 +587,10 @@ impl<'a> Reader<'a> {
         self.one(PMIX_DATA_RANGE)
     }
 
+    pub fn alloc_directive(&mut self) -> Res<pmix_alloc_directive_t> {
+        self.one(PMIX_ALLOC_DIRECTIVE)
+    }
+
     pub fn proc(&mut self) -> Res<Proc> {
         Ok(Proc::from_c(&self.one::<pmix_proc_t>(PMIX_PROC)?))
     }

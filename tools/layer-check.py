@@ -14,7 +14,7 @@ LAYERS = [
     ["facade"],
     ["tool"],
     ["client", "server"],
-    ["events", "topology", "hwloc", "layout", "wire", "ptl", "rendezvous"],
+    ["events", "topology", "hwloc", "layout", "wire", "ptl", "rendezvous", "msg"],
     ["runtime"],
     ["owned", "data"],
     ["cmem", "strings", "debug", "forksafe", "status", "flags", "guard", "hwlib"],

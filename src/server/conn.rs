@@ -3,9 +3,10 @@
 
 
 use crate::abi::*;
+use crate::msg::{Hello, ToolHello};
 use crate::status::Res;
-use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_str, encode_infos, Info, Proc, Value};
+use crate::data::pack::Encoder;
+use crate::owned::{encode_infos, Info, Proc, Value};
 use crate::owned;
 use crate::runtime::{ConnId, Net, PeerCred};
 use crate::wire;
@@ -15,16 +16,13 @@ use super::host::Upcall;
 use super::{reply, settled, ServerRole};
 
 impl ServerRole {
-    pub(super) fn on_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) {
-        let parsed = (|| -> Res<(u32, String, u32)> { Ok((d.u32()?, decode_str(d)?, d.u32()?)) })();
-        let Ok((proto, ns, rank)) = parsed else {
+    pub(super) fn on_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, body: &[u8]) {
+        let Ok(Hello { protocol: proto, proc, token }) = Hello::decode(body) else {
             crate::pmix_debug!(1, "connection {conn}: malformed hello; dropping it");
             net.close(conn);
             return;
         };
-        // (a credential follows, from clients setup_fork prepared)
-        let token = if d.remaining() > 0 { decode_str(d).ok() } else { None };
-        let proc = Proc::new(&ns, rank);
+        let ns = proc.nspace.clone();
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
             reply(net, conn, req, st, &[]);
@@ -137,13 +135,11 @@ impl ServerRole {
 
     /// A tool connects: same user as this server (or root) only. The host's
     /// tool_connected upcall would name it; without one the server does.
-    pub(super) fn on_tool_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) {
-        let ok = d.u32().map(|p| p == wire::PROTOCOL).unwrap_or(false);
+    pub(super) fn on_tool_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, body: &[u8]) {
+        let hello = ToolHello::decode(body);
+        let ok = hello.as_ref().is_ok_and(|h| h.protocol == wire::PROTOCOL);
         // The name the tool chose (PMIX_TOOL_NSPACE/RANK), if any.
-        let chosen = match (owned::decode_str(d), d.u32()) {
-            (Ok(ns), Ok(r)) if !ns.is_empty() => Some(Proc::new(&ns, r)),
-            _ => None,
-        };
+        let chosen = hello.ok().and_then(|h| h.chosen);
         let cred = net.cred(conn);
         let refusal = match cred {
             _ if !ok => Some((PMIX_ERR_NOT_SUPPORTED, "bad hello")),
@@ -208,8 +204,7 @@ impl ServerRole {
     }
 
     /// PMIx_Get_credential: the host's credential for the caller.
-    pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let info = decode_infos(d)?;
+    pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>) -> Res {
         let h = self.handle();
         let u = self.host.get_credential(who, &info, Box::new(move |st, cred, infos| {
             h.run(move |_, net| {
@@ -226,9 +221,7 @@ impl ServerRole {
     }
 
     /// PMIx_Validate_credential: the host judges it.
-    pub(super) fn on_validate_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let cred = d.blob()?.to_vec();
-        let info = decode_infos(d)?;
+    pub(super) fn on_validate_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, cred: Vec<u8>, info: Vec<Info>) -> Res {
         let u = self.host.validate_credential(who, &cred, &info, self.done_reply_infos(conn, req));
         if let Upcall::Now(st) = u {
             reply(net, conn, req, settled(st), &[]);

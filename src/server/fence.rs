@@ -5,11 +5,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_procs, encode_infos, Info, Proc, Value};
+use crate::owned::{encode_infos, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
-use crate::wire;
+use crate::msg::{self, Collective};
 
 use super::host::Upcall;
 use super::modex::{blob_record, read_blob_record};
@@ -110,7 +109,7 @@ impl Members {
 
 /// A fence (or connect/disconnect barrier) in progress.
 pub(super) struct Barrier {
-    kind: u16,
+    kind: Collective,
     /// Participants as the callers named them (passed to the host).
     procs: Vec<Proc>,
     /// The participants: the barrier's identity.
@@ -125,11 +124,8 @@ pub(super) struct Barrier {
 }
 
 impl ServerRole {
-    pub(super) fn on_barrier(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let mut procs = decode_procs(d)?;
-        let collect = d.u32()? != 0;
-        let timeout = d.u32()?;
-        let info = decode_infos(d)?;
+    pub(super) fn on_barrier(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: msg::Barrier) {
+        let msg::Barrier { collective, mut procs, collect, timeout, info } = request;
         if procs.is_empty() {
             procs.push(Proc::wildcard(&who.nspace));
         }
@@ -137,21 +133,21 @@ impl ServerRole {
         let members = Members::of(&procs, &self.nspaces);
         if !members.contains(who) {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+            return;
         }
         // A participant that already ended (lost, finalized, deregistered) can never arrive.
         if members.any_ended(&self.nspaces) {
             reply(net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
-            return Ok(());
+            return;
         }
-        let idx = match self.barriers.iter().position(|b| b.kind == tag && b.members == members && !b.at_host) {
+        let idx = match self.barriers.iter().position(|b| b.kind == collective && b.members == members && !b.at_host) {
             Some(i) => i,
             None => {
                 let local_needed = members.local(&self.nspaces);
                 let id = self.next_barrier;
                 self.next_barrier += 1;
                 self.barriers.push(Barrier {
-                    kind: tag,
+                    kind: collective,
                     procs,
                     members,
                     collect,
@@ -175,7 +171,6 @@ impl ServerRole {
         if b.local_needed.is_subset(&arrived) {
             self.local_part_done(net, idx);
         }
-        Ok(())
     }
 
     /// Every local participant arrived: finish here, or ask the host when others take part.
@@ -190,7 +185,7 @@ impl ServerRole {
         let b = &mut self.barriers[idx];
         b.at_host = true;
         let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
-        let u = if kind == wire::FENCE {
+        let u = if kind == Collective::Fence {
             // Only a collecting fence carries data, and only what the local
             // participants committed for other nodes (as OpenPMIx): without
             // it, peers fetch what they need on demand (direct modex).
@@ -215,7 +210,7 @@ impl ServerRole {
                     h.run(move |s, net| s.host_barrier_done(net, id, st, &data));
                 }),
             )
-        } else if kind == wire::CONNECT {
+        } else if kind == Collective::Connect {
             self.host.connect(&procs, &info, Box::new(move |st| {
                 h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
             }))
@@ -263,7 +258,7 @@ impl ServerRole {
             net.cancel_timer(t);
         }
         let mut body = Encoder::default();
-        if st == PMIX_SUCCESS && (b.collect || b.kind == wire::CONNECT) {
+        if st == PMIX_SUCCESS && (b.collect || b.kind == Collective::Connect) {
             // Data of every participant, plus job data of their namespaces for connect.
             // (Only members with data: what the maps say about the others,
             // every client derives itself.)
@@ -274,7 +269,7 @@ impl ServerRole {
                     records.push((p, data));
                 }
             }
-            if b.kind == wire::CONNECT {
+            if b.kind == Collective::Connect {
                 for n in b.members.0.keys() {
                     if let Some(ns) = self.nspaces.get(n) {
                         records.push((Proc::wildcard(n), ns.job.clone()));

@@ -19,13 +19,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, Info, Proc, Value};
+use crate::msg::{self, GroupOp as Op};
+use crate::data::pack::Encoder;
+use crate::owned::{encode_infos, find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
 use crate::status::Res;
 use crate::server::{nspace, reply, reply_infos, settled, ServerRole};
-use crate::wire;
 
 /// A constructed group.
 #[derive(Clone, Debug)]
@@ -114,35 +114,32 @@ fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
 
 impl ServerRole {
     /// GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE from a client.
-    pub(super) fn on_group(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let name = decode_str(d)?;
-        let procs = decode_procs(d)?;
-        let directives = decode_infos(d)?;
+    pub(super) fn on_group(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: msg::Group) -> Res {
+        let msg::Group { op, name, procs, directives } = request;
         let answer = |net: &mut Net, st: pmix_status_t, infos: &[Info]| reply_infos(net, conn, req, st, infos);
         if name.is_empty() || name.len() > PMIX_MAX_NSLEN {
             crate::pmix_debug!(1, "{who}: group name {name:?} is empty or too long");
             answer(net, PMIX_ERR_BAD_PARAM, &[]);
             return Ok(());
         }
-        if tag == wire::GROUP_LEAVE {
+        if op == Op::Leave {
             let st = self.leave_group(net, who, &name);
             answer(net, st, &[]);
             return Ok(());
         }
-        if tag == wire::GROUP_INVITE {
+        if op == Op::Invite {
             if let Err(st) = self.invite(net, conn, req, who, &name, &procs, &directives) {
                 answer(net, st, &[]);
             }
             return Ok(());
         }
-        if tag == wire::GROUP_JOIN {
-            let accept = d.u32()? == PMIX_GROUP_ACCEPT as u32;
+        if let Op::Join { accept } = op {
             if let Err(st) = self.join(net, conn, req, who, &name, procs.first(), accept) {
                 answer(net, st, &[]);
             }
             return Ok(());
         }
-        let (op, members) = if tag == wire::GROUP_CONSTRUCT {
+        let (op, members) = if op == Op::Construct {
             if self.group_name_taken(&name) {
                 crate::pmix_debug!(5, "{who}: group {name} exists already");
                 answer(net, PMIX_ERR_EXISTS, &[]);

@@ -7,11 +7,12 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::abi::*;
+use crate::msg;
 use crate::flags::Channels;
 use crate::status::Res;
-use crate::data::pack::{Decoder, Encoder};
+use crate::data::pack::Encoder;
 use crate::owned::Proc;
-use crate::owned::{self, decode_infos, decode_procs, find};
+use crate::owned::{self, find};
 use crate::runtime::ConnId;
 use crate::runtime::Net;
 use crate::wire;
@@ -176,11 +177,9 @@ impl ServerRole {
         self.iof.pulls.iter().map(|p| net.queued(p.conn)).max().unwrap_or(0)
     }
 
-    pub(super) fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let procs = decode_procs(d)?;
-        let channels = Channels::from(d.u32()? as pmix_iof_channel_t);
-        let handle = d.u32()?;
-        let directives = decode_infos(d)?;
+    pub(super) fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, pull: msg::IofPull) -> Res {
+        let msg::IofPull { procs, channels, handle, directives } = pull;
+        let channels = Channels::from(channels);
         if channels.contains(Channels::STDIN) {
             reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
             return Ok(());
@@ -215,21 +214,17 @@ impl ServerRole {
         Ok(())
     }
 
-    pub(super) fn on_iof_deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) -> Res {
-        let id = d.u32()?;
+    pub(super) fn on_iof_deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, id: u32) -> Res {
         let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
         reply(net, conn, req, st, &[]);
         Ok(())
     }
 
     /// PMIx_IOF_push from a tool: stdin for the targets, through the host.
-    pub(super) fn on_iof_push(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let targets = decode_procs(d)?;
-        let has = d.u32()? != 0;
-        let data = d.blob()?.to_vec();
-        let directives = decode_infos(d)?;
+    pub(super) fn on_iof_push(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, push: msg::IofPush) -> Res {
+        let msg::IofPush { targets, data, directives } = push;
         let done = self.done_reply(conn, req);
-        let u = self.host.push_stdin(who, &targets, &directives, has.then_some(&data[..]), done);
+        let u = self.host.push_stdin(who, &targets, &directives, data.as_deref(), done);
         self.upcall_reply(net, conn, req, u);
         Ok(())
     }

@@ -15,8 +15,6 @@ use std::time::Duration;
 
 use crate::abi::*;
 use crate::status::Res;
-use crate::data::pack::Decoder;
-use crate::owned::{decode_infos, decode_procs};
 use crate::owned::{find, infos_of_array, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 use crate::server::host::Upcall;
@@ -325,9 +323,7 @@ impl ServerRole {
     /// PMIx_Job_control from a client or tool: cleanup registration and the
     /// registration of checkpoint methods / preemptibility are handled here
     /// (never relayed); requests that act on processes go to the host.
-    pub(super) fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let targets = decode_procs(d)?;
-        let directives = decode_infos(d)?;
+    pub(super) fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, targets: Vec<Proc>, directives: Vec<Info>) -> Res {
         let cred = self.peers.get(&conn).map(|p| p.cred).ok_or(PMIX_ERR_UNREACH)?;
         let request = match cleanup::parse(&directives) {
             Ok(r) => r,

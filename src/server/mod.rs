@@ -29,13 +29,12 @@ use parking_lot::Mutex;
 
 use crate::abi::*;
 use crate::status::Res;
-use crate::data::kind::Kind;
-use crate::data::pack::{Decoder, Encoder};
+use crate::data::pack::Encoder;
 use crate::events;
-use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, find, procs_of_value, Info, Proc, Value};
+use crate::owned::{encode_infos, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
-use crate::data::carray::CArray;
+use crate::msg::Request;
 use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
 use fence::Barrier;
@@ -402,14 +401,13 @@ impl ServerRole {
     // ---- client requests ----
 
     fn dispatch(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) -> Res {
-        let mut d = Decoder::new(body);
         let who = match self.peers.get(&conn) {
             Some(p) => p.proc.clone(),
             None => {
                 if tag == wire::HELLO {
-                    self.on_hello(net, conn, req, &mut d);
+                    self.on_hello(net, conn, req, body);
                 } else if tag == wire::TOOL_HELLO {
-                    self.on_tool_hello(net, conn, req, &mut d);
+                    self.on_tool_hello(net, conn, req, body);
                 } else {
                     crate::pmix_debug!(1, "connection {conn}: request before hello; dropping it");
                     net.close(conn);
@@ -420,28 +418,32 @@ impl ServerRole {
         if let Some(peer) = self.openpmix.get(&conn).cloned() {
             return self.on_openpmix_request(net, conn, req, &who, &peer, body);
         }
-        self.serve(net, conn, req, tag, who, body)
+        let request = Request::decode(tag, body)?;
+        self.serve(net, conn, req, who, request)
     }
 
-    /// A request of a connected peer, in rpmix's form (an OpenPMIx peer's
-    /// translated: openpmix/translate.rs).
-    fn serve(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, who: Proc, body: &[u8]) -> Res {
-        let mut d = Decoder::new(body);
+    /// A request of a connected peer, whichever codec it came in.
+    fn serve(&mut self, net: &mut Net, conn: ConnId, req: u32, who: Proc, request: Request) -> Res {
         let obj = self.nspaces.get(&who.nspace).and_then(|n| n.clients.get(&who.rank)).map(|r| r.server_object).unwrap_or(0);
         let is_tool = self.peers.get(&conn).is_some_and(|p| p.tool);
-        if is_tool && matches!(tag, wire::COMMIT | wire::FENCE | wire::CONNECT | wire::DISCONNECT) {
-            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
-            return Ok(());
+        if is_tool {
+            match request {
+                Request::Commit { .. } | Request::Barrier { .. } => {
+                    reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+                    return Ok(());
+                }
+                Request::Finalize => {
+                    reply(net, conn, req, PMIX_SUCCESS, &[]);
+                    return Ok(());
+                }
+                _ => {}
+            }
         }
-        if is_tool && tag == wire::FINALIZE {
-            reply(net, conn, req, PMIX_SUCCESS, &[]);
-            return Ok(());
-        }
-        match tag {
-            wire::COMMIT => self.on_commit(net, &who, &mut d)?,
-            wire::FENCE | wire::CONNECT | wire::DISCONNECT => self.on_barrier(net, conn, req, tag, &who, &mut d)?,
-            wire::GET => self.on_get(net, conn, req, &mut d)?,
-            wire::FINALIZE => {
+        match request {
+            Request::Commit { puts } => self.on_commit(net, &who, puts)?,
+            Request::Barrier(b) => self.on_barrier(net, conn, req, &who, b),
+            Request::Get { target, key, info } => self.on_get(net, conn, req, target, key, info)?,
+            Request::Finalize => {
                 if let Some(r) = self.nspaces.get_mut(&who.nspace).and_then(|n| n.clients.get_mut(&who.rank)) {
                     r.finalized = true;
                 }
@@ -451,21 +453,15 @@ impl ServerRole {
                 let u = self.host.client_finalized(&who, obj, done);
                 self.upcall_reply(net, conn, req, u);
             }
-            wire::ABORT => {
-                let status = d.u32()? as i32;
-                let msg = decode_str(&mut d)?;
-                let procs = decode_procs(&mut d)?;
+            Request::Abort { status, message, procs } => {
                 let done = self.done_reply(conn, req);
-                let u = self.host.abort(&who, obj, status, &msg, &procs, done);
+                let u = self.host.abort(&who, obj, status, &message, &procs, done);
                 self.upcall_reply(net, conn, req, u);
             }
-            wire::PUBLISH => self.on_publish(net, conn, req, &who, &mut d)?,
-            wire::LOOKUP | wire::UNPUBLISH => self.on_lookup(net, conn, req, tag, &who, &mut d)?,
-            wire::NOTIFY => {
-                let status = d.u32()? as i32;
-                let source = Proc::decode(&mut d)?;
-                let range = d.u32()? as u8;
-                let info = decode_infos(&mut d)?;
+            Request::Publish { info } => self.on_publish(net, conn, req, &who, info)?,
+            Request::Lookup { keys, info } => self.on_lookup(net, conn, req, &who, keys, info),
+            Request::Unpublish { keys, info } => self.on_unpublish(net, conn, req, &who, keys, info),
+            Request::Notify { status, source, range, info } => {
                 let complete = status == PMIX_JCTRL_CHECKPOINT_COMPLETE;
                 if complete {
                     // Counted for the sender the kernel vouches for, not the source it names.
@@ -487,9 +483,7 @@ impl ServerRole {
                 }
                 reply(net, conn, req, PMIX_SUCCESS, &[]);
             }
-            wire::LOG => {
-                let data = decode_infos(&mut d)?;
-                let mut dirs = decode_infos(&mut d)?;
+            Request::Log { data, directives: mut dirs } => {
                 if find(&dirs, PMIX_LOG_SOURCE).is_none() {
                     dirs.push(Info::new("pmix.log.source", Value::proc(&who)));
                 }
@@ -500,62 +494,33 @@ impl ServerRole {
                     u => self.upcall_reply(net, conn, req, u),
                 }
             }
-            wire::SPAWN => self.on_spawn(net, conn, req, &who, &mut d)?,
-            wire::QUERY => {
-                let n = d.u32()? as usize;
-                if n > d.remaining() {
-                    return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
-                }
-                let queries = elem_array(&mut d, Kind::Query, n)?;
-                self.on_query(net, conn, req, &who, queries);
+            Request::Spawn { job_info, apps } => self.on_spawn(net, conn, req, &who, job_info, apps)?,
+            Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
+            Request::JobControl { targets, directives } => self.on_job_control(net, conn, req, &who, targets, directives)?,
+            Request::Monitor(m) => self.on_monitor(net, conn, req, &who, m)?,
+            Request::IofPull(p) => self.on_iof_pull(net, conn, req, &who, p)?,
+            Request::IofDeregister { id } => self.on_iof_deregister(net, conn, req, id)?,
+            Request::IofPush(p) => self.on_iof_push(net, conn, req, &who, p)?,
+            Request::Group(g) => self.on_group(net, conn, req, &who, g)?,
+            Request::Heartbeat => self.on_heartbeat(&who),
+            Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
+            Request::ValidateCredential { credential, info } => self.on_validate_credential(net, conn, req, &who, credential, info)?,
+            // The host's answer does not change the client's local registration.
+            Request::RegisterEvents { codes, info } => {
+                let _ = self.host.register_events(&codes, &info, Box::new(|_| {}));
             }
-            wire::JOB_CONTROL => self.on_job_control(net, conn, req, &who, &mut d)?,
-            wire::MONITOR => self.on_monitor(net, conn, req, &who, &mut d)?,
-            wire::IOF_PULL => self.on_iof_pull(net, conn, req, &who, &mut d)?,
-            wire::IOF_DEREG => self.on_iof_deregister(net, conn, req, &mut d)?,
-            wire::GROUP_CONSTRUCT | wire::GROUP_DESTRUCT | wire::GROUP_LEAVE | wire::GROUP_INVITE | wire::GROUP_JOIN => self.on_group(net, conn, req, tag, &who, &mut d)?,
-            wire::IOF_PUSH => self.on_iof_push(net, conn, req, &who, &mut d)?,
-            wire::HEARTBEAT => self.on_heartbeat(&who),
-            wire::GET_CRED => self.on_get_credential(net, conn, req, &who, &mut d)?,
-            wire::VALIDATE_CRED => self.on_validate_credential(net, conn, req, &who, &mut d)?,
-            wire::REGISTER_EVENTS | wire::DEREGISTER_EVENTS => {
-                let n = d.u32()? as usize;
-                let codes: Vec<pmix_status_t> = (0..n.min(d.remaining())).map(|_| d.u32().map(|c| c as i32)).collect::<Res<_>>()?;
-                let u = if tag == wire::REGISTER_EVENTS {
-                    let info = decode_infos(&mut d)?;
-                    self.host.register_events(&codes, &info, Box::new(|_| {}))
-                } else {
-                    self.host.deregister_events(&codes, Box::new(|_| {}))
-                };
-                // The host's answer does not change the client's local registration.
-                let _ = u;
+            Request::DeregisterEvents { codes } => {
+                let _ = self.host.deregister_events(&codes, Box::new(|_| {}));
             }
-            wire::ALLOCATE => {
-                let directive = d.u32()? as u8;
-                let data = decode_infos(&mut d)?;
+            Request::Allocate { directive, data } => {
                 let u = self.host.allocate(&who, directive, &data, self.done_reply_infos(conn, req));
                 if let Upcall::Now(st) = u {
                     reply(net, conn, req, settled(st), &[]);
                 }
             }
-            _ => {
-                crate::pmix_debug!(5, "{who}: request tag {tag} not supported");
-                reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
-            }
         }
         Ok(())
     }
-
-}
-
-/// `n` elements of `kind` decoded into an owned C array.
-fn elem_array(d: &mut Decoder<'_>, kind: Kind, n: usize) -> Res<CArray> {
-    if n == 0 {
-        return Ok(CArray::empty(kind));
-    }
-    // SAFETY: a new allocation of ours, owned by the CArray from here.
-    let (ptr, len) = unsafe { d.elems(kind, n, 0)? };
-    Ok(CArray { kind, ptr, len })
 }
 
 /// The most a connection that has not completed its hello may hold of an

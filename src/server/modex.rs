@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::abi::*;
 use crate::status::Res;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_str, encode_infos, find, Info, Proc, Value};
+use crate::owned::{decode_infos, encode_infos, find, Info, Proc, Value};
 use crate::runtime::{ConnId, Net};
 
 use super::group;
@@ -152,16 +152,7 @@ impl ServerRole {
         Ok(e.into_bytes())
     }
 
-    pub(super) fn on_commit(&mut self, net: &mut Net, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let n = d.u32()? as usize;
-        let mut items = Vec::new();
-        for _ in 0..n.min(d.remaining()) {
-            let scope = d.u32()? as u8;
-            let mut one = decode_infos(d)?;
-            if let Some(i) = one.pop() {
-                items.push((scope, i));
-            }
-        }
+    pub(super) fn on_commit(&mut self, net: &mut Net, who: &Proc, items: Vec<(pmix_scope_t, Info)>) -> Res {
         let ns = self.nspaces.get_mut(&who.nspace).ok_or(PMIX_ERR_NOT_FOUND)?;
         let c = ns.committed.entry(who.rank).or_default();
         for (scope, i) in items {
@@ -174,10 +165,7 @@ impl ServerRole {
         Ok(())
     }
 
-    pub(super) fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, d: &mut Decoder<'_>) -> Res {
-        let target = Proc::decode(d)?;
-        let key = decode_str(d)?;
-        let info = decode_infos(d)?;
+    pub(super) fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, target: Proc, key: String, info: Vec<Info>) -> Res {
         let immediate = find(&info, PMIX_IMMEDIATE).is_some_and(|i| i.truthy());
         let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32());
         let scope = find(&info, PMIX_DATA_SCOPE).map(|i| i.value_ref()).filter(|v| v.r#type == PMIX_SCOPE || v.r#type == PMIX_UINT8);

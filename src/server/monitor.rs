@@ -13,14 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::abi::*;
+use crate::msg;
 use crate::status::Res;
-use crate::data::pack::Decoder;
-use crate::owned::decode_infos;
 use crate::owned::{find, Info, Proc};
 use crate::runtime::{ConnId, Net};
 
 use super::host::Upcall;
-use super::{reply, reply_infos, settled, ServerRole};
+use super::{reply_infos, settled, ServerRole};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileWatch {
@@ -164,14 +163,8 @@ impl Monitor {
 
 impl ServerRole {
     /// PMIx_Process_monitor from a client: heartbeats, file monitors, cancel.
-    pub(super) fn on_monitor(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let mut m = decode_infos(d)?;
-        let error = d.u32()? as i32;
-        let directives = decode_infos(d)?;
-        let Some(monitor) = m.pop() else {
-            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
-        };
+    pub(super) fn on_monitor(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: Box<msg::Monitor>) -> Res {
+        let msg::Monitor { monitor, error, directives } = *request;
         let answer = |net: &mut Net, st| {
             if req != 0 {
                 reply_infos(net, conn, req, st, &[]);

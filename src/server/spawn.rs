@@ -8,15 +8,14 @@
 
 use crate::abi::*;
 use crate::data::carray::CArray;
-use crate::data::kind::Kind;
-use crate::data::pack::{Decoder, Encoder};
+use crate::data::pack::Encoder;
 use crate::flags::Channels;
-use crate::owned::{self, decode_infos, find, Info, Proc};
+use crate::owned::{self, find, Info, Proc};
 use crate::runtime::{ConnId, Net};
 use crate::status::Res;
 
 use super::host::Upcall;
-use super::{elem_array, reply, settled, ServerRole};
+use super::{reply, settled, ServerRole};
 
 use crate::wire::SPAWNED_OUTPUT;
 
@@ -70,13 +69,7 @@ fn in_directory(apps: &mut CArray, cwd: &std::path::Path) {
 }
 
 impl ServerRole {
-    pub(super) fn on_spawn(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, d: &mut Decoder<'_>) -> Res {
-        let info = decode_infos(d)?;
-        let n = d.u32()? as usize;
-        if n > d.remaining() {
-            return Err(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
-        }
-        let mut apps = elem_array(d, Kind::App, n)?;
+    pub(super) fn on_spawn(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>, mut apps: CArray) -> Res {
         let peer = self.peers.get(&conn);
         if peer.is_some_and(|p| p.tool) {
             if let Some(cwd) = peer.and_then(|p| cwd_of(p.cred.pid)) {

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use crate::abi::*;
 use crate::owned::Proc;
+use crate::msg::{self, Request};
 use crate::ptl;
 use crate::runtime::{ConnId, Framing, Handle, Net, PeerCred, Stream};
 
@@ -324,10 +325,11 @@ impl ServerRole {
     /// put into rpmix's form and served as any client's.
     pub(super) fn on_openpmix_request(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, link: &Link, body: &[u8]) -> crate::status::Res {
         if req == ptl::TAG_HEARTBEAT {
-            return self.serve(net, conn, 0, crate::wire::HEARTBEAT, who.clone(), &[]);
+            return self.serve(net, conn, 0, who.clone(), Request::Heartbeat);
         }
-        match translate::incoming(link, who, body) {
-            translate::Incoming::JobData => {
+        let request = match msg::v41::decode(body, link.described(), who) {
+            Ok(msg::v41::Incoming::Request(r)) => r,
+            Ok(msg::v41::Incoming::JobData) => {
                 let tool = self.peers.get(&conn).is_some_and(|p| p.tool);
                 let answer = match self.nspaces.get(&who.nspace) {
                     Some(ns) => Some(jobdata::encode(ns, &self.hostname, link.described())),
@@ -342,33 +344,42 @@ impl ServerRole {
                     }
                     _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
                 }
-                Ok(())
+                return Ok(());
             }
-            translate::Incoming::Serve { tag, body, mut shape, ack } => {
-                if let translate::Shape::Connect { nspaces, objects } = &mut shape {
-                    // The other jobs' data as they are now (the answer
-                    // comes when all have arrived; their commits are
-                    // asked for with Gets, as from OpenPMIx's server).
-                    for n in nspaces.iter() {
-                        if let Some(Ok(o)) = self.nspaces.get(n).map(|ns| jobdata::encode(ns, &self.hostname, link.described())) {
-                            objects.push(o);
-                        }
-                    }
-                }
-                link.expect(req, shape);
-                self.serve(net, conn, req, tag, who.clone(), &body)?;
-                // (OpenPMIx's client waits for an answer rpmix's does not send)
-                if ack {
-                    super::reply(net, conn, req, PMIX_SUCCESS, &[]);
-                }
-                Ok(())
-            }
-            translate::Incoming::Quiet { tag, body } => self.serve(net, conn, 0, tag, who.clone(), &body),
-            translate::Incoming::Refuse(st) => {
+            Err(st) => {
+                crate::pmix_debug!(1, "OpenPMIx client {who}: a request does not decode ({st}); answering with an error");
                 super::reply(net, conn, req, st, &[]);
-                Ok(())
+                return Ok(());
+            }
+        };
+        if !translate::served(&request) {
+            crate::pmix_debug!(1, "OpenPMIx client {who}: {} is not served", request.name());
+            super::reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            return Ok(());
+        }
+        // Its client expects no answer.
+        if !msg::v41::answered(&request) {
+            return self.serve(net, conn, 0, who.clone(), request);
+        }
+        let mut shape = translate::shape_of(&request, who);
+        if let translate::Shape::Connect { nspaces, objects } = &mut shape {
+            // The other jobs' data as they are now (the answer comes when
+            // all have arrived; their commits are asked for with Gets, as
+            // from OpenPMIx's server).
+            for n in nspaces.iter() {
+                if let Some(Ok(o)) = self.nspaces.get(n).map(|ns| jobdata::encode(ns, &self.hostname, link.described())) {
+                    objects.push(o);
+                }
             }
         }
+        link.expect(req, shape);
+        // (OpenPMIx's client waits for an answer rpmix's does not send)
+        let ack = !request.answered();
+        self.serve(net, conn, req, who.clone(), request)?;
+        if ack {
+            super::reply(net, conn, req, PMIX_SUCCESS, &[]);
+        }
+        Ok(())
     }
 }
 
@@ -377,8 +388,7 @@ impl ServerRole {
 /// any bytes, an error at worst).
 pub fn read_as_every_request(body: &[u8], described: bool) {
     let _ = ptl::parse_connect(body);
-    let link = Link::new(described, Proc::new("fuzz", 0));
-    let _ = translate::incoming(&link, &Proc::new("fuzz", 0), body);
+    let _ = msg::v41::decode(body, described, &Proc::new("fuzz", 0));
 }
 
 /// Keep the connection's link type reachable for the role's map.

@@ -1,6 +1,6 @@
-//! An OpenPMIx client's requests in rpmix's form, and rpmix's answers and
-//! events in OpenPMIx's (docs/openpmix-ptl-protocol.md 3,
-//! docs/openpmix-ptl-commands.md). The inverse of client/openpmix.rs.
+//! rpmix's answers and events in OpenPMIx's form, for OpenPMIx clients
+//! (docs/openpmix-ptl-protocol.md 3, docs/openpmix-ptl-commands.md); their
+//! requests are read by `msg::v41`.
 //!
 //! A request's answer shape is remembered under its tag (`Link::expect`)
 //! and used when the server's answer goes out (`Rewrite::outgoing`).
@@ -11,11 +11,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::abi::*;
-use crate::data::carray::CArray;
-use crate::data::kind::Kind;
-use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, encode_str, find, Info, Proc};
-use crate::ptl::{cmd, Msg, Reader};
+use crate::msg::{self, Collective, Request};
+use crate::data::pack::Decoder;
+use crate::owned::{decode_infos, decode_str, Info, Proc};
+use crate::ptl::{cmd, Msg};
 use crate::runtime::Rewrite;
 use crate::status::Res;
 use crate::wire;
@@ -41,19 +40,6 @@ pub enum Shape {
     /// connect: its job data as at connect (`objects`, filled by the role
     /// from the `nspaces` named).
     Connect { nspaces: Vec<String>, objects: Vec<Vec<u8>> },
-}
-
-/// An OpenPMIx client's request, as the server serves it.
-pub enum Incoming {
-    /// REQ: the job data, answered by the role.
-    JobData,
-    /// Served as rpmix's request `tag`; `ack`: OpenPMIx's client waits for
-    /// an answer that rpmix's request does not get.
-    Serve { tag: u16, body: Vec<u8>, shape: Shape, ack: bool },
-    /// Served, and OpenPMIx's client expects no answer.
-    Quiet { tag: u16, body: Vec<u8> },
-    /// Answered at once with this status.
-    Refuse(pmix_status_t),
 }
 
 struct State {
@@ -82,248 +68,29 @@ impl Link {
     }
 }
 
-/// An OpenPMIx request body as rpmix's (docs/openpmix-ptl-protocol.md 3).
-pub fn incoming(link: &Link, who: &Proc, body: &[u8]) -> Incoming {
-    let described = link.described();
-    match translate(described, who, body) {
-        Ok(i) => i,
-        Err(st) => {
-            crate::pmix_debug!(1, "OpenPMIx client {who}: a request does not decode ({st}); answering with an error");
-            Incoming::Refuse(st)
+/// How the answer to `request` is written for an OpenPMIx client (`who`).
+pub fn shape_of(request: &Request, who: &Proc) -> Shape {
+    match request {
+        Request::Get { target, .. } => Shape::Get { target: target.clone() },
+        Request::Barrier(msg::Barrier { collective: Collective::Connect, procs, .. }) => {
+            let mut nspaces: Vec<String> = procs.iter().map(|p| p.nspace.clone()).filter(|n| *n != who.nspace).collect();
+            nspaces.sort();
+            nspaces.dedup();
+            Shape::Connect { nspaces, objects: Vec::new() }
         }
+        Request::Lookup { .. } => Shape::Lookup,
+        Request::Spawn { .. } => Shape::Spawn,
+        Request::Query { .. } | Request::JobControl { .. } | Request::Monitor(_) => Shape::Infos,
+        Request::IofPull(_) => Shape::IofPull,
+        _ => Shape::Status,
     }
 }
 
-fn translate(described: bool, who: &Proc, body: &[u8]) -> Res<Incoming> {
-    let mut r = Reader::new(body, described);
-    let c = r.command()?;
-    let mut e = Encoder::default();
-    let serve = |tag: u16, e: Encoder, shape: Shape| Ok(Incoming::Serve { tag, body: e.into_bytes(), shape, ack: false });
-    match c {
-        cmd::REQ => Ok(Incoming::JobData),
-        cmd::FINALIZE => serve(wire::FINALIZE, e, Shape::Status),
-        cmd::ABORT => {
-            let status = r.status()?;
-            let msg = r.string()?.unwrap_or_default();
-            let n = r.size()?;
-            let procs = r.procs(n)?;
-            e.u32(status as u32);
-            encode_str(&mut e, &msg);
-            encode_procs(&mut e, &procs);
-            serve(wire::ABORT, e, Shape::Status)
-        }
-        cmd::COMMIT => {
-            // (scope, buffer of kvals) pairs to the end; a key in both the
-            // local and the remote bucket was put GLOBAL.
-            let mut local: Vec<Info> = Vec::new();
-            let mut remote: Vec<Info> = Vec::new();
-            while !r.at_end() {
-                let scope = r.scope()?;
-                let inner = r.buffer()?;
-                let mut b = Reader::new(inner, described);
-                let kvals = b.kvals_to_end()?;
-                match scope {
-                    PMIX_REMOTE => remote.extend(kvals),
-                    _ => local.extend(kvals),
-                }
-            }
-            let mut items: Vec<(pmix_scope_t, Info)> = Vec::new();
-            for i in local {
-                let global = remote.iter().position(|x| x.key() == i.key());
-                if let Some(at) = global {
-                    remote.remove(at);
-                    items.push((PMIX_GLOBAL, i));
-                } else {
-                    items.push((PMIX_LOCAL, i));
-                }
-            }
-            items.extend(remote.into_iter().map(|i| (PMIX_REMOTE, i)));
-            e.u32(items.len() as u32);
-            for (scope, i) in &items {
-                e.u32(*scope as u32);
-                encode_infos(&mut e, std::slice::from_ref(i))?;
-            }
-            Ok(Incoming::Serve { tag: wire::COMMIT, body: e.into_bytes(), shape: Shape::Status, ack: true })
-        }
-        cmd::FENCENB | cmd::CONNECTNB | cmd::DISCONNECTNB => {
-            let n = r.size()?;
-            let procs = r.procs(n)?;
-            let info = r.infos()?;
-            let collect = find(&info, PMIX_COLLECT_DATA).is_some_and(|i| i.truthy());
-            let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32()).unwrap_or(0);
-            encode_procs(&mut e, &procs);
-            e.u32(collect as u32);
-            e.u32(timeout);
-            encode_infos(&mut e, &info)?;
-            let (tag, shape) = match c {
-                cmd::FENCENB => (wire::FENCE, Shape::Status),
-                cmd::CONNECTNB => {
-                    let mut nspaces: Vec<String> = procs.iter().map(|p| p.nspace.clone()).filter(|n| *n != who.nspace).collect();
-                    nspaces.sort();
-                    nspaces.dedup();
-                    (wire::CONNECT, Shape::Connect { nspaces, objects: Vec::new() })
-                }
-                _ => (wire::DISCONNECT, Shape::Status),
-            };
-            serve(tag, e, shape)
-        }
-        cmd::GETNB => {
-            let ns = r.string()?.unwrap_or_default();
-            let rank = r.rank()?;
-            let info = r.infos()?;
-            // (older clients send no key)
-            let key = if r.at_end() { None } else { r.string()? };
-            let target = Proc::new(&ns, rank);
-            crate::pmix_debug!(5, "OpenPMIx client {who}: Get {target} {:?}", key.as_deref().unwrap_or("(all)"));
-            target.encode(&mut e);
-            encode_str(&mut e, key.as_deref().unwrap_or(""));
-            encode_infos(&mut e, &info)?;
-            serve(wire::GET, e, Shape::Get { target })
-        }
-        cmd::PUBLISHNB => {
-            let _uid = r.u32()?; // (the server takes the kernel's)
-            let info = r.infos()?;
-            encode_infos(&mut e, &info)?;
-            serve(wire::PUBLISH, e, Shape::Status)
-        }
-        cmd::LOOKUPNB | cmd::UNPUBLISHNB => {
-            let _uid = r.u32()?;
-            let n = r.size()?;
-            let mut keys = Vec::new();
-            for _ in 0..n.min(body.len()) {
-                keys.push(r.string()?.unwrap_or_default());
-            }
-            let info = r.infos()?;
-            e.u32(keys.len() as u32);
-            for k in &keys {
-                encode_str(&mut e, k);
-            }
-            encode_infos(&mut e, &info)?;
-            if c == cmd::LOOKUPNB {
-                serve(wire::LOOKUP, e, Shape::Lookup)
-            } else {
-                serve(wire::UNPUBLISH, e, Shape::Status)
-            }
-        }
-        cmd::NOTIFY => {
-            let status = r.status()?;
-            let range = r.range()?;
-            let info = r.infos()?;
-            e.u32(status as u32);
-            who.encode(&mut e);
-            e.u32(range as u32);
-            encode_infos(&mut e, &info)?;
-            serve(wire::NOTIFY, e, Shape::Status)
-        }
-        cmd::REGEVENTS => {
-            let n = r.size()?;
-            let codes: Vec<pmix_status_t> = r.statuses(n)?;
-            let info = r.infos()?;
-            e.u32(codes.len() as u32);
-            for c in &codes {
-                e.u32(*c as u32);
-            }
-            encode_infos(&mut e, &info)?;
-            Ok(Incoming::Serve { tag: wire::REGISTER_EVENTS, body: e.into_bytes(), shape: Shape::Status, ack: true })
-        }
-        cmd::DEREGEVENTS => {
-            let mut codes = Vec::new();
-            while !r.at_end() {
-                codes.push(r.status()?);
-            }
-            e.u32(codes.len() as u32);
-            for c in &codes {
-                e.u32(*c as u32);
-            }
-            Ok(Incoming::Quiet { tag: wire::DEREGISTER_EVENTS, body: e.into_bytes() })
-        }
-        cmd::LOG => {
-            let _time = r.time()?;
-            let data = r.infos()?;
-            let dirs = r.infos()?;
-            encode_infos(&mut e, &data)?;
-            encode_infos(&mut e, &dirs)?;
-            serve(wire::LOG, e, Shape::Status)
-        }
-        cmd::JOB_CONTROL => {
-            let n = r.size()?;
-            let targets = r.procs(n)?;
-            let dirs = r.infos()?;
-            encode_procs(&mut e, &targets);
-            encode_infos(&mut e, &dirs)?;
-            serve(wire::JOB_CONTROL, e, Shape::Infos)
-        }
-        cmd::MONITOR => {
-            let monitor = r.info_array(1)?;
-            let error = r.status()?;
-            let dirs = r.infos()?;
-            encode_infos(&mut e, &monitor)?;
-            e.u32(error as u32);
-            encode_infos(&mut e, &dirs)?;
-            serve(wire::MONITOR, e, Shape::Infos)
-        }
-        cmd::QUERY => {
-            let n = r.size()?;
-            let queries = r.c_array(Kind::Query, PMIX_QUERY, n)?;
-            e.u32(queries.len as u32);
-            elems(&mut e, &queries)?;
-            serve(wire::QUERY, e, Shape::Infos)
-        }
-        cmd::SPAWNNB => {
-            let info = r.infos()?;
-            let n = r.size()?;
-            let apps = r.c_array(Kind::App, PMIX_APP, n)?;
-            encode_infos(&mut e, &info)?;
-            e.u32(apps.len as u32);
-            elems(&mut e, &apps)?;
-            serve(wire::SPAWN, e, Shape::Spawn)
-        }
-        cmd::IOF_PULL => {
-            let n = r.size()?;
-            let procs = r.procs(n)?;
-            let directives = r.infos()?;
-            let channels = r.channel()?;
-            let local = r.size()?;
-            encode_procs(&mut e, &procs);
-            e.u32(channels as u32);
-            e.u32(u32::try_from(local).map_err(|_| PMIX_ERR_BAD_PARAM)?);
-            encode_infos(&mut e, &directives)?;
-            serve(wire::IOF_PULL, e, Shape::IofPull)
-        }
-        cmd::IOF_DEREG => {
-            let _directives = r.infos()?;
-            let id = r.size()?;
-            e.u32(u32::try_from(id).map_err(|_| PMIX_ERR_BAD_PARAM)?);
-            serve(wire::IOF_DEREG, e, Shape::Status)
-        }
-        cmd::IOF_PUSH => {
-            let n = r.size()?;
-            let targets = r.procs(n)?;
-            let directives = r.infos()?;
-            // (an empty byte object, or none, ends the input)
-            let data = if r.at_end() { Vec::new() } else { r.byte_object()? };
-            let end = data.is_empty() || find(&directives, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy());
-            encode_procs(&mut e, &targets);
-            e.u32(!end as u32);
-            e.blob(&data);
-            encode_infos(&mut e, &directives)?;
-            serve(wire::IOF_PUSH, e, Shape::Status)
-        }
-        other => {
-            crate::pmix_debug!(1, "OpenPMIx client {who}: command {other} is not served");
-            Ok(Incoming::Refuse(PMIX_ERR_NOT_SUPPORTED))
-        }
-    }
-}
-
-/// The elements of `a` in rpmix's form.
-fn elems(e: &mut Encoder, a: &CArray) -> Res {
-    let size = a.kind.size();
-    for i in 0..a.len {
-        // SAFETY: element i of the array `a` owns (len elements of kind).
-        unsafe { e.elem(a.kind, a.ptr.add(i * size), 0)? };
-    }
-    Ok(())
+/// Whether rpmix's server serves `request` from an OpenPMIx client (the
+/// others are answered PMIX_ERR_NOT_SUPPORTED: their answers have no
+/// OpenPMIx form here yet).
+pub fn served(request: &Request) -> bool {
+    !matches!(request, Request::Allocate { .. } | Request::GetCredential { .. } | Request::ValidateCredential { .. } | Request::Group(_))
 }
 
 impl Rewrite for Link {
