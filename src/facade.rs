@@ -148,14 +148,14 @@ pub fn log(data: Vec<Info>, directives: Vec<Info>, done: client::api::Done) {
 /// PMIx_Query_info: the keys the library answers itself are answered here
 /// (in every role, before init too); the rest go to the server.
 pub fn query(queries: &CArray, done: crate::runtime::Completion<Vec<Info>>) {
-    let (answers, n, rest) = match client::api::split_queries(queries) {
+    let (answers, rest) = match client::api::split_queries(queries) {
         Ok(x) => x,
         Err(st) => return done.fire(st, Vec::new()),
     };
-    if n == 0 {
+    if rest.len == 0 {
         return later(move || done.fire(PMIX_SUCCESS, answers));
     }
-    client::api::query_server(answers, n, rest, done)
+    client::api::query_server(answers, rest, done)
 }
 
 /// How an event-registry edit reaches the registry: the editor receives a

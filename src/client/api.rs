@@ -5,15 +5,18 @@
 
 use crate::abi::*;
 use crate::status::Res;
-use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_str, encode_infos, encode_procs, find, procs_of_value, Info, Proc, Value};
+use crate::data::pack::Decoder;
+use crate::owned::{decode_infos, decode_str, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{Completion, Oneshot};
+use crate::data::carray::CArray;
+use crate::data::kind::Kind;
+use crate::msg::{Collective, Group, GroupOp, IofPull, IofPush, Monitor, Request};
 use crate::wire;
 
 use super::{cache, direct, handle, me, Waiter, CLIENT};
 
 pub type Done = Completion<()>;
-pub use super::link::ReplyDone;
+pub use super::waiter::ReplyDone;
 /// What a lookup found: each key's publisher and value.
 pub type LookupDone = Completion<Vec<(Proc, Info)>>;
 /// A credential's bytes and the infos that describe it.
@@ -28,23 +31,23 @@ fn no_server() -> pmix_status_t {
     }
 }
 
-/// Send `tag`/`body` from this thread; `done` gets the reply status and body
+/// Send `req` from this thread; `done` gets the reply status and body
 /// (on the progress thread; here at once when it cannot be sent).
-pub fn request(tag: u16, body: Vec<u8>, done: ReplyDone) {
+pub fn request(req: Request, done: ReplyDone) {
     match direct() {
-        Some(d) => d.request(tag, &body, Waiter::Plain(done)),
+        Some(d) => d.request(req, Waiter::Plain(done)),
         None => done(no_server(), &[]),
     }
 }
 
 /// Block for a request (PMIX_ERR_WOULD_BLOCK inside a callback, where waiting would deadlock).
-pub fn request_wait(tag: u16, body: Vec<u8>) -> (pmix_status_t, Vec<u8>) {
+pub fn request_wait(req: Request) -> (pmix_status_t, Vec<u8>) {
     if crate::runtime::on_progress_thread() {
         return (PMIX_ERR_WOULD_BLOCK, Vec::new());
     }
     let done = Oneshot::new();
     let d = done.clone();
-    request(tag, body, Box::new(move |st, b| d.set((st, b.to_vec()))));
+    request(req, Box::new(move |st, b| d.set((st, b.to_vec()))));
     done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()))
 }
 
@@ -70,16 +73,9 @@ pub fn commit() -> Res {
     if puts.is_empty() {
         return Ok(());
     }
-    let mut e = Encoder::default();
-    e.u32(puts.len() as u32);
-    for (scope, i) in &puts {
-        e.u32(*scope as u32);
-        encode_infos(&mut e, std::slice::from_ref(i))?;
-    }
-    let body = e.into_bytes();
     // Commit needs no answer: the server applies it before any later request on the connection.
     let d = direct().ok_or(PMIX_ERR_UNREACH)?;
-    match d.send(wire::COMMIT, &body) {
+    match d.send(Request::Commit { puts }) {
         PMIX_SUCCESS => Ok(()),
         st => Err(st),
     }
@@ -96,17 +92,13 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
             return done.status(PMIX_SUCCESS);
         }
     }
-    let collect = find(&info, PMIX_COLLECT_DATA).is_some_and(|i| i.truthy());
-    let timeout = find(&info, PMIX_TIMEOUT).and_then(|i| i.as_u32()).unwrap_or(0);
-    let mut e = Encoder::default();
-    encode_procs(&mut e, &procs);
-    e.u32(collect as u32);
-    e.u32(timeout);
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.status(st);
-    }
+    let collective = match tag {
+        wire::CONNECT => Collective::Connect,
+        wire::DISCONNECT => Collective::Disconnect,
+        _ => Collective::Fence,
+    };
     let records = cache();
-    request(tag, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::barrier(collective, procs, info), Box::new(move |st, b| {
         if let (PMIX_SUCCESS, Some(c)) = (st, records) {
             let _ = super::ingest_records(&c, b);
         }
@@ -211,14 +203,8 @@ fn answered_as_asked(info: &[Info]) -> bool {
 
 fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Option<Value>>) {
     let scoped = answered_as_asked(&info);
-    let mut e = Encoder::default();
-    target.encode(&mut e);
-    crate::owned::encode_str(&mut e, &key);
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.fire(st, None);
-    }
     let t2 = target.clone();
-    request(wire::GET, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::Get { target, key: key.clone(), info }, Box::new(move |st, b| {
         if st != PMIX_SUCCESS {
             return done.fire(st, None);
         }
@@ -248,23 +234,11 @@ fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Optio
 // ---- publish / lookup / unpublish ----
 
 pub fn publish(info: Vec<Info>, done: Done) {
-    let mut e = Encoder::default();
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.status(st);
-    }
-    request(wire::PUBLISH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+    request(Request::Publish { info }, Box::new(move |st, _| done.status(st)));
 }
 
 pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
-    let mut e = Encoder::default();
-    e.u32(keys.len() as u32);
-    for k in &keys {
-        crate::owned::encode_str(&mut e, k);
-    }
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.fire(st, Vec::new());
-    }
-    request(wire::LOOKUP, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::Lookup { keys, info }, Box::new(move |st, b| {
         let mut out = Vec::new();
         let mut d = Decoder::new(b);
         if let Ok(n) = d.u32() {
@@ -282,15 +256,7 @@ pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
 }
 
 pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
-    let mut e = Encoder::default();
-    e.u32(keys.len() as u32);
-    for k in &keys {
-        crate::owned::encode_str(&mut e, k);
-    }
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.status(st);
-    }
-    request(wire::UNPUBLISH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+    request(Request::Unpublish { keys, info }, Box::new(move |st, _| done.status(st)));
 }
 
 // ---- events ----
@@ -329,14 +295,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
             return done.status(if delivered { PMIX_SUCCESS } else { PMIX_ERR_UNREACH });
         }
     }
-    let mut e = Encoder::default();
-    e.u32(status as u32);
-    source.encode(&mut e);
-    e.u32(range as u32);
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.status(st);
-    }
-    request(wire::NOTIFY, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+    request(Request::Notify { status, source, range, info }, Box::new(move |st, _| done.status(st)));
 }
 
 /// Whether an event's custom range (PMIX_EVENT_CUSTOM_RANGE: one proc, or
@@ -348,19 +307,11 @@ fn custom_range_has(info: &[Info], me: &Proc) -> bool {
 // ---- misc ----
 
 pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
-    let mut e = Encoder::default();
-    e.u32(status as u32);
-    crate::owned::encode_str(&mut e, msg);
-    encode_procs(&mut e, &procs);
-    request_wait(wire::ABORT, e.into_bytes()).0
+    request_wait(Request::Abort { status, message: msg.to_string(), procs }).0
 }
 
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
-    let mut e = Encoder::default();
-    if let Err(st) = encode_infos(&mut e, &data).and_then(|_| encode_infos(&mut e, &directives)) {
-        return done.status(st);
-    }
-    request(wire::LOG, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+    request(Request::Log { data, directives }, Box::new(move |st, _| done.status(st)));
 }
 
 /// What the requester's library fills in on the apps of a spawn, whatever
@@ -413,19 +364,13 @@ pub fn complete_apps(apps: &mut crate::data::carray::CArray) -> Res {
     Ok(())
 }
 
-pub fn spawn(job_info: Vec<Info>, apps: &crate::data::carray::CArray, done: Completion<String>) {
-    let mut e = Encoder::default();
-    if let Err(st) = encode_infos(&mut e, &job_info) {
-        return done.fire(st, String::new());
-    }
-    e.u32(apps.len as u32);
-    for a in apps.apps() {
-        // SAFETY: a valid app of our own copy.
-        if let Err(st) = unsafe { e.elem(crate::data::kind::Kind::App, a as *const pmix_app_t as *const u8, 0) } {
-            return done.fire(st, String::new());
-        }
-    }
-    request(wire::SPAWN, e.into_bytes(), Box::new(move |st, b| {
+pub fn spawn(job_info: Vec<Info>, apps: &CArray, done: Completion<String>) {
+    // SAFETY: `apps` holds `len` valid apps.
+    let apps = match unsafe { CArray::copy(Kind::App, apps.ptr, apps.len) } {
+        Ok(a) => a,
+        Err(st) => return done.fire(st, String::new()),
+    };
+    request(Request::Spawn { job_info, apps }, Box::new(move |st, b| {
         let ns = decode_str(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, ns)
     }));
@@ -442,12 +387,13 @@ fn local_answer(key: &[u8]) -> Option<Info> {
 }
 
 /// Split queries into the answers the library gives itself and the queries
-/// (as encoded for the server, with those keys left out) that need a server:
-/// `(answers, number of queries left, their encoding)`.
-pub fn split_queries(queries: &crate::data::carray::CArray) -> Res<(Vec<Info>, u32, Encoder)> {
+/// (with those keys left out) that need a server: `(answers, the rest)`.
+pub fn split_queries(queries: &CArray) -> Res<(Vec<Info>, CArray)> {
     let mut answers = Vec::new();
-    let mut rest = Encoder::default();
-    let mut n = 0;
+    // The queries left, borrowing the caller's strings and qualifiers, and
+    // the key lists they point at (alive until the copy below).
+    let mut left: Vec<pmix_query_t> = Vec::new();
+    let mut key_lists: Vec<Vec<*mut core::ffi::c_char>> = Vec::new();
     for q in queries.queries() {
         // SAFETY: keys is NULL or a NULL-terminated argv of our own copy.
         let nkeys = unsafe { crate::cmem::argv_len(q.keys) };
@@ -465,25 +411,25 @@ pub fn split_queries(queries: &crate::data::carray::CArray) -> Res<(Vec<Info>, u
             continue; // answered here entirely
         }
         keys.push(core::ptr::null_mut());
-        // The same query with its remaining keys (borrowed: encoding copies them).
-        let mut left = *q;
+        let mut l = *q;
         if nkeys > 0 {
-            left.keys = keys.as_mut_ptr();
+            // (the Vec's heap buffer does not move when the Vec itself does)
+            l.keys = keys.as_mut_ptr();
         }
-        // SAFETY: `left` points at the caller's strings and qualifiers, alive here.
-        unsafe { rest.elem(crate::data::kind::Kind::Query, &left as *const pmix_query_t as *const u8, 0)? };
-        n += 1;
+        key_lists.push(keys);
+        left.push(l);
     }
-    Ok((answers, n, rest))
+    // SAFETY: `left` holds valid queries whose pointers (the caller's
+    // strings and qualifiers, `key_lists`) are alive here; the copy is deep.
+    let rest = unsafe { CArray::copy(Kind::Query, left.as_ptr() as *const u8, left.len())? };
+    drop(key_lists);
+    Ok((answers, rest))
 }
 
-/// The queries `split_queries` left for the server (and its host): `n`
-/// of them, encoded in `rest`; the library's own `answers` join the server's.
-pub fn query_server(answers: Vec<Info>, n: u32, rest: Encoder, done: Completion<Vec<Info>>) {
-    let mut e = Encoder::default();
-    e.u32(n);
-    e.raw(rest.bytes());
-    request(wire::QUERY, e.into_bytes(), Box::new(move |st, b| {
+/// The queries `split_queries` left for the server (and its host); the
+/// library's own `answers` join the server's.
+pub fn query_server(answers: Vec<Info>, rest: CArray, done: Completion<Vec<Info>>) {
+    request(Request::Query { queries: rest }, Box::new(move |st, b| {
         let mut all = answers;
         let ours = all.len();
         all.extend(decode_infos(&mut Decoder::new(b)).unwrap_or_default());
@@ -498,12 +444,7 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    let mut e = Encoder::default();
-    encode_procs(&mut e, &targets);
-    if let Err(st) = encode_infos(&mut e, &directives) {
-        return done.fire(st, Vec::new());
-    }
-    request(wire::JOB_CONTROL, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::JobControl { targets, directives }, Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, infos)
     }));
@@ -511,32 +452,29 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
 
 // ---- groups ----
 
-/// PMIx_Group_construct / _destruct / _leave (`tag`): `done(status, results)`.
+/// PMIx_Group_construct / _destruct / _leave / _invite (`tag`): `done(status, results)`.
 pub fn group(tag: u16, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
-    group_request(tag, name, &procs, &directives, None, done)
+    let op = match tag {
+        wire::GROUP_DESTRUCT => GroupOp::Destruct,
+        wire::GROUP_LEAVE => GroupOp::Leave,
+        wire::GROUP_INVITE => GroupOp::Invite,
+        _ => GroupOp::Construct,
+    };
+    group_request(op, name, procs, directives, done)
 }
 
 /// PMIx_Group_join: accept or decline `leader`'s invitation to `name`.
 pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Completion<Vec<Info>>) {
-    let opt = if accept { PMIX_GROUP_ACCEPT } else { PMIX_GROUP_DECLINE };
-    group_request(wire::GROUP_JOIN, name, leader.as_slice(), &directives, Some(opt as u32), done)
+    group_request(GroupOp::Join { accept }, name, leader.into_iter().collect(), directives, done)
 }
 
-/// A group request: name, procs, directives (and a join's answer); the reply carries infos.
-fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join_opt: Option<u32>, done: Completion<Vec<Info>>) {
+/// A group request; the reply carries infos.
+fn group_request(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    let mut e = Encoder::default();
-    crate::owned::encode_str(&mut e, name);
-    encode_procs(&mut e, procs);
-    if let Err(st) = encode_infos(&mut e, directives) {
-        return done.fire(st, Vec::new());
-    }
-    if let Some(o) = join_opt {
-        e.u32(o);
-    }
-    request(tag, e.into_bytes(), Box::new(move |st, b| {
+    let req = Request::Group(Group { op, name: name.to_string(), procs, directives });
+    request(req, Box::new(move |st, b| {
         let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
         done.fire(st, infos)
     }));
@@ -545,11 +483,7 @@ fn group_request(tag: u16, name: &str, procs: &[Proc], directives: &[Info], join
 // ---- credentials (through the host) ----
 
 pub fn get_credential(info: Vec<Info>, done: CredentialDone) {
-    let mut e = Encoder::default();
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.fire(st, (Vec::new(), Vec::new()));
-    }
-    request(wire::GET_CRED, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::GetCredential { info }, Box::new(move |st, b| {
         let mut d = Decoder::new(b);
         let cred = d.blob().map(|c| c.to_vec()).unwrap_or_default();
         let infos = decode_infos(&mut d).unwrap_or_default();
@@ -557,13 +491,8 @@ pub fn get_credential(info: Vec<Info>, done: CredentialDone) {
     }));
 }
 
-pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Completion<Vec<Info>>) {
-    let mut e = Encoder::default();
-    e.blob(&cred);
-    if let Err(st) = encode_infos(&mut e, &info) {
-        return done.fire(st, Vec::new());
-    }
-    request(wire::VALIDATE_CRED, e.into_bytes(), Box::new(move |st, b| {
+pub fn validate_credential(credential: Vec<u8>, info: Vec<Info>, done: Completion<Vec<Info>>) {
+    request(Request::ValidateCredential { credential, info }, Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, infos)
     }));
@@ -572,12 +501,7 @@ pub fn validate_credential(cred: Vec<u8>, info: Vec<Info>, done: Completion<Vec<
 // ---- allocation, event interest ----
 
 pub fn allocate(directive: pmix_alloc_directive_t, data: Vec<Info>, done: Completion<Vec<Info>>) {
-    let mut e = Encoder::default();
-    e.u32(directive as u32);
-    if let Err(st) = encode_infos(&mut e, &data) {
-        return done.fire(st, Vec::new());
-    }
-    request(wire::ALLOCATE, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::Allocate { directive, data }, Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, infos)
     }));
@@ -588,18 +512,10 @@ pub fn tell_event_interest(register: bool, codes: &[pmix_status_t], info: &[Info
     if codes.is_empty() {
         return;
     }
-    let mut e = Encoder::default();
-    e.u32(codes.len() as u32);
-    for c in codes {
-        e.u32(*c as u32);
-    }
-    if register && encode_infos(&mut e, info).is_err() {
-        return;
-    }
-    let body = e.into_bytes();
-    let tag = if register { wire::REGISTER_EVENTS } else { wire::DEREGISTER_EVENTS };
+    let codes = codes.to_vec();
+    let req = if register { Request::RegisterEvents { codes, info: info.to_vec() } } else { Request::DeregisterEvents { codes } };
     if let Some(d) = direct() {
-        d.send(tag, &body);
+        d.send(req);
     }
 }
 
@@ -609,15 +525,7 @@ pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done:
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    let mut e = Encoder::default();
-    if let Err(st) = encode_infos(&mut e, std::slice::from_ref(&monitor)) {
-        return done.fire(st, Vec::new());
-    }
-    e.u32(error as u32);
-    if let Err(st) = encode_infos(&mut e, &directives) {
-        return done.fire(st, Vec::new());
-    }
-    request(wire::MONITOR, e.into_bytes(), Box::new(move |st, b| {
+    request(Request::Monitor(Box::new(Monitor { monitor, error, directives })), Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, infos)
     }));
@@ -626,7 +534,7 @@ pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done:
 /// PMIx_Heartbeat: one small frame, no reply.
 pub fn heartbeat() -> pmix_status_t {
     match direct() {
-        Some(d) => d.send(wire::HEARTBEAT, &[]),
+        Some(d) => d.send(Request::Heartbeat),
         None => PMIX_ERR_UNREACH,
     }
 }
@@ -657,18 +565,13 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
         return done.fire(no_server(), 0);
     };
     let local = IOF_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut e = Encoder::default();
-    encode_procs(&mut e, &procs);
-    e.u32(super::iof::channels_to_pull(channel, &directives) as u32);
-    e.u32(local);
-    if let Err(st) = encode_infos(&mut e, &directives) {
-        return done.fire(st, 0);
-    }
+    let channels = super::iof::channels_to_pull(channel, &directives);
+    let req = Request::IofPull(IofPull { procs, channels, handle: local, directives: directives.clone() });
     let server = super::connected_server();
     // Sent from this thread like every request (so it reaches the server
     // before whatever this thread asks next); the pull is set up on the
     // progress thread, which delivers its output.
-    d.request(wire::IOF_PULL, e.bytes(), Waiter::Role(Box::new(move |c, net, st, b| {
+    d.request(req, Waiter::Role(Box::new(move |c, net, st, b| {
         let id = Decoder::new(b).u32().unwrap_or(0);
         if st == PMIX_SUCCESS {
             let pull = super::iof::Pull::new(id, cb, &directives);
@@ -716,9 +619,7 @@ pub fn iof_deregister(local: u32, done: Done) {
         let held = pull.due(true);
         pull.emit(local, held);
         let id = pull.server_id;
-        let mut e = Encoder::default();
-        e.u32(id);
-        c.request(net, wire::IOF_DEREG, e.bytes(), Box::new(move |_, _, st, _| {
+        c.request(net, Request::IofDeregister { id }, Box::new(move |_, _, st, _| {
             if let Some(d) = done.lock().take() {
                 d.status(st);
             }
@@ -732,12 +633,5 @@ pub fn iof_deregister(local: u32, done: Done) {
 }
 
 pub fn iof_push(targets: Vec<Proc>, data: Option<Vec<u8>>, directives: Vec<Info>, done: Done) {
-    let mut e = Encoder::default();
-    encode_procs(&mut e, &targets);
-    e.u32(data.is_some() as u32);
-    e.blob(data.as_deref().unwrap_or(&[]));
-    if let Err(st) = encode_infos(&mut e, &directives) {
-        return done.status(st);
-    }
-    request(wire::IOF_PUSH, e.into_bytes(), Box::new(move |st, _| done.status(st)));
+    request(Request::IofPush(IofPush { targets, data, directives }), Box::new(move |st, _| done.status(st)));
 }

@@ -18,30 +18,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::abi::*;
-use crate::runtime::{self, Handle, Lane, Net, Refused};
+use crate::runtime::{self, Handle, Lane, Refused};
+
+use crate::msg::{self, Request};
 
 use super::openpmix::{self, Dialect};
+use super::waiter::Waiter;
 use super::ClientRole;
-
-/// An answer's continuation that needs the client's state (progress thread).
-pub type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
-/// An answer's status and body.
-pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
-
-/// Who is waiting for an answer.
-pub enum Waiter {
-    Role(Cont),
-    Plain(ReplyDone),
-}
-
-impl Waiter {
-    pub fn answer(self, c: &mut ClientRole, net: &mut Net, st: pmix_status_t, body: &[u8]) {
-        match self {
-            Waiter::Role(f) => f(c, net, st, body),
-            Waiter::Plain(f) => f(st, body),
-        }
-    }
-}
 
 /// Requests sent and not yet answered, by request id. Closed when the
 /// connection is lost or the progress thread stops: what was waiting is
@@ -110,12 +93,12 @@ impl Direct {
     /// thread; when the request cannot be sent, a `Plain` waiter is answered
     /// here at once with the error (the C entry points defer it), a `Role`
     /// one on the progress thread.
-    pub fn request(&self, tag: u16, body: &[u8], w: Waiter) {
+    pub fn request(&self, req: Request, w: Waiter) {
         if !self.lane.in_owner() {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
         }
-        let (body, w) = match self.dialect.prepare(tag, body, w) {
+        let (tag, body, w) = match self.dialect.prepare(req, w) {
             Ok(x) => x,
             Err((w, st)) => return self.fail(w, st),
         };
@@ -139,42 +122,42 @@ impl Direct {
         }
     }
 
-    /// Send a frame that has no answer (commit, event registrations, heartbeats).
-    /// OpenPMIx's server answers all but heartbeats: the answer is dropped.
-    pub fn send(&self, tag: u16, body: &[u8]) -> pmix_status_t {
-        if let Dialect::OpenPmix { described, me, server_major, .. } = &self.dialect {
-            if !openpmix::answered(tag) {
-                // (sent on a tag of its own that no answer will use)
-                return match openpmix::translate(*described, me, *server_major, tag, body) {
-                    Ok((b, _)) => match self.lane.send(crate::ptl::FIRST_REQUEST_TAG - 1, 0, &b) {
-                        Ok(()) => PMIX_SUCCESS,
-                        Err(why) => refusal(why),
-                    },
-                    Err(st) => st,
-                };
-            }
-            if tag != crate::wire::HEARTBEAT {
-                // Only a refusal made here, before anything was sent, is
-                // reported (a later answer finds the call returned).
-                let refused = Arc::new(std::sync::atomic::AtomicI32::new(PMIX_SUCCESS));
-                let r = refused.clone();
-                self.request(tag, body, Waiter::Plain(Box::new(move |st, _| {
-                    if st != PMIX_SUCCESS {
-                        crate::pmix_debug!(5, "client: the OpenPMIx server answered request {tag} with {st}");
-                    }
-                    r.store(st, std::sync::atomic::Ordering::Relaxed);
-                })));
-                return refused.load(std::sync::atomic::Ordering::Relaxed);
-            }
-            return match self.lane.send(crate::ptl::TAG_HEARTBEAT, 0, &[]) {
-                Ok(()) => PMIX_SUCCESS,
-                Err(why) => refusal(why),
-            };
-        }
-        match self.lane.send(0, tag, body) {
+    /// Send a request nobody waits on (commit, event registrations,
+    /// heartbeats). OpenPMIx's server answers all but deregistrations and
+    /// heartbeats: that answer is dropped.
+    pub fn send(&self, req: Request) -> pmix_status_t {
+        let sent = |r: Result<(), Refused>| match r {
             Ok(()) => PMIX_SUCCESS,
             Err(why) => refusal(why),
+        };
+        let Dialect::OpenPmix { described, me, server_major, .. } = &self.dialect else {
+            return match req.encode() {
+                Ok(body) => sent(self.lane.send(0, req.tag(), &body)),
+                Err(st) => st,
+            };
+        };
+        if let Request::Heartbeat = req {
+            return sent(self.lane.send(crate::ptl::TAG_HEARTBEAT, 0, &[]));
         }
+        if !msg::v41::answered(&req) {
+            // (sent on a tag of its own that no answer will use)
+            return match openpmix::for_openpmix(req, *described, me, *server_major) {
+                Ok((b, _)) => sent(self.lane.send(crate::ptl::FIRST_REQUEST_TAG - 1, 0, &b)),
+                Err(st) => st,
+            };
+        }
+        // Only a refusal made here, before anything was sent, is reported
+        // (a later answer finds the call returned).
+        let refused = Arc::new(std::sync::atomic::AtomicI32::new(PMIX_SUCCESS));
+        let r = refused.clone();
+        let name = req.name();
+        self.request(req, Waiter::Plain(Box::new(move |st, _| {
+            if st != PMIX_SUCCESS {
+                crate::pmix_debug!(5, "client: the OpenPMIx server answered the {name} request with {st}");
+            }
+            r.store(st, std::sync::atomic::Ordering::Relaxed);
+        })));
+        refused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn fail(&self, w: Waiter, st: pmix_status_t) {

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use crate::abi::*;
 use crate::status::Res;
-use crate::data::pack::{Decoder, Encoder};
+use crate::data::pack::Decoder;
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role, Stream};
+use crate::msg::{Hello, Request, ToolHello};
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -191,7 +192,8 @@ pub fn cached(nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
     c.as_ref()?.lookup(nspace, rank, key)
 }
 
-pub use link::{Cont, Direct, Link, Waiter};
+pub use link::{Direct, Link};
+pub use waiter::{Cont, Waiter};
 use openpmix::Dialect;
 
 pub struct ClientRole {
@@ -236,12 +238,12 @@ impl ClientRole {
 
     /// Send a request; `cont` runs with the reply's status and body (or with
     /// PMIX_ERR_UNREACH / PMIX_ERR_LOST_CONNECTION when there is no server).
-    pub fn request(&mut self, net: &mut Net, tag: u16, body: &[u8], cont: Cont) {
+    pub fn request(&mut self, net: &mut Net, req: Request, cont: Cont) {
         let Some(conn) = self.conn else {
             cont(self, net, PMIX_ERR_UNREACH, &[]);
             return;
         };
-        let (body, w) = match self.dialect.prepare(tag, body, Waiter::Role(cont)) {
+        let (tag, body, w) = match self.dialect.prepare(req, Waiter::Role(cont)) {
             Ok(x) => x,
             Err((w, st)) => return w.answer(self, net, st, &[]),
         };
@@ -548,13 +550,8 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
         crate::pmix_debug!(1, "tool: cannot connect to {path}: {e}");
         PMIX_ERR_UNREACH
     })?;
-    let mut body = Encoder::default();
-    body.u32(wire::PROTOCOL);
-    if let Some(p) = chosen {
-        crate::owned::encode_str(&mut body, &p.nspace);
-        body.u32(p.rank);
-    }
-    let rep = handshake(&mut s, wire::TOOL_HELLO, body.bytes())?;
+    let body = ToolHello { protocol: wire::PROTOCOL, chosen: chosen.cloned() }.encode();
+    let rep = handshake(&mut s, wire::TOOL_HELLO, &body)?;
     let mut d = Decoder::new(&rep);
     let srv = Proc::new(&decode_str(&mut d)?, d.u32()?);
     let me = Proc::new(&decode_str(&mut d)?, d.u32()?);
@@ -678,7 +675,7 @@ fn say_goodbye(link: Link) -> pmix_status_t {
     let done = Oneshot::new();
     let d = done.clone();
     let sent = engine.handle.run(move |role, net| {
-        role.request(net, wire::FINALIZE, &[], Box::new(move |_, _, st, _| d.set(st)));
+        role.request(net, Request::Finalize, Box::new(move |_, _, st, _| d.set(st)));
     });
     if sent {
         st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
@@ -718,15 +715,10 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
         PMIX_ERR_UNREACH
     })?;
     s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
-    let mut body = Encoder::default();
-    body.u32(wire::PROTOCOL);
-    crate::owned::encode_str(&mut body, &me.nspace);
-    body.u32(me.rank);
     // The credential setup_fork gave this rank, if any (the server checks it).
-    if let Ok(token) = std::env::var(wire::CRED_ENV) {
-        crate::owned::encode_str(&mut body, &token);
-    }
-    s.write_all(&runtime::frame(1, wire::HELLO, body.bytes())).map_err(|_| PMIX_ERR_UNREACH)?;
+    let token = std::env::var(wire::CRED_ENV).ok();
+    let body = Hello { protocol: wire::PROTOCOL, proc: me.clone(), token }.encode();
+    s.write_all(&runtime::frame(1, wire::HELLO, &body)).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
     s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
     let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
@@ -886,3 +878,4 @@ pub mod iof;
 pub mod link;
 pub mod openpmix;
 pub mod openpmix_jobdata;
+pub mod waiter;

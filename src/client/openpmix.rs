@@ -1,13 +1,14 @@
-//! The client role under an OpenPMIx 4.2 server: its connect path and the
-//! translation of the client's requests and the server's answers.
+//! The client role under an OpenPMIx 4.2 server: its connect path, what
+//! OpenPMIx's client does to a request before sending it, and the server's
+//! answers read back.
 //!
-//! The client's operations (`api.rs`) build each request once, in rpmix's
-//! encoding. On a connection to an OpenPMIx server the link hands every
-//! request here first (`outgoing`): it is read back and written as the
-//! OpenPMIx command (`crate::ptl`), and the waiter is wrapped so that the
-//! server's answer reaches it in the shape an rpmix server would have
-//! given. One module holds everything that differs between the two
-//! servers; the operations and their completions stay the same.
+//! The client's operations (`api.rs`) build each request once, as a
+//! `msg::Request`. On a connection to an OpenPMIx server the link hands it
+//! here (`Dialect::prepare`): it is encoded with OpenPMIx's codec
+//! (`msg::v41`), and the waiter is wrapped so that the server's answer
+//! reaches it in the shape an rpmix server would have given. One module
+//! holds everything that differs between the two servers; the operations
+//! and their completions stay the same.
 //!
 //! What differs beyond the encoding (docs/openpmix-ptl-protocol.md):
 //! - a fence's answer carries no data: peers' data is fetched by Get, one
@@ -17,21 +18,18 @@
 //! - a commit is answered (the answer is dropped here);
 //! - events arrive on tag 0 and forwarded output on tag 2.
 
-use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::carray::CArray;
-use crate::data::kind::Kind;
-use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, infos_of_array, Info, Proc, Value};
+use crate::data::pack::Encoder;
+use crate::owned::{encode_infos, infos_of_array, Info, Proc, Value};
 use crate::ptl::{self, cmd, Msg, Reader};
 use crate::status::Res;
-use crate::wire;
+use crate::msg::{self, Collective, GroupOp, Request};
 
-use super::link::Waiter;
+use super::waiter::Waiter;
 use super::{openpmix_jobdata, Cache};
 
 /// The version this client announces: OpenPMIx servers branch on the
@@ -300,8 +298,8 @@ pub enum Shape {
 /// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
 /// the waiter wrapped to take OpenPMIx's answer. Err: the request has no
 /// OpenPMIx equivalent here (the waiter comes back with the status).
-fn outgoing(described: bool, me: &Proc, server_major: u32, tag: u16, body: &[u8], w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
-    match translate(described, me, server_major, tag, body) {
+fn outgoing(req: Request, described: bool, me: &Proc, server_major: u32, w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
+    match for_openpmix(req, described, me, server_major) {
         Ok((msg, shape)) => Ok((msg, wrap(w, shape, described, me.clone()))),
         Err(st) => Err((w, st)),
     }
@@ -321,19 +319,23 @@ fn wrap(w: Waiter, shape: Shape, described: bool, me: Proc) -> Waiter {
     }
 }
 
-/// A request ready to send (its body, the waiter for its answer), or the
-/// waiter given back with the status that stops it.
-pub type Prepared<'a> = Result<(Cow<'a, [u8]>, Waiter), (Waiter, pmix_status_t)>;
+/// A request ready to send (its tag, its body, the waiter for its answer),
+/// or the waiter given back with the status that stops it.
+pub type Prepared = Result<(u16, Vec<u8>, Waiter), (Waiter, pmix_status_t)>;
 
 impl Dialect {
-    /// A request as this connection's server takes it: as built (rpmix), or
-    /// translated with its waiter wrapped (`outgoing`). Err: it cannot be
+    /// A request as this connection's server takes it: in rpmix's codec, or
+    /// in OpenPMIx's with its waiter wrapped (`outgoing`). Err: it cannot be
     /// sent; the waiter comes back with the status.
-    pub fn prepare<'a>(&self, tag: u16, body: &'a [u8], w: Waiter) -> Prepared<'a> {
+    pub fn prepare(&self, req: Request, w: Waiter) -> Prepared {
         match self {
-            Dialect::Rpmix => Ok((Cow::Borrowed(body), w)),
+            Dialect::Rpmix => match req.encode() {
+                Ok(body) => Ok((req.tag(), body, w)),
+                Err(st) => Err((w, st)),
+            },
             Dialect::OpenPmix { described, me, server_major, .. } => {
-                outgoing(*described, me, *server_major, tag, body, w).map(|(b, w)| (Cow::Owned(b), w))
+                let tag = req.tag();
+                outgoing(req, *described, me, *server_major, w).map(|(b, w)| (tag, b, w))
             }
         }
     }
@@ -489,304 +491,56 @@ fn keep(records: impl IntoIterator<Item = (Proc, Vec<Info>)>) {
     }
 }
 
-/// rpmix's request (`tag`, `body` as api.rs builds it) as OpenPMIx's, and
-/// the shape of its answer.
-pub fn translate(described: bool, me: &Proc, server_major: u32, tag: u16, body: &[u8]) -> Res<(Vec<u8>, Shape)> {
-    let mut d = Decoder::new(body);
-    let bad = |_| {
-        crate::pmix_debug!(1, "client: request {tag} does not decode for the OpenPMIx server");
-        PMIX_ERR_BAD_PARAM
-    };
-    let status_only = |m: Msg| Ok((m.into_bytes(), Shape::Status));
-    match tag {
-        wire::FINALIZE => status_only(Msg::request(cmd::FINALIZE, described)),
-        wire::ABORT => {
-            let status = d.u32().map_err(bad)? as i32;
-            let msg = decode_str(&mut d).map_err(bad)?;
-            let procs = decode_procs(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::ABORT, described);
-            m.status(status);
-            m.string(Some(&msg))?;
-            m.procs(&procs)?;
-            status_only(m)
-        }
-        wire::COMMIT => {
-            let n = d.u32().map_err(bad)? as usize;
-            let mut local = Msg::plain(described);
-            let mut remote = Msg::plain(described);
-            let (mut nl, mut nr) = (0, 0);
-            for _ in 0..n.min(d.remaining()) {
-                let scope = d.u32().map_err(bad)? as pmix_scope_t;
-                for i in decode_infos(&mut d).map_err(bad)? {
-                    // A global key is in both; undefined scope counts as global.
-                    if scope != PMIX_REMOTE {
-                        local.kval(i.key(), i.value_ref())?;
-                        nl += 1;
-                    }
-                    if scope != PMIX_LOCAL {
-                        remote.kval(i.key(), i.value_ref())?;
-                        nr += 1;
-                    }
-                }
+/// What the client under an OpenPMIx server sends for `req` (OpenPMIx's
+/// command, through `msg::v41`), and the shape of the answer it waits for.
+/// What OpenPMIx's client does before it sends is done here: a barrier
+/// naming nobody names the caller's namespace; event registrations keep
+/// the keys that only order handlers here; a group's destruction names its
+/// members to OpenPMIx 5 servers.
+pub fn for_openpmix(mut req: Request, described: bool, me: &Proc, server_major: u32) -> Res<(Vec<u8>, Shape)> {
+    let shape = match &mut req {
+        Request::Barrier(b) => {
+            if b.procs.is_empty() {
+                b.procs.push(Proc::wildcard(&me.nspace));
             }
-            let mut m = Msg::request(cmd::COMMIT, described);
-            if nl > 0 {
-                m.scope(PMIX_LOCAL);
-                m.buffer(&local)?;
+            if b.collective == Collective::Connect {
+                Shape::Connect
+            } else {
+                Shape::Status
             }
-            if nr > 0 {
-                m.scope(PMIX_REMOTE);
-                m.buffer(&remote)?;
-            }
-            status_only(m)
         }
-        wire::FENCE | wire::CONNECT | wire::DISCONNECT => {
-            let mut procs = decode_procs(&mut d).map_err(bad)?;
-            let _collect = d.u32().map_err(bad)?;
-            let _timeout = d.u32().map_err(bad)?;
-            let info = decode_infos(&mut d).map_err(bad)?;
-            if procs.is_empty() {
-                procs.push(Proc::wildcard(&me.nspace)); // (NULL procs: our namespace)
-            }
-            let (c, shape) = match tag {
-                wire::FENCE => (cmd::FENCENB, Shape::Status),
-                wire::CONNECT => (cmd::CONNECTNB, Shape::Connect),
-                _ => (cmd::DISCONNECTNB, Shape::Status),
-            };
-            let mut m = Msg::request(c, described);
-            m.procs(&procs)?;
-            m.infos(&info)?;
-            Ok((m.into_bytes(), shape))
-        }
-        wire::PUBLISH => {
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::PUBLISHNB, described);
-            m.u32(uid());
-            m.infos(&info)?;
-            status_only(m)
-        }
-        wire::LOOKUP | wire::UNPUBLISH => {
-            let n = d.u32().map_err(bad)? as usize;
-            let mut keys = Vec::new();
-            for _ in 0..n.min(d.remaining()) {
-                keys.push(decode_str(&mut d).map_err(bad)?);
-            }
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let (c, shape) = if tag == wire::LOOKUP { (cmd::LOOKUPNB, Shape::Lookup) } else { (cmd::UNPUBLISHNB, Shape::Status) };
-            let mut m = Msg::request(c, described);
-            m.u32(uid());
-            m.size(keys.len());
-            for k in &keys {
-                m.string(Some(k))?;
-            }
-            m.infos(&info)?;
-            Ok((m.into_bytes(), shape))
-        }
-        wire::NOTIFY => {
-            // (OpenPMIx's server names the sender as the source itself)
-            let status = d.u32().map_err(bad)? as i32;
-            let _source = Proc::decode(&mut d).map_err(bad)?;
-            let range = d.u32().map_err(bad)? as pmix_data_range_t;
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::NOTIFY, described);
-            m.status(status);
-            m.range(range);
-            m.infos(&info)?;
-            status_only(m)
-        }
-        wire::REGISTER_EVENTS => {
-            let n = d.u32().map_err(bad)? as usize;
-            let mut codes = Vec::new();
-            for _ in 0..n.min(d.remaining()) {
-                codes.push(d.u32().map_err(bad)? as i32);
-            }
-            let info: Vec<Info> = decode_infos(&mut d).map_err(bad)?.into_iter().filter(|i| !handler_local(i.key())).collect();
-            let mut m = Msg::request(cmd::REGEVENTS, described);
-            m.size(codes.len());
-            if !codes.is_empty() {
-                // SAFETY: `codes` holds codes.len() statuses.
-                unsafe { m.items(PMIX_STATUS, codes.as_ptr() as *const u8, codes.len())? };
-            }
-            m.infos(&info)?;
-            status_only(m)
-        }
-        wire::DEREGISTER_EVENTS => {
-            let n = d.u32().map_err(bad)? as usize;
-            let mut m = Msg::request(cmd::DEREGEVENTS, described);
-            for _ in 0..n.min(d.remaining()) {
-                m.status(d.u32().map_err(bad)? as i32);
-            }
-            Ok((m.into_bytes(), Shape::Status))
-        }
-        wire::LOG => {
-            let data = decode_infos(&mut d).map_err(bad)?;
-            let dirs = decode_infos(&mut d).map_err(bad)?;
-            let stamp = dirs.iter().any(|i| i.key() == "pmix.log.gtstmp" && i.truthy());
-            let mut m = Msg::request(cmd::LOG, described);
-            // SAFETY: time(NULL) cannot fail.
-            m.time(if stamp { unsafe { libc::time(core::ptr::null_mut()) } } else { 0 });
-            m.infos(&data)?;
-            m.infos(&dirs)?;
-            status_only(m)
-        }
-        wire::JOB_CONTROL => {
-            let targets = decode_procs(&mut d).map_err(bad)?;
-            let dirs = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::JOB_CONTROL, described);
-            m.procs(&targets)?;
-            m.infos(&dirs)?;
-            Ok((m.into_bytes(), Shape::Infos))
-        }
-        wire::MONITOR => {
-            let monitor = decode_infos(&mut d).map_err(bad)?;
-            let error = d.u32().map_err(bad)? as i32;
-            let dirs = decode_infos(&mut d).map_err(bad)?;
-            if monitor.len() != 1 {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            let mut m = Msg::request(cmd::MONITOR, described);
-            m.info_array(&monitor)?;
-            m.status(error);
-            m.infos(&dirs)?;
-            Ok((m.into_bytes(), Shape::Infos))
-        }
-        wire::ALLOCATE => {
-            let directive = d.u32().map_err(bad)? as pmix_alloc_directive_t;
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::ALLOC, described);
-            m.alloc_directive(directive);
-            m.infos(&info)?;
-            Ok((m.into_bytes(), Shape::Infos))
-        }
-        wire::QUERY => {
-            let n = d.u32().map_err(bad)? as usize;
-            // SAFETY: queries decoded into a new array that `CArray` owns.
-            let queries = unsafe {
-                let (ptr, len) = d.elems(Kind::Query, n.min(d.remaining()), 0).map_err(bad)?;
-                CArray { kind: Kind::Query, ptr, len }
-            };
-            let mut m = Msg::request(cmd::QUERY, described);
-            m.size(queries.len);
-            // SAFETY: the array holds `len` valid queries.
-            unsafe { m.items(PMIX_QUERY, queries.ptr, queries.len)? };
-            Ok((m.into_bytes(), Shape::Infos))
-        }
-        wire::SPAWN => {
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let n = d.u32().map_err(bad)? as usize;
-            // SAFETY: apps decoded into a new array that `CArray` owns.
-            let apps = unsafe {
-                let (ptr, len) = d.elems(Kind::App, n.min(d.remaining()), 0).map_err(bad)?;
-                CArray { kind: Kind::App, ptr, len }
-            };
-            let mut m = Msg::request(cmd::SPAWNNB, described);
-            m.infos(&info)?;
-            m.size(apps.len);
-            if apps.len > 0 {
-                // SAFETY: the array holds `len` valid apps.
-                unsafe { m.items(PMIX_APP, apps.ptr, apps.len)? };
-            }
-            Ok((m.into_bytes(), Shape::Spawn))
-        }
-        wire::GROUP_CONSTRUCT => {
-            let name = decode_str(&mut d).map_err(bad)?;
-            let procs = decode_procs(&mut d).map_err(bad)?;
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::GROUP_CONSTRUCT, described);
-            m.string(Some(&name))?;
-            m.procs(&procs)?;
-            m.infos(&directives)?;
-            Ok((m.into_bytes(), Shape::Group { made: Some((name, procs)), unmade: None }))
-        }
-        wire::GROUP_DESTRUCT => {
-            let name = decode_str(&mut d).map_err(bad)?;
-            let _members = decode_procs(&mut d).map_err(bad)?;
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::GROUP_DESTRUCT, described);
-            m.string(Some(&name))?;
-            if server_major >= 5 {
-                // (4.2's servers read the directives right after the name)
-                let members = GROUPS.lock().get(&name).cloned().ok_or_else(|| {
-                    crate::pmix_debug!(1, "PMIx_Group_destruct: no group {name} was constructed here");
-                    PMIX_ERR_NOT_FOUND
-                })?;
-                m.procs(&members)?;
-            }
-            m.infos(&directives)?;
-            // (answered with the status alone: no results to hand on)
-            Ok((m.into_bytes(), Shape::Group { made: None, unmade: Some(name) }))
-        }
-        wire::GET_CRED => {
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::GET_CREDENTIAL, described);
-            m.infos(&directives)?;
-            Ok((m.into_bytes(), Shape::Credential))
-        }
-        wire::VALIDATE_CRED => {
-            let cred = d.blob().map_err(bad)?;
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::VALIDATE_CRED, described);
-            m.byte_object(cred)?;
-            m.infos(&directives)?;
-            Ok((m.into_bytes(), Shape::Infos))
-        }
-        wire::IOF_PULL => {
-            let procs = decode_procs(&mut d).map_err(bad)?;
-            let channels = d.u32().map_err(bad)? as pmix_iof_channel_t;
-            let local = d.u32().map_err(bad)?;
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            if procs.is_empty() {
+        Request::Get { target, .. } => Shape::Get { target: target.clone() },
+        Request::Lookup { .. } => Shape::Lookup,
+        Request::Spawn { .. } => Shape::Spawn,
+        Request::JobControl { .. } | Request::Monitor(_) | Request::Allocate { .. } | Request::Query { .. } | Request::ValidateCredential { .. } => Shape::Infos,
+        Request::GetCredential { .. } => Shape::Credential,
+        Request::IofPull(p) => {
+            if p.procs.is_empty() {
                 // (OpenPMIx's server misreads a pull naming no source)
                 crate::pmix_debug!(1, "PMIx_IOF_pull: no source named: an OpenPMIx server needs at least one");
                 return Err(PMIX_ERR_BAD_PARAM);
             }
-            let mut m = Msg::request(cmd::IOF_PULL, described);
-            m.procs(&procs)?;
-            m.infos(&directives)?;
-            m.channel(channels);
-            // The server tags our output with this id: the pull's local handle.
-            m.size(local as usize);
-            Ok((m.into_bytes(), Shape::IofPull))
+            Shape::IofPull
         }
-        wire::IOF_DEREG => {
-            let server_id = d.u32().map_err(bad)?;
-            let mut m = Msg::request(cmd::IOF_DEREG, described);
-            m.infos(&[])?;
-            m.size(server_id as usize);
-            status_only(m)
+        Request::RegisterEvents { info, .. } => {
+            info.retain(|i| !handler_local(i.key()));
+            Shape::Status
         }
-        wire::IOF_PUSH => {
-            let targets = decode_procs(&mut d).map_err(bad)?;
-            let has_data = d.u32().map_err(bad)? != 0;
-            let data = d.blob().map_err(bad)?;
-            let directives = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::IOF_PUSH, described);
-            m.procs(&targets)?;
-            m.infos(&directives)?;
-            // The end of the input is an empty byte object, as OpenPMIx's
-            // own tools send it (PRRTE's host crashed on none at all).
-            m.byte_object(if has_data { data } else { &[] })?;
-            status_only(m)
+        Request::Group(g) if g.op == GroupOp::Construct => Shape::Group { made: Some((g.name.clone(), g.procs.clone())), unmade: None },
+        Request::Group(g) if g.op == GroupOp::Destruct => {
+            if server_major >= 5 {
+                g.procs = GROUPS.lock().get(&g.name).cloned().ok_or_else(|| {
+                    crate::pmix_debug!(1, "PMIx_Group_destruct: no group {} was constructed here", g.name);
+                    PMIX_ERR_NOT_FOUND
+                })?;
+            }
+            // (answered with the status alone: no results to hand on)
+            Shape::Group { made: None, unmade: Some(g.name.clone()) }
         }
-        wire::GET => {
-            let target = Proc::decode(&mut d).map_err(bad)?;
-            let key = decode_str(&mut d).map_err(bad)?;
-            let info = decode_infos(&mut d).map_err(bad)?;
-            let mut m = Msg::request(cmd::GETNB, described);
-            m.string(Some(&target.nspace))?;
-            m.rank(target.rank);
-            m.infos(&info)?;
-            m.string(if key.is_empty() { None } else { Some(&key) })?;
-            Ok((m.into_bytes(), Shape::Get { target }))
-        }
-        _ => not_yet(tag),
-    }
-}
-
-/// This process's effective uid (publications carry it).
-fn uid() -> u32 {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() }
+        _ => Shape::Status,
+    };
+    let bytes = msg::v41::encode(&req, msg::v41::Form { described, server_major })?;
+    Ok((bytes, shape))
 }
 
 /// Keys that only order or name a handler in this process: OpenPMIx's
@@ -808,17 +562,6 @@ fn handler_local(key: &str) -> bool {
             | "pmix.evrange"
             | "pmix.evone"
     )
-}
-
-/// Whether OpenPMIx's server answers this request (all but deregistrations).
-pub fn answered(tag: u16) -> bool {
-    tag != wire::DEREGISTER_EVENTS
-}
-
-/// A request this client does not yet send to OpenPMIx servers.
-fn not_yet(tag: u16) -> Res<(Vec<u8>, Shape)> {
-    crate::pmix_debug!(1, "client: request {tag} is not supported under an OpenPMIx server yet");
-    Err(PMIX_ERR_NOT_SUPPORTED)
 }
 
 /// Read `body` as every kind of answer, event and job data an OpenPMIx

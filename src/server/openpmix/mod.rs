@@ -1,7 +1,8 @@
-//! OpenPMIx clients of this server (issue 16): a TCP listener on loopback,
-//! OpenPMIx's connect handshake (docs/openpmix-ptl-protocol.md, 2), the
-//! peer's uid from the kernel, and the peer's requests and our answers put
-//! into each other's form (translate.rs; the job data: jobdata.rs).
+//! OpenPMIx clients of this server: a TCP listener on loopback, OpenPMIx's
+//! connect handshake (docs/openpmix-ptl-protocol.md, 2), the peer's uid
+//! from the kernel; the peer's requests are read by `msg::v41` and served
+//! as any client's, our answers written in its form (answers.rs; the job
+//! data: jobdata.rs).
 //!
 //! Identity: OpenPMIx's "native" credential is a uid and gid the client
 //! states. Here the stated uid must be the one the kernel gives as the
@@ -15,7 +16,7 @@
 //! for a rank it was not started as.
 
 mod jobdata;
-mod translate;
+mod answers;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -30,7 +31,7 @@ use crate::runtime::{ConnId, Framing, Handle, Net, PeerCred, Stream};
 
 use super::{Peer, ServerRole};
 
-pub use translate::Link;
+pub use answers::Link;
 
 /// How long a new connection may take to send its connect message.
 const HANDSHAKE_WAIT: Duration = Duration::from_secs(2);
@@ -339,7 +340,7 @@ impl ServerRole {
                 };
                 match answer {
                     Some(Ok(bytes)) => {
-                        link.expect(req, translate::Shape::Raw);
+                        link.expect(req, answers::Shape::Raw);
                         super::reply(net, conn, req, PMIX_SUCCESS, &bytes);
                     }
                     _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
@@ -352,7 +353,7 @@ impl ServerRole {
                 return Ok(());
             }
         };
-        if !translate::served(&request) {
+        if !answers::served(&request) {
             crate::pmix_debug!(1, "OpenPMIx client {who}: {} is not served", request.name());
             super::reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
             return Ok(());
@@ -361,8 +362,8 @@ impl ServerRole {
         if !msg::v41::answered(&request) {
             return self.serve(net, conn, 0, who.clone(), request);
         }
-        let mut shape = translate::shape_of(&request, who);
-        if let translate::Shape::Connect { nspaces, objects } = &mut shape {
+        let mut shape = answers::shape_of(&request, who);
+        if let answers::Shape::Connect { nspaces, objects } = &mut shape {
             // The other jobs' data as they are now (the answer comes when
             // all have arrived; their commits are asked for with Gets, as
             // from OpenPMIx's server).
