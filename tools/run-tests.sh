@@ -599,6 +599,49 @@ t_pmixctl() {
     echo "via-tool" | "$C" --pid $pid stdin || { kill $pid; return 1; }
     wait $pid
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
+    t_pmixctl_info
+}
+t_pmixctl_info() {
+    # pmixctl info: the library's own version, this machine's features, and
+    # the servers of this node (a private TMPDIR: only this case's servers).
+    local C=$LIBDIR/pmixctl T out want scope p q
+    T=$(mktemp -d "$B/ctl_info.XXXXXX")
+    out=$(TMPDIR=$T "$C" info) || { echo "info failed"; return 1; }
+    want=$(python3 -c 'import ctypes, sys
+l = ctypes.CDLL(sys.argv[1]); l.PMIx_Get_version.restype = ctypes.c_char_p
+print(l.PMIx_Get_version().decode())' "$LIB") || return 1
+    [ "$(sed -n 's/^version: *//p' <<<"$out")" = "$want" ] || { echo "info version differs from PMIx_Get_version ($want):"; echo "$out"; return 1; }
+    [ "$(sed -n 's/^library: *//p' <<<"$out")" = "$(cd "$LIBDIR" && pwd -P)/libpmix.so.2" ] || { echo "info library:"; echo "$out"; return 1; }
+    grep -q '^ABI: *OpenPMIx 4.2.2 ' <<<"$out" || { echo "info ABI:"; echo "$out"; return 1; }
+    grep -q "^ABI additions: *the $(grep -cv '^#' tools/exports-newer.txt) functions OpenPMIx 4.2.3 to 5.0.9" <<<"$out" || { echo "info ABI additions:"; echo "$out"; return 1; }
+    if ldconfig -p | grep -q 'libhwloc\.so\.15 '; then want=yes; else want=no; fi
+    grep -q "^hwloc: *$want" <<<"$out" || { echo "info hwloc (want $want):"; echo "$out"; return 1; }
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)
+    if [ -n "$scope" ]; then
+        grep -q "^stop on exec: .*(Yama ptrace_scope $scope)" <<<"$out" || { echo "info ptrace_scope (want $scope):"; echo "$out"; return 1; }
+    fi
+    # (what pmixrun's queries say: stop on exec is offered when PTRACE_TRACEME is)
+    if [ "$scope" = 3 ]; then want=no; else want=yes; fi
+    grep -q "^stop on exec: *$want" <<<"$out" || { echo "info stop on exec (want $want):"; echo "$out"; return 1; }
+    grep -q '^servers: *0$' <<<"$out" || { echo "info in an empty TMPDIR:"; echo "$out"; return 1; }
+    # a persistent pmixrun (the system server) and a job's pmixrun are listed, by pid
+    TMPDIR=$T "$PMIXRUN" --persistent & p=$!
+    TMPDIR=$T "$PMIXRUN" -n 1 sleep 30 & q=$!
+    sleep 0.8
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *2$' <<<"$out" \
+        && grep -q "^  pid $p pmixrun uid $(id -u) .*rpmix: system server, tool support" <<<"$out" \
+        && grep -q "^  pid $q pmixrun uid $(id -u) .*rpmix: tool support, namespace rpmixrun\.$q" <<<"$out" \
+        || { echo "info with two servers ($p, $q):"; echo "$out"; kill $p $q; return 1; }
+    # a server killed with SIGKILL leaves its files, which are not listed
+    kill -9 $q; wait $q 2>/dev/null
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *1$' <<<"$out" && grep -q "^  pid $p " <<<"$out" || { echo "info after SIGKILL of $q:"; echo "$out"; kill $p; return 1; }
+    TMPDIR=$T "$C" stop || { kill $p; return 1; }
+    wait $p
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *0$' <<<"$out" || { echo "info after stop:"; echo "$out"; return 1; }
+    rm -rf "$T"
 }
 t_jobctl() { tools/jobctl-tests.sh "$B/jobctl"; }
 t_iof() { tools/iof-tests.sh "$B/iof"; }
