@@ -180,7 +180,7 @@ t_rm_abort() {
 }
 t_rm_missing() {
     # The same cases on both libraries, answers and timings compared. One
-    # difference on purpose (README): a key of one's own rank that was never
+    # difference on purpose (docs/differences.md): a key of one's own rank that was never
     # put answers NOT_FOUND at once on rpmix (OpenPMIx waits for a commit of
     # the caller's own, then TIMEOUT).
     build_mp || return 1
@@ -279,7 +279,7 @@ t_callbacks() {
     # _nb callbacks never run inside the call, fire once on success and never
     # on an error; a blocking Register_event_handler returns the reference.
     # A singleton (no server) on both libraries: rpmix must print "ok" for
-    # every call; OpenPMIx 4.2.2 runs some callbacks inline (README).
+    # every call; OpenPMIx 4.2.2 runs some callbacks inline (docs/differences.md).
     build_ref client_callbacks || return 1
     env -i PATH="$PATH" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_openpmix.txt" 2>&1 || { echo "OpenPMIx run failed"; cat "$B/callbacks_openpmix.txt"; return 1; }
     env -i PATH="$PATH" LD_LIBRARY_PATH="$LIBDIR" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_rpmix.txt" 2>&1 || { echo "rpmix run failed"; cat "$B/callbacks_rpmix.txt"; return 1; }
