@@ -139,10 +139,13 @@ t_strings() {
 t_badinput() { build_ours test_badinput && with_ours $VALGRIND "$BIN/test_badinput_ours"; }
 t_stubs() { build_ours test_stubs && with_ours "$BIN/test_stubs_ours"; }
 t_status_table() { python3 tools/status-table.py check; }
+# The manual pages against --help, both ways, and rendered without a warning.
+t_man_pages() { python3 tools/man-check.py "$LIBDIR"; }
 t_install() {
     local p="$B/prefix"
     rm -rf "$p" && make -s install PREFIX="$p" >/dev/null &&
     [ -f "$p/lib/libpmix.so.2" ] && [ -L "$p/lib/libpmix.so" ] && [ -f "$p/include/pmix.h" ] &&
+    [ -f "$p/share/man/man1/pmixrun.1" ] && [ -f "$p/share/man/man1/pmixctl.1" ] &&
     flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs pmix) &&
     echo "pkg-config: $flags" &&
     cc -std=c99 -o "$B/pc_demo" c-tests/demo_data.c $flags &&
@@ -722,6 +725,7 @@ all_steps() {
     step bad-input-valgrind t_badinput
     step stubs-not-supported t_stubs
     step status-table t_status_table
+    step man-pages t_man_pages
     step install-pkgconfig t_install
     step rm-simple-on-openpmix t_rm_openpmix
     step rm-simple-on-rpmix t_rm_rpmix

@@ -17,6 +17,22 @@ usage: pmixctl [--pid PID | --uri URI | --file F | --system] [--nspace NS] COMMA
 Attach to a running PMIx server (pmixrun, or any server with tool support)
 and act on one of its jobs (default: the first it lists).
 
+Where to attach (default: the server this process's environment names,
+else the node's system server, else the one server of this user on the
+node; run and stop: the system server):
+  --pid PID                   the server of process PID
+  --uri URI                   the server at URI
+  --file F                    the server whose contact the file F holds
+  --system                    the node's system server (pmixrun --persistent)
+
+Options:
+  --nspace NS                 the job (default: the first the server lists)
+  --rank R                    one rank (default: all)
+  -f, --follow                output: until every rank closed the stream
+  --stderr                    output: the ranks' stderr, not their stdout
+  --timeout S                 checkpoint, run: wait at most S seconds
+  -h, --help                  this text
+
 Commands:
   ps                          list the jobs and their sizes
   pause | resume | kill | terminate [--rank R]
