@@ -640,6 +640,18 @@ print(l.PMIx_Get_version().decode())' "$LIB") || return 1
     kill -9 $q; wait $q 2>/dev/null
     out=$(TMPDIR=$T "$C" info)
     grep -q '^servers: *1$' <<<"$out" && grep -q "^  pid $p " <<<"$out" || { echo "info after SIGKILL of $q:"; echo "$out"; kill $p; return 1; }
+    # root sees another user's server too (its rendezvous files, its owner)
+    if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+        chmod 1777 "$T" && cp "$PMIXRUN" "$T/pmixrun" && chmod 755 "$T/pmixrun" || { kill $p; return 1; }
+        TMPDIR=$T runuser -u nobody -- "$T/pmixrun" -n 1 sleep 30 & q=$!
+        sleep 0.8
+        local np; np=$(pgrep -P $q -x pmixrun || echo $q)
+        out=$(TMPDIR=$T "$C" info)
+        grep -q '^servers: *2$' <<<"$out" \
+            && grep -q "^  pid $np pmixrun uid $(id -u nobody) (nobody) rpmix: tool support, namespace rpmixrun\.$np" <<<"$out" \
+            || { echo "info with a server of nobody's ($np):"; echo "$out"; kill $p; pkill -P $q; return 1; }
+        kill $np; wait $q 2>/dev/null
+    fi
     TMPDIR=$T "$C" stop || { kill $p; return 1; }
     wait $p
     out=$(TMPDIR=$T "$C" info)

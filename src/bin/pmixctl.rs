@@ -367,8 +367,8 @@ mod info {
 
     /// Rendezvous files in `dir` and up to `depth` levels below it (where
     /// OpenPMIx-based launchers such as PRRTE write theirs), never through
-    /// a symlink, owned by this user or root; and rpmix's session
-    /// directories directly in it.
+    /// a symlink, owned by this user or root (for root: anyone); and
+    /// rpmix's session directories directly in it.
     fn scan(dir: &Path, depth: usize, host: &str, budget: &mut usize, out: &mut BTreeMap<u32, Server>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         let me = nix::unistd::geteuid().as_raw();
@@ -396,7 +396,8 @@ mod info {
                 }
                 continue;
             }
-            if !md.file_type().is_file() || (md.uid() != me && md.uid() != 0) {
+            // (root sees every user's; others their own and root's)
+            if !md.file_type().is_file() || (me != 0 && md.uid() != me && md.uid() != 0) {
                 continue;
             }
             let Some(role) = role(&name, host) else { continue };
