@@ -10,7 +10,8 @@
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make fuzz       the mutation fuzzer, FUZZ_SECONDS (default 300) per target
 #   make headers    regenerate include/*.h from the Rust sources
-#   make install PREFIX=<dir>
+#   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
+#                   pmixrun, pmixctl and their manual pages)
 
 PREFIX   ?= /usr/local
 CARGO    ?= cargo
@@ -79,13 +80,14 @@ bench: deps build
 	@tools/bench-consumers.sh $(BUILD)
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(LIBDIR)/libpmix.so $(DESTDIR)$(PREFIX)/lib/libpmix.so.2
 	ln -sf libpmix.so.2 $(DESTDIR)$(PREFIX)/lib/libpmix.so
 	install -m 0644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -1)|" \
 	  pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
 	for b in $(BINARIES); do install -m 0755 $(LIBDIR)/$$b $(DESTDIR)$(PREFIX)/bin/; done
+	install -m 0644 $(addprefix man/,$(addsuffix .1,$(BINARIES))) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	$(CARGO) clean

@@ -1,7 +1,7 @@
 /*
  * Entry points that later issues implement must answer
- * PMIX_ERR_NOT_SUPPORTED and never fire their callback (the README's status
- * table lists them; tools/status-table.py keeps that list true).
+ * PMIX_ERR_NOT_SUPPORTED and never fire their callback (the status table of
+ * docs/api-status.md lists them; tools/status-table.py keeps that list true).
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #       removed from their environment: they take PMIX_SERVER_URI41, as
 #       under an OpenPMIx server)
 # (c) against (d) is what decides whether rpmix keeps its own protocol
-# between its own peers (README, "OpenPMIx ranks under rpmix servers").
+# between its own peers (docs/benchmarks.md, "Which protocol between rpmix's own peers").
 # Measurements as in tools/bench-mixed.sh (bench_core.c says what each
 # times): init, fence, get, peerget, modex, at -n 2 and -n 8; each cell the
 # median of BENCH_RUNS runs (default 5), set-ups taking turns. Every rank

@@ -3,7 +3,7 @@
 # OpenPMIx 4.2.2's headers and library (the reference), pahole (abi-check),
 # valgrind, pkg-config, g++, python3, Open MPI, hwloc, ThreadSanitizer's
 # runtime, OpenPMIx's examples, tools and Python bindings, procps and
-# iproute2 (the drivers' pgrep and ip). Slurm comes with
+# iproute2 (the drivers' pgrep and ip), groff (the manual pages). Slurm comes with
 # tools/install-slurm.sh (its test driver), the Debian 13 root with
 # tools/install-debian13.sh. apt's output goes to
 # ${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-deps.log; a failure names the
@@ -23,6 +23,8 @@ command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 command -v bc >/dev/null 2>&1 || missing="$missing bc"
 command -v pgrep >/dev/null 2>&1 || missing="$missing procps"
 command -v ip >/dev/null 2>&1 || missing="$missing iproute2"
+# groff renders the manual pages (step man-pages checks they render cleanly)
+command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 [ -e /usr/include/hwloc.h ] || missing="$missing libhwloc-dev"
 # ThreadSanitizer's runtime (the concurrency stress test under it)
 [ -e /usr/lib/x86_64-linux-gnu/libtsan.so.2 ] || missing="$missing libtsan2"

@@ -162,7 +162,7 @@ LIMIT=45 RETRY_HANGS=0
 mixed_case rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
     "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_basic_refh" 4
 # The same in the fully described buffer form (both the ranks' requests and
-# the server's answers carry types; see README, "under OpenPMIx servers").
+# the server's answers carry types; see docs/compatibility.md, "rpmix programs under OpenPMIx servers").
 mixed_case rm/client_basic-described 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
     "$RB/rm_simple_refh" -n 4 env PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC "$W/run-@LIB@" "$RB/client_basic_refh" 4
 # Credentials: rm_simple's get/validate upcalls (a toy scheme), reached

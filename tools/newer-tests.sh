@@ -301,7 +301,7 @@ prte_case pubsub 0 1 '^pubsub ok \(both\)' pubsub both pubsub-prte
 prte_case abort 3 0 'never' abort
 # MPI_Comm_spawn: PRRTE does not hand mpirun's -x to the spawned job, so the
 # children would run on OpenPMIx 5.0.7, and prterun then dies of SIGSEGV in
-# the connect (its bug, README "under OpenPMIx servers"); the parents pass
+# the connect (its bug, docs/compatibility.md, "Open MPI 5 and PRRTE"); the parents pass
 # the library on with the PMIX_ENVAR spawn key (spawn.c's SPAWN_CHILD_ENV).
 # Loopback for the TCP BTL as under pmixrun above.
 PRTE_OPTS="--mca btl_tcp_if_include lo" PRTE_RPMIX_OPTS="-x SPAWN_CHILD_ENV=LD_LIBRARY_PATH=/opt/rpmix/lib" \

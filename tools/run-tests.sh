@@ -139,10 +139,13 @@ t_strings() {
 t_badinput() { build_ours test_badinput && with_ours $VALGRIND "$BIN/test_badinput_ours"; }
 t_stubs() { build_ours test_stubs && with_ours "$BIN/test_stubs_ours"; }
 t_status_table() { python3 tools/status-table.py check; }
+# The manual pages against --help, both ways, and rendered without a warning.
+t_man_pages() { python3 tools/man-check.py "$LIBDIR"; }
 t_install() {
     local p="$B/prefix"
     rm -rf "$p" && make -s install PREFIX="$p" >/dev/null &&
     [ -f "$p/lib/libpmix.so.2" ] && [ -L "$p/lib/libpmix.so" ] && [ -f "$p/include/pmix.h" ] &&
+    [ -f "$p/share/man/man1/pmixrun.1" ] && [ -f "$p/share/man/man1/pmixctl.1" ] &&
     flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs pmix) &&
     echo "pkg-config: $flags" &&
     cc -std=c99 -o "$B/pc_demo" c-tests/demo_data.c $flags &&
@@ -180,7 +183,7 @@ t_rm_abort() {
 }
 t_rm_missing() {
     # The same cases on both libraries, answers and timings compared. One
-    # difference on purpose (README): a key of one's own rank that was never
+    # difference on purpose (docs/differences.md): a key of one's own rank that was never
     # put answers NOT_FOUND at once on rpmix (OpenPMIx waits for a commit of
     # the caller's own, then TIMEOUT).
     build_mp || return 1
@@ -279,7 +282,7 @@ t_callbacks() {
     # _nb callbacks never run inside the call, fire once on success and never
     # on an error; a blocking Register_event_handler returns the reference.
     # A singleton (no server) on both libraries: rpmix must print "ok" for
-    # every call; OpenPMIx 4.2.2 runs some callbacks inline (README).
+    # every call; OpenPMIx 4.2.2 runs some callbacks inline (docs/differences.md).
     build_ref client_callbacks || return 1
     env -i PATH="$PATH" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_openpmix.txt" 2>&1 || { echo "OpenPMIx run failed"; cat "$B/callbacks_openpmix.txt"; return 1; }
     env -i PATH="$PATH" LD_LIBRARY_PATH="$LIBDIR" timeout 60 "$BIN/client_callbacks_ref" >"$B/callbacks_rpmix.txt" 2>&1 || { echo "rpmix run failed"; cat "$B/callbacks_rpmix.txt"; return 1; }
@@ -599,6 +602,61 @@ t_pmixctl() {
     echo "via-tool" | "$C" --pid $pid stdin || { kill $pid; return 1; }
     wait $pid
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
+    t_pmixctl_info
+}
+t_pmixctl_info() {
+    # pmixctl info: the library's own version, this machine's features, and
+    # the servers of this node (a private TMPDIR: only this case's servers).
+    local C=$LIBDIR/pmixctl T out want scope p q
+    T=$(mktemp -d "$B/ctl_info.XXXXXX")
+    out=$(TMPDIR=$T "$C" info) || { echo "info failed"; return 1; }
+    want=$(python3 -c 'import ctypes, sys
+l = ctypes.CDLL(sys.argv[1]); l.PMIx_Get_version.restype = ctypes.c_char_p
+print(l.PMIx_Get_version().decode())' "$LIB") || return 1
+    [ "$(sed -n 's/^version: *//p' <<<"$out")" = "$want" ] || { echo "info version differs from PMIx_Get_version ($want):"; echo "$out"; return 1; }
+    [ "$(sed -n 's/^library: *//p' <<<"$out")" = "$(cd "$LIBDIR" && pwd -P)/libpmix.so.2" ] || { echo "info library:"; echo "$out"; return 1; }
+    grep -q '^ABI: *OpenPMIx 4.2.2 ' <<<"$out" || { echo "info ABI:"; echo "$out"; return 1; }
+    grep -q "^ABI additions: *the $(grep -cv '^#' tools/exports-newer.txt) functions OpenPMIx 4.2.3 to 5.0.9" <<<"$out" || { echo "info ABI additions:"; echo "$out"; return 1; }
+    if ldconfig -p | grep -q 'libhwloc\.so\.15 '; then want=yes; else want=no; fi
+    grep -q "^hwloc: *$want" <<<"$out" || { echo "info hwloc (want $want):"; echo "$out"; return 1; }
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)
+    if [ -n "$scope" ]; then
+        grep -q "^stop on exec: .*(Yama ptrace_scope $scope)" <<<"$out" || { echo "info ptrace_scope (want $scope):"; echo "$out"; return 1; }
+    fi
+    # (what pmixrun's queries say: stop on exec is offered when PTRACE_TRACEME is)
+    if [ "$scope" = 3 ]; then want=no; else want=yes; fi
+    grep -q "^stop on exec: *$want" <<<"$out" || { echo "info stop on exec (want $want):"; echo "$out"; return 1; }
+    grep -q '^servers: *0$' <<<"$out" || { echo "info in an empty TMPDIR:"; echo "$out"; return 1; }
+    # a persistent pmixrun (the system server) and a job's pmixrun are listed, by pid
+    TMPDIR=$T "$PMIXRUN" --persistent & p=$!
+    TMPDIR=$T "$PMIXRUN" -n 1 sleep 30 & q=$!
+    sleep 0.8
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *2$' <<<"$out" \
+        && grep -q "^  pid $p pmixrun uid $(id -u) .*rpmix: system server, tool support" <<<"$out" \
+        && grep -q "^  pid $q pmixrun uid $(id -u) .*rpmix: tool support, namespace rpmixrun\.$q" <<<"$out" \
+        || { echo "info with two servers ($p, $q):"; echo "$out"; kill $p $q; return 1; }
+    # a server killed with SIGKILL leaves its files, which are not listed
+    kill -9 $q; wait $q 2>/dev/null
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *1$' <<<"$out" && grep -q "^  pid $p " <<<"$out" || { echo "info after SIGKILL of $q:"; echo "$out"; kill $p; return 1; }
+    # root sees another user's server too (its rendezvous files, its owner)
+    if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+        chmod 1777 "$T" && cp "$PMIXRUN" "$T/pmixrun" && chmod 755 "$T/pmixrun" || { kill $p; return 1; }
+        TMPDIR=$T runuser -u nobody -- "$T/pmixrun" -n 1 sleep 30 & q=$!
+        sleep 0.8
+        local np; np=$(pgrep -P $q -x pmixrun || echo $q)
+        out=$(TMPDIR=$T "$C" info)
+        grep -q '^servers: *2$' <<<"$out" \
+            && grep -q "^  pid $np pmixrun uid $(id -u nobody) (nobody) rpmix: tool support, namespace rpmixrun\.$np" <<<"$out" \
+            || { echo "info with a server of nobody's ($np):"; echo "$out"; kill $p; pkill -P $q; return 1; }
+        kill $np; wait $q 2>/dev/null
+    fi
+    TMPDIR=$T "$C" stop || { kill $p; return 1; }
+    wait $p
+    out=$(TMPDIR=$T "$C" info)
+    grep -q '^servers: *0$' <<<"$out" || { echo "info after stop:"; echo "$out"; return 1; }
+    rm -rf "$T"
 }
 t_jobctl() { tools/jobctl-tests.sh "$B/jobctl"; }
 t_iof() { tools/iof-tests.sh "$B/iof"; }
@@ -679,6 +737,7 @@ all_steps() {
     step bad-input-valgrind t_badinput
     step stubs-not-supported t_stubs
     step status-table t_status_table
+    step man-pages t_man_pages
     step install-pkgconfig t_install
     step rm-simple-on-openpmix t_rm_openpmix
     step rm-simple-on-rpmix t_rm_rpmix

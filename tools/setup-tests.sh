@@ -228,7 +228,7 @@ fi
 # c-tests/resources_host.c on OpenPMIx and on rpmix: the same values, but
 # one. OpenPMIx lets a registered resource replace the value a namespace
 # registered for itself (ns1's site.res.b: 7, the resource, over its own 8);
-# rpmix keeps the namespace's own value, the more specific one (README).
+# rpmix keeps the namespace's own value, the more specific one (docs/differences.md).
 if selected resources-vs-openpmix; then
     log=$B/setup-resources-vs-openpmix.log why=""
     printf '%s\n' "ns1 site.res.a one" "ns1 site.res.b 8" "ns1 site.res.c three" \

@@ -17,6 +17,22 @@ usage: pmixctl [--pid PID | --uri URI | --file F | --system] [--nspace NS] COMMA
 Attach to a running PMIx server (pmixrun, or any server with tool support)
 and act on one of its jobs (default: the first it lists).
 
+Where to attach (default: the server this process's environment names,
+else the node's system server, else the one server of this user on the
+node; run and stop: the system server):
+  --pid PID                   the server of process PID
+  --uri URI                   the server at URI
+  --file F                    the server whose contact the file F holds
+  --system                    the node's system server (pmixrun --persistent)
+
+Options:
+  --nspace NS                 the job (default: the first the server lists)
+  --rank R                    one rank (default: all)
+  -f, --follow                output: until every rank closed the stream
+  --stderr                    output: the ranks' stderr, not their stdout
+  --timeout S                 checkpoint, run: wait at most S seconds
+  -h, --help                  this text
+
 Commands:
   ps                          list the jobs and their sizes
   pause | resume | kill | terminate [--rank R]
@@ -44,6 +60,10 @@ Commands:
                               terminal). The job outlives this command unless
                               --end-with-tool (PMIX_SPAWN_CHILD_SEP false)
   stop                        ask the server (pmixrun) to stop
+  info                        what this installation is and can do here
+                              (version, ABI, hwloc, stop on exec, OpenPMIx
+                              peers) and the PMIx servers this user can see
+                              on this node (needs no server)
 
 Exit code 0 on success; the PMIx status name is printed on failure.";
 
@@ -248,6 +268,214 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+/// `pmixctl info`: what this installation is and what it can do here, and
+/// the PMIx servers this user can see on this node (as OpenPMIx's
+/// `pmix_info` and `pps` report). Needs no server.
+mod info {
+    use std::collections::BTreeMap;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::{Path, PathBuf};
+
+    /// The functions newer OpenPMIx releases export, which the library exports too.
+    const NEWER: &str = include_str!("../../tools/exports-newer.txt");
+
+    /// The installed `libpmix.so.2` beside this program (`target/release`)
+    /// or under its prefix (`<prefix>/bin/pmixctl`, `<prefix>/lib`).
+    fn library() -> Option<PathBuf> {
+        let exe = std::fs::canonicalize("/proc/self/exe").ok()?;
+        let dir = exe.parent()?;
+        [dir.to_path_buf(), dir.join("../lib")].into_iter().filter_map(|d| std::fs::canonicalize(d).ok()).map(|d| d.join("libpmix.so.2")).find(|p| p.exists())
+    }
+
+    /// libhwloc, as the library opens it on first use: its API version.
+    fn hwloc() -> Result<String, String> {
+        let lib = pmix::hwlib::library();
+        if lib.is_null() {
+            return Err("no: libhwloc.so.15 cannot be opened (install libhwloc15); PMIx_Load_topology, device distances and hwloc topologies as values answer PMIX_ERR_NOT_SUPPORTED; CPU sets and locality strings work without it".into());
+        }
+        // SAFETY: hwloc 2's `unsigned hwloc_get_api_version(void)`.
+        let v = unsafe { pmix::hwlib::symbol::<unsafe extern "C" fn() -> core::ffi::c_uint>(lib, c"hwloc_get_api_version") };
+        match v {
+            Some(f) => {
+                // SAFETY: takes nothing, returns a number.
+                let v = unsafe { f() };
+                Ok(format!("yes: libhwloc.so.15, API {}.{}.{} (PMIx_Load_topology, device distances, hwloc topologies as values)", v >> 16, (v >> 8) & 0xff, v & 0xff))
+            }
+            None => Err("no: libhwloc.so.15 lacks the hwloc 2 API".into()),
+        }
+    }
+
+    /// Whether a child of this process may ask to be traced (what
+    /// `pmixrun` tries at start before offering stop on exec), and Yama's
+    /// ptrace_scope.
+    fn ptrace() -> (bool, String) {
+        // SAFETY: no other thread runs yet; the child only calls the
+        // async-signal-safe ptrace and _exit.
+        let ok = match unsafe { libc::fork() } {
+            0 => {
+                // SAFETY: PTRACE_TRACEME takes no pointer arguments.
+                let ok = unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } == 0;
+                // SAFETY: leaves the child at once.
+                unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+            }
+            -1 => false,
+            pid => {
+                let mut status = 0;
+                // SAFETY: waits for the child forked above.
+                let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+                r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+            }
+        };
+        let yama = match std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope") {
+            Ok(s) => format!("Yama ptrace_scope {}", s.trim()),
+            Err(_) => "no Yama".to_string(),
+        };
+        (ok, yama)
+    }
+
+    /// One server seen on this node.
+    #[derive(Default)]
+    struct Server {
+        pid: u32,
+        program: String,
+        uid: Option<u32>,
+        library: &'static str,
+        roles: Vec<String>,
+        contact: String,
+        files: Vec<String>,
+    }
+
+    fn program(pid: u32) -> String {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into())
+    }
+
+    /// A rendezvous file's role by its name, for host `host`.
+    fn role(name: &str, host: &str) -> Option<String> {
+        if name == format!("pmix.sys.{host}") {
+            Some("system server".into())
+        } else if name == format!("pmix.sched.{host}") {
+            Some("scheduler".into())
+        } else if name == format!("pmix.sysctrlr.{host}") {
+            Some("system controller".into())
+        } else if name == format!("pmix.{host}.tool") {
+            Some("session server".into())
+        } else {
+            let rest = name.strip_prefix(&format!("pmix.{host}.tool."))?;
+            Some(if rest.bytes().all(|b| b.is_ascii_digit()) { "tool support".into() } else { format!("namespace {rest}") })
+        }
+    }
+
+    /// Rendezvous files in `dir` and up to `depth` levels below it (where
+    /// OpenPMIx-based launchers such as PRRTE write theirs), never through
+    /// a symlink, owned by this user or root (for root: anyone); and
+    /// rpmix's session directories directly in it.
+    fn scan(dir: &Path, depth: usize, host: &str, budget: &mut usize, out: &mut BTreeMap<u32, Server>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let me = nix::unistd::geteuid().as_raw();
+        for e in entries.flatten() {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            let path = e.path();
+            let Ok(md) = std::fs::symlink_metadata(&path) else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            if md.file_type().is_dir() {
+                // rpmix's session directory of a live server (its lock held)
+                if let Some(pid) = name.strip_prefix(&format!("rpmix.{host}.")).and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()) {
+                    if path.join("server.sock").exists() && !lock_free(&path.join("lock")) {
+                        let s = out.entry(pid).or_insert_with(|| Server { pid, library: "rpmix", ..Default::default() });
+                        s.uid.get_or_insert(md.uid());
+                        if s.contact.is_empty() {
+                            s.contact = path.join("server.sock").display().to_string();
+                        }
+                        s.files.push(path.display().to_string());
+                    }
+                } else if depth > 0 {
+                    scan(&path, depth - 1, host, budget, out);
+                }
+                continue;
+            }
+            // (root sees every user's; others their own and root's)
+            if !md.file_type().is_file() || (me != 0 && md.uid() != me && md.uid() != 0) {
+                continue;
+            }
+            let Some(role) = role(&name, host) else { continue };
+            if !pmix::rendezvous::occupied(&path) {
+                continue; // left by a server that is gone
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let lines: Vec<&str> = text.lines().collect();
+            let Some(pid) = lines.get(2).and_then(|l| l.trim().parse::<u32>().ok()) else { continue };
+            let ours = lines.get(4) == Some(&"rpmix-flock");
+            let s = out.entry(pid).or_insert_with(|| Server { pid, ..Default::default() });
+            s.library = if ours { "rpmix" } else { "OpenPMIx" };
+            s.uid = Some(md.uid());
+            if !s.roles.contains(&role) {
+                s.roles.push(role);
+            }
+            let own = lines.iter().find_map(|l| l.strip_prefix("rpmix-contact ")).or(lines.first().copied()).unwrap_or_default();
+            s.contact = own.to_string();
+            s.files.push(path.display().to_string());
+        }
+    }
+
+    fn lock_free(path: &Path) -> bool {
+        use nix::fcntl::{Flock, FlockArg, OFlag};
+        let Ok(fd) = nix::fcntl::open(path, OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC, nix::sys::stat::Mode::empty()) else { return false };
+        let free: Result<Flock<std::os::fd::OwnedFd>, _> = Flock::lock(fd, FlockArg::LockExclusiveNonblock);
+        free.is_ok()
+    }
+
+    /// Print the report.
+    pub fn print() {
+        let version = pmix::strings::VERSION.to_string_lossy();
+        let newer = NEWER.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
+        let (ptrace_ok, yama) = ptrace();
+        let hwloc = hwloc().unwrap_or_else(|e| e);
+        let host = pmix::rendezvous::hostname();
+        let lib = library().map(|p| p.display().to_string()).unwrap_or_else(|| "(not beside this program: pmixctl has the library built in)".into());
+        let stmp = pmix::rendezvous::server_tmpdir(&[]);
+        let systmp = pmix::rendezvous::system_tmpdir(&[]);
+        let mut out = BTreeMap::new();
+        let mut budget = 20_000;
+        scan(Path::new(&systmp), 3, &host, &mut budget, &mut out);
+        if stmp != systmp {
+            scan(Path::new(&stmp), 0, &host, &mut budget, &mut out);
+        }
+        let row = |k: &str, v: &str| println!("{:<18}{v}", format!("{k}:"));
+        row("version", &version);
+        row("package", &format!("rpmix {}", env!("CARGO_PKG_VERSION")));
+        row("library", &lib);
+        row("ABI", "OpenPMIx 4.2.2 (SONAME libpmix.so.2; its 141 PMIx_* functions, headers and pmix.pc version 4.2.2)");
+        row("ABI additions", &format!("the {newer} functions OpenPMIx 4.2.3 to 5.0.9 add (binaries built against OpenPMIx 5.0's headers) and pmix_framework_names (Open MPI 5)"));
+        row("protocol", &format!("rpmix's own over Unix sockets; OpenPMIx's {} (v41, tcp4) for OpenPMIx peers", pmix::ptl::SPOKEN_VERSION));
+        row("hwloc", &hwloc);
+        row("stop on exec", &format!("{}: PTRACE_TRACEME {} ({yama})", if ptrace_ok { "yes" } else { "no" }, if ptrace_ok { "permitted" } else { "refused" }));
+        row("OpenPMIx peers", "yes: OpenPMIx 4.1 and later (tested: 4.2.2, 5.0.7) clients and tools under rpmix servers; rpmix clients and tools under their servers");
+        row("compression", "DEFLATE (built in)");
+        row("host", &host);
+        row("server tmpdir", &stmp);
+        row("system tmpdir", &systmp);
+        row("servers", &out.len().to_string());
+        for s in out.values_mut() {
+            s.program = program(s.pid);
+            let uid = match s.uid {
+                Some(u) => match nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(u)) {
+                    Ok(Some(user)) => format!("{u} ({})", user.name),
+                    _ => u.to_string(),
+                },
+                None => "?".into(),
+            };
+            // (the node-wide roles first)
+            s.roles.sort_by_key(|r| (!matches!(r.as_str(), "system server" | "scheduler" | "system controller" | "session server"), r.starts_with("namespace")));
+            let roles = if s.roles.is_empty() { "no tool support".to_string() } else { s.roles.join(", ") };
+            println!("  pid {} {} uid {} {}: {}", s.pid, s.program, uid, s.library, roles);
+            println!("    contact {}", s.contact);
+        }
+    }
+}
+
 static LAST_DATA: AtomicU64 = AtomicU64::new(0);
 
 fn now_ms() -> u64 {
@@ -334,6 +562,11 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
     }
     let timeout = asked_timeout.unwrap_or(60);
     let Some(verb) = cmd.first().cloned() else { return Err("no command (pmixctl --help)".into()) };
+    if verb == "info" {
+        // (no server needed)
+        info::print();
+        return Ok(());
+    }
     if infos.is_empty() && (verb == "run" || verb == "stop") {
         // (a persistent launcher is the node's system server)
         infos.push(Info::new("pmix.cnct.sys", Value::boolean(true)));
