@@ -508,6 +508,15 @@ impl AttributeNames {
     }
 }
 
+/// Bytes as lowercase hex, two digits each (debug output).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -741,3 +750,4 @@ mod tests {
         }
     }
 }
+

@@ -539,7 +539,9 @@ pub fn for_openpmix(mut req: Request, described: bool, me: &Proc, server_major: 
         }
         _ => Shape::Status,
     };
-    let bytes = msg::v41::encode(&req, msg::v41::Form { described, server_major })?;
+    // SAFETY: geteuid cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let bytes = msg::v41::encode(&req, msg::v41::Form { described, server_major, uid })?;
     Ok((bytes, shape))
 }
 

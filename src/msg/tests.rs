@@ -113,7 +113,7 @@ fn every_request_round_trips_in_rpmix_form() {
 fn every_openpmix_command_round_trips() {
     let me = Proc::new("job.1", 3);
     for described in [false, true] {
-        let form = Form { described, server_major: 4 };
+        let form = Form { described, server_major: 4, uid: 0 };
         let mut carried = 0;
         for req in every_request() {
             let Ok(bytes) = v41::encode(&req, form) else {
@@ -135,8 +135,8 @@ fn every_openpmix_command_round_trips() {
 #[test]
 fn group_destruct_names_members_only_to_openpmix_5() {
     let req = Request::Group(Group { op: GroupOp::Destruct, name: "g".into(), procs: procs(), directives: Vec::new() });
-    let v4 = v41::encode(&req, Form { described: false, server_major: 4 }).unwrap();
-    let v5 = v41::encode(&req, Form { described: false, server_major: 5 }).unwrap();
+    let v4 = v41::encode(&req, Form { described: false, server_major: 4, uid: 0 }).unwrap();
+    let v5 = v41::encode(&req, Form { described: false, server_major: 5, uid: 0 }).unwrap();
     assert!(v5.len() > v4.len());
     let Ok(Incoming::Request(Request::Group(Group { procs, .. }))) = v41::decode(&v4, false, &Proc::new("x", 0)) else { panic!() };
     assert!(procs.is_empty());
@@ -180,4 +180,28 @@ fn hellos_round_trip() {
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
     let t = ToolHello { protocol: 3, chosen: None };
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
+}
+
+/// OpenPMIx 4.2.2's clients' own requests (tools/capture-v41.sh, run as
+/// root: publications carry uid 0): each one
+/// rpmix reads gives back, encoded again, the very bytes OpenPMIx wrote.
+#[test]
+fn openpmix_requests_byte_for_byte() {
+    let who = Proc::new("captured", 0);
+    let mut commands = std::collections::BTreeSet::new();
+    for line in include_str!("captures.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let (form, hex) = line.split_once(' ').unwrap();
+        let described = form == "true";
+        let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+        match v41::decode(&bytes, described, &who) {
+            Ok(Incoming::JobData) => {}
+            Ok(Incoming::Request(req)) => {
+                let again = v41::encode(&req, Form { described, server_major: 4, uid: 0 }).unwrap();
+                assert_eq!(crate::strings::hex(&again), hex, "{} differs from OpenPMIx's", req.name());
+                commands.insert(req.name());
+            }
+            Err(st) => panic!("OpenPMIx's request {hex} does not decode: {st}"),
+        }
+    }
+    assert!(commands.len() >= 15, "captures of {commands:?}");
 }

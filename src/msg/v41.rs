@@ -10,7 +10,7 @@
 //!   GLOBAL is in both;
 //! - a notification names no source: the server takes the sender;
 //! - a Get's key is a NULL string when everything is asked for;
-//! - publications carry the requester's uid (the server takes the kernel's);
+//! - publications carry the requester's uid (rpmix's server takes the kernel's);
 //! - the end of pushed input is an empty byte object, or
 //!   PMIX_IOF_COMPLETE;
 //! - a group's destruction names its members only to OpenPMIx 5 servers;
@@ -39,6 +39,9 @@ pub struct Form {
     pub described: bool,
     /// The server's OpenPMIx major version.
     pub server_major: u32,
+    /// The requester's effective uid (publications carry it; OpenPMIx's
+    /// server takes it, rpmix's takes the kernel's).
+    pub uid: u32,
 }
 
 /// Whether OpenPMIx's server answers the request (all but deregistrations).
@@ -107,13 +110,13 @@ pub fn encode(req: &Request, form: Form) -> Res<Vec<u8>> {
         }
         Request::Publish { info } => {
             let mut m = m(cmd::PUBLISHNB);
-            m.u32(euid());
+            m.u32(form.uid);
             m.infos(info)?;
             m
         }
         Request::Lookup { keys, info } | Request::Unpublish { keys, info } => {
             let mut m = m(if matches!(req, Request::Lookup { .. }) { cmd::LOOKUPNB } else { cmd::UNPUBLISHNB });
-            m.u32(euid());
+            m.u32(form.uid);
             m.size(keys.len());
             for k in keys {
                 m.string(Some(k))?;
@@ -395,7 +398,9 @@ pub fn decode(body: &[u8], described: bool, who: &Proc) -> Res<Incoming> {
 }
 
 /// A commit's (scope, buffer of kvals) pairs to the end, as scoped puts: a
-/// key in both the local and the remote buffer was put GLOBAL.
+/// key in both the local and the remote buffer was put GLOBAL. The puts keep
+/// the order of both buffers (each buffer holds its keys in the order they
+/// were put), so that they encode again to the same bytes.
 fn commit_puts(r: &mut Reader<'_>, described: bool) -> Res<Vec<(pmix_scope_t, Info)>> {
     let mut local: Vec<Info> = Vec::new();
     let mut remote: Vec<Info> = Vec::new();
@@ -408,22 +413,18 @@ fn commit_puts(r: &mut Reader<'_>, described: bool) -> Res<Vec<(pmix_scope_t, In
             _ => local.extend(kvals),
         }
     }
+    let mut remote: std::collections::VecDeque<Info> = remote.into();
     let mut puts = Vec::new();
     for i in local {
-        match remote.iter().position(|x| x.key() == i.key()) {
-            Some(at) => {
-                remote.remove(at);
-                puts.push((PMIX_GLOBAL, i));
-            }
-            None => puts.push((PMIX_LOCAL, i)),
-        }
+        let Some(at) = remote.iter().position(|x| x.key() == i.key()) else {
+            puts.push((PMIX_LOCAL, i));
+            continue;
+        };
+        // What was put for remote peers alone before this global key.
+        puts.extend(remote.drain(..at).map(|x| (PMIX_REMOTE, x)));
+        remote.pop_front();
+        puts.push((PMIX_GLOBAL, i));
     }
-    puts.extend(remote.into_iter().map(|i| (PMIX_REMOTE, i)));
+    puts.extend(remote.into_iter().map(|x| (PMIX_REMOTE, x)));
     Ok(puts)
-}
-
-/// This process's effective uid (publications carry it).
-fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() }
 }

@@ -328,6 +328,9 @@ impl ServerRole {
         if req == ptl::TAG_HEARTBEAT {
             return self.serve(net, conn, 0, who.clone(), Request::Heartbeat);
         }
+        // (each request's bytes, at the level above every other: how the
+        // codec's test captures of OpenPMIx's own requests are taken)
+        crate::pmix_debug!(9, "OpenPMIx request from {who}: described {} bytes {}", link.described(), crate::strings::hex(body));
         let request = match msg::v41::decode(body, link.described(), who) {
             Ok(msg::v41::Incoming::Request(r)) => r,
             Ok(msg::v41::Incoming::JobData) => {
