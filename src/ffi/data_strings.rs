@@ -1,0 +1,578 @@
+//! Printable forms and names (`pmix.h`): status, state, scope, type and
+//! attribute strings, infos and values as text; OpenPMIx 5's error codes by
+//! name, proc and app strings; and `pmix_framework_names`, the one data
+//! symbol (not a function) Open MPI 5 reads.
+#![allow(non_snake_case, unused_variables)]
+
+use core::ffi::c_char;
+use core::ptr;
+
+use crate::abi::*;
+use crate::cmem;
+use crate::ffi::boundary::slice;
+use super::data_names::fixed_bytes;
+
+/// Name the status code `status` (unknown codes get a fixed "not found" text).
+///
+/// Returns a static string the caller must not free.
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
+    entry!("PMIx_Error_string", { crate::strings::error_string(status).as_ptr() })
+}
+
+/// Name the process state `state`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Proc_state_string(state: pmix_proc_state_t) -> *const c_char {
+    entry!("PMIx_Proc_state_string", { crate::strings::proc_state_string(state).as_ptr() })
+}
+
+/// Name the data scope `scope`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Scope_string(scope: pmix_scope_t) -> *const c_char {
+    entry!("PMIx_Scope_string", { crate::strings::scope_string(scope).as_ptr() })
+}
+
+/// Name the persistence `persist`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Persistence_string(persist: pmix_persistence_t) -> *const c_char {
+    entry!("PMIx_Persistence_string", { crate::strings::persistence_string(persist).as_ptr() })
+}
+
+/// Name the data range `range`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_range_string(range: pmix_data_range_t) -> *const c_char {
+    entry!("PMIx_Data_range_string", { crate::strings::data_range_string(range).as_ptr() })
+}
+
+/// Name the data type `type_`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *const c_char {
+    entry!("PMIx_Data_type_string", { crate::strings::data_type_string(type_).as_ptr() })
+}
+
+/// Name the allocation directive `directive`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Alloc_directive_string(directive: pmix_alloc_directive_t) -> *const c_char {
+    entry!("PMIx_Alloc_directive_string", { crate::strings::alloc_directive_string(directive).as_ptr() })
+}
+
+/// Name the IO-forwarding channel set `channel`.
+///
+/// Returns a static string the caller must not free.
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_IOF_channel_string(channel: pmix_iof_channel_t) -> *const c_char {
+    entry!("PMIx_IOF_channel_string", { crate::strings::iof_channel_string(channel).as_ptr() })
+}
+
+/// Name the job state `state`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Job_state_string(state: pmix_job_state_t) -> *const c_char {
+    entry!("PMIx_Job_state_string", { crate::strings::job_state_string(state).as_ptr() })
+}
+
+/// Map an attribute's macro name (e.g. "PMIX_JOB_SIZE") to its key string
+/// ("pmix.job.size").
+///
+/// Returns a static string the caller must not free, or NULL for a NULL or unknown name.
+///
+/// # Safety
+/// `attribute` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
+    entry!("PMIx_Get_attribute_string", {
+        match crate::cmem::cstr_bytes(attribute) {
+            Some(name) => crate::strings::attribute_string(name).map_or(core::ptr::null(), |s| s.as_ptr()),
+            None => core::ptr::null(),
+        }
+    })
+}
+
+/// Map an attribute key string (e.g. "pmix.job.size") to its macro name ("PMIX_JOB_SIZE").
+///
+/// Returns a static string the caller must not free, or NULL for a NULL or unknown key.
+///
+/// # Safety
+/// `attrstring` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
+    entry!("PMIx_Get_attribute_name", {
+        match crate::cmem::cstr_bytes(attrstring) {
+            Some(key) => crate::strings::attribute_name(key).map_or(core::ptr::null(), |s| s.as_ptr()),
+            None => core::ptr::null(),
+        }
+    })
+}
+
+/// Name the link state `state`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Link_state_string(state: pmix_link_state_t) -> *const c_char {
+    entry!("PMIx_Link_state_string", { crate::strings::link_state_string(state).as_ptr() })
+}
+
+/// Name the device type `type_`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Device_type_string(type_: pmix_device_type_t) -> *const c_char {
+    entry!("PMIx_Device_type_string", { crate::strings::device_type_string(type_).as_ptr() })
+}
+
+/// Name the value comparison result `cmp`.
+///
+/// Returns a static string the caller must not free (unknown values get a generic text).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Value_comparison_string(cmp: pmix_value_cmp_t) -> *const c_char {
+    entry!("PMIx_Value_comparison_string", { crate::strings::value_comparison_string(cmp).as_ptr() })
+}
+
+/// Render `info` (key, directives, value) as readable text.
+///
+/// Returns a malloc'd string the caller frees, or NULL for a NULL `info` or when out of
+/// memory.
+///
+/// # Safety
+/// `info` is NULL or a valid info.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
+    entry!("PMIx_Info_string", {
+        match info.as_ref() {
+            Some(i) => crate::cmem::strdup_bytes(crate::data::print::info_text(i).as_bytes()),
+            None => core::ptr::null_mut(),
+        }
+    })
+}
+
+/// Render `value` (type and contents) as readable text.
+///
+/// Returns a malloc'd string the caller frees, or NULL for a NULL `value` or when out of
+/// memory.
+///
+/// # Safety
+/// `value` is NULL or a valid value.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
+    entry!("PMIx_Value_string", {
+        match value.as_ref() {
+            Some(v) => crate::cmem::strdup_bytes(crate::data::print::value_text(v).as_bytes()),
+            None => core::ptr::null_mut(),
+        }
+    })
+}
+
+/// Spell out the info directive flags in `directives` (e.g. "REQUIRED:PROCESSED").
+///
+/// Returns a malloc'd string the caller frees (NULL only when out of memory).
+///
+/// # Safety
+/// No pointer arguments: always sound to call.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_directives_string(directives: pmix_info_directives_t) -> *mut c_char {
+    entry!("PMIx_Info_directives_string", {
+        crate::cmem::strdup_bytes(crate::strings::info_directives_string(directives).to_bytes())
+    })
+}
+
+/// The names OpenPMIx 5's PMIx_Error_code knows, in its order (first match wins): the
+/// error and event constants of its pmix_common.h, pmix_deprecated.h and internal
+/// pmix_error.h, as listed by its `pmix_event_strings` table (v5.0.7).
+const STATUS_NAMES: &[(&str, pmix_status_t)] = &[
+    ("PMIX_SUCCESS", PMIX_SUCCESS),
+    ("PMIX_ERROR", PMIX_ERROR),
+    ("PMIX_ERR_PROC_RESTART", PMIX_ERR_PROC_RESTART),
+    ("PMIX_ERR_PROC_CHECKPOINT", PMIX_ERR_PROC_CHECKPOINT),
+    ("PMIX_ERR_PROC_MIGRATE", PMIX_ERR_PROC_MIGRATE),
+    ("PMIX_ERR_EXISTS", PMIX_ERR_EXISTS),
+    ("PMIX_ERR_INVALID_CRED", PMIX_ERR_INVALID_CRED),
+    ("PMIX_ERR_WOULD_BLOCK", PMIX_ERR_WOULD_BLOCK),
+    ("PMIX_ERR_UNKNOWN_DATA_TYPE", PMIX_ERR_UNKNOWN_DATA_TYPE),
+    ("PMIX_ERR_TYPE_MISMATCH", PMIX_ERR_TYPE_MISMATCH),
+    ("PMIX_ERR_UNPACK_INADEQUATE_SPACE", PMIX_ERR_UNPACK_INADEQUATE_SPACE),
+    ("PMIX_ERR_UNPACK_FAILURE", PMIX_ERR_UNPACK_FAILURE),
+    ("PMIX_ERR_PACK_FAILURE", PMIX_ERR_PACK_FAILURE),
+    ("PMIX_ERR_NO_PERMISSIONS", PMIX_ERR_NO_PERMISSIONS),
+    ("PMIX_ERR_TIMEOUT", PMIX_ERR_TIMEOUT),
+    ("PMIX_ERR_UNREACH", PMIX_ERR_UNREACH),
+    ("PMIX_ERR_BAD_PARAM", PMIX_ERR_BAD_PARAM),
+    ("PMIX_ERR_RESOURCE_BUSY", PMIX_ERR_RESOURCE_BUSY),
+    ("PMIX_ERR_OUT_OF_RESOURCE", PMIX_ERR_OUT_OF_RESOURCE),
+    ("PMIX_ERR_INIT", PMIX_ERR_INIT),
+    ("PMIX_ERR_NOMEM", PMIX_ERR_NOMEM),
+    ("PMIX_ERR_NOT_FOUND", PMIX_ERR_NOT_FOUND),
+    ("PMIX_ERR_NOT_SUPPORTED", PMIX_ERR_NOT_SUPPORTED),
+    ("PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED", PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED),
+    ("PMIX_ERR_COMM_FAILURE", PMIX_ERR_COMM_FAILURE),
+    ("PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER", PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER),
+    ("PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES", PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES),
+    ("PMIX_ERR_PARTIAL_SUCCESS", PMIX_ERR_PARTIAL_SUCCESS),
+    ("PMIX_ERR_DUPLICATE_KEY", PMIX_ERR_DUPLICATE_KEY),
+    ("PMIX_ERR_EMPTY", PMIX_ERR_EMPTY),
+    ("PMIX_ERR_LOST_CONNECTION", PMIX_ERR_LOST_CONNECTION),
+    ("PMIX_ERR_EXISTS_OUTSIDE_SCOPE", PMIX_ERR_EXISTS_OUTSIDE_SCOPE),
+    ("PMIX_PROCESS_SET_DEFINE", PMIX_PROCESS_SET_DEFINE),
+    ("PMIX_PROCESS_SET_DELETE", PMIX_PROCESS_SET_DELETE),
+    ("PMIX_DEBUGGER_RELEASE", PMIX_DEBUGGER_RELEASE),
+    ("PMIX_READY_FOR_DEBUG", PMIX_READY_FOR_DEBUG),
+    ("PMIX_QUERY_PARTIAL_SUCCESS", PMIX_QUERY_PARTIAL_SUCCESS),
+    ("PMIX_JCTRL_CHECKPOINT", PMIX_JCTRL_CHECKPOINT),
+    ("PMIX_JCTRL_CHECKPOINT_COMPLETE", PMIX_JCTRL_CHECKPOINT_COMPLETE),
+    ("PMIX_JCTRL_PREEMPT_ALERT", PMIX_JCTRL_PREEMPT_ALERT),
+    ("PMIX_MONITOR_HEARTBEAT_ALERT", PMIX_MONITOR_HEARTBEAT_ALERT),
+    ("PMIX_MONITOR_FILE_ALERT", PMIX_MONITOR_FILE_ALERT),
+    ("PMIX_PROC_TERMINATED", PMIX_PROC_TERMINATED),
+    ("PMIX_ERR_EVENT_REGISTRATION", PMIX_ERR_EVENT_REGISTRATION),
+    ("PMIX_MODEL_DECLARED", PMIX_MODEL_DECLARED),
+    ("PMIX_MODEL_RESOURCES", PMIX_MODEL_RESOURCES),
+    ("PMIX_OPENMP_PARALLEL_ENTERED", PMIX_OPENMP_PARALLEL_ENTERED),
+    ("PMIX_OPENMP_PARALLEL_EXITED", PMIX_OPENMP_PARALLEL_EXITED),
+    ("PMIX_LAUNCHER_READY", PMIX_LAUNCHER_READY),
+    ("PMIX_OPERATION_IN_PROGRESS", PMIX_OPERATION_IN_PROGRESS),
+    ("PMIX_OPERATION_SUCCEEDED", PMIX_OPERATION_SUCCEEDED),
+    ("PMIX_ERR_INVALID_OPERATION", PMIX_ERR_INVALID_OPERATION),
+    ("PMIX_GROUP_INVITED", PMIX_GROUP_INVITED),
+    ("PMIX_GROUP_LEFT", PMIX_GROUP_LEFT),
+    ("PMIX_GROUP_INVITE_ACCEPTED", PMIX_GROUP_INVITE_ACCEPTED),
+    ("PMIX_GROUP_INVITE_DECLINED", PMIX_GROUP_INVITE_DECLINED),
+    ("PMIX_GROUP_INVITE_FAILED", PMIX_GROUP_INVITE_FAILED),
+    ("PMIX_GROUP_MEMBERSHIP_UPDATE", PMIX_GROUP_MEMBERSHIP_UPDATE),
+    ("PMIX_GROUP_CONSTRUCT_ABORT", PMIX_GROUP_CONSTRUCT_ABORT),
+    ("PMIX_GROUP_CONSTRUCT_COMPLETE", PMIX_GROUP_CONSTRUCT_COMPLETE),
+    ("PMIX_GROUP_LEADER_SELECTED", PMIX_GROUP_LEADER_SELECTED),
+    ("PMIX_GROUP_LEADER_FAILED", PMIX_GROUP_LEADER_FAILED),
+    ("PMIX_GROUP_CONTEXT_ID_ASSIGNED", PMIX_GROUP_CONTEXT_ID_ASSIGNED),
+    ("PMIX_GROUP_MEMBER_FAILED", PMIX_GROUP_MEMBER_FAILED),
+    ("PMIX_ERR_REPEAT_ATTR_REGISTRATION", PMIX_ERR_REPEAT_ATTR_REGISTRATION),
+    ("PMIX_ERR_IOF_FAILURE", PMIX_ERR_IOF_FAILURE),
+    ("PMIX_ERR_IOF_COMPLETE", PMIX_ERR_IOF_COMPLETE),
+    ("PMIX_LAUNCH_COMPLETE", PMIX_LAUNCH_COMPLETE),
+    ("PMIX_FABRIC_UPDATED", PMIX_FABRIC_UPDATED),
+    ("PMIX_FABRIC_UPDATE_PENDING", PMIX_FABRIC_UPDATE_PENDING),
+    ("PMIX_FABRIC_UPDATE_ENDPOINTS", PMIX_FABRIC_UPDATE_ENDPOINTS),
+    ("PMIX_ERR_JOB_APP_NOT_EXECUTABLE", PMIX_ERR_JOB_APP_NOT_EXECUTABLE),
+    ("PMIX_ERR_JOB_NO_EXE_SPECIFIED", PMIX_ERR_JOB_NO_EXE_SPECIFIED),
+    ("PMIX_ERR_JOB_FAILED_TO_MAP", PMIX_ERR_JOB_FAILED_TO_MAP),
+    ("PMIX_ERR_JOB_CANCELED", PMIX_ERR_JOB_CANCELED),
+    ("PMIX_ERR_JOB_FAILED_TO_LAUNCH", PMIX_ERR_JOB_FAILED_TO_LAUNCH),
+    ("PMIX_ERR_JOB_ABORTED", PMIX_ERR_JOB_ABORTED),
+    ("PMIX_ERR_JOB_KILLED_BY_CMD", PMIX_ERR_JOB_KILLED_BY_CMD),
+    ("PMIX_ERR_JOB_ABORTED_BY_SIG", PMIX_ERR_JOB_ABORTED_BY_SIG),
+    ("PMIX_ERR_JOB_TERM_WO_SYNC", PMIX_ERR_JOB_TERM_WO_SYNC),
+    ("PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED", PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED),
+    ("PMIX_ERR_JOB_NON_ZERO_TERM", PMIX_ERR_JOB_NON_ZERO_TERM),
+    ("PMIX_ERR_JOB_ALLOC_FAILED", PMIX_ERR_JOB_ALLOC_FAILED),
+    ("PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT", PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT),
+    ("PMIX_ERR_JOB_EXE_NOT_FOUND", PMIX_ERR_JOB_EXE_NOT_FOUND),
+    ("PMIX_ERR_JOB_WDIR_NOT_FOUND", PMIX_ERR_JOB_WDIR_NOT_FOUND),
+    ("PMIX_ERR_JOB_INSUFFICIENT_RESOURCES", PMIX_ERR_JOB_INSUFFICIENT_RESOURCES),
+    ("PMIX_ERR_JOB_SYS_OP_FAILED", PMIX_ERR_JOB_SYS_OP_FAILED),
+    ("PMIX_EVENT_JOB_START", PMIX_EVENT_JOB_START),
+    ("PMIX_EVENT_JOB_END", PMIX_EVENT_JOB_END),
+    ("PMIX_EVENT_SESSION_START", PMIX_EVENT_SESSION_START),
+    ("PMIX_EVENT_SESSION_END", PMIX_EVENT_SESSION_END),
+    ("PMIX_ERR_PROC_REQUESTED_ABORT", PMIX_ERR_PROC_REQUESTED_ABORT),
+    ("PMIX_ERR_PROC_TERM_WO_SYNC", PMIX_ERR_PROC_TERM_WO_SYNC),
+    ("PMIX_EVENT_PROC_TERMINATED", PMIX_EVENT_PROC_TERMINATED),
+    ("PMIX_ERR_PROC_KILLED_BY_CMD", PMIX_ERR_PROC_KILLED_BY_CMD),
+    ("PMIX_ERR_PROC_FAILED_TO_START", PMIX_ERR_PROC_FAILED_TO_START),
+    ("PMIX_ERR_PROC_ABORTED_BY_SIG", PMIX_ERR_PROC_ABORTED_BY_SIG),
+    ("PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED", PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED),
+    ("PMIX_ERR_EXIT_NONZERO_TERM", PMIX_ERR_EXIT_NONZERO_TERM),
+    ("PMIX_EVENT_SYS_BASE", PMIX_EVENT_SYS_BASE),
+    ("PMIX_EVENT_NODE_DOWN", PMIX_EVENT_NODE_DOWN),
+    ("PMIX_EVENT_NODE_OFFLINE", PMIX_EVENT_NODE_OFFLINE),
+    ("PMIX_EVENT_SYS_OTHER", PMIX_EVENT_SYS_OTHER),
+    ("PMIX_EVENT_NO_ACTION_TAKEN", PMIX_EVENT_NO_ACTION_TAKEN),
+    ("PMIX_EVENT_PARTIAL_ACTION_TAKEN", PMIX_EVENT_PARTIAL_ACTION_TAKEN),
+    ("PMIX_EVENT_ACTION_DEFERRED", PMIX_EVENT_ACTION_DEFERRED),
+    ("PMIX_EVENT_ACTION_COMPLETE", PMIX_EVENT_ACTION_COMPLETE),
+    ("PMIX_ERR_SILENT", PMIX_ERR_SILENT),
+    ("PMIX_ERR_DEBUGGER_RELEASE", PMIX_ERR_DEBUGGER_RELEASE),
+    ("PMIX_ERR_PROC_ABORTED", PMIX_ERR_PROC_ABORTED),
+    ("PMIX_ERR_PROC_ABORTING", PMIX_ERR_PROC_ABORTING),
+    ("PMIX_ERR_SERVER_FAILED_REQUEST", PMIX_ERR_SERVER_FAILED_REQUEST),
+    ("PMIX_EXISTS", PMIX_EXISTS),
+    ("PMIX_ERR_HANDSHAKE_FAILED", PMIX_ERR_HANDSHAKE_FAILED),
+    ("PMIX_ERR_READY_FOR_HANDSHAKE", PMIX_ERR_READY_FOR_HANDSHAKE),
+    ("PMIX_ERR_PROC_ENTRY_NOT_FOUND", PMIX_ERR_PROC_ENTRY_NOT_FOUND),
+    ("PMIX_ERR_PACK_MISMATCH", PMIX_ERR_PACK_MISMATCH),
+    ("PMIX_ERR_IN_ERRNO", PMIX_ERR_IN_ERRNO),
+    ("PMIX_ERR_DATA_VALUE_NOT_FOUND", PMIX_ERR_DATA_VALUE_NOT_FOUND),
+    ("PMIX_ERR_INVALID_ARG", PMIX_ERR_INVALID_ARG),
+    ("PMIX_ERR_INVALID_KEY", PMIX_ERR_INVALID_KEY),
+    ("PMIX_ERR_INVALID_KEY_LENGTH", PMIX_ERR_INVALID_KEY_LENGTH),
+    ("PMIX_ERR_INVALID_VAL", PMIX_ERR_INVALID_VAL),
+    ("PMIX_ERR_INVALID_VAL_LENGTH", PMIX_ERR_INVALID_VAL_LENGTH),
+    ("PMIX_ERR_INVALID_LENGTH", PMIX_ERR_INVALID_LENGTH),
+    ("PMIX_ERR_INVALID_NUM_ARGS", PMIX_ERR_INVALID_NUM_ARGS),
+    ("PMIX_ERR_INVALID_ARGS", PMIX_ERR_INVALID_ARGS),
+    ("PMIX_ERR_INVALID_NUM_PARSED", PMIX_ERR_INVALID_NUM_PARSED),
+    ("PMIX_ERR_INVALID_KEYVALP", PMIX_ERR_INVALID_KEYVALP),
+    ("PMIX_ERR_INVALID_SIZE", PMIX_ERR_INVALID_SIZE),
+    ("PMIX_ERR_INVALID_NAMESPACE", PMIX_ERR_INVALID_NAMESPACE),
+    ("PMIX_ERR_SERVER_NOT_AVAIL", PMIX_ERR_SERVER_NOT_AVAIL),
+    ("PMIX_ERR_NOT_IMPLEMENTED", PMIX_ERR_NOT_IMPLEMENTED),
+    ("PMIX_DEBUG_WAITING_FOR_NOTIFY", PMIX_DEBUG_WAITING_FOR_NOTIFY),
+    ("PMIX_ERR_FATAL", PMIX_ERR_FATAL),
+    ("PMIX_ERR_NOT_AVAILABLE", PMIX_ERR_NOT_AVAILABLE),
+    ("PMIX_ERR_VALUE_OUT_OF_BOUNDS", PMIX_ERR_VALUE_OUT_OF_BOUNDS),
+    ("PMIX_ERR_FILE_OPEN_FAILURE", PMIX_ERR_FILE_OPEN_FAILURE),
+    ("PMIX_ERR_FILE_READ_FAILURE", PMIX_ERR_FILE_READ_FAILURE),
+    ("PMIX_ERR_FILE_WRITE_FAILURE", PMIX_ERR_FILE_WRITE_FAILURE),
+    ("PMIX_ERR_SYS_LIMITS_PIPES", PMIX_ERR_SYS_LIMITS_PIPES),
+    ("PMIX_ERR_SYS_LIMITS_CHILDREN", PMIX_ERR_SYS_LIMITS_CHILDREN),
+    ("PMIX_ERR_PIPE_SETUP_FAILURE", PMIX_ERR_PIPE_SETUP_FAILURE),
+    ("PMIX_ERR_EXE_NOT_ACCESSIBLE", PMIX_ERR_EXE_NOT_ACCESSIBLE),
+    ("PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE", PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE),
+    ("PMIX_ERR_SYS_LIMITS_FILES", PMIX_ERR_SYS_LIMITS_FILES),
+    ("PMIX_ERR_LOST_CONNECTION_TO_SERVER", PMIX_ERR_LOST_CONNECTION_TO_SERVER),
+    ("PMIX_ERR_LOST_PEER_CONNECTION", PMIX_ERR_LOST_PEER_CONNECTION),
+    ("PMIX_ERR_LOST_CONNECTION_TO_CLIENT", PMIX_ERR_LOST_CONNECTION_TO_CLIENT),
+    ("PMIX_NOTIFY_ALLOC_COMPLETE", PMIX_NOTIFY_ALLOC_COMPLETE),
+    ("PMIX_ERR_INVALID_TERMINATION", PMIX_ERR_INVALID_TERMINATION),
+    ("PMIX_ERR_JOB_TERMINATED", PMIX_ERR_JOB_TERMINATED),
+    ("PMIX_ERR_UPDATE_ENDPOINTS", PMIX_ERR_UPDATE_ENDPOINTS),
+    ("PMIX_GDS_ACTION_COMPLETE", PMIX_GDS_ACTION_COMPLETE),
+    ("PMIX_PROC_HAS_CONNECTED", PMIX_PROC_HAS_CONNECTED),
+    ("PMIX_CONNECT_REQUESTED", PMIX_CONNECT_REQUESTED),
+    ("PMIX_ERR_NODE_DOWN", PMIX_ERR_NODE_DOWN),
+    ("PMIX_ERR_NODE_OFFLINE", PMIX_ERR_NODE_OFFLINE),
+    // OpenPMIx-internal codes (its src/util/pmix_error.h), not in the public headers.
+    ("PMIX_ERR_FABRIC_NOT_PARSEABLE", -1363),
+    ("PMIX_ERR_TAKE_NEXT_OPTION", -1366),
+    ("PMIX_ERR_TEMP_UNAVAILABLE", -1367),
+];
+
+/// What PMIx_Error_code answers for a name it does not know (INT32_MIN).
+const NO_SUCH_STATUS: pmix_status_t = pmix_status_t::MIN;
+
+/// The lowest status code a name can stand for (OpenPMIx's internal codes end above it).
+pub(super) const LOWEST_NAMED_STATUS: pmix_status_t = -2000;
+
+/// Longest status name PMIx_Error_code reads; no known name comes near it.
+const STATUS_NAME_MAX: usize = 256;
+
+/// The status code named `name`, compared ignoring ASCII case: a constant's name, as
+/// OpenPMIx 5 matches it, else the text our PMIx_Error_string gives a code (OpenPMIx
+/// 4.2.2's, e.g. "BAD-PARAM"), so that the two round-trip.
+pub(super) fn status_code(name: &[u8]) -> pmix_status_t {
+    if let Some(&(_, code)) = STATUS_NAMES.iter().find(|(n, _)| n.as_bytes().eq_ignore_ascii_case(name)) {
+        return code;
+    }
+    (LOWEST_NAMED_STATUS..=0)
+        .rev()
+        .find(|&code| {
+            let text = crate::strings::error_string(code);
+            text != crate::strings::UNKNOWN_ERROR && text.to_bytes().eq_ignore_ascii_case(name)
+        })
+        .unwrap_or(NO_SUCH_STATUS)
+}
+
+/// Look up the status code whose name is `errname` (ignoring case).
+///
+/// Returns the code of the constant so named (e.g. "PMIX_ERR_BAD_PARAM"), or of the text
+/// PMIx_Error_string gives it (e.g. "BAD-PARAM"); INT32_MIN for an unknown name or NULL.
+///
+/// # Safety
+/// `errname` is NULL or readable up to its NUL or 256 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_t {
+    entry!("PMIx_Error_code", {
+        let Some(name) = cmem::bounded_cstr(errname, STATUS_NAME_MAX) else {
+            crate::pmix_debug!(1, "PMIx_Error_code: NULL name");
+            return NO_SUCH_STATUS;
+        };
+        status_code(name)
+    })
+}
+
+/// "[nspace,rank]", with the special ranks spelled out; "[NO-NAME]" for no process.
+fn proc_text(p: Option<&pmix_proc_t>) -> Vec<u8> {
+    let Some(p) = p else { return b"[NO-NAME]".to_vec() };
+    let rank = match p.rank {
+        PMIX_RANK_UNDEF => "UNDEF".to_string(),
+        PMIX_RANK_WILDCARD => "WILDCARD".to_string(),
+        PMIX_RANK_LOCAL_NODE => "LOCAL_NODE".to_string(),
+        PMIX_RANK_LOCAL_PEERS => "LOCAL_PEERS".to_string(),
+        PMIX_RANK_INVALID => "INVALID".to_string(),
+        r => r.to_string(),
+    };
+    let ns = fixed_bytes(&p.nspace, p.nspace.len());
+    [b"[".as_slice(), ns, b",", rank.as_bytes(), b"]"].concat()
+}
+
+/// Render a process identifier as "[nspace,rank]", special ranks by name ("WILDCARD").
+///
+/// Returns a malloc'd string the caller frees ("[NO-NAME]" for a NULL `proc`); NULL only
+/// when out of memory.
+///
+/// # Safety
+/// `proc` is NULL or a readable `pmix_proc_t` (its namespace is read no further than its
+/// array, terminated or not).
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Proc_string(proc: *const pmix_proc_t) -> *mut c_char {
+    entry!("PMIx_Proc_string", { cmem::strdup_bytes(&proc_text(proc.as_ref())) })
+}
+
+/// The bytes of a C string, or "(null)" for NULL (as glibc's printf prints it).
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated, and outlives the slice.
+pub(super) unsafe fn text<'a>(s: *const c_char) -> &'a [u8] {
+    // SAFETY: the caller upholds the contract above.
+    unsafe { cmem::cstr_bytes(s) }.unwrap_or(b"(null)")
+}
+
+/// The lines of PMIx_App_string, joined with '\n'.
+///
+/// # Safety
+/// As PMIx_App_string's `app`.
+unsafe fn app_text(app: &pmix_app_t) -> Vec<u8> {
+    // SAFETY: the caller upholds PMIx_App_string's contract: every pointer of `app` is
+    // NULL or valid as described there.
+    unsafe {
+        let mut lines: Vec<Vec<u8>> = vec![[b"CMD: ".as_slice(), text(app.cmd)].concat()];
+        for (title, list) in [("ARGV", app.argv), ("ENV", app.env)] {
+            lines.push(format!("    {title}:").into_bytes());
+            if list.is_null() {
+                lines.push(b"        NONE".to_vec());
+            }
+            for i in 0..cmem::argv_len(list) {
+                let head = format!("        {title}[{i}]: ");
+                lines.push([head.as_bytes(), text(*list.add(i))].concat());
+            }
+        }
+        lines.push(match cmem::cstr_bytes(app.cwd) {
+            Some(cwd) => [b"    CWD: ".as_slice(), cwd].concat(),
+            None => b"    CWD: NULL".to_vec(),
+        });
+        lines.push(format!("    MAXPROCS: {}", app.maxprocs).into_bytes());
+        if app.info.is_null() {
+            lines.push(b"    INFO: NONE".to_vec());
+        } else {
+            lines.push(b"    INFO:".to_vec());
+            for (i, info) in slice(app.info, app.ninfo).iter().enumerate() {
+                let body = crate::data::print::info_text(info);
+                lines.push(format!("        INFO[{i}]: {body}").into_bytes());
+            }
+        }
+        lines.join(&b'\n')
+    }
+}
+
+/// Render an application description as readable text, one field per line.
+///
+/// Returns a malloc'd string the caller frees (command, argv, environment, working
+/// directory, maxprocs and infos, one per line); NULL for a NULL `app` (logged) or when
+/// out of memory.
+///
+/// # Safety
+/// `app` is NULL or a readable `pmix_app_t` whose `cmd` and `cwd` are each NULL or
+/// NUL-terminated, whose `argv` and `env` are each NULL or NULL-terminated arrays of
+/// strings, and whose `info` is NULL or points to `ninfo` valid infos.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char {
+    entry!("PMIx_App_string", {
+        let Some(app) = app.as_ref() else {
+            crate::pmix_debug!(1, "PMIx_App_string: NULL app");
+            return ptr::null_mut();
+        };
+        cmem::strdup_bytes(&app_text(app))
+    })
+}
+
+/// `char *pmix_framework_names[]`: a NULL-terminated array of C strings, laid out as C
+/// lays out the array (one pointer per entry).
+#[repr(transparent)]
+pub struct FrameworkNames(pub [*const c_char; 17]);
+
+// SAFETY: every entry points to a static, immutable string literal (or is NULL) and the
+// array is never written, so sharing it between threads is sound.
+unsafe impl Sync for FrameworkNames {}
+
+/// OpenPMIx 5.0.7's MCA framework names, then "mca", then NULL (Open MPI 5 reads it).
+///
+/// The one non-function symbol this library exports.
+/// OpenPMIx generates this array (autogen.pl, from its src/mca directories) and exports
+/// it; it is not part of the PMIx API. Open MPI 5's libopen-pal refers to it: when a job
+/// is launched directly (no PRRTE), opal/mca/pmix/base/pmix_base_fns.c translates
+/// OMPI_MCA_<framework>_* environment variables and mca-params.conf entries into
+/// PMIX_MCA_* ones for the names listed here (PRRTE's schizo does the same). Without the
+/// symbol, libopen-pal.so.80 does not load ("undefined symbol: pmix_framework_names").
+/// rpmix reads no PMIX_MCA_* variables, so the list only keeps Open MPI's translation as
+/// it is with OpenPMIx.
+///
+/// # Safety
+/// Read-only for C: it lives in memory made read-only after relocation, so a write
+/// faults. Its 17 slots (16 names and the NULL) match OpenPMIx 5.0.7's array in size.
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static pmix_framework_names: FrameworkNames = FrameworkNames([
+    c"bfrops".as_ptr(),
+    c"gds".as_ptr(),
+    c"pcompress".as_ptr(),
+    c"pdl".as_ptr(),
+    c"pif".as_ptr(),
+    c"pinstalldirs".as_ptr(),
+    c"plog".as_ptr(),
+    c"pmdl".as_ptr(),
+    c"pnet".as_ptr(),
+    c"preg".as_ptr(),
+    c"psec".as_ptr(),
+    c"psensor".as_ptr(),
+    c"psquash".as_ptr(),
+    c"pstat".as_ptr(),
+    c"ptl".as_ptr(),
+    c"mca".as_ptr(),
+    ptr::null(),
+]);
