@@ -18,6 +18,7 @@ pub mod infolist;
 pub mod kind;
 pub mod pack;
 pub mod print;
+pub mod size;
 pub mod v41;
 pub mod value;
 

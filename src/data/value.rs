@@ -152,3 +152,46 @@ pub unsafe fn unload(v: &pmix_value_t, data: *mut *mut c_void, sz: &mut usize) -
         }
     }
 }
+
+/// Whether `s` starts with `word`, ignoring ASCII case.
+fn starts_nocase(s: &[u8], word: &[u8]) -> bool {
+    s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
+}
+
+/// The boolean reading of a value, as PMIX_CHECK_TRUE / PMIx_Value_true.
+///
+/// # Safety
+/// `v` is a valid value.
+pub unsafe fn truth(v: &pmix_value_t) -> pmix_boolean_t {
+    // SAFETY: the caller upholds the contract above: the union is read as the
+    // member its type names (a flag as its byte, never as a Rust bool), and a
+    // string is NUL-terminated.
+    unsafe {
+        match v.r#type {
+            PMIX_UNDEF => PMIX_BOOL_TRUE,
+            PMIX_BOOL if v.data.byte != 0 => PMIX_BOOL_TRUE,
+            PMIX_BOOL => PMIX_BOOL_FALSE,
+            PMIX_STRING if v.data.string.is_null() => PMIX_BOOL_TRUE,
+            PMIX_STRING => {
+                let all = core::ffi::CStr::from_ptr(v.data.string).to_bytes();
+                // C isspace in the "C" locale: space, \t, \n, \v, \f, \r.
+                let skip = all.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+                let s = &all[skip..];
+                match s.first() {
+                    None => PMIX_BOOL_TRUE,
+                    Some(c) if c.is_ascii_digit() => {
+                        if libc::atoi(v.data.string.add(skip)) == 0 {
+                            PMIX_BOOL_FALSE
+                        } else {
+                            PMIX_BOOL_TRUE
+                        }
+                    }
+                    _ if starts_nocase(s, b"yes") || starts_nocase(s, b"true") => PMIX_BOOL_TRUE,
+                    _ if starts_nocase(s, b"no") || starts_nocase(s, b"false") => PMIX_BOOL_FALSE,
+                    _ => PMIX_NON_BOOL,
+                }
+            }
+            _ => PMIX_NON_BOOL,
+        }
+    }
+}

@@ -11,12 +11,9 @@ use crate::abi::*;
 use crate::cmem;
 use crate::data::elem;
 use crate::data::infolist::{self, InfoList};
-use crate::data::kind::Kind;
-use crate::data::value;
 use crate::ffi::boundary::{slice, store};
 use crate::status::Res;
 use super::data_names::{fixed_bytes, rc};
-use super::data_objects::key_bytes;
 
 /// A key argument of the list calls: at most PMIX_MAX_KEYLEN bytes before its NUL; None
 /// for NULL or a longer key (rejected, as PMIx_Info_list_add does).
@@ -431,48 +428,6 @@ pub unsafe extern "C" fn PMIx_Info_is_persistent(p: *const pmix_info_t) -> bool 
 }
 
 /// Whether `s` starts with `word` (lower case), ignoring ASCII case.
-fn starts_nocase(s: &[u8], word: &[u8]) -> bool {
-    s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
-}
-
-/// The boolean reading of a value, as PMIX_CHECK_TRUE / PMIx_Value_true.
-///
-/// # Safety
-/// `v` is a valid value.
-unsafe fn value_true(v: &pmix_value_t) -> pmix_boolean_t {
-    // SAFETY: the caller upholds the contract above: the union is read as the
-    // member its type names (a flag as its byte, never as a Rust bool), and a
-    // string is NUL-terminated.
-    unsafe {
-        match v.r#type {
-            PMIX_UNDEF => PMIX_BOOL_TRUE,
-            PMIX_BOOL if v.data.byte != 0 => PMIX_BOOL_TRUE,
-            PMIX_BOOL => PMIX_BOOL_FALSE,
-            PMIX_STRING if v.data.string.is_null() => PMIX_BOOL_TRUE,
-            PMIX_STRING => {
-                let all = core::ffi::CStr::from_ptr(v.data.string).to_bytes();
-                // C isspace in the "C" locale: space, \t, \n, \v, \f, \r.
-                let skip = all.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
-                let s = &all[skip..];
-                match s.first() {
-                    None => PMIX_BOOL_TRUE,
-                    Some(c) if c.is_ascii_digit() => {
-                        if libc::atoi(v.data.string.add(skip)) == 0 {
-                            PMIX_BOOL_FALSE
-                        } else {
-                            PMIX_BOOL_TRUE
-                        }
-                    }
-                    _ if starts_nocase(s, b"yes") || starts_nocase(s, b"true") => PMIX_BOOL_TRUE,
-                    _ if starts_nocase(s, b"no") || starts_nocase(s, b"false") => PMIX_BOOL_FALSE,
-                    _ => PMIX_NON_BOOL,
-                }
-            }
-            _ => PMIX_NON_BOOL,
-        }
-    }
-}
-
 /// Read a value as a boolean: PMIX_BOOL, or a string such as "yes", "true", "no", "false"
 /// or a number (0 is false).
 ///
@@ -485,7 +440,7 @@ unsafe fn value_true(v: &pmix_value_t) -> pmix_boolean_t {
 pub unsafe extern "C" fn PMIx_Value_true(v: *const pmix_value_t) -> pmix_boolean_t {
     entry!("PMIx_Value_true", {
         null_check!("PMIx_Value_true", v => Some(PMIX_NON_BOOL));
-        Some(value_true(&*v))
+        Some(crate::data::value::truth(&*v))
     })
     .unwrap_or(PMIX_NON_BOOL)
 }
@@ -501,200 +456,9 @@ pub unsafe extern "C" fn PMIx_Value_true(v: *const pmix_value_t) -> pmix_boolean
 pub unsafe extern "C" fn PMIx_Info_true(p: *const pmix_info_t) -> pmix_boolean_t {
     entry!("PMIx_Info_true", {
         null_check!("PMIx_Info_true", p => Some(PMIX_NON_BOOL));
-        Some(value_true(&(*p).value))
+        Some(crate::data::value::truth(&(*p).value))
     })
     .unwrap_or(PMIX_NON_BOOL)
-}
-
-/// A string's bytes with its NUL (a NULL string counts its NUL only).
-///
-/// # Safety
-/// `s` is NULL or NUL-terminated.
-unsafe fn str_size(s: *const c_char) -> usize {
-    // SAFETY: the caller upholds the contract above.
-    1 + if s.is_null() { 0 } else { unsafe { libc::strlen(s) } }
-}
-
-/// The strings of an argv, each with its NUL.
-///
-/// # Safety
-/// `a` is NULL or a NULL-terminated array of NUL-terminated strings.
-unsafe fn argv_size(a: *const *mut c_char) -> usize {
-    // SAFETY: the caller upholds the contract above.
-    unsafe { (0..cmem::argv_len(a)).fold(0usize, |n, i| n.saturating_add(str_size(*a.add(i)))) }
-}
-
-/// The inflated length a compressed byte object announces (its u32 header).
-///
-/// # Safety
-/// `bo.bytes` is NULL or holds `bo.size` bytes.
-unsafe fn inflated_len(bo: &pmix_byte_object_t) -> usize {
-    if bo.bytes.is_null() || bo.size < 4 {
-        return 0;
-    }
-    let mut h = [0u8; 4];
-    // SAFETY: the caller upholds the contract above; at least 4 bytes.
-    unsafe { ptr::copy_nonoverlapping(bo.bytes as *const u8, h.as_mut_ptr(), 4) };
-    u32::from_le_bytes(h) as usize
-}
-
-/// What an info's key adds: its length and NUL (PMIX_MAX_KEYLEN when it fills the
-/// buffer).
-fn key_size(key: &pmix_key_t) -> usize {
-    match key_bytes(key).len() {
-        PMIX_MAX_KEYLEN => PMIX_MAX_KEYLEN,
-        n => n + 1,
-    }
-}
-
-/// The bytes one element of type `t` takes in an array: its struct (a namespace counts
-/// PMIX_MAX_NSLEN), plus what it points to. A NULL `p` is the bare struct.
-///
-/// # Safety
-/// `p` is NULL or points to a valid element of `t`, whose arrays hold their counts.
-unsafe fn elem_size(t: pmix_data_type_t, kind: Kind, p: *const u8, depth: u32) -> Res<usize> {
-    if depth > elem::MAX_DEPTH {
-        return Err(PMIX_ERR_BAD_PARAM);
-    }
-    let base = if kind == Kind::Nspace { PMIX_MAX_NSLEN } else { kind.size() };
-    if p.is_null() {
-        return Ok(base);
-    }
-    let d = depth + 1;
-    // SAFETY: the caller upholds the contract above: `p` is an element of
-    // `kind`, so the cast matches, and what it points to is valid.
-    let extra = unsafe {
-        match kind {
-            Kind::Num(_) | Kind::Proc | Kind::Nspace => 0,
-            Kind::String => str_size(*(p as *const *const c_char)),
-            Kind::ByteObject => {
-                let bo = &*(p as *const pmix_byte_object_t);
-                match t {
-                    PMIX_COMPRESSED_STRING => inflated_len(bo).saturating_add(1),
-                    PMIX_COMPRESSED_BYTE_OBJECT => inflated_len(bo),
-                    _ => bo.size,
-                }
-            }
-            Kind::Value => value_size(&*(p as *const pmix_value_t), d)? - size_of::<pmix_value_t>(),
-            Kind::Info => {
-                let i = &*(p as *const pmix_info_t);
-                value_size(&i.value, d)?.saturating_add(key_size(&i.key))
-            }
-            Kind::Pdata => {
-                let pd = &*(p as *const pmix_pdata_t);
-                (value_size(&pd.value, d)? - size_of::<pmix_value_t>()).saturating_add(key_size(&pd.key))
-            }
-            Kind::App => {
-                let a = &*(p as *const pmix_app_t);
-                let infos = array_size(PMIX_INFO, Kind::Info, a.info as *const u8, a.ninfo, d)?;
-                [str_size(a.cmd), argv_size(a.argv), argv_size(a.env), str_size(a.cwd), infos]
-                    .iter()
-                    .fold(0usize, |n, x| n.saturating_add(*x))
-            }
-            Kind::Query => {
-                let q = &*(p as *const pmix_query_t);
-                let quals = array_size(PMIX_INFO, Kind::Info, q.qualifiers as *const u8, q.nqual, d)?;
-                argv_size(q.keys).saturating_add(quals)
-            }
-            Kind::ProcInfo => {
-                let i = &*(p as *const pmix_proc_info_t);
-                str_size(i.hostname) + str_size(i.executable_name)
-            }
-            Kind::DataArray => darray_size(&*(p as *const pmix_data_array_t), d)?,
-            Kind::Envar => {
-                let e = &*(p as *const pmix_envar_t);
-                str_size(e.envar) + str_size(e.value)
-            }
-            Kind::Coord => (*(p as *const pmix_coord_t)).dims.saturating_mul(size_of::<u32>()),
-            Kind::Regattr => {
-                let r = &*(p as *const pmix_regattr_t);
-                str_size(r.name).saturating_add(argv_size(r.description))
-            }
-            Kind::Cpuset => crate::data::cpuset::bitmap_bytes(&*(p as *const pmix_cpuset_t))?.len(),
-            Kind::Topology => crate::data::cpuset::topology_bytes(&*(p as *const pmix_topology_t))?.len(),
-            Kind::Geometry => {
-                let g = &*(p as *const pmix_geometry_t);
-                let coords = array_size(PMIX_COORD, Kind::Coord, g.coordinates as *const u8, g.ncoords, d)?;
-                (str_size(g.uuid) + str_size(g.osname)).saturating_add(coords)
-            }
-            Kind::DeviceDist => {
-                let dd = &*(p as *const pmix_device_distance_t);
-                str_size(dd.uuid) + str_size(dd.osname)
-            }
-            Kind::Endpoint => {
-                let e = &*(p as *const pmix_endpoint_t);
-                (str_size(e.uuid) + str_size(e.osname)).saturating_add(e.endpt.size)
-            }
-            Kind::ProcStats => {
-                let s = &*(p as *const pmix_proc_stats_t);
-                str_size(s.node) + str_size(s.cmd)
-            }
-            Kind::DiskStats => str_size((*(p as *const pmix_disk_stats_t)).disk),
-            Kind::NetStats => str_size((*(p as *const pmix_net_stats_t)).net_interface),
-            Kind::NodeStats => {
-                let s = &*(p as *const pmix_node_stats_t);
-                let disks = array_size(PMIX_DISK_STATS, Kind::DiskStats, s.diskstats as *const u8, s.ndiskstats, d)?;
-                let nets = array_size(PMIX_NET_STATS, Kind::NetStats, s.netstats as *const u8, s.nnetstats, d)?;
-                str_size(s.node).saturating_add(disks).saturating_add(nets)
-            }
-            Kind::DataBuffer => (*(p as *const pmix_data_buffer_t)).bytes_used,
-        }
-    };
-    Ok(base.saturating_add(extra))
-}
-
-/// The bytes of `n` elements of type `t` at `p` (0 for none).
-///
-/// # Safety
-/// `p` is NULL or points to `n` valid elements of `t`.
-unsafe fn array_size(t: pmix_data_type_t, kind: Kind, p: *const u8, n: usize, depth: u32) -> Res<usize> {
-    if p.is_null() || n == 0 {
-        return Ok(0);
-    }
-    if !elem::sane_len(kind, n) {
-        return Err(PMIX_ERR_BAD_PARAM);
-    }
-    if let Kind::Num(_) = kind {
-        return Ok(n * kind.size());
-    }
-    let mut total = 0usize;
-    for i in 0..n {
-        // SAFETY: the caller upholds the contract above; `i < n`.
-        total = total.saturating_add(unsafe { elem_size(t, kind, p.add(i * kind.size()), depth)? });
-    }
-    Ok(total)
-}
-
-/// The bytes of a data array's elements (0 for an empty one).
-///
-/// # Safety
-/// `d` is a valid data array.
-unsafe fn darray_size(d: &pmix_data_array_t, depth: u32) -> Res<usize> {
-    if d.size == 0 || d.array.is_null() {
-        return Ok(0);
-    }
-    let kind = Kind::of(d.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    // SAFETY: the caller upholds the contract above.
-    unsafe { array_size(d.r#type, kind, d.array as *const u8, d.size, depth) }
-}
-
-/// A value's size as PMIx_Value_get_size reports it: the `pmix_value_t`, plus its
-/// payload (a string's characters and NUL, a struct and what it points to).
-///
-/// # Safety
-/// `v` is a valid value.
-unsafe fn value_size(v: &pmix_value_t, depth: u32) -> Res<usize> {
-    let t = v.r#type;
-    let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-    // SAFETY: the caller upholds the contract above; the union is read as its type says.
-    let payload = unsafe {
-        if t == PMIX_STRING {
-            str_size(v.data.string)
-        } else {
-            elem_size(t, kind, value::elem_ptr(v, kind), depth)?
-        }
-    };
-    Ok(payload.saturating_add(size_of::<pmix_value_t>()))
 }
 
 /// Compute how many bytes a value takes: the `pmix_value_t` plus its payload (a
@@ -712,7 +476,7 @@ unsafe fn value_size(v: &pmix_value_t, depth: u32) -> Res<usize> {
 pub unsafe extern "C" fn PMIx_Value_get_size(val: *const pmix_value_t, size: *mut usize) -> pmix_status_t {
     status_entry!("PMIx_Value_get_size", {
         require!("PMIx_Value_get_size", !val.is_null() && !size.is_null());
-        match value_size(&*val, 0) {
+        match crate::data::size::value_size(&*val, 0) {
             Ok(n) => {
                 *size = n;
                 PMIX_SUCCESS
@@ -736,9 +500,9 @@ pub unsafe extern "C" fn PMIx_Info_get_size(val: *const pmix_info_t, size: *mut 
     status_entry!("PMIx_Info_get_size", {
         require!("PMIx_Info_get_size", !val.is_null() && !size.is_null());
         let info = &*val;
-        match value_size(&info.value, 0) {
+        match crate::data::size::value_size(&info.value, 0) {
             Ok(n) => {
-                *size = n.saturating_add(key_size(&info.key)).saturating_add(size_of::<pmix_info_t>());
+                *size = n.saturating_add(crate::data::size::key_size(&info.key)).saturating_add(size_of::<pmix_info_t>());
                 PMIX_SUCCESS
             }
             Err(e) => e,

@@ -179,7 +179,7 @@ unsafe fn argv_append(argv: &mut *mut *mut c_char, s: *const c_char) -> Res {
 }
 
 /// The bytes of a key buffer up to its NUL, at most PMIX_MAX_KEYLEN.
-pub(super) fn key_bytes(key: &pmix_key_t) -> &[u8] {
+fn key_bytes(key: &pmix_key_t) -> &[u8] {
     let n = cmem::bounded_len(&key[..PMIX_MAX_KEYLEN]);
     // SAFETY: `n` bytes of the array; c_char and u8 have one layout.
     unsafe { core::slice::from_raw_parts(key.as_ptr() as *const u8, n) }
