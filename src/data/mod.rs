@@ -3,7 +3,8 @@
 //! Data lives in its C representation (`pmix_value_t`, `pmix_info_t`, ...) in
 //! libc memory; `kind` classifies the types, `elem` copies/destroys single
 //! elements (values among them), `value` handles `pmix_value_t`, `compare`
-//! compares, `byteobj` holds byte objects, `pack` (rpmix's) and `v41`
+//! compares, `size` measures (PMIx_Value_get_size), `byteobj` holds byte
+//! objects, `infolist` is PMIx_Info_list_*'s list, `pack` (rpmix's) and `v41`
 //! (OpenPMIx's) serialise, and the functions below are what the `PMIx_*`
 //! entries call.
 

@@ -1,5 +1,5 @@
 //! `pmix_value_t` operations: load, unload, transfer, destruct (and their
-//! panic-free fast paths).
+//! panic-free fast paths), and a value's truth (PMIx_Value_true).
 //!
 //! A value holds its element either inside the union (`Kind::inline_in_value`)
 //! or through a pointer to one separately allocated element. Copying and

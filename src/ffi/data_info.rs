@@ -9,10 +9,8 @@ use core::ptr;
 
 use crate::abi::*;
 use crate::cmem;
-use crate::data::elem;
-use crate::data::infolist::{self, InfoList};
-use crate::ffi::boundary::{slice, store};
-use crate::status::Res;
+use crate::data::infolist;
+use crate::ffi::boundary::store;
 use super::data_names::{fixed_bytes, rc};
 
 /// A key argument of the list calls: at most PMIX_MAX_KEYLEN bytes before its NUL; None
@@ -24,95 +22,6 @@ unsafe fn list_key<'a>(key: *const c_char) -> Option<&'a [u8]> {
     // SAFETY: the caller upholds the contract above.
     let k = unsafe { cmem::bounded_cstr(key, PMIX_MAX_KEYLEN + 1) }?;
     (k.len() <= PMIX_MAX_KEYLEN).then_some(k)
-}
-
-/// A deep copy of a list's infos (PMIx_Info_list_convert), freed on drop.
-pub(super) struct Snapshot(pmix_data_array_t);
-
-impl Snapshot {
-    /// # Safety
-    /// The infos inserted into `l` (PMIx_Info_list_insert) are still valid.
-    pub(super) unsafe fn of(l: &InfoList) -> Res<Snapshot> {
-        // SAFETY: an all-zero data array is empty; the caller vouches for `l`.
-        unsafe {
-            let mut d: pmix_data_array_t = core::mem::zeroed();
-            match l.convert(&mut d) {
-                Ok(()) | Err(PMIX_ERR_EMPTY) => Ok(Snapshot(d)),
-                Err(e) => Err(e),
-            }
-        }
-    }
-
-    pub(super) fn infos(&self) -> &[pmix_info_t] {
-        // SAFETY: convert left `size` infos at `array` (or NULL and 0).
-        unsafe { slice(self.0.array as *const pmix_info_t, self.0.size) }
-    }
-}
-
-impl Drop for Snapshot {
-    fn drop(&mut self) {
-        // SAFETY: the array convert built, owned by us alone.
-        unsafe { elem::destruct_darray(&mut self.0) }
-    }
-}
-
-/// Where `key` first appears in the list (compared as PMIX_CHECK_KEY, over
-/// PMIX_MAX_KEYLEN bytes), with the snapshot it was found in.
-///
-/// # Safety
-/// As `Snapshot::of`.
-unsafe fn find_key(l: &InfoList, key: &[u8]) -> Res<Option<(Snapshot, usize)>> {
-    // SAFETY: the caller upholds the contract above.
-    let snap = unsafe { Snapshot::of(l) }?;
-    let at = snap.infos().iter().position(|i| fixed_bytes(&i.key, PMIX_MAX_KEYLEN) == key);
-    Ok(at.map(|at| (snap, at)))
-}
-
-/// Give entry `at` of the list a copy of `value`, keeping its key and flags.
-///
-/// The list's entries cannot be reached in place from here, so the list is rebuilt from
-/// `snap` (its deep copy) and takes the new contents: entries that were inserted with
-/// PMIx_Info_list_insert become the list's own copies (the caller's infos are neither
-/// changed nor freed, and later changes to them are no longer seen). On failure the list
-/// is left as it was.
-///
-/// # Safety
-/// `snap` is a snapshot of `l`; `value` is a valid value.
-unsafe fn replace_value(l: &mut InfoList, snap: &Snapshot, at: usize, value: &pmix_value_t) -> Res {
-    let fresh = infolist::start();
-    // SAFETY: `fresh` is the live list just started; the caller upholds the rest.
-    let done = match unsafe { fill_replaced(fresh, snap, at, value) } {
-        Ok(nl) => {
-            core::mem::swap(l, nl);
-            Ok(())
-        }
-        Err(e) => Err(e),
-    };
-    // SAFETY: `fresh` is ours and live; it now holds the old entries (or the partial new
-    // ones on failure).
-    unsafe { infolist::release(fresh) };
-    done
-}
-
-/// Fill the new list `fresh` with copies of `snap`'s infos, entry `at` taking `value`.
-///
-/// # Safety
-/// As `replace_value`, `fresh` a live list handle.
-unsafe fn fill_replaced<'a>(fresh: *mut c_void, snap: &Snapshot, at: usize, value: &pmix_value_t) -> Res<&'a mut InfoList> {
-    // SAFETY: the caller upholds the contract above.
-    unsafe {
-        let nl = infolist::get(fresh)?;
-        for (i, info) in snap.infos().iter().enumerate() {
-            if i == at {
-                // A shallow view: xfer deep-copies it, nothing here owns the value.
-                let with = pmix_info_t { key: info.key, flags: info.flags, value: *value };
-                nl.xfer(&with)?;
-            } else {
-                nl.xfer(info)?;
-            }
-        }
-        Ok(nl)
-    }
 }
 
 /// Append `key` with a copy of `value` to a list unless the key is already on it.
@@ -145,7 +54,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
             crate::pmix_debug!(1, "PMIx_Info_list_add_unique: NULL or over-long key");
             return PMIX_ERR_BAD_PARAM;
         };
-        match find_key(l, k) {
+        match infolist::find_key(l, k) {
             Err(e) => e,
             Ok(None) => rc(l.add(key, value, type_)),
             Ok(Some(_)) if !overwrite => PMIX_SUCCESS,
@@ -154,7 +63,7 @@ pub unsafe extern "C" fn PMIx_Info_list_add_unique(
                 if let Err(e) = crate::data::value::load(&mut v, value, type_) {
                     return e;
                 }
-                let r = replace_value(l, &snap, at, &v);
+                let r = infolist::replace_value(l, &snap, at, &v);
                 crate::data::value::destruct(&mut v);
                 rc(r)
             }
@@ -225,11 +134,11 @@ pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
             crate::pmix_debug!(1, "PMIx_Info_list_add_value_unique: NULL or over-long key");
             return PMIX_ERR_BAD_PARAM;
         };
-        match find_key(l, k) {
+        match infolist::find_key(l, k) {
             Err(e) => e,
             Ok(None) => rc(l.xfer(&view(k, &*value))),
             Ok(Some(_)) if !overwrite => PMIX_SUCCESS,
-            Ok(Some((snap, at))) => rc(replace_value(l, &snap, at, &*value)),
+            Ok(Some((snap, at))) => rc(infolist::replace_value(l, &snap, at, &*value)),
         }
     })
 }
@@ -254,11 +163,11 @@ pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(ptr: *mut c_void, info: *con
             Err(e) => return e,
         };
         let src = &*info;
-        match find_key(l, fixed_bytes(&src.key, PMIX_MAX_KEYLEN)) {
+        match infolist::find_key(l, fixed_bytes(&src.key, PMIX_MAX_KEYLEN)) {
             Err(e) => e,
             Ok(None) => rc(l.xfer(src)),
             Ok(Some(_)) if !overwrite => PMIX_SUCCESS,
-            Ok(Some((snap, at))) => rc(replace_value(l, &snap, at, &src.value)),
+            Ok(Some((snap, at))) => rc(infolist::replace_value(l, &snap, at, &src.value)),
         }
     })
 }

@@ -272,7 +272,7 @@ fn e(k: &str, v: &str, flags: u32) -> (String, String, u32) {
 unsafe fn contents(l: *mut c_void) -> Vec<(String, String, u32)> {
     // SAFETY: the caller upholds the contract above.
     unsafe {
-        let snap = Snapshot::of(infolist::get(l).unwrap()).unwrap();
+        let snap = infolist::Snapshot::of(infolist::get(l).unwrap()).unwrap();
         snap.infos()
             .iter()
             .map(|i| {
