@@ -10,8 +10,6 @@ use core::ptr;
 use crate::abi::*;
 use crate::abi::status_names::STATUS_NAMES;
 use crate::cmem;
-use crate::ffi::boundary::slice;
-use super::data_names::fixed_bytes;
 
 /// Name the status code `status` (unknown codes get a fixed "not found" text).
 ///
@@ -268,21 +266,6 @@ pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_
     })
 }
 
-/// "[nspace,rank]", with the special ranks spelled out; "[NO-NAME]" for no process.
-fn proc_text(p: Option<&pmix_proc_t>) -> Vec<u8> {
-    let Some(p) = p else { return b"[NO-NAME]".to_vec() };
-    let rank = match p.rank {
-        PMIX_RANK_UNDEF => "UNDEF".to_string(),
-        PMIX_RANK_WILDCARD => "WILDCARD".to_string(),
-        PMIX_RANK_LOCAL_NODE => "LOCAL_NODE".to_string(),
-        PMIX_RANK_LOCAL_PEERS => "LOCAL_PEERS".to_string(),
-        PMIX_RANK_INVALID => "INVALID".to_string(),
-        r => r.to_string(),
-    };
-    let ns = fixed_bytes(&p.nspace, p.nspace.len());
-    [b"[".as_slice(), ns, b",", rank.as_bytes(), b"]"].concat()
-}
-
 /// Render a process identifier as "[nspace,rank]", special ranks by name ("WILDCARD").
 ///
 /// Returns a malloc'd string the caller frees ("[NO-NAME]" for a NULL `proc`); NULL only
@@ -293,53 +276,7 @@ fn proc_text(p: Option<&pmix_proc_t>) -> Vec<u8> {
 /// array, terminated or not).
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Proc_string(proc: *const pmix_proc_t) -> *mut c_char {
-    entry!("PMIx_Proc_string", { cmem::strdup_bytes(&proc_text(proc.as_ref())) })
-}
-
-/// The bytes of a C string, or "(null)" for NULL (as glibc's printf prints it).
-///
-/// # Safety
-/// `s` is NULL or NUL-terminated, and outlives the slice.
-pub(super) unsafe fn text<'a>(s: *const c_char) -> &'a [u8] {
-    // SAFETY: the caller upholds the contract above.
-    unsafe { cmem::cstr_bytes(s) }.unwrap_or(b"(null)")
-}
-
-/// The lines of PMIx_App_string, joined with '\n'.
-///
-/// # Safety
-/// As PMIx_App_string's `app`.
-unsafe fn app_text(app: &pmix_app_t) -> Vec<u8> {
-    // SAFETY: the caller upholds PMIx_App_string's contract: every pointer of `app` is
-    // NULL or valid as described there.
-    unsafe {
-        let mut lines: Vec<Vec<u8>> = vec![[b"CMD: ".as_slice(), text(app.cmd)].concat()];
-        for (title, list) in [("ARGV", app.argv), ("ENV", app.env)] {
-            lines.push(format!("    {title}:").into_bytes());
-            if list.is_null() {
-                lines.push(b"        NONE".to_vec());
-            }
-            for i in 0..cmem::argv_len(list) {
-                let head = format!("        {title}[{i}]: ");
-                lines.push([head.as_bytes(), text(*list.add(i))].concat());
-            }
-        }
-        lines.push(match cmem::cstr_bytes(app.cwd) {
-            Some(cwd) => [b"    CWD: ".as_slice(), cwd].concat(),
-            None => b"    CWD: NULL".to_vec(),
-        });
-        lines.push(format!("    MAXPROCS: {}", app.maxprocs).into_bytes());
-        if app.info.is_null() {
-            lines.push(b"    INFO: NONE".to_vec());
-        } else {
-            lines.push(b"    INFO:".to_vec());
-            for (i, info) in slice(app.info, app.ninfo).iter().enumerate() {
-                let body = crate::data::print::info_text(info);
-                lines.push(format!("        INFO[{i}]: {body}").into_bytes());
-            }
-        }
-        lines.join(&b'\n')
-    }
+    entry!("PMIx_Proc_string", { cmem::strdup_bytes(&crate::data::print::proc_string(proc.as_ref())) })
 }
 
 /// Render an application description as readable text, one field per line.
@@ -359,7 +296,7 @@ pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char 
             crate::pmix_debug!(1, "PMIx_App_string: NULL app");
             return ptr::null_mut();
         };
-        cmem::strdup_bytes(&app_text(app))
+        cmem::strdup_bytes(&crate::data::print::app_string(app))
     })
 }
 
