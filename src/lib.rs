@@ -1,9 +1,8 @@
 //! rpmix: PMIx in Rust, a drop-in `libpmix.so.2` with OpenPMIx 4.2.2's C ABI.
 //!
-//! Layers, used only downwards (ARCHITECTURE.md; tools/layer-check.py checks
-//! it): `ffi` → `facade` → `tool` → `client` | `server` → `events`,
-//! `topology`, `hwloc`, `wire`, `rendezvous` → `runtime` → `owned`, `data` →
-//! `cmem`, `strings`, `debug`, `forksafe`, `status`, `flags`, `guard` → `abi`.
+//! The modules below form layers, used only downwards: ARCHITECTURE.md's
+//! module map says what each holds (it is kept in tools/layer-check.py, which
+//! checks the layers).
 // Unsafe hygiene (as rustls-ffi): every unsafe operation sits in an unsafe
 // block that says why it holds, and every unsafe fn documents its contract.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]

@@ -11,6 +11,10 @@ use core::ffi::{c_int, c_long};
 pub const PMIX_HAVE_VISIBILITY: c_int = 1;
 pub const PMIX_MAX_NSLEN: usize = 255;
 pub const PMIX_MAX_KEYLEN: usize = 511;
+// The fixed-size name arrays of types.rs hold these lengths plus the NUL.
+const _: () = assert!(
+    core::mem::size_of::<pmix_nspace_t>() == PMIX_MAX_NSLEN + 1 && core::mem::size_of::<pmix_key_t>() == PMIX_MAX_KEYLEN + 1
+);
 pub const PMIX_RANK_UNDEF: pmix_rank_t = 4294967295;
 pub const PMIX_RANK_WILDCARD: pmix_rank_t = 4294967294;
 pub const PMIX_RANK_LOCAL_NODE: pmix_rank_t = 4294967293;

@@ -10,6 +10,7 @@ pub mod deprecated;
 pub mod deprecated_keys;
 pub(crate) mod keys_macro;
 pub mod server_types;
+pub mod status_names;
 pub mod types;
 pub mod version;
 

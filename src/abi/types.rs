@@ -11,10 +11,6 @@
 use core::ffi::{c_char, c_int, c_void};
 use libc::{pid_t, time_t, timeval};
 
-use super::constants::{PMIX_MAX_KEYLEN, PMIX_MAX_NSLEN};
-
-const _: () = assert!(PMIX_MAX_NSLEN + 1 == 256 && PMIX_MAX_KEYLEN + 1 == 512);
-
 pub type pmix_status_t = c_int;
 pub type pmix_rank_t = u32;
 /// `char[PMIX_MAX_NSLEN + 1]`.

@@ -204,7 +204,7 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     let Some(cmd) = prog.first() else { return Err("run: which program?".into()) };
     let code = PMIX_ERR_JOB_TERMINATED;
     // SAFETY: one status, no infos; the callback is ours and lives forever.
-    let rc = unsafe { pmix::ffi::client::PMIx_Register_event_handler(&code as *const pmix_status_t as *mut pmix_status_t, 1, core::ptr::null_mut(), 0, Some(on_job_end), None, core::ptr::null_mut()) };
+    let rc = unsafe { pmix::ffi::events::PMIx_Register_event_handler(&code as *const pmix_status_t as *mut pmix_status_t, 1, core::ptr::null_mut(), 0, Some(on_job_end), None, core::ptr::null_mut()) };
     if rc < 0 {
         return Err(format!("run: event registration: {}", pmix::strings::error_name(rc)));
     }

@@ -262,7 +262,7 @@ fn unpack_one(rng: &mut Rng, seeds: &[(pmix_data_type_t, Vec<u8>)]) -> Vec<u8> {
         let mut copy = input.clone();
         // (embed copies the bytes: `copy` stays ours)
         let bo = pmix_byte_object_t { bytes: copy.as_mut_ptr() as *mut core::ffi::c_char, size: copy.len() };
-        if pmix::ffi::client::PMIx_Data_embed(&mut buf, &bo) != PMIX_SUCCESS {
+        if pmix::ffi::data_buffer::PMIx_Data_embed(&mut buf, &bo) != PMIX_SUCCESS {
             return input;
         }
         let kind = Kind::of(*t).expect("seed types are known");
@@ -271,9 +271,9 @@ fn unpack_one(rng: &mut Rng, seeds: &[(pmix_data_type_t, Vec<u8>)]) -> Vec<u8> {
         let mut count = 1 + rng.below(n) as i32;
         // (all or nothing: on an error nothing was written, and the zeroed
         // elements free as nothing)
-        let _ = pmix::ffi::client::PMIx_Data_unpack(core::ptr::null(), &mut buf, dest as *mut core::ffi::c_void, &mut count, *t);
+        let _ = pmix::ffi::data_buffer::PMIx_Data_unpack(core::ptr::null(), &mut buf, dest as *mut core::ffi::c_void, &mut count, *t);
         pmix::data::elem::free_array(kind, dest, n);
-        pmix::ffi::v5_objects::PMIx_Data_buffer_destruct(&mut buf);
+        pmix::ffi::data_objects::PMIx_Data_buffer_destruct(&mut buf);
     }
     input
 }
@@ -436,16 +436,16 @@ fn main() -> std::process::ExitCode {
         let bytes = unsafe {
             let mut buf: pmix_data_buffer_t = core::mem::zeroed();
             let rc = match t {
-                PMIX_INFO => pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, v.as_ptr() as *mut core::ffi::c_void, v.len() as i32, PMIX_INFO),
-                PMIX_VALUE => pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, &v[0].0.value as *const pmix_value_t as *mut core::ffi::c_void, 1, PMIX_VALUE),
+                PMIX_INFO => pmix::ffi::data_buffer::PMIx_Data_pack(core::ptr::null(), &mut buf, v.as_ptr() as *mut core::ffi::c_void, v.len() as i32, PMIX_INFO),
+                PMIX_VALUE => pmix::ffi::data_buffer::PMIx_Data_pack(core::ptr::null(), &mut buf, &v[0].0.value as *const pmix_value_t as *mut core::ffi::c_void, 1, PMIX_VALUE),
                 _ => {
                     let p = Proc::new("ns.9", 7).to_c();
-                    pmix::ffi::client::PMIx_Data_pack(core::ptr::null(), &mut buf, &p as *const pmix_proc_t as *mut core::ffi::c_void, 1, PMIX_PROC)
+                    pmix::ffi::data_buffer::PMIx_Data_pack(core::ptr::null(), &mut buf, &p as *const pmix_proc_t as *mut core::ffi::c_void, 1, PMIX_PROC)
                 }
             };
             assert_eq!(rc, PMIX_SUCCESS, "seed packs");
             let b = std::slice::from_raw_parts(buf.base_ptr as *const u8, buf.bytes_used).to_vec();
-            pmix::ffi::v5_objects::PMIx_Data_buffer_destruct(&mut buf);
+            pmix::ffi::data_objects::PMIx_Data_buffer_destruct(&mut buf);
             b
         };
         unpack_seeds.push((t, bytes));

@@ -11,7 +11,6 @@ use crate::runtime::{Completion, Oneshot};
 use crate::data::carray::CArray;
 use crate::data::kind::Kind;
 use crate::msg::{Collective, Group, GroupOp, IofPull, IofPush, Monitor, Request};
-use crate::wire;
 
 use super::{cache, direct, handle, me, Waiter, CLIENT};
 
@@ -83,7 +82,7 @@ pub fn commit() -> Res {
 
 // ---- fences, connect, disconnect ----
 
-pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
+pub fn barrier(collective: Collective, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
     let me = me();
     // Alone (a singleton, or only ourselves named): nothing to wait for.
     if let Some(me) = &me {
@@ -92,11 +91,6 @@ pub fn barrier(tag: u16, procs: Vec<Proc>, info: Vec<Info>, done: Done) {
             return done.status(PMIX_SUCCESS);
         }
     }
-    let collective = match tag {
-        wire::CONNECT => Collective::Connect,
-        wire::DISCONNECT => Collective::Disconnect,
-        _ => Collective::Fence,
-    };
     let records = cache();
     request(Request::barrier(collective, procs, info), Box::new(move |st, b| {
         if let (PMIX_SUCCESS, Some(c)) = (st, records) {
@@ -452,14 +446,8 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
 
 // ---- groups ----
 
-/// PMIx_Group_construct / _destruct / _leave / _invite (`tag`): `done(status, results)`.
-pub fn group(tag: u16, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
-    let op = match tag {
-        wire::GROUP_DESTRUCT => GroupOp::Destruct,
-        wire::GROUP_LEAVE => GroupOp::Leave,
-        wire::GROUP_INVITE => GroupOp::Invite,
-        _ => GroupOp::Construct,
-    };
+/// PMIx_Group_construct / _destruct / _leave / _invite: `done(status, results)`.
+pub fn group(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     group_request(op, name, procs, directives, done)
 }
 

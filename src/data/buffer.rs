@@ -136,7 +136,7 @@ pub unsafe fn release(b: &mut pmix_data_buffer_t) {
 pub unsafe fn unload(b: &mut pmix_data_buffer_t, bo: &mut pmix_byte_object_t) -> Res {
     // SAFETY: the caller upholds the contract above: `b` satisfies `check`.
     unsafe {
-        super::elem::load_bo(bo, unread(b)?)?;
+        super::byteobj::load_bo(bo, unread(b)?)?;
         release(b);
         Ok(())
     }

@@ -1,5 +1,6 @@
-//! Deep copy, destruction and comparison of one element of any PMIx data type,
-//! directly on the C representation.
+//! Deep copy and destruction of one element of any PMIx data type, directly
+//! on the C representation; values among them (an element may hold values,
+//! a value holds an element, so the two recurse here, in one file).
 //!
 //! Invariant every function here keeps: an all-zero element is valid and empty
 //! (NULL pointers, zero counts), so `destruct` of zeroed or partially built
@@ -8,6 +9,7 @@
 use core::ffi::{c_char, c_void};
 use core::ptr;
 
+use super::byteobj::copy_bo;
 use super::kind::{Kind, Num};
 use crate::abi::*;
 use crate::cmem;
@@ -90,21 +92,21 @@ unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Re
             }
             Kind::Value => {
                 let s = &*(src as *const pmix_value_t);
-                super::value::xfer(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
+                xfer_value(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
             }
             Kind::Info => {
                 let s = &*(src as *const pmix_info_t);
                 let d = &mut *(dst as *mut pmix_info_t);
                 d.key = s.key;
                 d.flags = s.flags;
-                super::value::xfer(&mut d.value, &s.value, depth + 1)?;
+                xfer_value(&mut d.value, &s.value, depth + 1)?;
             }
             Kind::Pdata => {
                 let s = &*(src as *const pmix_pdata_t);
                 let d = &mut *(dst as *mut pmix_pdata_t);
                 d.proc = s.proc;
                 d.key = s.key;
-                super::value::xfer(&mut d.value, &s.value, depth + 1)?;
+                xfer_value(&mut d.value, &s.value, depth + 1)?;
             }
             Kind::App => {
                 let s = &*(src as *const pmix_app_t);
@@ -289,9 +291,9 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
         match kind {
             Kind::Num(_) | Kind::Proc | Kind::Nspace => {}
             Kind::String => cmem::free(*(p as *mut *mut c_char)),
-            Kind::Value => super::value::destruct(&mut *(p as *mut pmix_value_t)),
-            Kind::Info => super::value::destruct(&mut (*(p as *mut pmix_info_t)).value),
-            Kind::Pdata => super::value::destruct(&mut (*(p as *mut pmix_pdata_t)).value),
+            Kind::Value => destruct_value(&mut *(p as *mut pmix_value_t)),
+            Kind::Info => destruct_value(&mut (*(p as *mut pmix_info_t)).value),
+            Kind::Pdata => destruct_value(&mut (*(p as *mut pmix_pdata_t)).value),
             Kind::App => {
                 let a = &mut *(p as *mut pmix_app_t);
                 cmem::free(a.cmd);
@@ -480,30 +482,6 @@ pub unsafe fn copy_darray(d: &mut pmix_data_array_t, s: &pmix_data_array_t, dept
     }
 }
 
-/// # Safety
-/// `s.bytes` is NULL or holds `s.size` bytes.
-pub unsafe fn copy_bo(d: &mut pmix_byte_object_t, s: &pmix_byte_object_t) -> Res {
-    // SAFETY: the caller upholds the contract above: `s.bytes` is NULL or holds `s.size` bytes.
-    unsafe { load_bo(d, super::value::bo_slice(s)?) }
-}
-
-/// `d` = a new copy of `bytes` (NULL and 0 when empty), replacing what it
-/// held without freeing it.
-pub fn load_bo(d: &mut pmix_byte_object_t, bytes: &[u8]) -> Res {
-    d.bytes = ptr::null_mut();
-    d.size = 0;
-    if bytes.is_empty() {
-        return Ok(());
-    }
-    let p = cmem::dup_bytes(bytes);
-    if p.is_null() {
-        return Err(PMIX_ERR_NOMEM);
-    }
-    d.bytes = p;
-    d.size = bytes.len();
-    Ok(())
-}
-
 /// A new C string of `text` (NULL for None): what a decoder hands out.
 pub fn dup_text(text: Option<&[u8]>) -> Res<*mut c_char> {
     match text {
@@ -613,5 +591,124 @@ unsafe fn dup_argv(a: *const *mut c_char) -> Res<*mut *mut c_char> {
         } else {
             Ok(p)
         }
+    }
+}
+
+// ---- values: a value is one element kind, and elements (infos, arrays) hold values ----
+
+/// Where the element of `v` lives (NULL when a boxed value holds nothing).
+///
+/// # Safety
+/// `v` is a valid value whose type has a kind.
+pub unsafe fn value_payload(v: &pmix_value_t, kind: Kind) -> *const u8 {
+    // SAFETY: the caller upholds the contract above: `v` is a valid value whose type has a kind.
+    unsafe {
+        if kind.inline_in_value() {
+            &v.data as *const pmix_value_data as *const u8
+        } else {
+            v.data.ptr as *const u8
+        }
+    }
+}
+
+/// Load a copy of the element at `src` (of type `t`) into `v`, replacing what
+/// `v` held before without freeing it (PMIx semantics: `v` is uninitialised).
+/// A NULL `src` loads an empty value of that type (`true` for PMIX_BOOL).
+///
+/// # Safety
+/// `src` is NULL or points to a valid element of type `t`.
+pub unsafe fn load_value(v: &mut pmix_value_t, src: *const u8, t: pmix_data_type_t, depth: u32) -> Res {
+    // SAFETY: the caller upholds the contract above: `src` is NULL or points to a valid element of type `t`.
+    unsafe {
+        v.r#type = PMIX_UNDEF;
+        v.data = core::mem::zeroed();
+        if t == PMIX_UNDEF {
+            return Ok(());
+        }
+        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        // Fast paths for the common cases: numbers are plain bytes, strings one strdup.
+        if !src.is_null() {
+            if let Kind::Num(_) = kind {
+                ptr::copy_nonoverlapping(src, &mut v.data as *mut pmix_value_data as *mut u8, kind.size());
+                v.r#type = t;
+                return Ok(());
+            }
+            if kind == Kind::String {
+                v.data.string = dup_str(*(src as *const *const c_char))?;
+                v.r#type = t;
+                return Ok(());
+            }
+        }
+        if src.is_null() {
+            v.r#type = t;
+            if t == PMIX_BOOL {
+                v.data.flag = true;
+            }
+            return Ok(());
+        }
+        if kind.inline_in_value() {
+            copy(kind, &mut v.data as *mut pmix_value_data as *mut u8, src, depth)?;
+        } else {
+            let p = alloc_array(kind, 1)?;
+            if let Err(e) = copy(kind, p, src, depth) {
+                cmem::free(p);
+                return Err(e);
+            }
+            v.data.ptr = p as *mut c_void;
+        }
+        v.r#type = t;
+        Ok(())
+    }
+}
+
+/// Deep copy `src` into `dst` (`dst` is treated as uninitialised).
+///
+/// # Safety
+/// `src` is a valid value.
+pub unsafe fn xfer_value(dst: &mut pmix_value_t, src: &pmix_value_t, depth: u32) -> Res {
+    // SAFETY: the caller upholds the contract above: `src` is a valid value.
+    unsafe {
+        if src.r#type == PMIX_UNDEF {
+            dst.r#type = PMIX_UNDEF;
+            dst.data = core::mem::zeroed();
+            return Ok(());
+        }
+        let kind = Kind::of(src.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+        if let Kind::Num(_) = kind {
+            // the whole union: the element plus bytes nobody reads
+            dst.data = src.data;
+            dst.r#type = src.r#type;
+            return Ok(());
+        }
+        load_value(dst, value_payload(src, kind), src.r#type, depth)
+    }
+}
+
+/// Free what `v` owns; it becomes PMIX_UNDEF.
+///
+/// # Safety
+/// `v` is a valid value (or zeroed).
+pub unsafe fn destruct_value(v: &mut pmix_value_t) {
+    // SAFETY: the caller upholds the contract above: `v` is a valid value (or zeroed).
+    unsafe {
+        if v.r#type == PMIX_STRING {
+            cmem::free(v.data.string);
+            v.data.string = ptr::null_mut();
+            v.r#type = PMIX_UNDEF;
+            return;
+        }
+        if let Some(kind) = Kind::of(v.r#type) {
+            if kind.inline_in_value() {
+                destruct(kind, &mut v.data as *mut pmix_value_data as *mut u8);
+            } else {
+                let p = v.data.ptr as *mut u8;
+                if !p.is_null() {
+                    destruct(kind, p);
+                    cmem::free(p);
+                }
+            }
+        }
+        v.r#type = PMIX_UNDEF;
+        v.data = core::mem::zeroed();
     }
 }

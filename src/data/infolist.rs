@@ -3,7 +3,9 @@
 //! `add` and `xfer` copy into the list; `insert` keeps a shallow copy of the
 //! caller's info marked PMIX_INFO_PERSISTENT (its value still the caller's,
 //! as with OpenPMIx), so `release` frees only what the list copied.
-//! `convert` deep-copies everything into a PMIX_INFO data array.
+//! `convert` deep-copies everything into a PMIX_INFO data array; a `Snapshot`
+//! is such a copy, through which `find_key` and `replace_value` give OpenPMIx
+//! 5's "add unique" functions their entry found or replaced.
 
 use core::ffi::c_void;
 
@@ -160,5 +162,104 @@ pub unsafe fn release(p: *mut c_void) {
         if get(p).is_ok() {
             drop(Box::from_raw(p as *mut InfoList));
         }
+    }
+}
+
+/// An info's key: its bytes up to the NUL, at most PMIX_MAX_KEYLEN of them.
+fn key_of(info: &pmix_info_t) -> &[u8] {
+    let n = crate::cmem::bounded_len(&info.key[..PMIX_MAX_KEYLEN]);
+    // SAFETY: `n` bytes of the key array; c_char and u8 have one layout.
+    unsafe { core::slice::from_raw_parts(info.key.as_ptr() as *const u8, n) }
+}
+
+/// A deep copy of a list's infos (PMIx_Info_list_convert), freed on drop.
+pub struct Snapshot(pmix_data_array_t);
+
+impl Snapshot {
+    /// # Safety
+    /// The infos inserted into `l` (PMIx_Info_list_insert) are still valid.
+    pub unsafe fn of(l: &InfoList) -> Res<Snapshot> {
+        // SAFETY: an all-zero data array is empty; the caller vouches for `l`.
+        unsafe {
+            let mut d: pmix_data_array_t = core::mem::zeroed();
+            match l.convert(&mut d) {
+                Ok(()) | Err(PMIX_ERR_EMPTY) => Ok(Snapshot(d)),
+                Err(e) => Err(e),
+            }
+        }
+    }
+
+    pub fn infos(&self) -> &[pmix_info_t] {
+        if self.0.array.is_null() || self.0.size == 0 {
+            return &[];
+        }
+        // SAFETY: convert left `size` infos at `array`.
+        unsafe { core::slice::from_raw_parts(self.0.array as *const pmix_info_t, self.0.size) }
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        // SAFETY: the array convert built, owned by us alone.
+        unsafe { elem::destruct_darray(&mut self.0) }
+    }
+}
+
+/// Where `key` first appears in the list (compared as PMIX_CHECK_KEY, over
+/// PMIX_MAX_KEYLEN bytes), with the snapshot it was found in.
+///
+/// # Safety
+/// As `Snapshot::of`.
+pub unsafe fn find_key(l: &InfoList, key: &[u8]) -> Res<Option<(Snapshot, usize)>> {
+    // SAFETY: the caller upholds the contract above.
+    let snap = unsafe { Snapshot::of(l) }?;
+    let at = snap.infos().iter().position(|i| key_of(i) == key);
+    Ok(at.map(|at| (snap, at)))
+}
+
+/// Give entry `at` of the list a copy of `value`, keeping its key and flags.
+///
+/// The list's entries cannot be reached in place from here, so the list is rebuilt from
+/// `snap` (its deep copy) and takes the new contents: entries that were inserted with
+/// PMIx_Info_list_insert become the list's own copies (the caller's infos are neither
+/// changed nor freed, and later changes to them are no longer seen). On failure the list
+/// is left as it was.
+///
+/// # Safety
+/// `snap` is a snapshot of `l`; `value` is a valid value.
+pub unsafe fn replace_value(l: &mut InfoList, snap: &Snapshot, at: usize, value: &pmix_value_t) -> Res {
+    let fresh = start();
+    // SAFETY: `fresh` is the live list just started; the caller upholds the rest.
+    let done = match unsafe { fill_replaced(fresh, snap, at, value) } {
+        Ok(nl) => {
+            core::mem::swap(l, nl);
+            Ok(())
+        }
+        Err(e) => Err(e),
+    };
+    // SAFETY: `fresh` is ours and live; it now holds the old entries (or the partial new
+    // ones on failure).
+    unsafe { release(fresh) };
+    done
+}
+
+/// Fill the new list `fresh` with copies of `snap`'s infos, entry `at` taking `value`.
+///
+/// # Safety
+/// As `replace_value`, `fresh` a live list handle.
+unsafe fn fill_replaced<'a>(fresh: *mut c_void, snap: &Snapshot, at: usize, value: &pmix_value_t) -> Res<&'a mut InfoList> {
+    // SAFETY: the caller upholds the contract above.
+    unsafe {
+        let nl = get(fresh)?;
+        for (i, info) in snap.infos().iter().enumerate() {
+            if i == at {
+                // A shallow view: xfer deep-copies it, nothing here owns the value.
+                let with = pmix_info_t { key: info.key, flags: info.flags, value: *value };
+                nl.xfer(&with)?;
+            } else {
+                nl.xfer(info)?;
+            }
+        }
+        Ok(nl)
     }
 }

@@ -1,12 +1,17 @@
 //! The PMIx data utilities: everything that needs no server.
 //!
 //! Data lives in its C representation (`pmix_value_t`, `pmix_info_t`, ...) in
-//! libc memory; `kind` classifies the types, `elem` copies/destroys/compares
-//! single elements, `value` handles `pmix_value_t`, `pack` serialises, and the
-//! functions below are what the `PMIx_*` entries call.
+//! libc memory; `kind` classifies the types, `elem` copies/destroys single
+//! elements (values among them), `value` handles `pmix_value_t`, `compare`
+//! compares, `size` measures (PMIx_Value_get_size), `byteobj` holds byte
+//! objects, `infolist` is PMIx_Info_list_*'s list, `pack` (rpmix's) and `v41`
+//! (OpenPMIx's) serialise, and the functions below are what the `PMIx_*`
+//! entries call.
 
 pub mod buffer;
+pub mod byteobj;
 pub mod carray;
+pub mod compare;
 pub mod compress;
 pub mod cpuset;
 pub mod elem;
@@ -14,6 +19,7 @@ pub mod infolist;
 pub mod kind;
 pub mod pack;
 pub mod print;
+pub mod size;
 pub mod v41;
 pub mod value;
 

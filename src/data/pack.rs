@@ -461,7 +461,7 @@ impl<'a> Decoder<'a> {
     }
     fn blob_bo(&mut self, bo: &mut pmix_byte_object_t) -> Res {
         let b = self.blob()?;
-        elem::load_bo(bo, b)
+        super::byteobj::load_bo(bo, b)
     }
     /// A NULL-terminated string array (NULL when sent as one); the caller owns it.
     pub(crate) fn argv(&mut self) -> Res<*mut *mut c_char> {

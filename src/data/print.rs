@@ -1,5 +1,5 @@
 //! Human-readable text of PMIx data (PMIx_Data_print, PMIx_Value_string,
-//! PMIx_Info_string). For numbers and strings the layout is OpenPMIx's
+//! PMIx_Info_string, and OpenPMIx 5's PMIx_Proc_string and PMIx_App_string). For numbers and strings the layout is OpenPMIx's
 //! (`<prefix>Data type: PMIX_INT\tValue: 42`), so logs read the same.
 
 use core::ffi::c_char;
@@ -234,5 +234,64 @@ pub unsafe fn info_text(i: &pmix_info_t) -> String {
             strings::info_directives_string(i.flags).to_string_lossy(),
             value_text(&i.value)
         )
+    }
+}
+
+/// PMIx_Proc_string's text: "[nspace,rank]", the special ranks by name;
+/// "[NO-NAME]" for no process.
+pub fn proc_string(p: Option<&pmix_proc_t>) -> Vec<u8> {
+    let Some(p) = p else { return b"[NO-NAME]".to_vec() };
+    let n = cmem::bounded_len(&p.nspace);
+    // SAFETY: `n` bytes of the namespace array; c_char and u8 have one layout.
+    let ns = unsafe { core::slice::from_raw_parts(p.nspace.as_ptr() as *const u8, n) };
+    [b"[".as_slice(), ns, b",", rank(p.rank).as_bytes(), b"]"].concat()
+}
+
+/// The bytes of a C string, or "(null)" for NULL (as glibc's printf prints it).
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated, and outlives the slice.
+unsafe fn text_or_null<'a>(s: *const c_char) -> &'a [u8] {
+    // SAFETY: the caller upholds the contract above.
+    unsafe { cmem::cstr_bytes(s) }.unwrap_or(b"(null)")
+}
+
+/// PMIx_App_string's text: the app's fields, one per line (joined with '\n').
+///
+/// # Safety
+/// `app.cmd` and `app.cwd` are each NULL or NUL-terminated, `app.argv` and `app.env`
+/// each NULL or a NULL-terminated array of strings, `app.info` NULL or `app.ninfo`
+/// valid infos.
+pub unsafe fn app_string(app: &pmix_app_t) -> Vec<u8> {
+    // SAFETY: the caller upholds the contract above: every pointer of `app` is NULL or
+    // valid as described there.
+    unsafe {
+        let mut lines: Vec<Vec<u8>> = vec![[b"CMD: ".as_slice(), text_or_null(app.cmd)].concat()];
+        for (title, list) in [("ARGV", app.argv), ("ENV", app.env)] {
+            lines.push(format!("    {title}:").into_bytes());
+            if list.is_null() {
+                lines.push(b"        NONE".to_vec());
+            }
+            for i in 0..cmem::argv_len(list) {
+                let head = format!("        {title}[{i}]: ");
+                lines.push([head.as_bytes(), text_or_null(*list.add(i))].concat());
+            }
+        }
+        lines.push(match cmem::cstr_bytes(app.cwd) {
+            Some(cwd) => [b"    CWD: ".as_slice(), cwd].concat(),
+            None => b"    CWD: NULL".to_vec(),
+        });
+        lines.push(format!("    MAXPROCS: {}", app.maxprocs).into_bytes());
+        if app.info.is_null() {
+            lines.push(b"    INFO: NONE".to_vec());
+        } else {
+            lines.push(b"    INFO:".to_vec());
+            let infos = if app.ninfo == 0 { &[] } else { core::slice::from_raw_parts(app.info, app.ninfo) };
+            for (i, info) in infos.iter().enumerate() {
+                let body = info_text(info);
+                lines.push(format!("        INFO[{i}]: {body}").into_bytes());
+            }
+        }
+        lines.join(&b'\n')
     }
 }

@@ -88,7 +88,7 @@ fn info_array_round_trip_through_pack() {
         assert_eq!(n as usize, src.len());
         for i in 0..src.len() {
             assert_eq!(src[i].key, out[i].key);
-            assert_eq!(value::compare(&src[i].value, &out[i].value), PMIX_EQUAL, "info {i}");
+            assert_eq!(compare::compare(&src[i].value, &out[i].value), PMIX_EQUAL, "info {i}");
         }
         assert_eq!(buffer::unread(&b).unwrap().len(), 0);
         free_infos(&mut out[..n as usize]);
@@ -239,11 +239,11 @@ fn compare_orders_numbers_and_strings() {
         let (mut va, mut vb): (pmix_value_t, pmix_value_t) = (core::mem::zeroed(), core::mem::zeroed());
         value::load(&mut va, &a as *const u64 as *const c_void, PMIX_UINT64).unwrap();
         value::load(&mut vb, &b as *const u64 as *const c_void, PMIX_UINT64).unwrap();
-        assert_eq!(value::compare(&va, &vb), PMIX_VALUE2_GREATER);
-        assert_eq!(value::compare(&vb, &va), PMIX_VALUE1_GREATER);
+        assert_eq!(compare::compare(&va, &vb), PMIX_VALUE2_GREATER);
+        assert_eq!(compare::compare(&vb, &va), PMIX_VALUE1_GREATER);
         let s = cstr("x");
         value::load(&mut va, s.as_ptr() as *const c_void, PMIX_STRING).unwrap();
-        assert_eq!(value::compare(&va, &vb), PMIX_VALUE_TYPE_DIFFERENT);
+        assert_eq!(compare::compare(&va, &vb), PMIX_VALUE_TYPE_DIFFERENT);
         value::destruct(&mut va);
         value::destruct(&mut vb);
     }
@@ -261,17 +261,17 @@ unsafe fn round_trip(t: pmix_data_type_t, elem_ptr: *const c_void) {
         value::load(&mut v, elem_ptr, t).unwrap();
         let mut x: pmix_value_t = core::mem::zeroed();
         value::xfer(&mut x, &v, 0).unwrap();
-        assert_eq!(value::compare(&v, &x), PMIX_EQUAL);
+        assert_eq!(compare::compare(&v, &x), PMIX_EQUAL);
         let mut b: pmix_data_buffer_t = core::mem::zeroed();
         pack(&mut b, &v as *const pmix_value_t as *const c_void, 1, PMIX_VALUE).unwrap();
         let mut u: pmix_value_t = core::mem::zeroed();
         let mut n = 1;
         unpack(&mut b, &mut u as *mut pmix_value_t as *mut c_void, &mut n, PMIX_VALUE).unwrap();
-        assert_eq!(value::compare(&v, &u), PMIX_EQUAL);
+        assert_eq!(compare::compare(&v, &u), PMIX_EQUAL);
         let mut c: *mut c_void = core::ptr::null_mut();
         copy(&mut c, elem_ptr, t).unwrap();
         let kind = Kind::of(t).unwrap();
-        assert_eq!(value::compare_elem(kind, c as *const u8, elem_ptr as *const u8), PMIX_EQUAL);
+        assert_eq!(compare::compare_elem(kind, c as *const u8, elem_ptr as *const u8), PMIX_EQUAL);
         elem::destruct(kind, c as *mut u8);
         crate::cmem::free(c);
         for w in [&mut v, &mut x, &mut u] {
@@ -292,7 +292,7 @@ fn cpusets_and_topologies_round_trip() {
         let mut other: pmix_cpuset_t = core::mem::zeroed();
         cpuset::parse_cpuset(b"hwloc:0-2", &mut other).unwrap();
         let (pa, pb) = (&cs as *const _ as *const u8, &other as *const _ as *const u8);
-        assert_ne!(value::compare_elem(Kind::Cpuset, pa, pb), PMIX_EQUAL);
+        assert_ne!(compare::compare_elem(Kind::Cpuset, pa, pb), PMIX_EQUAL);
         cpuset::destruct_cpuset(&mut other);
         cpuset::destruct_cpuset(&mut cs);
         for bad in [&b"0-3"[..], b":0-3", b"hwloc:", b"hwloc:0-3;rm -rf"] {

@@ -940,7 +940,7 @@ impl<'a> Decoder<'a> {
                     let n = self.vu()?;
                     let n = self.count(n)?;
                     let b = self.take(n)?;
-                    elem::load_bo(&mut *(p as *mut pmix_byte_object_t), b)?;
+                    super::byteobj::load_bo(&mut *(p as *mut pmix_byte_object_t), b)?;
                 }
                 PMIX_REGEX => {
                     let text = if self.data[self.pos..].starts_with(b"pmix") || self.data[self.pos..].starts_with(b"raw:") {
@@ -957,7 +957,7 @@ impl<'a> Decoder<'a> {
                     // (held with its NUL, as PMIx_generate_regex hands it out)
                     let mut with_nul = text.to_vec();
                     with_nul.push(0);
-                    elem::load_bo(&mut *(p as *mut pmix_byte_object_t), &with_nul)?;
+                    super::byteobj::load_bo(&mut *(p as *mut pmix_byte_object_t), &with_nul)?;
                 }
                 PMIX_PROC_INFO => {
                     let x = &mut *(p as *mut pmix_proc_info_t);
@@ -1047,7 +1047,7 @@ impl<'a> Decoder<'a> {
                     let n = self.vu()?;
                     let n = self.count(n)?;
                     let b = self.take(n)?;
-                    elem::load_bo(&mut x.endpt, b)?;
+                    super::byteobj::load_bo(&mut x.endpt, b)?;
                 }
                 PMIX_PROC_STATS => {
                     let x = &mut *(p as *mut pmix_proc_stats_t);

@@ -1,81 +1,24 @@
-//! `pmix_value_t` operations: load, unload, transfer, destruct, compare.
+//! `pmix_value_t` operations: load, unload, transfer, destruct (and their
+//! panic-free fast paths), and a value's truth (PMIx_Value_true).
 //!
 //! A value holds its element either inside the union (`Kind::inline_in_value`)
-//! or through a pointer to one separately allocated element.
+//! or through a pointer to one separately allocated element. Copying and
+//! destroying a value recurses through elements (infos and arrays hold values),
+//! so that part lives with the element walk in `elem.rs`; it is re-exported
+//! here under its value names. Comparison is `compare.rs`, byte objects
+//! `byteobj.rs` (`bo_slice` re-exported here).
 
 use core::ffi::{c_char, c_void};
 use core::ptr;
 
 use super::elem;
 use crate::status::Res;
-use super::kind::{Kind, Num};
+use super::kind::Kind;
 use crate::abi::*;
 use crate::cmem;
 
-/// Where the element of `v` lives (NULL when a boxed value holds nothing).
-///
-/// # Safety
-/// `v` is a valid value whose type has a kind.
-pub unsafe fn elem_ptr(v: &pmix_value_t, kind: Kind) -> *const u8 {
-    // SAFETY: the caller upholds the contract above: `v` is a valid value whose type has a kind.
-    unsafe {
-        if kind.inline_in_value() {
-            &v.data as *const pmix_value_data as *const u8
-        } else {
-            v.data.ptr as *const u8
-        }
-    }
-}
-
-/// Load a copy of the element at `src` (of type `t`) into `v`, replacing what
-/// `v` held before without freeing it (PMIx semantics: `v` is uninitialised).
-/// A NULL `src` loads an empty value of that type (`true` for PMIX_BOOL).
-///
-/// # Safety
-/// `src` is NULL or points to a valid element of type `t`.
-pub unsafe fn load_elem(v: &mut pmix_value_t, src: *const u8, t: pmix_data_type_t, depth: u32) -> Res {
-    // SAFETY: the caller upholds the contract above: `src` is NULL or points to a valid element of type `t`.
-    unsafe {
-        v.r#type = PMIX_UNDEF;
-        v.data = core::mem::zeroed();
-        if t == PMIX_UNDEF {
-            return Ok(());
-        }
-        let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-        // Fast paths for the common cases: numbers are plain bytes, strings one strdup.
-        if !src.is_null() {
-            if let Kind::Num(_) = kind {
-                ptr::copy_nonoverlapping(src, &mut v.data as *mut pmix_value_data as *mut u8, kind.size());
-                v.r#type = t;
-                return Ok(());
-            }
-            if kind == Kind::String {
-                v.data.string = elem::dup_str(*(src as *const *const c_char))?;
-                v.r#type = t;
-                return Ok(());
-            }
-        }
-        if src.is_null() {
-            v.r#type = t;
-            if t == PMIX_BOOL {
-                v.data.flag = true;
-            }
-            return Ok(());
-        }
-        if kind.inline_in_value() {
-            elem::copy(kind, &mut v.data as *mut pmix_value_data as *mut u8, src, depth)?;
-        } else {
-            let p = elem::alloc_array(kind, 1)?;
-            if let Err(e) = elem::copy(kind, p, src, depth) {
-                cmem::free(p);
-                return Err(e);
-            }
-            v.data.ptr = p as *mut c_void;
-        }
-        v.r#type = t;
-        Ok(())
-    }
-}
+pub use super::byteobj::bo_slice;
+pub use super::elem::{destruct_value as destruct, load_value as load_elem, value_payload as elem_ptr, xfer_value as xfer};
 
 /// `PMIx_Value_load` semantics: for PMIX_STRING and PMIX_REGEX, `data` is the
 /// `char *` itself, and for PMIX_POINTER the pointer itself (as OpenPMIx stores it: the
@@ -103,29 +46,6 @@ pub unsafe fn load(v: &mut pmix_value_t, data: *const c_void, t: pmix_data_type_
             return load_elem(v, &bo as *const pmix_byte_object_t as *const u8, t, 0);
         }
         load_elem(v, data as *const u8, t, 0)
-    }
-}
-
-/// Deep copy `src` into `dst` (`dst` is treated as uninitialised).
-///
-/// # Safety
-/// `src` is a valid value.
-pub unsafe fn xfer(dst: &mut pmix_value_t, src: &pmix_value_t, depth: u32) -> Res {
-    // SAFETY: the caller upholds the contract above: `src` is a valid value.
-    unsafe {
-        if src.r#type == PMIX_UNDEF {
-            dst.r#type = PMIX_UNDEF;
-            dst.data = core::mem::zeroed();
-            return Ok(());
-        }
-        let kind = Kind::of(src.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
-        if let Kind::Num(_) = kind {
-            // the whole union: the element plus bytes nobody reads
-            dst.data = src.data;
-            dst.r#type = src.r#type;
-            return Ok(());
-        }
-        load_elem(dst, elem_ptr(src, kind), src.r#type, depth)
     }
 }
 
@@ -185,35 +105,6 @@ pub unsafe fn destruct_fast(v: &mut pmix_value_t) -> bool {
     }
 }
 
-/// Free what `v` owns; it becomes PMIX_UNDEF.
-///
-/// # Safety
-/// `v` is a valid value (or zeroed).
-pub unsafe fn destruct(v: &mut pmix_value_t) {
-    // SAFETY: the caller upholds the contract above: `v` is a valid value (or zeroed).
-    unsafe {
-        if v.r#type == PMIX_STRING {
-            cmem::free(v.data.string);
-            v.data.string = ptr::null_mut();
-            v.r#type = PMIX_UNDEF;
-            return;
-        }
-        if let Some(kind) = Kind::of(v.r#type) {
-            if kind.inline_in_value() {
-                elem::destruct(kind, &mut v.data as *mut pmix_value_data as *mut u8);
-            } else {
-                let p = v.data.ptr as *mut u8;
-                if !p.is_null() {
-                    elem::destruct(kind, p);
-                    cmem::free(p);
-                }
-            }
-        }
-        v.r#type = PMIX_UNDEF;
-        v.data = core::mem::zeroed();
-    }
-}
-
 /// `PMIx_Value_unload`: strings and byte objects come back in new memory
 /// (`*data` = malloc'd copy, `*sz` = length); every other type is copied into
 /// the caller's storage at `*data`, which must be large enough (`*sz` = size).
@@ -262,115 +153,45 @@ pub unsafe fn unload(v: &pmix_value_t, data: *mut *mut c_void, sz: &mut usize) -
     }
 }
 
-/// `PMIx_Value_compare`: numbers by value, strings by `strcmp`, procs by
-/// namespace then rank, everything else by its packed form (equal when the
-/// contents are equal, otherwise a stable order).
-///
-/// # Safety
-/// Both values are valid.
-pub unsafe fn compare(a: &pmix_value_t, b: &pmix_value_t) -> pmix_value_cmp_t {
-    // SAFETY: the caller upholds the contract above: Both values are valid.
-    unsafe {
-        if a.r#type != b.r#type {
-            return PMIX_VALUE_TYPE_DIFFERENT;
-        }
-        let Some(kind) = Kind::of(a.r#type) else {
-            return if a.r#type == PMIX_UNDEF { PMIX_EQUAL } else { PMIX_VALUE_COMPARISON_NOT_AVAIL };
-        };
-        let (pa, pb) = (elem_ptr(a, kind), elem_ptr(b, kind));
-        if pa.is_null() || pb.is_null() {
-            return ordering(pa.is_null().cmp(&pb.is_null()).reverse());
-        }
-        compare_elem(kind, pa, pb)
-    }
+/// Whether `s` starts with `word`, ignoring ASCII case.
+fn starts_nocase(s: &[u8], word: &[u8]) -> bool {
+    s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
 }
 
-fn ordering(o: core::cmp::Ordering) -> pmix_value_cmp_t {
-    match o {
-        core::cmp::Ordering::Equal => PMIX_EQUAL,
-        core::cmp::Ordering::Greater => PMIX_VALUE1_GREATER,
-        core::cmp::Ordering::Less => PMIX_VALUE2_GREATER,
-    }
-}
-
-/// Compare two elements of one kind.
+/// The boolean reading of a value, as PMIX_CHECK_TRUE / PMIx_Value_true.
 ///
 /// # Safety
-/// Both point to valid elements of `kind`.
-pub unsafe fn compare_elem(kind: Kind, a: *const u8, b: *const u8) -> pmix_value_cmp_t {
-    // SAFETY: the caller upholds the contract above: Both point to valid elements of `kind`.
+/// `v` is a valid value.
+pub unsafe fn truth(v: &pmix_value_t) -> pmix_boolean_t {
+    // SAFETY: the caller upholds the contract above: the union is read as the
+    // member its type names (a flag as its byte, never as a Rust bool), and a
+    // string is NUL-terminated.
     unsafe {
-        use core::ptr::read_unaligned as rd;
-        let o = match kind {
-            Kind::Num(Num::U(1)) => rd(a).cmp(&rd(b)),
-            Kind::Num(Num::U(2)) => rd(a as *const u16).cmp(&rd(b as *const u16)),
-            Kind::Num(Num::U(4)) => rd(a as *const u32).cmp(&rd(b as *const u32)),
-            Kind::Num(Num::U(_)) => rd(a as *const u64).cmp(&rd(b as *const u64)),
-            Kind::Num(Num::I(1)) => rd(a as *const i8).cmp(&rd(b as *const i8)),
-            Kind::Num(Num::I(2)) => rd(a as *const i16).cmp(&rd(b as *const i16)),
-            Kind::Num(Num::I(4)) => rd(a as *const i32).cmp(&rd(b as *const i32)),
-            Kind::Num(Num::I(_)) => rd(a as *const i64).cmp(&rd(b as *const i64)),
-            Kind::Num(Num::F32) => match rd(a as *const f32).partial_cmp(&rd(b as *const f32)) {
-                Some(o) => o,
-                None => return PMIX_VALUE_COMPARISON_NOT_AVAIL,
-            },
-            Kind::Num(Num::F64) => match rd(a as *const f64).partial_cmp(&rd(b as *const f64)) {
-                Some(o) => o,
-                None => return PMIX_VALUE_COMPARISON_NOT_AVAIL,
-            },
-            Kind::Num(Num::Timeval) => {
-                let (x, y) = (rd(a as *const libc::timeval), rd(b as *const libc::timeval));
-                (x.tv_sec, x.tv_usec).cmp(&(y.tv_sec, y.tv_usec))
-            }
-            Kind::Num(Num::Pointer) => rd(a as *const usize).cmp(&rd(b as *const usize)),
-            Kind::String => {
-                let (x, y) = (rd(a as *const *const c_char), rd(b as *const *const c_char));
-                cmem::cstr_bytes(x).cmp(&cmem::cstr_bytes(y))
-            }
-            Kind::Nspace => {
-                let (x, y) = (&*(a as *const pmix_nspace_t), &*(b as *const pmix_nspace_t));
-                x[..cmem::bounded_len(x)].cmp(&y[..cmem::bounded_len(y)])
-            }
-            Kind::Proc => {
-                let (x, y) = (&*(a as *const pmix_proc_t), &*(b as *const pmix_proc_t));
-                let nx = &x.nspace[..cmem::bounded_len(&x.nspace)];
-                let ny = &y.nspace[..cmem::bounded_len(&y.nspace)];
-                (nx, x.rank).cmp(&(ny, y.rank))
-            }
-            Kind::ByteObject => {
-                let (x, y) = (&*(a as *const pmix_byte_object_t), &*(b as *const pmix_byte_object_t));
-                match (bo_slice(x), bo_slice(y)) {
-                    (Ok(a), Ok(b)) => a.cmp(b),
-                    _ => return PMIX_VALUE_INCOMPATIBLE_OBJECTS,
+        match v.r#type {
+            PMIX_UNDEF => PMIX_BOOL_TRUE,
+            PMIX_BOOL if v.data.byte != 0 => PMIX_BOOL_TRUE,
+            PMIX_BOOL => PMIX_BOOL_FALSE,
+            PMIX_STRING if v.data.string.is_null() => PMIX_BOOL_TRUE,
+            PMIX_STRING => {
+                let all = core::ffi::CStr::from_ptr(v.data.string).to_bytes();
+                // C isspace in the "C" locale: space, \t, \n, \v, \f, \r.
+                let skip = all.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+                let s = &all[skip..];
+                match s.first() {
+                    None => PMIX_BOOL_TRUE,
+                    Some(c) if c.is_ascii_digit() => {
+                        if libc::atoi(v.data.string.add(skip)) == 0 {
+                            PMIX_BOOL_FALSE
+                        } else {
+                            PMIX_BOOL_TRUE
+                        }
+                    }
+                    _ if starts_nocase(s, b"yes") || starts_nocase(s, b"true") => PMIX_BOOL_TRUE,
+                    _ if starts_nocase(s, b"no") || starts_nocase(s, b"false") => PMIX_BOOL_FALSE,
+                    _ => PMIX_NON_BOOL,
                 }
             }
-            _ => {
-                let mut ea = super::pack::Encoder::default();
-                let mut eb = super::pack::Encoder::default();
-                if ea.elem(kind, a, 0).is_err() || eb.elem(kind, b, 0).is_err() {
-                    return PMIX_VALUE_INCOMPATIBLE_OBJECTS;
-                }
-                ea.bytes().cmp(eb.bytes())
-            }
-        };
-        ordering(o)
-    }
-}
-
-/// The bytes of a byte object; an impossible size is refused (PMIX_ERR_BAD_PARAM).
-///
-/// # Safety
-/// `bo.bytes` is NULL or holds `bo.size` bytes.
-pub unsafe fn bo_slice(bo: &pmix_byte_object_t) -> Res<&[u8]> {
-    // SAFETY: the caller upholds the contract above: `bo.bytes` is NULL or holds `bo.size` bytes.
-    unsafe {
-        if bo.bytes.is_null() || bo.size == 0 {
-            Ok(&[])
-        } else if bo.size > isize::MAX as usize {
-            crate::pmix_debug!(1, "byte object of impossible size {}", bo.size);
-            Err(PMIX_ERR_BAD_PARAM)
-        } else {
-            Ok(core::slice::from_raw_parts(bo.bytes as *const u8, bo.size))
+            _ => PMIX_NON_BOOL,
         }
     }
 }

@@ -113,6 +113,22 @@ macro_rules! require {
     };
 }
 
+/// Log a NULL argument and leave the entry: `null_check!(NAME, p, q)` in a
+/// `void` entry, `null_check!(NAME, p => value)` where something is returned.
+macro_rules! null_check {
+    ($name:expr, $($p:ident),+) => {
+        $( if $p.is_null() {
+            $crate::pmix_debug!(1, "{}: bad parameter: {} is NULL", $name, stringify!($p));
+            return;
+        } )+
+    };
+    ($name:expr, $p:ident => $ret:expr) => {
+        if $p.is_null() {
+            $crate::pmix_debug!(1, "{}: bad parameter: {} is NULL", $name, stringify!($p));
+            return $ret;
+        }
+    };
+}
 
 /// A raw pointer carried to the progress thread (cbdata, caller storage).
 pub struct SendPtr<T>(pub *mut T);

@@ -138,7 +138,7 @@ pub unsafe extern "C" fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pm
 pub unsafe extern "C" fn PMIx_Value_compare(v1: *mut pmix_value_t, v2: *mut pmix_value_t) -> pmix_value_cmp_t {
     entry!("PMIx_Value_compare", {
         match (v1.as_ref(), v2.as_ref()) {
-            (Some(a), Some(b)) => crate::data::value::compare(a, b),
+            (Some(a), Some(b)) => crate::data::compare::compare(a, b),
             _ => PMIX_VALUE_COMPARISON_NOT_AVAIL,
         }
     })

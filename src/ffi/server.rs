@@ -1,12 +1,10 @@
-//! Exported functions of `pmix_server.h (server API)`.
-//!
-//! Thin: argument checks, panic boundary, conversion; the work is done in the core
-//! modules. Functions later issues implement answer `PMIX_ERR_NOT_SUPPORTED`.
+//! The server (`pmix_server.h`): init, finalize, namespaces and clients,
+//! fork and application setup, dmodex, inventory, locality and cpuset
+//! strings, process sets, resources.
 #![allow(non_snake_case, unused_variables)]
 
-#[allow(unused_imports)]
 use core::ffi::{c_char, c_int, c_void};
-#[allow(unused_imports)]
+
 use libc::{gid_t, uid_t};
 
 use crate::abi::*;
@@ -44,7 +42,7 @@ fn fire_op_later(cbfunc: pmix_op_cbfunc_t, status: pmix_status_t, cbdata: SendPt
 /// Run a server operation on the progress thread: with a callback, return at
 /// once and fire it there; without one, block and answer
 /// PMIX_OPERATION_SUCCEEDED (OpenPMIx 4.2.2's convention).
-fn server_op(
+pub(super) fn server_op(
     h: Handle<ServerRole>,
     cbfunc: pmix_op_cbfunc_t,
     cbdata: SendPtr<c_void>,
@@ -394,38 +392,6 @@ pub unsafe extern "C" fn PMIx_server_setup_local_support(nspace: *const c_char, 
     })
 }
 
-/// Hand output of a process (stdout, stderr, ...) to the clients and tools that asked to
-/// pull it.
-///
-/// Returns PMIX_SUCCESS once queued when `cbfunc` is given; `cbfunc` then fires exactly
-/// once, later, from the progress thread, with PMIX_SUCCESS. Without `cbfunc`, blocks and
-/// returns PMIX_OPERATION_SUCCEEDED (PMIX_ERR_WOULD_BLOCK on the progress thread).
-/// PMIX_ERR_BAD_PARAM for a NULL `source` or `bo`, a stdin channel or a bad byte object,
-/// PMIX_ERR_NOMEM, PMIX_ERR_INIT; on an error return `cbfunc` never fires.
-///
-/// # Safety
-/// `source` is NULL or a valid proc; `bo` is NULL or a valid byte object; `info` is NULL or
-/// points to `ninfo` valid infos (all copied before return); `cbdata` is passed back
-/// untouched.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: pmix_iof_channel_t, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-    status_entry!("PMIx_server_IOF_deliver", {
-        require!("PMIx_server_IOF_deliver", !source.is_null() && !bo.is_null());
-        if channel & PMIX_FWD_STDIN_CHANNEL != 0 {
-            return PMIX_ERR_BAD_PARAM; // stdin goes to processes, not to pullers
-        }
-        let src = crate::owned::Proc::from_c(&*source);
-        let data = match crate::data::value::bo_slice(&*bo) {
-            Ok(d) => d.to_vec(),
-            Err(e) => return e,
-        };
-        let Ok(infos) = crate::owned::Info::copy_array(info, ninfo) else { return PMIX_ERR_NOMEM };
-        let complete = crate::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy());
-        let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
-        server_op(h, cbfunc, SendPtr(cbdata), move |s, net| s.iof_deliver(net, &src, channel, &data, complete))
-    })
-}
-
 /// Collect this node's resource inventory (fabric devices, GPUs) for the host.
 ///
 /// rpmix has no fabric or GPU inventory source, so the inventory is empty:
@@ -644,4 +610,3 @@ pub unsafe extern "C" fn PMIx_server_deregister_resources(info: *mut pmix_info_t
         server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.deregister_resources(&keys))
     })
 }
-
