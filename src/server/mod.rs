@@ -21,6 +21,8 @@ mod query;
 pub mod session;
 pub mod setup;
 mod spawn;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::Arc;

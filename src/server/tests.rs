@@ -1,0 +1,389 @@
+//! The server role tested as a unit: a `ServerRole` on its own progress
+//! thread, a fake host that records its upcalls and answers them inline or
+//! later (as real hosts do), and fake clients speaking rpmix's protocol on
+//! the other ends of socket pairs. No process is started.
+//!
+//! Job "job": 4 ranks, ranks 0 and 1 local (clients here), 2 and 3 on
+//! another node (the host's business).
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::abi::*;
+use crate::data::pack::{Decoder, Encoder};
+use crate::msg::{self, Collective, GroupOp, Hello, Request};
+use crate::owned::{decode_infos, Info, Proc, Value};
+use crate::runtime::{self, Engine};
+use crate::wire;
+
+use super::host::{DoneData, DoneInfos, Host, Upcall};
+use super::ServerRole;
+
+/// How the fake host answers an upcall it takes.
+#[derive(Clone, Copy, PartialEq)]
+enum Answer {
+    /// Inside the upcall (Slurm and Open MPI's mpirun do this for fences).
+    Inline,
+    /// Later, from the test's thread.
+    Later,
+}
+
+/// What the fake host saw, and the completions it holds.
+enum Seen {
+    Fence(Vec<Proc>, DoneData),
+    DirectModex(Proc, DoneData),
+    Group(pmix_group_operation_t, String, DoneInfos),
+}
+
+struct FakeHost {
+    answer: Answer,
+    /// Remote ranks' data for direct modex (None: not supported).
+    remote: Option<Vec<(Proc, Vec<Info>)>>,
+    seen: mpsc::Sender<Seen>,
+}
+
+impl Host for FakeHost {
+    fn fence_nb(&mut self, procs: &[Proc], _info: &[Info], _data: Vec<u8>, done: DoneData) -> Upcall {
+        if self.answer == Answer::Inline {
+            done(PMIX_SUCCESS, Vec::new());
+            let _ = self.seen.send(Seen::Fence(procs.to_vec(), Box::new(|_, _| {})));
+        } else {
+            let _ = self.seen.send(Seen::Fence(procs.to_vec(), done));
+        }
+        Upcall::Pending
+    }
+
+    fn direct_modex(&mut self, proc: &Proc, _info: &[Info], done: DoneData) -> Upcall {
+        let Some(remote) = &self.remote else { return Upcall::Now(PMIX_ERR_NOT_SUPPORTED) };
+        let mut e = Encoder::default();
+        for (p, infos) in remote.iter().filter(|(p, _)| p == proc) {
+            super::modex::blob_record(&mut e, p, infos).unwrap();
+        }
+        let blob = e.into_bytes();
+        if self.answer == Answer::Inline {
+            done(PMIX_SUCCESS, blob);
+            let _ = self.seen.send(Seen::DirectModex(proc.clone(), Box::new(|_, _| {})));
+        } else {
+            let _ = self.seen.send(Seen::DirectModex(proc.clone(), Box::new(move |st, _| done(st, blob))));
+        }
+        Upcall::Pending
+    }
+
+    fn group(&mut self, op: pmix_group_operation_t, name: &str, _procs: &[Proc], _directives: &[Info], done: DoneInfos) -> Upcall {
+        let _ = self.seen.send(Seen::Group(op, name.to_string(), done));
+        Upcall::Pending
+    }
+}
+
+/// One fake client: its end of the connection.
+struct Client {
+    s: UnixStream,
+    me: Proc,
+    next_req: u32,
+}
+
+/// A reply: its status and body.
+struct Reply {
+    status: pmix_status_t,
+    body: Vec<u8>,
+}
+
+impl Client {
+    fn send(&mut self, req: &Request) -> u32 {
+        self.next_req += 1;
+        let frame = runtime::frame(self.next_req, req.tag(), &req.encode().unwrap());
+        self.s.write_all(&frame).unwrap();
+        self.next_req
+    }
+
+    /// The next frame: (request id, tag, body); a test that would hang fails.
+    fn frame(&mut self) -> (u32, u16, Vec<u8>) {
+        let mut hdr = [0u8; runtime::HEADER];
+        self.s.read_exact(&mut hdr).unwrap_or_else(|e| panic!("{}: no frame from the server: {e}", self.me));
+        let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize - 6;
+        let req = u32::from_le_bytes(hdr[4..8].try_into().unwrap());
+        let tag = u16::from_le_bytes(hdr[8..10].try_into().unwrap());
+        let mut body = vec![0u8; len];
+        self.s.read_exact(&mut body).unwrap();
+        (req, tag, body)
+    }
+
+    /// The reply to request `req` (events before it are skipped).
+    fn reply(&mut self, req: u32) -> Reply {
+        loop {
+            let (r, tag, body) = self.frame();
+            if tag == wire::REPLY && r == req {
+                return Reply { status: i32::from_le_bytes(body[..4].try_into().unwrap()), body: body[4..].to_vec() };
+            }
+        }
+    }
+
+    fn call(&mut self, req: &Request) -> Reply {
+        let id = self.send(req);
+        self.reply(id)
+    }
+}
+
+struct Server {
+    engine: Engine<ServerRole>,
+    seen: mpsc::Receiver<Seen>,
+    clients: Vec<Client>,
+}
+
+impl Server {
+    /// The server with job "job" registered (its local ranks as clients),
+    /// and `nclients` fake clients connected (ranks 0.., said hello).
+    fn start(answer: Answer, remote: Option<Vec<(Proc, Vec<Info>)>>, nclients: u32) -> Server {
+        let (tx, seen) = mpsc::channel();
+        let host = FakeHost { answer, remote, seen: tx };
+        let role = ServerRole::new(Box::new(host), Proc::new("server", 0), "testhost".into());
+        let pairs: Vec<(UnixStream, UnixStream)> = (0..nclients).map(|_| UnixStream::pair().unwrap()).collect();
+        let (ours, theirs): (Vec<UnixStream>, Vec<UnixStream>) = pairs.into_iter().unzip();
+        let theirs = theirs
+            .into_iter()
+            .map(|s| {
+                s.set_nonblocking(true).unwrap();
+                mio::net::UnixStream::from_std(s)
+            })
+            .collect();
+        let engine = runtime::start(role, None, theirs, "test-server").unwrap();
+        // SAFETY: getuid/getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let registered = engine.handle.call(move |s, _| {
+            let info = vec![
+                Info::new("pmix.job.size", Value::u32(4)),
+                Info::new("pmix.lpeers", Value::string("0,1")),
+                Info::new("pmix.hname", Value::string("testhost")),
+            ];
+            s.register_nspace("job", 2, info);
+            s.register_client(&Proc::new("job", 0), uid, gid, 0);
+            s.register_client(&Proc::new("job", 1), uid, gid, 0);
+        });
+        assert!(registered.is_some());
+        let mut clients = Vec::new();
+        for (rank, s) in ours.into_iter().enumerate() {
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            let me = Proc::new("job", rank as u32);
+            let mut c = Client { s, me: me.clone(), next_req: 100 };
+            let hello = Hello { protocol: wire::PROTOCOL, proc: me, token: None }.encode();
+            c.s.write_all(&runtime::frame(1, wire::HELLO, &hello)).unwrap();
+            assert_eq!(c.reply(1).status, PMIX_SUCCESS, "hello of rank {rank}");
+            clients.push(c);
+        }
+        Server { engine, seen, clients }
+    }
+
+    fn next_upcall(&self) -> Seen {
+        self.seen.recv_timeout(Duration::from_secs(20)).expect("an upcall")
+    }
+
+    fn no_upcall_yet(&self) -> bool {
+        self.seen.try_recv().is_err()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.engine.handle.run(|_, net| net.stop());
+    }
+}
+
+fn fence(procs: Vec<Proc>) -> Request {
+    Request::barrier(Collective::Fence, procs, Vec::new())
+}
+
+fn wildcard() -> Vec<Proc> {
+    vec![Proc::wildcard("job")]
+}
+
+#[test]
+fn a_fence_of_local_ranks_needs_no_host() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let local = vec![Proc::new("job", 0), Proc::new("job", 1)];
+    let a = srv.clients[0].send(&fence(local.clone()));
+    let b = srv.clients[1].send(&fence(local));
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_SUCCESS);
+    assert_eq!(srv.clients[1].reply(b).status, PMIX_SUCCESS);
+    assert!(srv.no_upcall_yet(), "a fence of local ranks went to the host");
+}
+
+#[test]
+fn a_fence_with_remote_ranks_goes_to_the_host_once_after_every_local_rank() {
+    for answer in [Answer::Inline, Answer::Later] {
+        let mut srv = Server::start(answer, None, 2);
+        let a = srv.clients[0].send(&fence(wildcard()));
+        // Rank 1 has not arrived: the host hears nothing yet. (A request
+        // answered at once, on the same connection, is read after the fence.)
+        let hn = srv.clients[0].call(&Request::Get { target: Proc::new("job", 0), key: "pmix.hname".into(), info: Vec::new() });
+        assert_eq!(hn.status, PMIX_SUCCESS);
+        assert!(srv.no_upcall_yet(), "the host was asked before every local rank arrived");
+        let b = srv.clients[1].send(&fence(wildcard()));
+        let Seen::Fence(procs, done) = srv.next_upcall() else { panic!("not a fence") };
+        assert_eq!(procs, wildcard());
+        if answer == Answer::Later {
+            // (from this thread, as a host's own progress thread would)
+            done(PMIX_SUCCESS, Vec::new());
+        }
+        assert_eq!(srv.clients[0].reply(a).status, PMIX_SUCCESS);
+        assert_eq!(srv.clients[1].reply(b).status, PMIX_SUCCESS);
+        assert!(srv.no_upcall_yet(), "more than one fence_nb upcall");
+    }
+}
+
+#[test]
+fn the_hosts_failure_reaches_every_local_rank() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    let a = srv.clients[0].send(&fence(wildcard()));
+    let b = srv.clients[1].send(&fence(wildcard()));
+    let Seen::Fence(_, done) = srv.next_upcall() else { panic!("not a fence") };
+    done(PMIX_ERR_TIMEOUT, Vec::new());
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_ERR_TIMEOUT);
+    assert_eq!(srv.clients[1].reply(b).status, PMIX_ERR_TIMEOUT);
+}
+
+#[test]
+fn a_rank_lost_before_the_fence_fails_it_for_the_others() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let lost = srv.clients.pop().unwrap();
+    drop(lost);
+    // The loss is seen once the server has read the close: a request after
+    // it (here, a Get it answers at once) orders the two.
+    let r = srv.clients[0].call(&Request::Get { target: Proc::new("job", 0), key: "pmix.hname".into(), info: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let local = vec![Proc::new("job", 0), Proc::new("job", 1)];
+    let st = srv.clients[0].call(&fence(local)).status;
+    assert_eq!(st, PMIX_ERR_LOST_CONNECTION);
+}
+
+/// A Get of `key` of `target`, and the value's u32 in the answer.
+fn get_u32(c: &mut Client, target: Proc, key: &str, info: Vec<Info>) -> Result<u32, pmix_status_t> {
+    let r = c.call(&Request::Get { target, key: key.into(), info });
+    if r.status != PMIX_SUCCESS {
+        return Err(r.status);
+    }
+    let infos = decode_infos(&mut Decoder::new(&r.body)).unwrap();
+    Ok(infos.iter().find(|i| i.key() == key).and_then(|i| i.as_u32()).expect("the key in the answer"))
+}
+
+fn commit(c: &mut Client, key: &str, v: u32) {
+    c.send(&Request::Commit { puts: vec![(PMIX_GLOBAL, Info::new(key, Value::u32(v)))] });
+}
+
+#[test]
+fn committed_data_is_served_to_a_peer() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    commit(&mut srv.clients[0], "k", 7);
+    assert_eq!(get_u32(&mut srv.clients[1], Proc::new("job", 0), "k", Vec::new()), Ok(7));
+}
+
+#[test]
+fn a_get_before_the_commit_waits_for_it() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let id = srv.clients[1].send(&Request::Get { target: Proc::new("job", 0), key: "late".into(), info: Vec::new() });
+    commit(&mut srv.clients[0], "late", 42);
+    let r = srv.clients[1].reply(id);
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let infos = decode_infos(&mut Decoder::new(&r.body)).unwrap();
+    assert_eq!(infos.iter().find(|i| i.key() == "late").and_then(|i| i.as_u32()), Some(42));
+}
+
+#[test]
+fn a_get_of_a_remote_rank_asks_the_host_once() {
+    let remote = vec![(Proc::new("job", 2), vec![Info::new("rk", Value::u32(5)), Info::new("other", Value::u32(6))])];
+    for answer in [Answer::Inline, Answer::Later] {
+        let mut srv = Server::start(answer, Some(remote.clone()), 2);
+        let a = srv.clients[0].send(&Request::Get { target: Proc::new("job", 2), key: "rk".into(), info: Vec::new() });
+        let Seen::DirectModex(p, done) = srv.next_upcall() else { panic!("not a direct modex") };
+        assert_eq!(p, Proc::new("job", 2));
+        // A second Get for the same rank while the first is out waits for the same answer.
+        let b = srv.clients[1].send(&Request::Get { target: Proc::new("job", 2), key: "other".into(), info: Vec::new() });
+        if answer == Answer::Later {
+            done(PMIX_SUCCESS, Vec::new());
+        }
+        for (c, id, key, want) in [(0, a, "rk", 5), (1, b, "other", 6)] {
+            let r = srv.clients[c].reply(id);
+            assert_eq!(r.status, PMIX_SUCCESS, "{key}");
+            let infos = decode_infos(&mut Decoder::new(&r.body)).unwrap();
+            assert_eq!(infos.iter().find(|i| i.key() == key).and_then(|i| i.as_u32()), Some(want));
+        }
+        // Now held here: no upcall for it again.
+        assert_eq!(get_u32(&mut srv.clients[0], Proc::new("job", 2), "other", Vec::new()), Ok(6));
+        assert!(srv.no_upcall_yet());
+    }
+}
+
+#[test]
+fn a_host_without_direct_modex_gets_not_found() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    assert_eq!(get_u32(&mut srv.clients[0], Proc::new("job", 3), "rk", Vec::new()), Err(PMIX_ERR_NOT_FOUND));
+}
+
+#[test]
+fn a_namespace_registered_late_is_served() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    // A Get of a rank whose job this server does not know (yet): its data
+    // arrives with its registration, as a launcher registers a spawned job.
+    let late = Proc::new("later", 0);
+    let none = get_u32(&mut srv.clients[0], late.clone(), "pmix.appnum", vec![Info::new("pmix.immediate", Value::boolean(true))]);
+    assert!(none.is_err());
+    srv.engine.handle.call(|s, _| {
+        s.register_nspace("later", 0, vec![Info::new("pmix.job.size", Value::u32(1)), Info::new("pmix.appnum", Value::u32(3))]);
+    });
+    assert_eq!(get_u32(&mut srv.clients[0], Proc::wildcard("later"), "pmix.appnum", Vec::new()), Ok(3));
+}
+
+/// The answers to a group construction by ranks 0 and 1 of `members`.
+fn construct(srv: &mut Server, members: &[Proc], directives: Vec<Info>) -> (u32, u32) {
+    let group = || Request::Group(msg::Group { op: GroupOp::Construct, name: "grp".into(), procs: members.to_vec(), directives: directives.clone() });
+    let a = srv.clients[0].send(&group());
+    let b = srv.clients[1].send(&group());
+    (a, b)
+}
+
+/// Both ranks' results: status and the infos' keys with their size values.
+fn group_results(srv: &mut Server, (a, b): (u32, u32)) -> Vec<(pmix_status_t, Vec<Info>)> {
+    [(0, a), (1, b)]
+        .into_iter()
+        .map(|(c, id)| {
+            let r = srv.clients[c].reply(id);
+            (r.status, decode_infos(&mut Decoder::new(&r.body)).unwrap_or_default())
+        })
+        .collect()
+}
+
+fn context_id(infos: &[Info]) -> Option<u32> {
+    infos.iter().find(|i| i.key() == "pmix.grp.ctxid").and_then(|i| i.as_u32())
+}
+
+#[test]
+fn a_group_of_local_ranks_is_made_here() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    let members = [Proc::new("job", 0), Proc::new("job", 1)];
+    let ids = construct(&mut srv, &members, vec![Info::new("pmix.grp.actxid", Value::boolean(true))]);
+    let results = group_results(&mut srv, ids);
+    for (st, infos) in &results {
+        assert_eq!(*st, PMIX_SUCCESS);
+        assert!(context_id(infos).is_some(), "no context id");
+    }
+    assert_eq!(context_id(&results[0].1), context_id(&results[1].1));
+    assert!(srv.no_upcall_yet(), "a group of local ranks went to the host");
+    // The name is taken now.
+    let again = construct(&mut srv, &members, Vec::new());
+    assert!(group_results(&mut srv, again).iter().all(|(st, _)| *st == PMIX_ERR_EXISTS));
+}
+
+#[test]
+fn a_group_with_remote_members_takes_the_hosts_context_id() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    let members = [Proc::new("job", 0), Proc::new("job", 1), Proc::new("job", 2)];
+    let ids = construct(&mut srv, &members, vec![Info::new("pmix.grp.actxid", Value::boolean(true))]);
+    let Seen::Group(op, name, done) = srv.next_upcall() else { panic!("not a group upcall") };
+    assert_eq!((op, name.as_str()), (PMIX_GROUP_CONSTRUCT, "grp"));
+    done(PMIX_SUCCESS, vec![Info::new("pmix.grp.ctxid", Value::size(11))]);
+    for (st, infos) in group_results(&mut srv, ids) {
+        assert_eq!(st, PMIX_SUCCESS);
+        assert_eq!(context_id(&infos), Some(11));
+    }
+}
