@@ -879,3 +879,5 @@ pub mod link;
 pub mod openpmix;
 pub mod openpmix_jobdata;
 pub mod waiter;
+#[cfg(test)]
+mod tests;

@@ -343,7 +343,7 @@ impl Dialect {
 
 /// OpenPMIx's answer as rpmix's: (status, body). A status other than
 /// success (the connection lost, or refused) passes through.
-fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &Proc) -> (pmix_status_t, Vec<u8>) {
+pub(super) fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &Proc) -> (pmix_status_t, Vec<u8>) {
     if st != PMIX_SUCCESS {
         return (st, Vec::new());
     }

@@ -1,0 +1,111 @@
+//! The client core as units: the cache, the table of requests awaiting an
+//! answer, and what the client under an OpenPMIx server sends and reads.
+
+use crate::abi::*;
+use crate::data::pack::{Decoder, Encoder};
+use crate::msg::{self, v41, Collective, GroupOp, Request};
+use crate::owned::{decode_infos, encode_infos, Info, Proc, Value};
+use crate::ptl::Msg;
+
+use super::link::Pending;
+use super::openpmix::{self, Shape};
+use super::waiter::Waiter;
+use super::Cache;
+
+#[test]
+fn the_cache_answers_a_rank_then_its_job() {
+    let c = Cache::default();
+    let r1 = Proc::new("job", 1);
+    c.put(&r1, vec![Info::new("k", Value::u32(1))]);
+    c.put(&Proc::wildcard("job"), vec![Info::new("k", Value::u32(9)), Info::new("pmix.job.size", Value::u32(4))]);
+    assert_eq!(c.get(&r1, "k").and_then(|v| v.as_u32()), Some(1));
+    // A key the rank does not hold is its job's.
+    assert_eq!(c.get(&r1, "pmix.job.size").and_then(|v| v.as_u32()), Some(4));
+    assert_eq!(c.get(&Proc::new("job", 2), "k").and_then(|v| v.as_u32()), Some(9));
+    assert!(c.get(&Proc::new("other", 0), "k").is_none());
+    // A key put again is replaced (a rank's data is what it last put).
+    c.put(&r1, vec![Info::new("k", Value::u32(2))]);
+    assert_eq!(c.get(&r1, "k").and_then(|v| v.as_u32()), Some(2));
+    let all = c.all_of(&r1);
+    assert_eq!(all.iter().map(|i| i.key()).collect::<Vec<_>>(), ["k"]);
+}
+
+#[test]
+fn an_encoded_record_is_decoded_on_first_use_and_a_bad_one_is_a_miss() {
+    let c = Cache::default();
+    let mut e = Encoder::default();
+    encode_infos(&mut e, &[Info::new("late", Value::string("x"))]).unwrap();
+    c.put_encoded("job", 3, e.bytes());
+    c.put_encoded("job", 4, &[0xff, 0xff, 0xff, 0x7f]);
+    assert_eq!(c.get(&Proc::new("job", 3), "late").and_then(|v| v.as_str()).as_deref(), Some("x"));
+    assert!(c.get(&Proc::new("job", 4), "late").is_none());
+    assert_eq!(c.all_of(&Proc::new("job", 3)).len(), 1);
+}
+
+#[test]
+fn pending_requests_have_their_own_ids_and_are_all_answered_at_close() {
+    let mut p = Pending::default();
+    let plain = || Waiter::Plain(Box::new(|_, _| {}));
+    let a = p.add(plain()).ok().unwrap();
+    let b = p.add(plain()).ok().unwrap();
+    assert_ne!(a, b);
+    // (ids below it are OpenPMIx's tags for what a server sends unasked)
+    assert!(a >= crate::ptl::FIRST_REQUEST_TAG && b >= crate::ptl::FIRST_REQUEST_TAG);
+    assert!(p.take(a).is_some());
+    assert!(p.take(a).is_none(), "an answer is taken once");
+    let left = p.close();
+    assert_eq!(left.len(), 1);
+    assert!(p.add(plain()).is_err(), "nothing waits on a closed table");
+}
+
+/// What `req` becomes for an OpenPMIx 4 server, read back.
+fn sent_to_openpmix(req: Request, me: &Proc) -> Result<Request, pmix_status_t> {
+    let (bytes, _) = openpmix::for_openpmix(req, false, me, 4)?;
+    match v41::decode(&bytes, false, me)? {
+        v41::Incoming::Request(r) => Ok(r),
+        v41::Incoming::JobData => panic!("a job data request"),
+    }
+}
+
+#[test]
+fn what_openpmix_s_client_does_to_a_request_is_done_before_it_goes() {
+    let me = Proc::new("job", 2);
+    // A fence naming nobody names the caller's namespace.
+    let Ok(Request::Barrier(b)) = sent_to_openpmix(Request::barrier(Collective::Fence, Vec::new(), Vec::new()), &me) else { panic!() };
+    assert_eq!(b.procs, vec![Proc::wildcard("job")]);
+    // Keys that only order handlers here stay here.
+    let reg = Request::RegisterEvents { codes: vec![-1], info: vec![Info::new("pmix.evfirst", Value::boolean(true)), Info::new("my.key", Value::u32(1))] };
+    let Ok(Request::RegisterEvents { info, .. }) = sent_to_openpmix(reg, &me) else { panic!() };
+    assert_eq!(info.iter().map(|i| i.key()).collect::<Vec<_>>(), ["my.key"]);
+    // An OpenPMIx server misreads a pull naming no source: refused here.
+    let pull = Request::IofPull(msg::IofPull { procs: Vec::new(), channels: PMIX_FWD_STDOUT_CHANNEL, handle: 1, directives: Vec::new() });
+    assert_eq!(sent_to_openpmix(pull, &me).err(), Some(PMIX_ERR_BAD_PARAM));
+    // What OpenPMIx 4.2's protocol has no command for.
+    let leave = Request::Group(msg::Group { op: GroupOp::Leave, name: "g".into(), procs: Vec::new(), directives: Vec::new() });
+    assert_eq!(sent_to_openpmix(leave, &me).err(), Some(PMIX_ERR_NOT_SUPPORTED));
+    // A group's destruction names its members to an OpenPMIx 5 server:
+    // only a group constructed here can be destructed there.
+    let destruct = Request::Group(msg::Group { op: GroupOp::Destruct, name: "never-made".into(), procs: Vec::new(), directives: Vec::new() });
+    assert_eq!(openpmix::for_openpmix(destruct, false, &me, 5).err(), Some(PMIX_ERR_NOT_FOUND));
+}
+
+#[test]
+fn openpmix_answers_read_back_as_rpmix_answers() {
+    let me = Proc::new("job", 0);
+    // A count and infos.
+    let mut m = Msg::plain(false);
+    m.status(PMIX_SUCCESS);
+    m.infos(&[Info::new("pmix.qry.ns", Value::string("a,b"))]).unwrap();
+    let (st, body) = openpmix::answer(PMIX_SUCCESS, m.bytes(), &Shape::Infos, false, &me);
+    assert_eq!(st, PMIX_SUCCESS);
+    let infos = decode_infos(&mut Decoder::new(&body)).unwrap();
+    assert_eq!(infos[0].as_str().as_deref(), Some("a,b"));
+    // The server's own failure passes through with no body.
+    let mut m = Msg::plain(false);
+    m.status(PMIX_ERR_NOT_FOUND);
+    assert_eq!(openpmix::answer(PMIX_SUCCESS, m.bytes(), &Shape::Infos, false, &me).0, PMIX_ERR_NOT_FOUND);
+    // So does a lost connection.
+    assert_eq!(openpmix::answer(PMIX_ERR_LOST_CONNECTION, &[], &Shape::Status, false, &me).0, PMIX_ERR_LOST_CONNECTION);
+    // An answer that does not decode is an error, not a success.
+    assert_ne!(openpmix::answer(PMIX_SUCCESS, &[0xff], &Shape::Infos, false, &me).0, PMIX_SUCCESS);
+}
