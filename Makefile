@@ -68,6 +68,7 @@ fuzz: build
 
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)
+	@tools/bench-codecs.sh
 	@tools/bench-core.sh $(BUILD)
 	@tools/bench-mixed.sh $(BUILD)
 	@tools/bench-opxclients.sh $(BUILD)
