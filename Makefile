@@ -10,7 +10,9 @@
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make fuzz       the mutation fuzzer, FUZZ_SECONDS (default 300) per target
 #   make headers    regenerate include/*.h from the Rust sources
-#   make install PREFIX=<dir>
+#   make install PREFIX=<dir> [DESTDIR=<staging dir>]
+#   make deb        the Debian packages rpmix and rpmix-system, in DEBDIR
+#                   (default target/debian; tools/make-deb.sh)
 
 PREFIX   ?= /usr/local
 CARGO    ?= cargo
@@ -23,7 +25,7 @@ BINARIES := pmixrun pmixctl
 # ONLY=<step>[/<ERE>] reaches tools/run-tests.sh as RPMIX_ONLY.
 RUN_TESTS = $(if $(ONLY),RPMIX_ONLY='$(value ONLY)') tools/run-tests.sh
 
-.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install clean
+.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install deb clean
 
 all: build
 
@@ -86,6 +88,11 @@ install: build
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -1)|" \
 	  pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
 	for b in $(BINARIES); do install -m 0755 $(LIBDIR)/$$b $(DESTDIR)$(PREFIX)/bin/; done
+
+# rpmix beside OpenPMIx (/usr/lib/rpmix) and the system switch: docs/deployment.md
+DEBDIR ?= target/debian
+deb: build
+	@tools/make-deb.sh $(DEBDIR)
 
 clean:
 	$(CARGO) clean
