@@ -1,0 +1,546 @@
+#!/bin/bash
+# The Debian packages (`make deb`: rpmix beside OpenPMIx, and the switch
+# rpmix-system) on a fresh Debian 12 machine, as a site would use them:
+# install, `module load rpmix` for one user, the whole system switched over,
+# switched back, removed and purged -- and every process of every job proved
+# to have loaded the library it should.
+#
+# The machine: the fresh-machine step's cached base root
+# (${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian12-base, made by
+# tools/fresh-root-tests.sh when missing) under a cached layer holding the
+# OpenPMIx consumers a site has, installed with the root's own apt
+# (CONSUMER_PKGS below: OpenPMIx 4.2.2, Open MPI 4.1, Slurm 22.05 with munge,
+# Environment Modules, python3-pmix, pkg-config; ~/.cache/rpmix/debian12-pkgtest,
+# made again when missing or when its package list or the base changes);
+# each run starts from a fresh overlay on both, whose writable layer is
+# thrown away. Everything runs in a private mount namespace and a PID
+# namespace started here; inside, the root is entered with chroot and a
+# clean environment. The daemons (munged, slurmctld, slurmd) are started
+# there with the one-node set-up of tools/slurm-tests.sh (tools/testlib.sh)
+# and ended by PID; whatever is left dies with the PID namespace and is
+# reported (nothing-left).
+#
+# Proofs: each job runs with c-tests/which_pmix.c preloaded (LD_PRELOAD,
+# inherited by mpirun, srun, slurmstepd's tasks, the ranks): every process
+# that loaded a libpmix.so.2 reports the file it loaded (proof_loaded,
+# tools/testlib.sh); each Slurm task also reports the library mapped in its
+# parent slurmstepd (/proc/$PPID/maps); Python reports its own maps.
+#
+# Cases (outside the root):
+#   base-root        the fresh-machine step's base root is there (or made)
+#   make-deb         `make deb`: two packages; rpmix's files all under
+#                    /usr/lib/rpmix but for the links in /usr/bin and
+#                    /usr/share/man, the modulefile and its docs; the switch
+#                    has its maintainer scripts and triggers
+#   consumers-root   the cached layer with the consumers is there (or made)
+# Cases inside the fresh root, in this order (each needs the ones before it:
+# RPMIX_CASE only selects which of them are reported):
+#   before           OpenPMIx is intact (dpkg --verify), Slurm is up, a plain
+#                    mpirun job runs on OpenPMIx; the root's listing and
+#                    dpkg-divert --list are kept
+#   install          dpkg -i rpmix: OpenPMIx's files untouched, no diversion,
+#                    the loader's libpmix.so.2 still OpenPMIx's
+#   module-pmixrun   module load rpmix; a PMIx client compiled with
+#                    `pkg-config pmix` (rpmix's pmix.pc) under pmixrun -n 4:
+#                    every rank on rpmix
+#   module-mpirun    module load rpmix; mpirun -np 2 (Open MPI): mpirun and
+#                    its ranks on rpmix
+#   module-python    module load rpmix; python3 -c 'import pmix' on rpmix
+#   module-srun      module load rpmix; srun --mpi=pmix -n 2: the tasks on
+#                    rpmix, slurmstepd still on OpenPMIx (it opens the
+#                    system's library by its path: the guide says so)
+#   module-unload    module unload rpmix gives the environment back
+#   switch-on        dpkg -i rpmix-system: OpenPMIx's library file diverted
+#                    (dpkg-divert --list), every name of libpmix.so.2
+#                    (the loader's, pmix2/lib's, Slurm's libpmix.so) resolves
+#                    to rpmix, OpenPMIx's file kept intact beside it
+#   system-srun      srun --mpi=pmix -n 2 with slurmd NOT restarted:
+#                    slurmstepd and its tasks on rpmix (slurmd's own mapping
+#                    is shown)
+#   system-mpirun    a plain mpirun -np 2 (no module): all on rpmix
+#   system-python    python3 -c 'import pmix' on rpmix
+#   openpmix-reinstall  dpkg -i of OpenPMIx's own libpmix2 package (the
+#                    same as an upgrade): the switch stays on, mpirun on rpmix
+#   switch-off       dpkg -r rpmix-system: no diversion, OpenPMIx's files
+#                    verify, plain mpirun, python and srun (stepd and tasks)
+#                    on OpenPMIx
+#   purge            dpkg --purge rpmix: the root's listing and
+#                    dpkg-divert --list are as before the install
+# And outside again:
+#   nothing-left     no process left in the namespace, none naming the run's
+#                    directory, nothing mounted under it, which is removed
+#
+# Environment: RPMIX_CACHE (the cache directory), RPMIX_PKG_KEEP=1 (keep the
+# run's directory), RPMIX_CASE (tools/testlib.sh).
+# Time: ~1 min with the caches warm (the consumers layer: ~3 min to make).
+#
+# Usage: tools/package-tests.sh [build-dir]    (run as root)
+set -u
+BUILD_SUBDIR=package
+MODE=outer
+case ${1:-} in
+    --layer) MODE=layer; shift ;;
+    --ns) MODE=ns; shift ;;
+    --in-root) MODE=inroot; shift ;;
+esac
+# (the namespace modes take no build directory)
+if [ $MODE = outer ] || [ $MODE = inroot ]; then . "$(dirname "$0")/testlib.sh" "$@"; fi
+
+CONSUMER_PKGS="libpmix2 libpmix-dev openmpi-bin libopenmpi-dev slurmd slurmctld slurm-client munge environment-modules python3-pmix pkg-config"
+PREFIX=/usr/lib/rpmix
+RLIB=$PREFIX/lib/libpmix.so.2
+TRIPLET=x86_64-linux-gnu
+# OpenPMIx's library: the names a consumer may use
+SYS_LIBS="/usr/lib/$TRIPLET/libpmix.so.2 /usr/lib/$TRIPLET/pmix2/lib/libpmix.so.2 /usr/lib/$TRIPLET/pmix2/lib/libpmix.so"
+# where the overlay's pieces go while a root is mounted
+root_mounts() {  # root_mounts <root> <lowerdirs> <upper> <work>
+    local r=$1
+    mount -t overlay overlay -o "lowerdir=$2,upperdir=$3,workdir=$4" "$r" || return 1
+    mount -t proc proc "$r/proc" || return 1
+    mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" || return 1
+    mount -t sysfs sysfs "$r/sys" 2>/dev/null || mount --rbind /sys "$r/sys" || return 1
+    mount -t tmpfs tmpfs "$r/tmp" || return 1
+    # the machine's network settings and trust store (as the fresh-machine step)
+    cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
+    cp /etc/hosts "$r/etc/hosts" 2>/dev/null
+    return 0
+}
+in_root() {  # in_root <root> <command...>: as root, a clean environment
+    local r=$1; shift
+    chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+# ns_procs <proc>: the processes of this PID namespace (<proc>: its proc
+# mounted in the root) but its first one (this script) and this subshell
+ns_procs() {
+    local p
+    for p in "$1"/[0-9]*; do
+        p=${p##*/}
+        [ "$p" = 1 ] || [ "$p" = "$BASHPID" ] && continue
+        echo "$p $(tr '\0' ' ' <"$1/$p/cmdline" 2>/dev/null)"
+    done
+}
+
+# ======================================================================
+# --layer <run> <base> <layer>: the consumers, with the root's apt, into
+# the layer (a private mount and PID namespace, started by the outer part)
+# ======================================================================
+if [ $MODE = layer ]; then
+    run=$1 base=$2 layer=$3
+    r=$run/root
+    root_mounts "$r" "$base" "$layer" "$run/ovwork" || exit 1
+    if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+        cp /usr/local/share/ca-certificates/*.crt "$r/usr/local/share/ca-certificates/" &&
+        in_root "$r" update-ca-certificates || exit 1
+    fi
+    # the packages' maintainer scripts must not start daemons
+    printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
+    in_root "$r" apt-get update -q || exit 1
+    in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $CONSUMER_PKGS || exit 1
+    # OpenPMIx's own package, to install again over the switch (the reinstall case)
+    mkdir -p "$r/var/cache/rpmix-pkgtest"
+    in_root "$r" sh -c 'cd /var/cache/rpmix-pkgtest && apt-get download -q libpmix2' || exit 1
+    in_root "$r" apt-get clean
+    rm -f "$r/usr/sbin/policy-rc.d"
+    # a daemon a package started anyway is a fault of the layer
+    left=$(ns_procs "$r/proc")
+    if [ -n "$left" ]; then echo "processes left by the installs: $left"; exit 1; fi
+    exit 0
+fi
+
+# ======================================================================
+# --ns <run> <base> <layer>: mounts the fresh root and runs the in-root
+# part in it (a private mount and PID namespace, started by the outer part)
+# ======================================================================
+if [ $MODE = ns ]; then
+    run=$1 base=$2 layer=$3
+    r=$run/root
+    root_mounts "$r" "$layer:$base" "$run/upper" "$run/ovwork" || exit 1
+    mkdir -p "$r/tmp/t" && mount --bind "$run/t" "$r/tmp/t" || exit 1
+    in_root "$r" env ${RPMIX_CASE:+RPMIX_CASE="$RPMIX_CASE"} /bin/bash /tmp/t/tools/package-tests.sh --in-root /tmp/t/build \
+        >"$run/t/in-root.out" 2>&1 </dev/null
+    echo $? >"$run/t/in-root.status"
+    ns_procs "$r/proc" >"$run/leftover"
+    exit 0
+fi
+
+# ======================================================================
+# --in-root: the cases, inside the fresh root (chroot), as root
+# ======================================================================
+if [ $MODE = inroot ]; then
+    T=60
+    TD=/tmp/t
+    L=$B/logs
+    mkdir -p "$L" "$TD/home" "$TD/proof"
+    export HOME=$TD/home PYTHONDONTWRITEBYTECODE=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_mpi_yield_when_idle=1
+    OPX=$(readlink -f "/usr/lib/$TRIPLET/libpmix.so.2")
+    WHICH=$TD/libwhich_pmix.so
+    DAEMONS=""
+    stop_daemons() {
+        local p i left
+        for p in $DAEMONS; do kill -TERM "$p" 2>/dev/null; done
+        for i in $(seq 50); do
+            left=""
+            for p in $DAEMONS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+            [ -z "$left" ] && break
+            sleep 0.1
+        done
+        [ -n "$left" ] && kill -KILL $left 2>/dev/null
+        wait 2>/dev/null
+        DAEMONS=""
+    }
+    trap stop_daemons EXIT
+    # report <case>: pass or fail on $why
+    report() {
+        if ! selected "$1"; then return 0; fi
+        if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why" "$L/$1.log"; fi
+    }
+    # $WM <command...>: the command from a shell that did `module load rpmix`
+    WM=$TD/with-module
+    printf '#!/bin/bash\n. /usr/share/modules/init/bash || exit 1\nmodule load rpmix || exit 1\nexec "$@"\n' >"$WM"
+    chmod 755 "$WM"
+    # job <case> <what> <command...>: the command, which_pmix preloaded, its
+    # reports in $TD/proof/<case>.<what>; sets RC; output in the case's log
+    job() {
+        local c=$1 w=$2; shift 2
+        PROOF=$TD/proof/$c.$w
+        : >"$PROOF"
+        echo "== $w: $*" >>"$L/$c.log"
+        run_timed "$L/$c.$w.out" env LD_PRELOAD="$WHICH" WHICH_PMIX_OUT="$PROOF" "$@"
+        cat "$L/$c.$w.out" >>"$L/$c.log"
+        { echo "-- which_pmix:"; cat "$PROOF"; } >>"$L/$c.log"
+    }
+    # the MPI hello: 2 ranks, each its greeting line
+    # check_hello <n> <want library path> [<processes on it, default n; -: no proof>]
+    check_hello() {
+        [ $RC = 0 ] || add "exit $RC"
+        local g; g=$(grep -c '^hello [0-9]/'"$1"' pmix=' "$L/$c.$w.out")
+        [ "$g" = "$1" ] || add "$g of $1 hello lines"
+        [ "${3:-}" = - ] || proof_loaded "$PROOF" "$2" "${3:-$1}"
+    }
+    mpirun_job() {  # mpirun_job <case> <what> [module]: plain or under the module
+        c=$1 w=$2
+        if [ "${3:-}" = module ]; then job "$c" "$w" "$WM" mpirun -np 2 "$TD/mpi_hello"
+        else job "$c" "$w" mpirun -np 2 "$TD/mpi_hello"; fi
+    }
+    # srun_job <case> <what> [module]: 2 tasks, each also reporting its
+    # slurmstepd's libpmix (from /proc/$PPID/maps) to $STEPD; the tasks'
+    # which_pmix reports go to $TASKS, srun's own (its mpi/pmix plugin
+    # loads the library too) to $PROOF
+    srun_job() {
+        c=$1 w=$2
+        STEPD=$TD/proof/$c.$w.stepd; : >"$STEPD"
+        TASKS=$TD/proof/$c.$w.tasks; : >"$TASKS"
+        local cmd=(srun --mpi=pmix -N 1 -n 2 -t 2 sh -c 'awk '\''$6 ~ /libpmix/ {print $6; exit}'\'' /proc/$PPID/maps >>"$0"; WHICH_PMIX_OUT=$1 exec "$2"' "$STEPD" "$TASKS" "$TD/mpi_hello")
+        if [ "${3:-}" = module ]; then job "$c" "$w" "$WM" "${cmd[@]}"; else job "$c" "$w" "${cmd[@]}"; fi
+        { echo "-- the tasks:"; cat "$TASKS"; echo "-- slurmstepd's libpmix:"; cat "$STEPD"; } >>"$L/$c.log"
+    }
+    # check_srun <tasks' library> <slurmstepd's and srun's library>
+    check_srun() {
+        check_hello 2 "$1" -
+        proof_loaded "$TASKS" "$1" 2
+        check_stepd "$2"
+        proof_loaded "$PROOF" "$2" 1
+    }
+    check_stepd() {  # check_stepd <want library path>
+        local n=0 other="" p
+        while read -r p; do
+            if [ "$(readlink -f "$p")" = "$1" ]; then n=$((n + 1)); else other="$other ${p:-none}"; fi
+        done <"$STEPD"
+        [ -z "$other" ] || add "slurmstepd on another library:$other"
+        [ "$n" = 2 ] || add "$n of 2 tasks saw slurmstepd on $1"
+    }
+    python_libs() {  # python_libs [<wrapper>]: the libpmix files mapped by python3 after `import pmix`
+        "$@" python3 -W ignore -c 'import pmix
+for l in open("/proc/self/maps"):
+    f = l.split()
+    if len(f) > 5 and "libpmix" in f[5]: print(f[5])' | sort -u
+    }
+    # the root's listing: type, mode, path, link target; not the kernel's
+    # file systems, /tmp (the test's), the logs and apt's download cache
+    listing() {
+        find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /run -o -path /var/log \
+            -o -path /var/cache/apt \) -prune -o -type l -printf '%y %m %p -> %l\n' -o -printf '%y %m %p\n' | sort
+    }
+    verify_openpmix() {  # dpkg --verify of OpenPMIx's packages: no file changed
+        local v; v=$(dpkg --verify libpmix2 libpmix-dev 2>&1)
+        [ -z "$v" ] || add "dpkg --verify of OpenPMIx: $v"
+    }
+
+    # ---- before ----
+    c=before; why=""; : >"$L/$c.log"
+    {
+        cc -shared -fPIC -Wall -o "$WHICH" "$TD/c-tests/which_pmix.c" -ldl &&
+        mpicc -O1 -I"$TD/c-tests/mpi" -o "$TD/mpi_hello" "$TD/c-tests/mpi/hello.c" -ldl
+    } >>"$L/$c.log" 2>&1 || add "the test programs did not build"
+    for f in $SYS_LIBS; do
+        [ "$(readlink -f "$f")" = "$OPX" ] || add "$f is not OpenPMIx's $OPX"
+    done
+    verify_openpmix
+    OPX_MD5=$(md5sum <"$OPX")
+    listing >"$TD/listing.before"
+    dpkg-divert --list | sort >"$TD/diversions.before"
+    # Slurm, one node (tools/testlib.sh), with OpenPMIx
+    SD=$TD/slurm
+    slurm_munged "$SD"; st=$?
+    DAEMONS="$DAEMONS $MUNGED_PID"
+    if [ $st != 0 ]; then add "$SLURM_WHY"; cat "$SLURM_LOG" >>"$L/$c.log"
+    elif ! slurm_write_conf "$SD"; then add "$SLURM_WHY"
+    else
+        slurmctld -D -i -f "$CONF" >>"$SD/log/slurmctld.out" 2>&1 &
+        DAEMONS="$DAEMONS $!"
+        slurmd -D -f "$CONF" >>"$SD/log/slurmd.out" 2>&1 &
+        SLURMD_PID=$!
+        DAEMONS="$DAEMONS $SLURMD_PID"
+        slurm_wait_idle 30 "$SD/log/slurmd.out" || { add "the Slurm node did not become idle"; tail -n 20 "$SD"/log/* >>"$L/$c.log"; }
+    fi
+    mpirun_job before mpirun; check_hello 2 "$OPX"
+    report before
+
+    # ---- install: rpmix beside OpenPMIx ----
+    c=install; why=""; : >"$L/$c.log"
+    dpkg -i "$TD"/debs/rpmix_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i rpmix failed"
+    [ -f "$RLIB" ] || add "no $RLIB"
+    for f in $SYS_LIBS; do
+        [ "$(readlink -f "$f")" = "$OPX" ] || add "$f is not OpenPMIx's any more"
+    done
+    verify_openpmix
+    dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions changed"
+    [ "$(readlink -f "$(command -v pmixrun)")" = "$PREFIX/bin/pmixrun" ] || add "pmixrun is not on PATH"
+    pmixctl --help >>"$L/$c.log" 2>&1 || add "pmixctl --help failed"
+    # (the listing sees the package: the check of the purge can fail)
+    listing | grep -qx "f 755 $RLIB" || add "the root's listing does not show $RLIB"
+    report install
+
+    # ---- module load rpmix: one user's jobs ----
+    c=module-pmixrun; why=""; : >"$L/$c.log"
+    "$WM" sh -c 'cc -std=c99 -o "$1/demo_job" "$1/c-tests/demo_job.c" $(pkg-config --cflags --libs pmix); echo "cflags/libs: $(pkg-config --cflags --libs pmix)"; command -v pmixrun' sh "$TD" \
+        >>"$L/$c.log" 2>&1 || add "the client did not build with pkg-config pmix"
+    grep -qx "$PREFIX/bin/pmixrun" "$L/$c.log" || add "pmixrun on PATH is not $PREFIX/bin/pmixrun"
+    grep -q "^cflags/libs: -I$PREFIX/include -L$PREFIX/lib -lpmix" "$L/$c.log" || add "pkg-config does not give rpmix's flags"
+    w=pmixrun; job "$c" "$w" "$WM" pmixrun -n 4 "$TD/demo_job"
+    [ $RC = 0 ] || add "exit $RC"
+    g=$(grep -c '^rank [0-3] of 4 .*says "greetings from rank' "$L/$c.$w.out")
+    [ "$g" = 4 ] || add "$g of 4 ranks greeted"
+    proof_loaded "$PROOF" "$RLIB" 4
+    report "$c"
+
+    c=module-mpirun; why=""; : >"$L/$c.log"
+    # mpirun itself (its PMIx server) and the 2 ranks
+    mpirun_job "$c" mpirun module; check_hello 2 "$RLIB" 3
+    report "$c"
+
+    c=module-python; why=""
+    got=$(python_libs "$WM" 2>&1 | tee "$L/$c.log")
+    [ "$got" = "$RLIB" ] || add "python3's libpmix: ${got:-none}"
+    report "$c"
+
+    c=module-srun; why=""; : >"$L/$c.log"
+    srun_job "$c" srun module; check_srun "$RLIB" "$OPX"
+    report "$c"
+
+    c=module-unload; why=""
+    (
+        set +u; . /usr/share/modules/init/bash
+        before=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sort)
+        module load rpmix && module unload rpmix
+        after=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sort)
+        echo "before: $before"; echo "after: $after"
+        [ "$before" = "$after" ]
+    ) >"$L/$c.log" 2>&1 || add "the environment differs after module unload"
+    report "$c"
+
+    # ---- the system switch ----
+    c=switch-on; why=""; : >"$L/$c.log"
+    dpkg -i "$TD"/debs/rpmix-system_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i rpmix-system failed"
+    dpkg-divert --list | sort >"$TD/diversions.on"
+    diff "$TD/diversions.before" "$TD/diversions.on" >>"$L/$c.log"
+    grep -qx "diversion of $OPX to $OPX.openpmix by rpmix-system" "$TD/diversions.on" || add "no diversion of $OPX"
+    for f in $SYS_LIBS "$OPX"; do
+        [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix"
+    done
+    [ "$(md5sum <"$OPX.openpmix" 2>/dev/null)" = "$OPX_MD5" ] || add "OpenPMIx's file is not kept intact as $OPX.openpmix"
+    report "$c"
+
+    c=system-srun; why=""; : >"$L/$c.log"
+    srun_job "$c" srun; check_srun "$RLIB" "$RLIB"
+    echo "slurmd (not restarted) maps: $(awk '$6 ~ /libpmix/ {print $6}' "/proc/$SLURMD_PID/maps" 2>/dev/null | sort -u | tr '\n' ' ')" >>"$L/$c.log"
+    grep '^slurmd (not restarted)' "$L/$c.log"
+    report "$c"
+
+    c=system-mpirun; why=""; : >"$L/$c.log"
+    mpirun_job "$c" mpirun; check_hello 2 "$RLIB" 3
+    report "$c"
+
+    c=system-python; why=""
+    got=$(python_libs 2>&1 | tee "$L/$c.log")
+    [ "$got" = "$RLIB" ] || add "python3's libpmix: ${got:-none}"
+    report "$c"
+
+    c=openpmix-reinstall; why=""; : >"$L/$c.log"
+    dpkg -i /var/cache/rpmix-pkgtest/libpmix2_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i libpmix2 failed"
+    dpkg-divert --list | sort | diff "$TD/diversions.on" - >>"$L/$c.log" || add "the diversions changed"
+    for f in $SYS_LIBS "$OPX"; do
+        [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix after the reinstall"
+    done
+    [ "$(md5sum <"$OPX.openpmix" 2>/dev/null)" = "$OPX_MD5" ] || add "OpenPMIx's reinstalled file is not $OPX.openpmix"
+    mpirun_job "$c" mpirun; check_hello 2 "$RLIB"
+    report "$c"
+
+    c=switch-off; why=""; : >"$L/$c.log"
+    dpkg -r rpmix-system >>"$L/$c.log" 2>&1 || add "dpkg -r rpmix-system failed"
+    dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
+    [ -e "$OPX.openpmix" ] && add "$OPX.openpmix is left"
+    for f in $SYS_LIBS; do
+        [ "$(readlink -f "$f")" = "$OPX" ] || add "$f is not OpenPMIx's again"
+    done
+    verify_openpmix
+    mpirun_job "$c" mpirun; check_hello 2 "$OPX"
+    got=$(python_libs 2>&1); echo "python3: $got" >>"$L/$c.log"
+    [ "$got" = "$OPX" ] || add "python3's libpmix: ${got:-none}"
+    srun_job "$c" srun; check_srun "$OPX" "$OPX"
+    report "$c"
+
+    c=purge; why=""; : >"$L/$c.log"
+    stop_daemons
+    dpkg --purge rpmix-system >>"$L/$c.log" 2>&1 || add "dpkg --purge rpmix-system failed"
+    dpkg --purge rpmix >>"$L/$c.log" 2>&1 || add "dpkg --purge rpmix failed"
+    dpkg-query -W rpmix rpmix-system >>"$L/$c.log" 2>&1 && add "a package is still known to dpkg"
+    dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
+    listing >"$TD/listing.after"
+    if ! diff "$TD/listing.before" "$TD/listing.after" >"$TD/listing.diff"; then
+        add "the root's listing differs: $(grep -c '^[<>]' "$TD/listing.diff") lines"
+        cat "$TD/listing.diff" >>"$L/$c.log"
+    fi
+    echo "listing: $(wc -l <"$TD/listing.before") entries before the install, $(wc -l <"$TD/listing.after") after the purge" | tee -a "$L/$c.log"
+    verify_openpmix
+    report "$c"
+    # (the outer part reads these counts; it checks the case filter)
+    echo "$passed passed, $failed failed"
+    exit 0
+fi
+
+# ======================================================================
+# Outside: the caches, the packages, the namespaces.
+# ======================================================================
+mkdir -p "$B" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "package-tests: needs root (chroot, namespaces, dpkg in the root)"; echo "0 passed, 1 failed"; exit 1; }
+CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
+BASE=$CACHE/debian12-base
+LAYER=$CACHE/debian12-pkgtest
+IN_ROOT_CASES="before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall switch-off purge"
+require_some_case base-root make-deb consumers-root $IN_ROOT_CASES nothing-left
+t_start=$(date +%s)
+
+# ---- base-root: the fresh-machine step's (tools/fresh-root-tests.sh makes it) ----
+base_ready() { [ -s "$BASE/.rpmix-complete" ] && [ -x "$BASE/usr/bin/gcc" ]; }
+log=$B/base-root.log
+if base_ready; then echo "cached: $BASE" >"$log"
+else
+    RPMIX_CACHE=$CACHE RPMIX_CASE='^base-root$' "$ROOT/tools/fresh-root-tests.sh" "$B/fresh-root" >"$log" 2>&1
+fi
+if base_ready; then selected base-root && pass base-root
+else fail base-root "the fresh-machine step's base root could not be made" "$log"; finish; fi
+
+# ---- make-deb ----
+log=$B/make-deb.log
+DEBS=$B/debs
+rm -rf "$DEBS"
+why=""
+make -s -C "$ROOT" deb DEBDIR="$DEBS" >"$log" 2>&1 || add "make deb failed"
+RDEB=$(ls "$DEBS"/rpmix_*.deb 2>/dev/null | head -n1)
+SDEB=$(ls "$DEBS"/rpmix-system_*.deb 2>/dev/null | head -n1)
+if [ -z "$RDEB" ] || [ -z "$SDEB" ]; then add "not two packages in $DEBS"
+else
+    dpkg-deb -c "$RDEB" >>"$log"
+    for f in "$PREFIX/lib/libpmix.so.2" "$PREFIX/lib/libpmix.so" "$PREFIX/lib/pkgconfig/pmix.pc" "$PREFIX/include/pmix.h" \
+             "$PREFIX/bin/pmixrun" "$PREFIX/bin/pmixctl" /usr/bin/pmixrun /usr/bin/pmixctl \
+             /usr/share/modules/modulefiles/rpmix/ /etc/lmod/modules/rpmix; do
+        dpkg-deb -c "$RDEB" | awk '{print $6}' | grep -q "^\.$f" || add "rpmix lacks $f"
+    done
+    # nothing of OpenPMIx's names, nothing outside its own places
+    stray=$(dpkg-deb -c "$RDEB" | awk '$1 !~ /^d/ {print substr($6, 2)}' |
+        grep -vE "^($PREFIX/|/usr/bin/pmix(run|ctl)$|/usr/share/man/|/usr/share/modules/modulefiles/rpmix/|/etc/lmod/modules/rpmix$|/usr/share/doc/rpmix/)" || true)
+    [ -z "$stray" ] && echo "every file under $PREFIX, or a link to one, the modulefile, the docs" >>"$log" || add "files outside rpmix's places: $stray"
+    for s in postinst postrm triggers; do
+        dpkg-deb -I "$SDEB" "$s" >/dev/null 2>&1 || add "rpmix-system has no $s"
+    done
+    dpkg-deb -I "$SDEB" control >>"$log"
+fi
+if [ -z "$why" ]; then selected make-deb && pass make-deb; else fail make-deb "$why" "$log"; finish; fi
+
+# ---- consumers-root: the cached layer ----
+# (the marker holds the package list and the base's marker time: another
+# list, or a base made again, makes the layer again)
+LAYER_ID="$CONSUMER_PKGS|$(stat -c %Y "$BASE/.rpmix-complete")"
+layer_ready() { [ "$(cat "$LAYER/.rpmix-pkgtest-complete" 2>/dev/null)" = "$LAYER_ID" ]; }
+log=$B/consumers-root.log
+if layer_ready; then echo "cached: $LAYER" >"$log"
+else
+    : >"$log"
+    if grep -q " $LAYER" /proc/mounts; then fail consumers-root "something is mounted under $LAYER" "$log"; finish; fi
+    rm -rf "$LAYER"
+    LRUN=$(mktemp -d /var/tmp/rpmix-pkglayer.XXXXXX)
+    mkdir -p "$LRUN/root" "$LRUN/ovwork" "$LAYER"
+    echo "installing $CONSUMER_PKGS into $LAYER" >>"$log"
+    t0=$(date +%s)
+    timeout -k 5 900 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" --layer "$LRUN" "$BASE" "$LAYER" >>"$log" 2>&1
+    st=$?
+    if [ $st = 0 ]; then echo "$LAYER_ID" >"$LAYER/.rpmix-pkgtest-complete"; echo "made in $(( $(date +%s) - t0 )) s" >>"$log"; fi
+    grep -q " $LRUN" /proc/mounts || rm -rf "$LRUN"
+fi
+if layer_ready; then selected consumers-root && pass consumers-root
+else fail consumers-root "the consumers' layer could not be made" "$log"; finish; fi
+
+# ---- the fresh root: the in-root cases ----
+RUN=$(mktemp -d /var/tmp/rpmix-pkg.XXXXXX)
+mkdir -p "$RUN"/{upper,ovwork,root} "$RUN/t/tools" "$RUN/t/c-tests/mpi" "$RUN/t/debs"
+ns_pid=""
+cleanup() {
+    [ -n "$ns_pid" ] && kill -KILL "$ns_pid" 2>/dev/null
+    if [ -z "${RPMIX_PKG_KEEP:-}" ] && ! grep -q " $RUN/" /proc/mounts; then rm -rf "$RUN"; fi
+}
+trap cleanup EXIT
+cp "$ROOT/tools/package-tests.sh" "$ROOT/tools/testlib.sh" "$RUN/t/tools/" &&
+cp "$ROOT/c-tests/which_pmix.c" "$ROOT/c-tests/demo_job.c" "$RUN/t/c-tests/" &&
+cp "$ROOT/c-tests/mpi/hello.c" "$ROOT/c-tests/mpi/pmixver.h" "$RUN/t/c-tests/mpi/" &&
+cp "$RDEB" "$SDEB" "$RUN/t/debs/" || { fail setup "cannot fill $RUN/t"; finish; }
+t0=$(date +%s)
+timeout -k 5 300 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" --ns "$RUN" "$BASE" "$LAYER" >"$B/namespace.log" 2>&1 &
+ns_pid=$!
+wait "$ns_pid"; ns_status=$?
+ns_pid=""
+echo "(the fresh root's cases: $(( $(date +%s) - t0 )) s, exit $ns_status)"
+rm -rf "$B/logs"
+cp -r "$RUN/t/build/logs" "$B/logs" 2>/dev/null
+cp "$RUN/t/listing.before" "$RUN/t/listing.after" "$RUN/t/listing.diff" "$B/" 2>/dev/null
+# the in-root part's lines, and its counts in ours
+if [ -f "$RUN/t/in-root.out" ]; then
+    sed 's#/tmp/t/build/#'"$B"'/#g' "$RUN/t/in-root.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
+    counts=$(tail -n1 "$RUN/t/in-root.out")
+    if [[ $counts =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    else
+        fail in-root "the cases in the root did not finish (exit $ns_status)" "$RUN/t/in-root.out"
+    fi
+else
+    fail in-root "the cases in the root did not run (exit $ns_status)" "$B/namespace.log"
+fi
+# every case in the root counts as selected here (finish's case filter)
+for c in $IN_ROOT_CASES; do selected "$c" >/dev/null; done
+
+if selected nothing-left; then
+    why=""
+    [ "$ns_status" = 0 ] || add "the namespace's first process exited $ns_status"
+    if [ -s "$RUN/leftover" ]; then add "processes left in the root: $(cut -c1-80 "$RUN/leftover" | tr '\n' ';')"; fi
+    [ -e "$RUN/leftover" ] || add "the namespace did not list its processes"
+    left=$(pgrep -f -- "$RUN" || true)
+    [ -z "$left" ] || { add "processes left: $left"; kill -KILL $left 2>/dev/null; }
+    if grep -q " $RUN" /proc/mounts; then add "mounts left under $RUN"; fi
+    cleanup; trap - EXIT
+    [ -n "${RPMIX_PKG_KEEP:-}" ] || [ ! -e "$RUN" ] || add "$RUN not removed"
+    if [ -z "$why" ]; then pass nothing-left; else fail nothing-left "$why" "$B/namespace.log"; fi
+fi
+echo "(package step: $(( $(date +%s) - t_start )) s)"
+finish
