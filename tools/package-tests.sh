@@ -38,7 +38,7 @@
 #   before           OpenPMIx is intact (dpkg --verify), Slurm is up, a plain
 #                    mpirun job runs on OpenPMIx; the root's listing and
 #                    dpkg-divert --list are kept
-#   install          dpkg -i rpmix: OpenPMIx's files untouched, no diversion,
+#   install          apt-get install ./rpmix_*.deb: OpenPMIx's files untouched, no diversion,
 #                    the loader's libpmix.so.2 still OpenPMIx's
 #   module-pmixrun   module load rpmix; a PMIx client compiled with
 #                    `pkg-config pmix` (rpmix's pmix.pc) under pmixrun -n 4:
@@ -50,7 +50,7 @@
 #                    rpmix, slurmstepd still on OpenPMIx (it opens the
 #                    system's library by its path: the guide says so)
 #   module-unload    module unload rpmix gives the environment back
-#   switch-on        dpkg -i rpmix-system: OpenPMIx's library file diverted
+#   switch-on        apt-get install ./rpmix-system_*.deb: OpenPMIx's library file diverted
 #                    (dpkg-divert --list), every name of libpmix.so.2
 #                    (the loader's, pmix2/lib's, Slurm's libpmix.so) resolves
 #                    to rpmix, OpenPMIx's file kept intact beside it
@@ -61,10 +61,16 @@
 #   system-python    python3 -c 'import pmix' on rpmix
 #   openpmix-reinstall  dpkg -i of OpenPMIx's own libpmix2 package (the
 #                    same as an upgrade): the switch stays on, mpirun on rpmix
-#   switch-off       dpkg -r rpmix-system: no diversion, OpenPMIx's files
+#   openpmix-upgrade  OpenPMIx's package replaced by one whose library file
+#                    has another name (libpmix.so.2.6.99, as a new upstream
+#                    version would): rpmix-system's trigger diverts it, every
+#                    name is still rpmix, mpirun on rpmix; then the real
+#                    package again: still rpmix, the renamed file's diversion
+#                    and link gone
+#   switch-off       apt-get remove rpmix-system: no diversion, OpenPMIx's files
 #                    verify, plain mpirun, python and srun (stepd and tasks)
 #                    on OpenPMIx
-#   purge            dpkg --purge rpmix: the root's listing and
+#   purge            apt-get purge rpmix rpmix-system: the root's listing and
 #                    dpkg-divert --list are as before the install
 # And outside again:
 #   nothing-left     no process left in the namespace, none naming the run's
@@ -86,6 +92,9 @@ esac
 # (the namespace modes take no build directory)
 if [ $MODE = outer ] || [ $MODE = inroot ]; then . "$(dirname "$0")/testlib.sh" "$@"; fi
 
+# OpenPMIx's packages kept in the layer (/var/cache/rpmix-pkgtest), to install
+# again over the switch
+KEPT_DEBS="libpmix2 libpmix-dev"
 CONSUMER_PKGS="libpmix2 libpmix-dev openmpi-bin libopenmpi-dev slurmd slurmctld slurm-client munge environment-modules python3-pmix pkg-config"
 PREFIX=/usr/lib/rpmix
 RLIB=$PREFIX/lib/libpmix.so.2
@@ -139,7 +148,7 @@ if [ $MODE = layer ]; then
     in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $CONSUMER_PKGS || exit 1
     # OpenPMIx's own package, to install again over the switch (the reinstall case)
     mkdir -p "$r/var/cache/rpmix-pkgtest"
-    in_root "$r" sh -c 'cd /var/cache/rpmix-pkgtest && apt-get download -q libpmix2' || exit 1
+    in_root "$r" sh -c "cd /var/cache/rpmix-pkgtest && apt-get download -q $KEPT_DEBS" || exit 1
     in_root "$r" apt-get clean
     rm -f "$r/usr/sbin/policy-rc.d"
     # a daemon a package started anyway is a fault of the layer
@@ -300,7 +309,8 @@ for l in open("/proc/self/maps"):
 
     # ---- install: rpmix beside OpenPMIx ----
     c=install; why=""; : >"$L/$c.log"
-    dpkg -i "$TD"/debs/rpmix_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i rpmix failed"
+    # (as the guide says: apt installs a local package with its dependencies)
+    apt-get install -y -q "$TD"/debs/rpmix_*.deb >>"$L/$c.log" 2>&1 || add "apt-get install ./rpmix_*.deb failed"
     [ -f "$RLIB" ] || add "no $RLIB"
     for f in $SYS_LIBS; do
         [ "$(readlink -f "$f")" = "$OPX" ] || add "$f is not OpenPMIx's any more"
@@ -353,7 +363,7 @@ for l in open("/proc/self/maps"):
 
     # ---- the system switch ----
     c=switch-on; why=""; : >"$L/$c.log"
-    dpkg -i "$TD"/debs/rpmix-system_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i rpmix-system failed"
+    apt-get install -y -q "$TD"/debs/rpmix-system_*.deb >>"$L/$c.log" 2>&1 || add "apt-get install ./rpmix-system_*.deb failed"
     dpkg-divert --list | sort >"$TD/diversions.on"
     diff "$TD/diversions.before" "$TD/diversions.on" >>"$L/$c.log"
     grep -qx "diversion of $OPX to $OPX.openpmix by rpmix-system" "$TD/diversions.on" || add "no diversion of $OPX"
@@ -361,6 +371,8 @@ for l in open("/proc/self/maps"):
         [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix"
     done
     [ "$(md5sum <"$OPX.openpmix" 2>/dev/null)" = "$OPX_MD5" ] || add "OpenPMIx's file is not kept intact as $OPX.openpmix"
+    { echo "-- dpkg --verify libpmix2:"; dpkg --verify libpmix2; echo "-- ldd of Open MPI's PMIx component:"
+      ldd /usr/lib/$TRIPLET/openmpi/lib/openmpi3/mca_pmix_ext3x.so | grep pmix; } >>"$L/$c.log" 2>&1
     report "$c"
 
     c=system-srun; why=""; : >"$L/$c.log"
@@ -388,10 +400,48 @@ for l in open("/proc/self/maps"):
     mpirun_job "$c" mpirun; check_hello 2 "$RLIB"
     report "$c"
 
+    # OpenPMIx's packages replaced by ones whose library file has another
+    # name (as an upgrade to a new library version does): the same packages
+    # and version (their dependents stay satisfied), the file and its links
+    # renamed 2.6.2 -> 2.6.99 (libpmix2's, and libpmix-dev's libpmix.so);
+    # the switch's trigger diverts the new file
+    c=openpmix-upgrade; why=""; : >"$L/$c.log"
+    NEW=${OPX%.so.2.*}.so.2.6.99
+    {
+        rm -rf "$TD/fakedev" && dpkg-deb -R /var/cache/rpmix-pkgtest/libpmix-dev_*.deb "$TD/fakedev" &&
+        ln -sfn "${NEW##*/}" "$TD/fakedev/usr/lib/$TRIPLET/pmix2/lib/libpmix.so" &&
+        dpkg-deb -b "$TD/fakedev" "$TD/libpmix-dev-renamed.deb" &&
+        rm -rf "$TD/fake" && dpkg-deb -R /var/cache/rpmix-pkgtest/libpmix2_*.deb "$TD/fake" &&
+        d=$TD/fake/usr/lib/$TRIPLET && mv "$TD/fake$OPX" "$TD/fake$NEW" &&
+        rm "$d/libpmix.so.2.${OPX##*.so.2.}" "$d/libpmix.so.2" "$d/pmix2/lib/libpmix.so.2" &&
+        ln -s "pmix2/lib/${NEW##*/}" "$d/${NEW##*/}" && ln -s "pmix2/lib/${NEW##*/}" "$d/libpmix.so.2" &&
+        ln -s "${NEW##*/}" "$d/pmix2/lib/libpmix.so.2" &&
+        (cd "$TD/fake" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | xargs md5sum >DEBIAN/md5sums) &&
+        dpkg-deb -b "$TD/fake" "$TD/libpmix2-renamed.deb" && dpkg -i "$TD/libpmix2-renamed.deb" "$TD/libpmix-dev-renamed.deb"
+    } >>"$L/$c.log" 2>&1 || add "the renamed libpmix2 did not install"
+    grep -qx "diversion of $NEW to $NEW.openpmix by rpmix-system" <(dpkg-divert --list) || add "the trigger did not divert $NEW"
+    for f in $SYS_LIBS "$NEW"; do
+        [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix after the upgrade"
+    done
+    [ "$(md5sum <"$NEW.openpmix" 2>/dev/null)" = "$OPX_MD5" ] || add "OpenPMIx's new file is not $NEW.openpmix"
+    mpirun_job "$c" mpirun; check_hello 2 "$RLIB" 3
+    # and back to the real package (the same version again)
+    dpkg -i /var/cache/rpmix-pkgtest/libpmix2_*.deb /var/cache/rpmix-pkgtest/libpmix-dev_*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i libpmix2 libpmix-dev (back) failed"
+    for f in $SYS_LIBS "$OPX"; do
+        [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix after going back"
+    done
+    # the renamed file's diversion went with it (no package ships it)
+    dpkg-divert --list | sort | diff "$TD/diversions.on" - >>"$L/$c.log" || add "the diversions are not those of the switch alone"
+    [ -e "$NEW" ] || [ -L "$NEW" ] && add "$NEW is left"
+    report "$c"
+
     c=switch-off; why=""; : >"$L/$c.log"
-    dpkg -r rpmix-system >>"$L/$c.log" 2>&1 || add "dpkg -r rpmix-system failed"
+    apt-get remove -y -q rpmix-system >>"$L/$c.log" 2>&1 || add "apt-get remove rpmix-system failed"
     dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
-    [ -e "$OPX.openpmix" ] && add "$OPX.openpmix is left"
+    for f in "$OPX" "$NEW"; do
+        [ -e "$f.openpmix" ] && add "$f.openpmix is left"
+    done
+    [ -e "$NEW" ] || [ -L "$NEW" ] && add "$NEW is left"
     for f in $SYS_LIBS; do
         [ "$(readlink -f "$f")" = "$OPX" ] || add "$f is not OpenPMIx's again"
     done
@@ -404,8 +454,7 @@ for l in open("/proc/self/maps"):
 
     c=purge; why=""; : >"$L/$c.log"
     stop_daemons
-    dpkg --purge rpmix-system >>"$L/$c.log" 2>&1 || add "dpkg --purge rpmix-system failed"
-    dpkg --purge rpmix >>"$L/$c.log" 2>&1 || add "dpkg --purge rpmix failed"
+    apt-get purge -y -q rpmix rpmix-system >>"$L/$c.log" 2>&1 || add "apt-get purge rpmix rpmix-system failed"
     dpkg-query -W rpmix rpmix-system >>"$L/$c.log" 2>&1 && add "a package is still known to dpkg"
     dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
     listing >"$TD/listing.after"
@@ -429,7 +478,7 @@ mkdir -p "$B" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 BASE=$CACHE/debian12-base
 LAYER=$CACHE/debian12-pkgtest
-IN_ROOT_CASES="before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall switch-off purge"
+IN_ROOT_CASES="before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall openpmix-upgrade switch-off purge"
 require_some_case base-root make-deb consumers-root $IN_ROOT_CASES nothing-left
 t_start=$(date +%s)
 
@@ -473,7 +522,7 @@ if [ -z "$why" ]; then selected make-deb && pass make-deb; else fail make-deb "$
 # ---- consumers-root: the cached layer ----
 # (the marker holds the package list and the base's marker time: another
 # list, or a base made again, makes the layer again)
-LAYER_ID="$CONSUMER_PKGS|$(stat -c %Y "$BASE/.rpmix-complete")"
+LAYER_ID="$CONSUMER_PKGS|$KEPT_DEBS|$(stat -c %Y "$BASE/.rpmix-complete")"
 layer_ready() { [ "$(cat "$LAYER/.rpmix-pkgtest-complete" 2>/dev/null)" = "$LAYER_ID" ]; }
 log=$B/consumers-root.log
 if layer_ready; then echo "cached: $LAYER" >"$log"
