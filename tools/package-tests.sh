@@ -72,13 +72,22 @@
 #                    on OpenPMIx
 #   purge            apt-get purge rpmix rpmix-system: the root's listing and
 #                    dpkg-divert --list are as before the install
+# The same package under Lmod, in a root of its own (Debian's lmod and
+# environment-modules conflict; OpenPMIx, Open MPI and lmod: its layer
+# ~/.cache/rpmix/debian12-pkgtest-lmod, case lmod-root):
+#   lmod-module-mpirun  apt-get install ./rpmix_*.deb; `module avail` lists
+#                    rpmix; module load rpmix; mpirun -np 2: all on rpmix
+#   lmod-module-unload  load and unload give the environment back (pmixrun
+#                    on PATH while loaded)
+#   lmod-purge       apt-get purge rpmix: the root's listing as before
 # And outside again:
 #   nothing-left     no process left in the namespace, none naming the run's
 #                    directory, nothing mounted under it, which is removed
 #
 # Environment: RPMIX_CACHE (the cache directory), RPMIX_PKG_KEEP=1 (keep the
 # run's directory), RPMIX_CASE (tools/testlib.sh).
-# Time: ~1 min with the caches warm (the consumers layer: ~3 min to make).
+# Time: ~50 s with the caches warm (making the two layers takes a minute
+# or a few, with the speed of the archive).
 #
 # Usage: tools/package-tests.sh [build-dir]    (run as root)
 set -u
@@ -95,6 +104,9 @@ if [ $MODE = outer ] || [ $MODE = inroot ]; then . "$(dirname "$0")/testlib.sh" 
 # OpenPMIx's packages kept in the layer (/var/cache/rpmix-pkgtest), to install
 # again over the switch
 KEPT_DEBS="libpmix2 libpmix-dev"
+# the Lmod root (Debian's lmod and environment-modules conflict): the same
+# OpenPMIx and Open MPI, Lmod
+LMOD_PKGS="libpmix2 openmpi-bin libopenmpi-dev lmod pkg-config"
 CONSUMER_PKGS="libpmix2 libpmix-dev openmpi-bin libopenmpi-dev slurmd slurmctld slurm-client munge environment-modules python3-pmix pkg-config"
 PREFIX=/usr/lib/rpmix
 RLIB=$PREFIX/lib/libpmix.so.2
@@ -135,7 +147,7 @@ ns_procs() {
 # the layer (a private mount and PID namespace, started by the outer part)
 # ======================================================================
 if [ $MODE = layer ]; then
-    run=$1 base=$2 layer=$3
+    run=$1 base=$2 layer=$3 pkgs=$4 kept=$5
     r=$run/root
     root_mounts "$r" "$base" "$layer" "$run/ovwork" || exit 1
     if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
@@ -145,10 +157,12 @@ if [ $MODE = layer ]; then
     # the packages' maintainer scripts must not start daemons
     printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
     in_root "$r" apt-get update -q || exit 1
-    in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $CONSUMER_PKGS || exit 1
+    in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pkgs || exit 1
     # OpenPMIx's own package, to install again over the switch (the reinstall case)
-    mkdir -p "$r/var/cache/rpmix-pkgtest"
-    in_root "$r" sh -c "cd /var/cache/rpmix-pkgtest && apt-get download -q $KEPT_DEBS" || exit 1
+    if [ -n "$kept" ]; then
+        mkdir -p "$r/var/cache/rpmix-pkgtest"
+        in_root "$r" sh -c "cd /var/cache/rpmix-pkgtest && apt-get download -q $kept" || exit 1
+    fi
     in_root "$r" apt-get clean
     rm -f "$r/usr/sbin/policy-rc.d"
     # a daemon a package started anyway is a fault of the layer
@@ -162,11 +176,11 @@ fi
 # part in it (a private mount and PID namespace, started by the outer part)
 # ======================================================================
 if [ $MODE = ns ]; then
-    run=$1 base=$2 layer=$3
+    run=$1 base=$2 layer=$3 flavour=$4
     r=$run/root
     root_mounts "$r" "$layer:$base" "$run/upper" "$run/ovwork" || exit 1
     mkdir -p "$r/tmp/t" && mount --bind "$run/t" "$r/tmp/t" || exit 1
-    in_root "$r" env ${RPMIX_CASE:+RPMIX_CASE="$RPMIX_CASE"} /bin/bash /tmp/t/tools/package-tests.sh --in-root /tmp/t/build \
+    in_root "$r" env PKG_FLAVOUR="$flavour" ${RPMIX_CASE:+RPMIX_CASE="$RPMIX_CASE"} /bin/bash /tmp/t/tools/package-tests.sh --in-root /tmp/t/build \
         >"$run/t/in-root.out" 2>&1 </dev/null
     echo $? >"$run/t/in-root.status"
     ns_procs "$r/proc" >"$run/leftover"
@@ -206,8 +220,11 @@ if [ $MODE = inroot ]; then
         if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why" "$L/$1.log"; fi
     }
     # $WM <command...>: the command from a shell that did `module load rpmix`
+    # (the module system as a login shell sets it up: /etc/profile.d)
     WM=$TD/with-module
-    printf '#!/bin/bash\n. /usr/share/modules/init/bash || exit 1\nmodule load rpmix || exit 1\nexec "$@"\n' >"$WM"
+    MODINIT=/etc/profile.d/modules.sh
+    [ "${PKG_FLAVOUR:-}" = lmod ] && MODINIT=/etc/profile.d/lmod.sh
+    printf '#!/bin/bash\n. %s || exit 1\nmodule load rpmix || exit 1\nexec "$@"\n' "$MODINIT" >"$WM"
     chmod 755 "$WM"
     # job <case> <what> <command...>: the command, which_pmix preloaded, its
     # reports in $TD/proof/<case>.<what>; sets RC; output in the case's log
@@ -276,6 +293,41 @@ for l in open("/proc/self/maps"):
         local v; v=$(dpkg --verify libpmix2 libpmix-dev 2>&1)
         [ -z "$v" ] || add "dpkg --verify of OpenPMIx: $v"
     }
+
+    # ---- Lmod: the package, module load rpmix, purge (the Lmod root) ----
+    if [ "${PKG_FLAVOUR:-}" = lmod ]; then
+        c=lmod-module-mpirun; why=""; : >"$L/$c.log"
+        {
+            cc -shared -fPIC -Wall -o "$WHICH" "$TD/c-tests/which_pmix.c" -ldl &&
+            mpicc -O1 -I"$TD/c-tests/mpi" -o "$TD/mpi_hello" "$TD/c-tests/mpi/hello.c" -ldl
+        } >>"$L/$c.log" 2>&1 || add "the test programs did not build"
+        listing >"$TD/listing.before"
+        apt-get install -y -q "$TD"/debs/rpmix_*.deb >>"$L/$c.log" 2>&1 || add "apt-get install ./rpmix_*.deb failed"
+        # Lmod's own view: module avail lists it
+        (set +u; . $MODINIT; module -t avail rpmix) >>"$L/$c.log" 2>&1
+        grep -q '^rpmix/' "$L/$c.log" || add "module avail does not list rpmix"
+        mpirun_job "$c" mpirun module; check_hello 2 "$RLIB" 3
+        report "$c"
+        c=lmod-module-unload; why=""
+        # (Lmod leaves MANPATH=<its own>:: where it was <its own>: -- one
+        # empty element or two, both mean "and the default path" to man)
+        (
+            set +u; . $MODINIT
+            before=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sed 's/::*$/:/' | sort)
+            module load rpmix && [ "$(command -v pmixrun)" = "$PREFIX/bin/pmixrun" ] && module unload rpmix
+            after=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sed 's/::*$/:/' | sort)
+            echo "before: $before"; echo "after: $after"
+            [ "$before" = "$after" ]
+        ) >"$L/$c.log" 2>&1 || add "module load/unload under Lmod"
+        report "$c"
+        c=lmod-purge; why=""; : >"$L/$c.log"
+        apt-get purge -y -q rpmix >>"$L/$c.log" 2>&1 || add "apt-get purge rpmix failed"
+        listing >"$TD/listing.after"
+        diff "$TD/listing.before" "$TD/listing.after" >>"$L/$c.log" || add "the root's listing differs"
+        report "$c"
+        echo "$passed passed, $failed failed"
+        exit 0
+    fi
 
     # ---- before ----
     c=before; why=""; : >"$L/$c.log"
@@ -352,7 +404,7 @@ for l in open("/proc/self/maps"):
 
     c=module-unload; why=""
     (
-        set +u; . /usr/share/modules/init/bash
+        set +u; . $MODINIT
         before=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sort)
         module load rpmix && module unload rpmix
         after=$(env | grep -E '^(LD_LIBRARY_PATH|PATH|PKG_CONFIG_PATH|MANPATH)=' | sort)
@@ -478,8 +530,9 @@ mkdir -p "$B" || { echo "cannot create $B"; echo "0 passed, 1 failed"; exit 1; }
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 BASE=$CACHE/debian12-base
 LAYER=$CACHE/debian12-pkgtest
-IN_ROOT_CASES="before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall openpmix-upgrade switch-off purge"
-require_some_case base-root make-deb consumers-root $IN_ROOT_CASES nothing-left
+LAYER_LMOD=$CACHE/debian12-pkgtest-lmod
+IN_ROOT_CASES="lmod-module-mpirun lmod-module-unload lmod-purge before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall openpmix-upgrade switch-off purge"
+require_some_case base-root make-deb consumers-root lmod-root $IN_ROOT_CASES nothing-left
 t_start=$(date +%s)
 
 # ---- base-root: the fresh-machine step's (tools/fresh-root-tests.sh makes it) ----
@@ -519,77 +572,105 @@ else
 fi
 if [ -z "$why" ]; then selected make-deb && pass make-deb; else fail make-deb "$why" "$log"; finish; fi
 
-# ---- consumers-root: the cached layer ----
-# (the marker holds the package list and the base's marker time: another
-# list, or a base made again, makes the layer again)
-LAYER_ID="$CONSUMER_PKGS|$KEPT_DEBS|$(stat -c %Y "$BASE/.rpmix-complete")"
-layer_ready() { [ "$(cat "$LAYER/.rpmix-pkgtest-complete" 2>/dev/null)" = "$LAYER_ID" ]; }
-log=$B/consumers-root.log
-if layer_ready; then echo "cached: $LAYER" >"$log"
-else
+# ---- consumers-root, lmod-root: the cached layers ----
+# make_layer <case> <layer dir> <packages> <kept debs>: the layer is there,
+# or is made (the marker holds the package lists and the base's marker
+# time: other lists, or a base made again, make the layer again)
+make_layer() {
+    local c=$1 layer=$2 pkgs=$3 kept=$4 id log=$B/$1.log lrun t0 st
+    id="$pkgs|$kept|$(stat -c %Y "$BASE/.rpmix-complete")"
+    if [ "$(cat "$layer/.rpmix-pkgtest-complete" 2>/dev/null)" = "$id" ]; then
+        echo "cached: $layer" >"$log"; selected "$c" && pass "$c"; return 0
+    fi
     : >"$log"
-    if grep -q " $LAYER" /proc/mounts; then fail consumers-root "something is mounted under $LAYER" "$log"; finish; fi
-    rm -rf "$LAYER"
-    LRUN=$(mktemp -d /var/tmp/rpmix-pkglayer.XXXXXX)
-    mkdir -p "$LRUN/root" "$LRUN/ovwork" "$LAYER"
-    echo "installing $CONSUMER_PKGS into $LAYER" >>"$log"
+    if grep -q " $layer" /proc/mounts; then fail "$c" "something is mounted under $layer" "$log"; return 1; fi
+    rm -rf "$layer"
+    lrun=$(mktemp -d /var/tmp/rpmix-pkglayer.XXXXXX)
+    mkdir -p "$lrun/root" "$lrun/ovwork" "$layer"
+    echo "installing $pkgs into $layer" >>"$log"
     t0=$(date +%s)
-    timeout -k 5 900 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" --layer "$LRUN" "$BASE" "$LAYER" >>"$log" 2>&1
+    timeout -k 5 900 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" \
+        --layer "$lrun" "$BASE" "$layer" "$pkgs" "$kept" >>"$log" 2>&1
     st=$?
-    if [ $st = 0 ]; then echo "$LAYER_ID" >"$LAYER/.rpmix-pkgtest-complete"; echo "made in $(( $(date +%s) - t0 )) s" >>"$log"; fi
-    grep -q " $LRUN" /proc/mounts || rm -rf "$LRUN"
-fi
-if layer_ready; then selected consumers-root && pass consumers-root
-else fail consumers-root "the consumers' layer could not be made" "$log"; finish; fi
+    grep -q " $lrun" /proc/mounts || rm -rf "$lrun"
+    if [ $st != 0 ]; then fail "$c" "the layer could not be made (exit $st)" "$log"; return 1; fi
+    echo "$id" >"$layer/.rpmix-pkgtest-complete"
+    echo "made in $(( $(date +%s) - t0 )) s" >>"$log"
+    selected "$c" && pass "$c"
+    return 0
+}
+make_layer consumers-root "$LAYER" "$CONSUMER_PKGS" "$KEPT_DEBS" || finish
 
-# ---- the fresh root: the in-root cases ----
-RUN=$(mktemp -d /var/tmp/rpmix-pkg.XXXXXX)
-mkdir -p "$RUN"/{upper,ovwork,root} "$RUN/t/tools" "$RUN/t/c-tests/mpi" "$RUN/t/debs"
+# ---- the fresh roots: the in-root cases ----
+# run_root <flavour> <layer>: a fresh root on <layer>, the in-root cases of
+# <flavour> (main, lmod) in it; their lines and counts become ours; the
+# run's directory is $RUN (nothing-left checks it)
+RUNS=""
 ns_pid=""
 cleanup() {
+    local run
     [ -n "$ns_pid" ] && kill -KILL "$ns_pid" 2>/dev/null
-    if [ -z "${RPMIX_PKG_KEEP:-}" ] && ! grep -q " $RUN/" /proc/mounts; then rm -rf "$RUN"; fi
+    for run in $RUNS; do
+        if [ -z "${RPMIX_PKG_KEEP:-}" ] && ! grep -q " $run/" /proc/mounts; then rm -rf "$run"; fi
+    done
 }
 trap cleanup EXIT
-cp "$ROOT/tools/package-tests.sh" "$ROOT/tools/testlib.sh" "$RUN/t/tools/" &&
-cp "$ROOT/c-tests/which_pmix.c" "$ROOT/c-tests/demo_job.c" "$RUN/t/c-tests/" &&
-cp "$ROOT/c-tests/mpi/hello.c" "$ROOT/c-tests/mpi/pmixver.h" "$RUN/t/c-tests/mpi/" &&
-cp "$RDEB" "$SDEB" "$RUN/t/debs/" || { fail setup "cannot fill $RUN/t"; finish; }
-t0=$(date +%s)
-timeout -k 5 300 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" --ns "$RUN" "$BASE" "$LAYER" >"$B/namespace.log" 2>&1 &
-ns_pid=$!
-wait "$ns_pid"; ns_status=$?
-ns_pid=""
-echo "(the fresh root's cases: $(( $(date +%s) - t0 )) s, exit $ns_status)"
-rm -rf "$B/logs"
-cp -r "$RUN/t/build/logs" "$B/logs" 2>/dev/null
-cp "$RUN/t/listing.before" "$RUN/t/listing.after" "$RUN/t/listing.diff" "$B/" 2>/dev/null
-# the in-root part's lines, and its counts in ours
-if [ -f "$RUN/t/in-root.out" ]; then
-    sed 's#/tmp/t/build/#'"$B"'/#g' "$RUN/t/in-root.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
-    counts=$(tail -n1 "$RUN/t/in-root.out")
-    if [[ $counts =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+run_root() {
+    local flavour=$1 layer=$2 t0 counts out=$B/$1
+    RUN=$(mktemp -d /var/tmp/rpmix-pkg.XXXXXX)
+    RUNS="$RUNS $RUN"
+    mkdir -p "$RUN"/{upper,ovwork,root} "$RUN/t/tools" "$RUN/t/c-tests/mpi" "$RUN/t/debs" "$out"
+    cp "$ROOT/tools/package-tests.sh" "$ROOT/tools/testlib.sh" "$RUN/t/tools/" &&
+    cp "$ROOT/c-tests/which_pmix.c" "$ROOT/c-tests/demo_job.c" "$RUN/t/c-tests/" &&
+    cp "$ROOT/c-tests/mpi/hello.c" "$ROOT/c-tests/mpi/pmixver.h" "$RUN/t/c-tests/mpi/" &&
+    cp "$RDEB" "$SDEB" "$RUN/t/debs/" || { fail "$flavour-setup" "cannot fill $RUN/t"; return 1; }
+    t0=$(date +%s)
+    timeout -k 5 300 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" \
+        --ns "$RUN" "$BASE" "$layer" "$flavour" >"$out/namespace.log" 2>&1 &
+    ns_pid=$!
+    wait "$ns_pid"; NS_STATUS=$?
+    ns_pid=""
+    echo "(the $flavour root's cases: $(( $(date +%s) - t0 )) s, exit $NS_STATUS)"
+    rm -rf "$out/logs"
+    cp -r "$RUN/t/build/logs" "$out/logs" 2>/dev/null
+    cp "$RUN/t/listing.before" "$RUN/t/listing.after" "$out/" 2>/dev/null
+    if [ -f "$RUN/t/in-root.out" ]; then
+        sed 's#/tmp/t/build/#'"$out"'/#g' "$RUN/t/in-root.out" | grep -v '^[0-9]* passed, [0-9]* failed$'
+        counts=$(tail -n1 "$RUN/t/in-root.out")
+        if [[ $counts =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+            passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+        else
+            fail "$flavour-root" "the cases in the root did not finish (exit $NS_STATUS)" "$RUN/t/in-root.out"
+        fi
     else
-        fail in-root "the cases in the root did not finish (exit $ns_status)" "$RUN/t/in-root.out"
+        fail "$flavour-root" "the cases in the root did not run (exit $NS_STATUS)" "$out/namespace.log"
     fi
-else
-    fail in-root "the cases in the root did not run (exit $ns_status)" "$B/namespace.log"
+}
+# left_behind <run>: adds to why what the run left (processes, mounts)
+left_behind() {
+    local run=$1 left
+    [ "$NS_STATUS" = 0 ] || add "the namespace's first process exited $NS_STATUS"
+    if [ -s "$run/leftover" ]; then add "processes left in the root: $(cut -c1-80 "$run/leftover" | tr '\n' ';')"; fi
+    [ -e "$run/leftover" ] || add "the namespace did not list its processes"
+    left=$(pgrep -f -- "$run" || true)
+    [ -z "$left" ] || { add "processes left: $left"; kill -KILL $left 2>/dev/null; }
+    if grep -q " $run" /proc/mounts; then add "mounts left under $run"; fi
+}
+why=""
+run_root main "$LAYER"
+left_behind "$RUN"
+# the same with Lmod (its own root: Debian's lmod and environment-modules conflict)
+if make_layer lmod-root "$LAYER_LMOD" "$LMOD_PKGS" ""; then
+    w0=$why; run_root lmod "$LAYER_LMOD"; why=$w0
+    left_behind "$RUN"
 fi
-# every case in the root counts as selected here (finish's case filter)
+# every case in the roots counts as selected here (finish's case filter)
 for c in $IN_ROOT_CASES; do selected "$c" >/dev/null; done
 
+cleanup; trap - EXIT
+for r in $RUNS; do [ -n "${RPMIX_PKG_KEEP:-}" ] || [ ! -e "$r" ] || add "$r not removed"; done
 if selected nothing-left; then
-    why=""
-    [ "$ns_status" = 0 ] || add "the namespace's first process exited $ns_status"
-    if [ -s "$RUN/leftover" ]; then add "processes left in the root: $(cut -c1-80 "$RUN/leftover" | tr '\n' ';')"; fi
-    [ -e "$RUN/leftover" ] || add "the namespace did not list its processes"
-    left=$(pgrep -f -- "$RUN" || true)
-    [ -z "$left" ] || { add "processes left: $left"; kill -KILL $left 2>/dev/null; }
-    if grep -q " $RUN" /proc/mounts; then add "mounts left under $RUN"; fi
-    cleanup; trap - EXIT
-    [ -n "${RPMIX_PKG_KEEP:-}" ] || [ ! -e "$RUN" ] || add "$RUN not removed"
-    if [ -z "$why" ]; then pass nothing-left; else fail nothing-left "$why" "$B/namespace.log"; fi
+    if [ -z "$why" ]; then pass nothing-left; else fail nothing-left "$why" "$B/main/namespace.log"; fi
 fi
 echo "(package step: $(( $(date +%s) - t_start )) s)"
 finish
