@@ -84,8 +84,10 @@
 #   nothing-left     no process left in the namespace, none naming the run's
 #                    directory, nothing mounted under it, which is removed
 #
-# Environment: RPMIX_CACHE (the cache directory), RPMIX_PKG_KEEP=1 (keep the
-# run's directory), RPMIX_CASE (tools/testlib.sh).
+# Environment: RPMIX_CACHE (the cache directory), RPMIX_PKG_DEBS=<dir> (test
+# the rpmix_*.deb and rpmix-system_*.deb there instead of building them with
+# `make deb`), RPMIX_PKG_KEEP=1 (keep the runs' directories), RPMIX_CASE
+# (tools/testlib.sh).
 # Time: ~50 s with the caches warm (making the two layers takes a minute
 # or a few, with the speed of the archive).
 #
@@ -545,12 +547,17 @@ fi
 if base_ready; then selected base-root && pass base-root
 else fail base-root "the fresh-machine step's base root could not be made" "$log"; finish; fi
 
-# ---- make-deb ----
+# ---- make-deb (or the packages in RPMIX_PKG_DEBS) ----
 log=$B/make-deb.log
-DEBS=$B/debs
-rm -rf "$DEBS"
 why=""
-make -s -C "$ROOT" deb DEBDIR="$DEBS" >"$log" 2>&1 || add "make deb failed"
+if [ -n "${RPMIX_PKG_DEBS:-}" ]; then
+    DEBS=$RPMIX_PKG_DEBS
+    echo "the packages in $DEBS (RPMIX_PKG_DEBS)" >"$log"
+else
+    DEBS=$B/debs
+    rm -rf "$DEBS"
+    make -s -C "$ROOT" deb DEBDIR="$DEBS" >"$log" 2>&1 || add "make deb failed"
+fi
 RDEB=$(ls "$DEBS"/rpmix_*.deb 2>/dev/null | head -n1)
 SDEB=$(ls "$DEBS"/rpmix-system_*.deb 2>/dev/null | head -n1)
 if [ -z "$RDEB" ] || [ -z "$SDEB" ]; then add "not two packages in $DEBS"
