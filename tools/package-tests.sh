@@ -58,6 +58,7 @@
 #                    slurmstepd and its tasks on rpmix (slurmd's own mapping
 #                    is shown)
 #   system-mpirun    a plain mpirun -np 2 (no module): all on rpmix
+#   system-pmixrun   pmixrun (from /usr/bin, no module) -n 2: both ranks on rpmix
 #   system-python    python3 -c 'import pmix' on rpmix
 #   openpmix-reinstall  dpkg -i of OpenPMIx's own libpmix2 package (the
 #                    same as an upgrade): the switch stays on, mpirun on rpmix
@@ -67,6 +68,9 @@
 #                    name is still rpmix, mpirun on rpmix; then the real
 #                    package again: still rpmix, the renamed file's diversion
 #                    and link gone
+#   rpmix-upgrade    a new version of both packages (repacked as <v>-2) in
+#                    one apt command with the switch on: the diversion stays,
+#                    mpirun on rpmix
 #   switch-off       apt-get remove rpmix-system: no diversion, OpenPMIx's files
 #                    verify, plain mpirun, python and srun (stepd and tasks)
 #                    on OpenPMIx
@@ -439,6 +443,15 @@ for l in open("/proc/self/maps"):
     mpirun_job "$c" mpirun; check_hello 2 "$RLIB" 3
     report "$c"
 
+    c=system-pmixrun; why=""; : >"$L/$c.log"
+    # (pmixrun from /usr/bin, no module: the client finds libpmix.so.2 through the loader)
+    w=pmixrun; job "$c" "$w" pmixrun -n 2 "$TD/demo_job"
+    [ $RC = 0 ] || add "exit $RC"
+    g=$(grep -c '^rank [01] of 2 .*says "greetings from rank' "$L/$c.$w.out")
+    [ "$g" = 2 ] || add "$g of 2 ranks greeted"
+    proof_loaded "$PROOF" "$RLIB" 2
+    report "$c"
+
     c=system-python; why=""
     got=$(python_libs 2>&1 | tee "$L/$c.log")
     [ "$got" = "$RLIB" ] || add "python3's libpmix: ${got:-none}"
@@ -489,6 +502,29 @@ for l in open("/proc/self/maps"):
     [ -e "$NEW" ] || [ -L "$NEW" ] && add "$NEW is left"
     report "$c"
 
+    # a new version of rpmix (the same files, version <v>-1 -> <v>-2), both
+    # packages in one apt command, with the switch on
+    c=rpmix-upgrade; why=""; : >"$L/$c.log"
+    old=$(dpkg-query -W -f '${Version}' rpmix)
+    new=${old%-*}-$(( ${old##*-} + 1 ))
+    {
+        rm -rf "$TD/up" && mkdir -p "$TD/up" &&
+        for p in rpmix rpmix-system; do
+            dpkg-deb -R "$TD"/debs/${p}_*.deb "$TD/up/$p" &&
+            sed -i -e "s/^Version: .*/Version: $new/" -e "s/(= $old)/(= $new)/" "$TD/up/$p/DEBIAN/control" &&
+            dpkg-deb --root-owner-group -b "$TD/up/$p" "$TD/up/${p}_${new}_all-test.deb" || exit 1
+        done &&
+        apt-get install -y -q "$TD/up/rpmix_${new}_all-test.deb" "$TD/up/rpmix-system_${new}_all-test.deb"
+    } >>"$L/$c.log" 2>&1 || add "apt-get install of version $new failed"
+    [ "$(dpkg-query -W -f '${Version}' rpmix)" = "$new" ] &&
+        [ "$(dpkg-query -W -f '${Version}' rpmix-system)" = "$new" ] || add "not both at version $new"
+    dpkg-divert --list | sort | diff "$TD/diversions.on" - >>"$L/$c.log" || add "the diversions changed"
+    for f in $SYS_LIBS "$OPX"; do
+        [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix after the upgrade"
+    done
+    mpirun_job "$c" mpirun; check_hello 2 "$RLIB" 3
+    report "$c"
+
     c=switch-off; why=""; : >"$L/$c.log"
     apt-get remove -y -q rpmix-system >>"$L/$c.log" 2>&1 || add "apt-get remove rpmix-system failed"
     dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
@@ -533,7 +569,7 @@ CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 BASE=$CACHE/debian12-base
 LAYER=$CACHE/debian12-pkgtest
 LAYER_LMOD=$CACHE/debian12-pkgtest-lmod
-IN_ROOT_CASES="lmod-module-mpirun lmod-module-unload lmod-purge before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-python openpmix-reinstall openpmix-upgrade switch-off purge"
+IN_ROOT_CASES="lmod-module-mpirun lmod-module-unload lmod-purge before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-pmixrun system-python openpmix-reinstall openpmix-upgrade rpmix-upgrade switch-off purge"
 require_some_case base-root make-deb consumers-root lmod-root $IN_ROOT_CASES nothing-left
 t_start=$(date +%s)
 
@@ -572,6 +608,10 @@ else
     stray=$(dpkg-deb -c "$RDEB" | awk '$1 !~ /^d/ {print substr($6, 2)}' |
         grep -vE "^($PREFIX/|/usr/bin/pmix(run|ctl)$|/usr/share/man/|/usr/share/modules/modulefiles/rpmix/|/etc/lmod/modules/rpmix$|/usr/share/doc/rpmix/)" || true)
     [ -z "$stray" ] && echo "every file under $PREFIX, or a link to one, the modulefile, the docs" >>"$log" || add "files outside rpmix's places: $stray"
+    # every manual page under the prefix has its link in /usr/share/man
+    for m in $(dpkg-deb -c "$RDEB" | awk '$1 !~ /^d/ {print substr($6, 2)}' | grep "^$PREFIX/share/man/man[^/]*/." || true); do
+        dpkg-deb -c "$RDEB" | grep -q "^l.* \./usr/share/man/${m#"$PREFIX"/share/man/} -> $m\$" || add "no link to $m in /usr/share/man"
+    done
     for s in postinst postrm triggers; do
         dpkg-deb -I "$SDEB" "$s" >/dev/null 2>&1 || add "rpmix-system has no $s"
     done
