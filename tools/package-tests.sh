@@ -38,8 +38,9 @@
 #   before           OpenPMIx is intact (dpkg --verify), Slurm is up, a plain
 #                    mpirun job runs on OpenPMIx; the root's listing and
 #                    dpkg-divert --list are kept
-#   install          apt-get install ./rpmix_*.deb: OpenPMIx's files untouched, no diversion,
-#                    the loader's libpmix.so.2 still OpenPMIx's
+#   install          apt-get install ./rpmix_*.deb: OpenPMIx's files
+#                    untouched, no diversion, every name of libpmix.so.2
+#                    still OpenPMIx's, pmixrun and pmixctl on PATH
 #   module-pmixrun   module load rpmix; a PMIx client compiled with
 #                    `pkg-config pmix` (rpmix's pmix.pc) under pmixrun -n 4:
 #                    every rank on rpmix
@@ -50,8 +51,8 @@
 #                    rpmix, slurmstepd still on OpenPMIx (it opens the
 #                    system's library by its path: the guide says so)
 #   module-unload    module unload rpmix gives the environment back
-#   switch-on        apt-get install ./rpmix-system_*.deb: OpenPMIx's library file diverted
-#                    (dpkg-divert --list), every name of libpmix.so.2
+#   switch-on        apt-get install ./rpmix-system_*.deb: OpenPMIx's library
+#                    file diverted (dpkg-divert --list), every name of libpmix.so.2
 #                    (the loader's, pmix2/lib's, Slurm's libpmix.so) resolves
 #                    to rpmix, OpenPMIx's file kept intact beside it
 #   system-srun      srun --mpi=pmix -n 2 with slurmd NOT restarted:
@@ -60,8 +61,10 @@
 #   system-mpirun    a plain mpirun -np 2 (no module): all on rpmix
 #   system-pmixrun   pmixrun (from /usr/bin, no module) -n 2: both ranks on rpmix
 #   system-python    python3 -c 'import pmix' on rpmix
-#   openpmix-reinstall  dpkg -i of OpenPMIx's own libpmix2 package (the
-#                    same as an upgrade): the switch stays on, mpirun on rpmix
+#   openpmix-reinstall  dpkg -i of OpenPMIx's own libpmix2 package (what an
+#                    upgrade that keeps the file's name does): the switch
+#                    stays on, OpenPMIx's new file under the diverted name,
+#                    mpirun on rpmix
 #   openpmix-upgrade  OpenPMIx's package replaced by one whose library file
 #                    has another name (libpmix.so.2.6.99, as a new upstream
 #                    version would): rpmix-system's trigger diverts it, every
@@ -71,9 +74,9 @@
 #   rpmix-upgrade    a new version of both packages (repacked as <v>-2) in
 #                    one apt command with the switch on: the diversion stays,
 #                    mpirun on rpmix
-#   switch-off       apt-get remove rpmix-system: no diversion, OpenPMIx's files
-#                    verify, plain mpirun, python and srun (stepd and tasks)
-#                    on OpenPMIx
+#   switch-off       apt-get remove rpmix-system: no diversion, OpenPMIx's
+#                    files verify, plain mpirun, python and srun (srun,
+#                    slurmstepd and tasks) on OpenPMIx
 #   purge            apt-get purge rpmix rpmix-system: the root's listing and
 #                    dpkg-divert --list are as before the install
 # The same package under Lmod, in a root of its own (Debian's lmod and
@@ -85,8 +88,9 @@
 #                    on PATH while loaded)
 #   lmod-purge       apt-get purge rpmix: the root's listing as before
 # And outside again:
-#   nothing-left     no process left in the namespace, none naming the run's
-#                    directory, nothing mounted under it, which is removed
+#   nothing-left     no process left in either root's namespaces, none
+#                    naming a run's directory, nothing mounted under them,
+#                    and they are removed
 #
 # Environment: RPMIX_CACHE (the cache directory), RPMIX_PKG_DEBS=<dir> (test
 # the rpmix_*.deb and rpmix-system_*.deb there instead of building them with
@@ -119,15 +123,16 @@ RLIB=$PREFIX/lib/libpmix.so.2
 TRIPLET=x86_64-linux-gnu
 # OpenPMIx's library: the names a consumer may use
 SYS_LIBS="/usr/lib/$TRIPLET/libpmix.so.2 /usr/lib/$TRIPLET/pmix2/lib/libpmix.so.2 /usr/lib/$TRIPLET/pmix2/lib/libpmix.so"
-# where the overlay's pieces go while a root is mounted
-root_mounts() {  # root_mounts <root> <lowerdirs> <upper> <work>
+# root_mounts <root> <lowerdirs> <upper> <work>: the overlay and the
+# kernel's file systems of a root, as the fresh-machine step mounts them
+root_mounts() {
     local r=$1
     mount -t overlay overlay -o "lowerdir=$2,upperdir=$3,workdir=$4" "$r" || return 1
     mount -t proc proc "$r/proc" || return 1
     mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" || return 1
     mount -t sysfs sysfs "$r/sys" 2>/dev/null || mount --rbind /sys "$r/sys" || return 1
     mount -t tmpfs tmpfs "$r/tmp" || return 1
-    # the machine's network settings and trust store (as the fresh-machine step)
+    # the machine's network settings (its trust store: the layer's installs)
     cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
     cp /etc/hosts "$r/etc/hosts" 2>/dev/null
     return 0
@@ -149,8 +154,10 @@ ns_procs() {
 }
 
 # ======================================================================
-# --layer <run> <base> <layer>: the consumers, with the root's apt, into
-# the layer (a private mount and PID namespace, started by the outer part)
+# --layer <run> <base> <layer> <packages> <kept>: <packages> installed with
+# the root's apt into the layer, the .debs of <kept> downloaded into its
+# /var/cache/rpmix-pkgtest (a private mount and PID namespace, started by
+# the outer part)
 # ======================================================================
 if [ $MODE = layer ]; then
     run=$1 base=$2 layer=$3 pkgs=$4 kept=$5
@@ -164,7 +171,7 @@ if [ $MODE = layer ]; then
     printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
     in_root "$r" apt-get update -q || exit 1
     in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pkgs || exit 1
-    # OpenPMIx's own package, to install again over the switch (the reinstall case)
+    # OpenPMIx's own packages, to install again over the switch (openpmix-*)
     if [ -n "$kept" ]; then
         mkdir -p "$r/var/cache/rpmix-pkgtest"
         in_root "$r" sh -c "cd /var/cache/rpmix-pkgtest && apt-get download -q $kept" || exit 1
@@ -178,8 +185,9 @@ if [ $MODE = layer ]; then
 fi
 
 # ======================================================================
-# --ns <run> <base> <layer>: mounts the fresh root and runs the in-root
-# part in it (a private mount and PID namespace, started by the outer part)
+# --ns <run> <base> <layer> <flavour>: mounts the fresh root and runs the
+# in-root part of <flavour> (main, lmod) in it (a private mount and PID
+# namespace, started by the outer part)
 # ======================================================================
 if [ $MODE = ns ]; then
     run=$1 base=$2 layer=$3 flavour=$4
