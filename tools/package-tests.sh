@@ -87,6 +87,12 @@
 #   lmod-module-unload  load and unload give the environment back (pmixrun
 #                    on PATH while loaded)
 #   lmod-purge       apt-get purge rpmix: the root's listing as before
+# The switch installed before OpenPMIx, in a root with neither (OpenPMIx's
+# packages only downloaded: ~/.cache/rpmix/debian12-pkgtest-bare, case
+# bare-root):
+#   late-openpmix    both packages installed: no diversion; then OpenPMIx:
+#                    the trigger diverts its library, every name is rpmix;
+#                    purge: no diversion, OpenPMIx's file verifies
 # And outside again:
 #   nothing-left     no process left in either root's namespaces, none
 #                    naming a run's directory, nothing mounted under them,
@@ -154,13 +160,14 @@ ns_procs() {
 }
 
 # ======================================================================
-# --layer <run> <base> <layer> <packages> <kept>: <packages> installed with
-# the root's apt into the layer, the .debs of <kept> downloaded into its
-# /var/cache/rpmix-pkgtest (a private mount and PID namespace, started by
-# the outer part)
+# --layer <run> <base> <layer> <packages> <kept> [<later>]: <packages>
+# installed with the root's apt into the layer, the .debs of <kept>
+# downloaded into its /var/cache/rpmix-pkgtest, those of <later> and of
+# what they need but the layer lacks into /var/cache/rpmix-pkgtest/later (a
+# private mount and PID namespace, started by the outer part)
 # ======================================================================
 if [ $MODE = layer ]; then
-    run=$1 base=$2 layer=$3 pkgs=$4 kept=$5
+    run=$1 base=$2 layer=$3 pkgs=$4 kept=$5 later=${6:-}
     r=$run/root
     root_mounts "$r" "$base" "$layer" "$run/ovwork" || exit 1
     if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
@@ -170,7 +177,15 @@ if [ $MODE = layer ]; then
     # the packages' maintainer scripts must not start daemons
     printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
     in_root "$r" apt-get update -q || exit 1
-    in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pkgs || exit 1
+    if [ -n "$pkgs" ]; then
+        in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pkgs || exit 1
+    fi
+    if [ -n "$later" ]; then
+        in_root "$r" apt-get clean &&
+        in_root "$r" apt-get install -y -q --no-install-recommends --download-only $later &&
+        mkdir -p "$r/var/cache/rpmix-pkgtest/later" &&
+        mv "$r"/var/cache/apt/archives/*.deb "$r/var/cache/rpmix-pkgtest/later/" || exit 1
+    fi
     # OpenPMIx's own packages, to install again over the switch (openpmix-*)
     if [ -n "$kept" ]; then
         mkdir -p "$r/var/cache/rpmix-pkgtest"
@@ -307,6 +322,29 @@ for l in open("/proc/self/maps"):
         local v; v=$(dpkg --verify libpmix2 libpmix-dev 2>&1)
         [ -z "$v" ] || add "dpkg --verify of OpenPMIx: $v"
     }
+
+    # ---- the switch before OpenPMIx (the bare root) ----
+    if [ "${PKG_FLAVOUR:-}" = bare ]; then
+        c=late-openpmix; why=""; : >"$L/$c.log"
+        dpkg-divert --list | sort >"$TD/diversions.before"
+        apt-get install -y -q "$TD"/debs/rpmix_*.deb "$TD"/debs/rpmix-system_*.deb >>"$L/$c.log" 2>&1 ||
+            add "apt-get install of both packages failed"
+        dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "a diversion without OpenPMIx"
+        # OpenPMIx comes later (with what it needs): the trigger switches it
+        dpkg -i /var/cache/rpmix-pkgtest/later/*.deb >>"$L/$c.log" 2>&1 || add "dpkg -i of OpenPMIx failed"
+        grep -q "by rpmix-system\$" <(dpkg-divert --list) || add "the trigger diverted nothing"
+        for f in /usr/lib/$TRIPLET/libpmix.so.2 /usr/lib/$TRIPLET/pmix2/lib/libpmix.so.2; do
+            [ "$(readlink -f "$f")" = "$RLIB" ] || add "$f is not rpmix"
+        done
+        dpkg-divert --list '*libpmix*' >>"$L/$c.log"
+        apt-get purge -y -q rpmix-system rpmix >>"$L/$c.log" 2>&1 || add "apt-get purge failed"
+        dpkg-divert --list | sort | diff "$TD/diversions.before" - >>"$L/$c.log" || add "the diversions are not as before"
+        [ "$(readlink -f "/usr/lib/$TRIPLET/libpmix.so.2")" = "/usr/lib/$TRIPLET/pmix2/lib/libpmix.so.2.6.2" ] || add "the loader's libpmix.so.2 is not OpenPMIx's again"
+        v=$(dpkg --verify libpmix2 2>&1); [ -z "$v" ] || add "dpkg --verify libpmix2: $v"
+        report "$c"
+        echo "$passed passed, $failed failed"
+        exit 0
+    fi
 
     # ---- Lmod: the package, module load rpmix, purge (the Lmod root) ----
     if [ "${PKG_FLAVOUR:-}" = lmod ]; then
@@ -577,8 +615,9 @@ CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 BASE=$CACHE/debian12-base
 LAYER=$CACHE/debian12-pkgtest
 LAYER_LMOD=$CACHE/debian12-pkgtest-lmod
-IN_ROOT_CASES="lmod-module-mpirun lmod-module-unload lmod-purge before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-pmixrun system-python openpmix-reinstall openpmix-upgrade rpmix-upgrade switch-off purge"
-require_some_case base-root make-deb consumers-root lmod-root $IN_ROOT_CASES nothing-left
+LAYER_BARE=$CACHE/debian12-pkgtest-bare
+IN_ROOT_CASES="late-openpmix lmod-module-mpirun lmod-module-unload lmod-purge before install module-pmixrun module-mpirun module-python module-srun module-unload switch-on system-srun system-mpirun system-pmixrun system-python openpmix-reinstall openpmix-upgrade rpmix-upgrade switch-off purge"
+require_some_case base-root make-deb consumers-root lmod-root bare-root $IN_ROOT_CASES nothing-left
 t_start=$(date +%s)
 
 # ---- base-root: the fresh-machine step's (tools/fresh-root-tests.sh makes it) ----
@@ -628,12 +667,13 @@ fi
 if [ -z "$why" ]; then selected make-deb && pass make-deb; else fail make-deb "$why" "$log"; finish; fi
 
 # ---- consumers-root, lmod-root: the cached layers ----
-# make_layer <case> <layer dir> <packages> <kept debs>: the layer is there,
+# make_layer <case> <layer dir> <packages> <kept debs> [<later>]: the layer
+# (tools/package-tests.sh --layer) is there,
 # or is made (the marker holds the package lists and the base's marker
 # time: other lists, or a base made again, make the layer again)
 make_layer() {
-    local c=$1 layer=$2 pkgs=$3 kept=$4 id log=$B/$1.log lrun t0 st
-    id="$pkgs|$kept|$(stat -c %Y "$BASE/.rpmix-complete")"
+    local c=$1 layer=$2 pkgs=$3 kept=$4 later=${5:-} id log=$B/$1.log lrun t0 st
+    id="$pkgs|$kept|$later|$(stat -c %Y "$BASE/.rpmix-complete")"
     if [ "$(cat "$layer/.rpmix-pkgtest-complete" 2>/dev/null)" = "$id" ]; then
         echo "cached: $layer" >"$log"; selected "$c" && pass "$c"; return 0
     fi
@@ -645,7 +685,7 @@ make_layer() {
     echo "installing $pkgs into $layer" >>"$log"
     t0=$(date +%s)
     timeout -k 5 900 unshare -m -p -f --kill-child --propagation private "$ROOT/tools/package-tests.sh" \
-        --layer "$lrun" "$BASE" "$layer" "$pkgs" "$kept" >>"$log" 2>&1
+        --layer "$lrun" "$BASE" "$layer" "$pkgs" "$kept" "$later" >>"$log" 2>&1
     st=$?
     grep -q " $lrun" /proc/mounts || rm -rf "$lrun"
     if [ $st != 0 ]; then fail "$c" "the layer could not be made (exit $st)" "$log"; return 1; fi
@@ -717,6 +757,12 @@ left_behind "$RUN"
 # the same with Lmod (its own root: Debian's lmod and environment-modules conflict)
 if make_layer lmod-root "$LAYER_LMOD" "$LMOD_PKGS" ""; then
     w0=$why; run_root lmod "$LAYER_LMOD"; why=$w0
+    left_behind "$RUN"
+fi
+# the switch installed before OpenPMIx (a root with neither: OpenPMIx's
+# packages only downloaded into it)
+if make_layer bare-root "$LAYER_BARE" "" "" "libpmix2"; then
+    w0=$why; run_root bare "$LAYER_BARE"; why=$w0
     left_behind "$RUN"
 fi
 # every case in the roots counts as selected here (finish's case filter)
