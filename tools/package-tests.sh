@@ -102,7 +102,7 @@
 # the rpmix_*.deb and rpmix-system_*.deb there instead of building them with
 # `make deb`), RPMIX_PKG_KEEP=1 (keep the runs' directories), RPMIX_CASE
 # (tools/testlib.sh).
-# Time: ~50 s with the caches warm (making the two layers takes a minute
+# Time: ~30 s with the caches warm (making the three layers takes a minute
 # or a few, with the speed of the archive).
 #
 # Usage: tools/package-tests.sh [build-dir]    (run as root)
