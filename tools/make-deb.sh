@@ -18,6 +18,9 @@
 set -eE
 trap 'echo "make-deb: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+for t in dpkg-deb objdump strip; do
+    command -v "$t" >/dev/null 2>&1 || { echo "make-deb: $t is needed (dpkg, binutils: a Debian system)" >&2; exit 1; }
+done
 OUT=${1:-$ROOT/target/debian}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 PREFIX=/usr/lib/rpmix
@@ -57,6 +60,7 @@ cp "$ROOT/LICENSE" "$R/usr/share/doc/rpmix/copyright"
 # the C library the programs need, by the newest symbol version they use
 glibc=$(objdump -T "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null |
     grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n | tail -n1)
+[ -n "$glibc" ] || { echo "make-deb: no GLIBC symbol version found in the library (objdump -T)" >&2; exit 1; }
 mkdir -p "$R/DEBIAN"
 cat >"$R/DEBIAN/control" <<CTL
 Package: rpmix
