@@ -12,6 +12,8 @@
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
 #                   pmixrun, pmixctl and their manual pages)
+#   make deb        the Debian packages rpmix and rpmix-system, in DEBDIR
+#                   (default target/debian; tools/make-deb.sh)
 
 PREFIX   ?= /usr/local
 CARGO    ?= cargo
@@ -24,7 +26,7 @@ BINARIES := pmixrun pmixctl
 # ONLY=<step>[/<ERE>] reaches tools/run-tests.sh as RPMIX_ONLY.
 RUN_TESTS = $(if $(ONLY),RPMIX_ONLY='$(value ONLY)') tools/run-tests.sh
 
-.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install clean
+.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install deb clean
 
 all: build
 
@@ -89,6 +91,11 @@ install: build
 	  pmix.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmix.pc
 	for b in $(BINARIES); do install -m 0755 $(LIBDIR)/$$b $(DESTDIR)$(PREFIX)/bin/; done
 	install -m 0644 $(addprefix man/,$(addsuffix .1,$(BINARIES))) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+# rpmix beside OpenPMIx (/usr/lib/rpmix) and the system switch: docs/deployment.md
+DEBDIR ?= target/debian
+deb: build
+	@tools/make-deb.sh $(DEBDIR)
 
 clean:
 	$(CARGO) clean

@@ -28,6 +28,9 @@
 #                       reference library, Open MPI, ...), builds, and runs
 #                       the 4-rank demo job: each rank's greeting line and
 #                       rank 0's event line
+#   make-deb            `make deb` after the demo's build: the two Debian
+#                       packages (dpkg-deb, binutils and gcc of a new
+#                       machine suffice; tools/package-tests.sh tests them)
 #   install-slurm       tools/install-slurm.sh as the slurm step calls it:
 #                       installs Slurm, munge, Open MPI; srun lists mpi/pmix
 #   install-debian13    tools/install-debian13.sh as the newer-consumers step
@@ -173,6 +176,7 @@ fresh_case() {  # fresh_case <name> <command>
     echo "$2" >"$RUN/cmd/$1"; echo "$1" >>"$RUN/cases"
 }
 fresh_case make-demo 'make demo'
+fresh_case make-deb 'make deb'
 fresh_case install-slurm 'tools/install-slurm.sh'
 fresh_case install-debian13 'tools/install-debian13.sh'
 fresh_case install-consumers 'tools/install-consumers.sh'
@@ -206,6 +210,7 @@ check_case() {  # check_case <name> [<count> <ERE>]...: exit status 0, and <coun
 # the demo's 4 ranks each print their neighbour's greeting; rank 0 its event
 check_case make-demo 4 '^rank [0-3] of 4 \(local rank [0-3] on .*my neighbour [0-3] says "greetings from rank [0-3]"$' \
     1 '^rank 0: event received from rank'
+check_case make-deb 1 '^/work/main/target/debian/rpmix_[^/]*\.deb$' 1 '^/work/main/target/debian/rpmix-system_[^/]*\.deb$'
 check_case install-slurm 1 '^install-slurm: installing'
 check_case install-debian13 1 '^/.*/debian13$'
 check_case install-consumers 1 '^install-consumers: installing python3-mpi4py$' 1 '/consumers$'

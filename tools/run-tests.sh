@@ -686,6 +686,11 @@ t_opx_simple() { SIMPLE_TIMEOUT=${SIMPLE_TIMEOUT:-20} OMPI_ALLOW_RUN_AS_ROOT=1 O
 # The README's two commands from nothing: a fresh Debian 12 root, a clean
 # clone, `make demo` and every installer of `make test` (tools/fresh-root-tests.sh).
 t_fresh_root() { tools/fresh-root-tests.sh "$B/fresh-root"; }
+# The Debian packages (make deb) on a fresh Debian 12 root with OpenPMIx's
+# consumers: rpmix beside OpenPMIx, `module load rpmix`, the system switch
+# (rpmix-system) on and off, purge leaves the root as it was
+# (tools/package-tests.sh).
+t_package() { tools/package-tests.sh "$B/package"; }
 t_examples() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/examples-tests.sh "$B"; }
 t_no_leftovers() {
     # every server that ended removed its session directory (a directory of a
@@ -781,6 +786,7 @@ all_steps() {
     step consumers-own-test-suites t_consumers
     step openpmix-test-programs t_opx_simple
     step fresh-machine-setup t_fresh_root
+    step package-deploy t_package
     step no-session-leftovers t_no_leftovers
 }
 

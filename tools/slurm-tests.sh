@@ -359,75 +359,11 @@ die_setup() {  # die_setup <why> <log>
     exit 1
 }
 
-# ---- munge ----
-port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
-dd if=/dev/urandom of="$TESTDIR/munge.key" bs=1024 count=1 status=none
-chmod 400 "$TESTDIR/munge.key"
-MSOCK=$TESTDIR/munge.sock
-munged -F -f --key-file="$TESTDIR/munge.key" --socket="$MSOCK" --pid-file="$TESTDIR/munged.pid" \
-    --log-file="$TESTDIR/log/munged.log" --seed-file="$TESTDIR/munged.seed" >"$TESTDIR/log/munged.out" 2>&1 &
-PIDS_DAEMONS="$PIDS_DAEMONS $!"
-for i in $(seq 50); do [ -S "$MSOCK" ] && break; sleep 0.1; done
-[ -S "$MSOCK" ] || die_setup "munged did not start" "$TESTDIR/log/munged.out"
-if ! munge -S "$MSOCK" -n | unmunge -S "$MSOCK" >"$TESTDIR/log/munge-check.log" 2>&1; then
-    die_setup "munge/unmunge round trip failed" "$TESTDIR/log/munge-check.log"
-fi
-
-# ---- slurm.conf ----
-HOST=$(hostname -s)
-NCPU=$(nproc)
-MEM_MB=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 * 9 / 10 ))
-P1=0; P2=0
-for i in $(seq 50); do
-    p=$(( 20000 + RANDOM % 30000 ))
-    if port_free $p && port_free $((p + 1)); then P1=$p; P2=$((p + 1)); break; fi
-done
-[ $P1 = 0 ] && die_setup "no free ports" /dev/null
-CONF=$TESTDIR/slurm.conf
-cat >"$CONF" <<EOF
-ClusterName=rpmixtest
-SlurmctldHost=$HOST(127.0.0.1)
-SlurmctldPort=$P1
-SlurmdPort=$P2
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$MSOCK
-StateSaveLocation=$TESTDIR/state
-SlurmdSpoolDir=$TESTDIR/spool
-SlurmctldPidFile=$TESTDIR/slurmctld.pid
-SlurmdPidFile=$TESTDIR/slurmd.pid
-SlurmctldLogFile=$TESTDIR/log/slurmctld.log
-SlurmdLogFile=$TESTDIR/log/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=${RPMIX_SLURMD_DEBUG:-debug}
-TmpFS=$TESTDIR/tmp
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SwitchType=switch/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
-ReturnToService=2
-KillWait=2
-InactiveLimit=0
-MinJobAge=2
-MessageTimeout=10
-SlurmdTimeout=120
-NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM_MB State=UNKNOWN
-PartitionName=test Nodes=$HOST Default=YES MaxTime=INFINITE OverSubscribe=YES State=UP
-EOF
-# slurmd 22.05 always initialises a cgroup plugin (reading cgroup.conf next
-# to slurm.conf); "CgroupPlugin=disabled" only exists from 23.02 on. No
-# cgroup-based plugin is configured, so cgroup/v1 (this machine's hierarchy)
-# is loaded but creates nothing (checked from outside: no .../slurm dirs).
-printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n' >"$TESTDIR/cgroup.conf"
-export SLURM_CONF=$CONF
+# ---- munge, slurm.conf (tools/testlib.sh) ----
+slurm_munged "$TESTDIR"; st=$?
+PIDS_DAEMONS="$PIDS_DAEMONS $MUNGED_PID"
+[ $st = 0 ] || die_setup "$SLURM_WHY" "$SLURM_LOG"
+slurm_write_conf "$TESTDIR" || die_setup "$SLURM_WHY" /dev/null
 
 start_slurmctld() {
     slurmctld -D -i -f "$CONF" >>"$TESTDIR/log/slurmctld.out" 2>&1 &
@@ -441,16 +377,7 @@ start_slurmd() {
     SLURMD_PID=$!
     PIDS_DAEMONS="$PIDS_DAEMONS $SLURMD_PID"
 }
-wait_idle() {  # wait_idle <seconds>: the node shows idle in sinfo
-    local i st
-    for i in $(seq $(( $1 * 5 ))); do
-        st=$(sinfo -h -N -o '%T' 2>/dev/null | head -n1)
-        case $st in idle) return 0 ;; esac
-        sleep 0.2
-    done
-    echo "node state: '$st'" >>"$TESTDIR/log/slurmd.out"
-    return 1
-}
+wait_idle() { slurm_wait_idle "$1" "$TESTDIR/log/slurmd.out"; }
 # With RPMIX_SLURM_DEBUG, slurmstepd's stderr (a pipe slurmd does not keep)
 # goes to log/slurmstepd.stderr, so the PMIx server's PMIX_DEBUG lines are
 # kept: a wrapper is bind-mounted over /usr/sbin/slurmstepd in this

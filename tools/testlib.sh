@@ -243,3 +243,101 @@ run_timed() {
     MS=$(( $(now_ms) - t0 ))
     echo "[exit $RC after $MS ms]" >>"$log"
 }
+
+# ---- a one-node Slurm of a test's own (tools/slurm-tests.sh, tools/package-tests.sh) ----
+# Every file in <dir> (logs in <dir>/log); the caller starts slurmctld and
+# slurmd (-D -f $CONF) and ends every daemon by its PID.
+# slurm_munged <dir>: munged (foreground) with a new key, its socket
+# $MSOCK = <dir>/munge.sock; sets MUNGED_PID (also on failure: end it);
+# returns 1 (SLURM_WHY, SLURM_LOG) unless a munge/unmunge round trip works.
+# slurm_write_conf <dir>: <dir>/slurm.conf ($CONF, exported as SLURM_CONF)
+# for one node (this host at 127.0.0.1, $(nproc) CPUs, 90% of the memory,
+# two free ports, SlurmUser root, proctrack/linuxproc, task/none,
+# MpiDefault=none, state/spool/pid/log/TmpFS under <dir>) and its
+# cgroup.conf; SlurmdDebug from RPMIX_SLURMD_DEBUG (default debug).
+# slurm_wait_idle <seconds> <log>: the node shows idle in sinfo, else its
+# last state goes to <log> and it returns 1.
+slurm_port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
+slurm_munged() {
+    local d=$1 i
+    mkdir -p "$d/log"
+    dd if=/dev/urandom of="$d/munge.key" bs=1024 count=1 status=none
+    chmod 400 "$d/munge.key"
+    MSOCK=$d/munge.sock
+    munged -F -f --key-file="$d/munge.key" --socket="$MSOCK" --pid-file="$d/munged.pid" \
+        --log-file="$d/log/munged.log" --seed-file="$d/munged.seed" >"$d/log/munged.out" 2>&1 &
+    MUNGED_PID=$!
+    for i in $(seq 50); do [ -S "$MSOCK" ] && break; sleep 0.1; done
+    [ -S "$MSOCK" ] || { SLURM_WHY="munged did not start"; SLURM_LOG=$d/log/munged.out; return 1; }
+    if ! munge -S "$MSOCK" -n | unmunge -S "$MSOCK" >"$d/log/munge-check.log" 2>&1; then
+        SLURM_WHY="munge/unmunge round trip failed"; SLURM_LOG=$d/log/munge-check.log; return 1
+    fi
+}
+slurm_write_conf() {
+    local TESTDIR=$1 i p
+    mkdir -p "$TESTDIR/state" "$TESTDIR/spool" "$TESTDIR/log" "$TESTDIR/tmp"
+    HOST=$(hostname -s)
+    NCPU=$(nproc)
+    MEM_MB=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 * 9 / 10 ))
+    P1=0; P2=0
+    for i in $(seq 50); do
+        p=$(( 20000 + RANDOM % 30000 ))
+        if slurm_port_free $p && slurm_port_free $((p + 1)); then P1=$p; P2=$((p + 1)); break; fi
+    done
+    [ $P1 = 0 ] && { SLURM_WHY="no free ports"; return 1; }
+    CONF=$TESTDIR/slurm.conf
+    cat >"$CONF" <<EOF
+ClusterName=rpmixtest
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$P1
+SlurmdPort=$P2
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$MSOCK
+StateSaveLocation=$TESTDIR/state
+SlurmdSpoolDir=$TESTDIR/spool
+SlurmctldPidFile=$TESTDIR/slurmctld.pid
+SlurmdPidFile=$TESTDIR/slurmd.pid
+SlurmctldLogFile=$TESTDIR/log/slurmctld.log
+SlurmdLogFile=$TESTDIR/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=${RPMIX_SLURMD_DEBUG:-debug}
+TmpFS=$TESTDIR/tmp
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+ReturnToService=2
+KillWait=2
+InactiveLimit=0
+MinJobAge=2
+MessageTimeout=10
+SlurmdTimeout=120
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM_MB State=UNKNOWN
+PartitionName=test Nodes=$HOST Default=YES MaxTime=INFINITE OverSubscribe=YES State=UP
+EOF
+    # slurmd 22.05 always initialises a cgroup plugin (reading cgroup.conf next
+    # to slurm.conf); "CgroupPlugin=disabled" only exists from 23.02 on. No
+    # cgroup-based plugin is configured, so cgroup/v1 (this machine's hierarchy)
+    # is loaded but creates nothing (checked from outside: no .../slurm dirs).
+    printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n' >"$TESTDIR/cgroup.conf"
+    export SLURM_CONF=$CONF
+}
+slurm_wait_idle() {
+    local i st
+    for i in $(seq $(( $1 * 5 ))); do
+        st=$(sinfo -h -N -o '%T' 2>/dev/null | head -n1)
+        case $st in idle) return 0 ;; esac
+        sleep 0.2
+    done
+    echo "node state: '$st'" >>"$2"
+    return 1
+}
