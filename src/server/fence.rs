@@ -196,10 +196,15 @@ impl ServerRole {
             // it, peers fetch what they need on demand (direct modex).
             let mut blob = Encoder::default();
             let collect = self.barriers[idx].collect;
+            // Every local participant has a record, empty or not: a host may
+            // choose its algorithm by the contribution's size (Slurm: its
+            // ring with data, its tree without, and a node that puts nothing
+            // must not take the tree while the others wait in the ring);
+            // OpenPMIx's contribution to a collecting fence is never empty.
             if collect {
                 for p in local {
                     let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
-                    if !data.is_empty() && blob_record(&mut blob, &p, &data).is_err() {
+                    if blob_record(&mut blob, &p, &data).is_err() {
                         continue;
                     }
                 }
@@ -237,6 +242,8 @@ impl ServerRole {
             let mut d = Decoder::new(data);
             while d.remaining() > 0 {
                 match read_blob_record(&mut d) {
+                    // (an empty record stands for a participant with nothing to share)
+                    Ok((_, infos)) if infos.is_empty() => {}
                     Ok((p, infos)) => {
                         let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
                         if !ns.is_local(p.rank) {
