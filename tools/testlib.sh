@@ -267,6 +267,8 @@ nsh_start() {
     shift 3
     unshare --net --uts --mount --propagation private -- sleep "$lifetime" </dev/null >/dev/null 2>&1 &
     pid=$!
+    # (not a job of the shell: no "Killed" notice when it is ended)
+    disown "$pid" 2>/dev/null
     NSH_PID[$h]=$pid
     for ((i = 0; i < 50; i++)); do
         [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) != "$(readlink /proc/self/ns/net)" ]] && break
@@ -308,9 +310,10 @@ nsh_kill_all() {
     for h in "${!NSH_PID[@]}"; do
         for p in $(nsh_procs "${NSH_NET[$h]}"); do kill -KILL "$p" 2>/dev/null; done
     done
+    local i
+    for h in "${!NSH_PID[@]}"; do kill -KILL "${NSH_PID[$h]}" 2>/dev/null; done
     for h in "${!NSH_PID[@]}"; do
-        kill -KILL "${NSH_PID[$h]}" 2>/dev/null
-        wait "${NSH_PID[$h]}" 2>/dev/null
+        for ((i = 0; i < 50; i++)); do [[ -e /proc/${NSH_PID[$h]} ]] || break; sleep 0.05; done
     done
     return 0
 }
