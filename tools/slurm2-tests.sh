@@ -84,12 +84,14 @@
 #                from the local contributions, so the other node's ranks
 #                pass it on both)
 #   fence-kill-data  the same with a collecting fence (FENCE_KILL_COLLECT):
-#                Slurm runs it as its ring across the nodes; the dead rank's
-#                node never contributes (OpenPMIx's contributes data its own
-#                survivor cannot unpack, UNPACK-PAST-END; rpmix's fails the
-#                fence there, LOST_CONNECTION), so the other node's ranks wait
-#                in the ring until their alarm (20 s) on both: SKIP.
-#                Run with Slurm 22.05 on two nodes only (40 s; else SKIP)
+#                Slurm runs it as its ring across the nodes. rpmix's server on
+#                the dead rank's node still contributes its survivors' part
+#                (so the other node's ranks pass the fence) and answers its
+#                own survivor LOST_CONNECTION; OpenPMIx's contributes data its
+#                own survivor cannot unpack (UNPACK-PAST-END) and the other
+#                node's ranks wait in the ring until their alarm (20 s): a
+#                case that passes on rpmix only. Run with Slurm 22.05 on two
+#                nodes only (else SKIP)
 #   spawn        twohost.c spawn: 2 parents MPI_Comm_spawn 2 children. Slurm
 #                22.05's plugin answers the spawn upcall PMIX_ERR_NOT_SUPPORTED
 #                (seen in slurmd's log), so this fails on both: SKIP
