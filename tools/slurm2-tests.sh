@@ -259,6 +259,8 @@ cleanup() {
     for f in "$work"/log/*; do [[ -f $f ]] && cp "$f" "$LOGS/daemons.$(basename "$f")"; done
     nsh_kill_all
     wait 2>/dev/null
+    # (24.11: the Debian 13 root's overlay and what is mounted in it)
+    [[ -n $RR ]] && umount -R "$RR" 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -700,6 +702,7 @@ for ((i = 0; i < 30; i++)); do
 done
 [[ -z ${left// /} ]] || { add "processes left:$left"; kill -KILL $left 2>/dev/null; }
 grep -q "$PMIX_LIB_PATH\|$work" /proc/self/mountinfo && add "a mount of the test is visible outside"
+[[ -n $RR ]] && grep -q " $RR[ /]" /proc/self/mountinfo && add "the Debian 13 root is still mounted"
 ip -br link | grep -qE '^(br0|v[0-9])@' && add "a veth or bridge of the test in the root namespace"
 [[ -e $work ]] && add "$work not removed"
 if [[ -z $why ]]; then pass "$TAG/cleanup"; else fail "$TAG/cleanup" "$why"; fi
