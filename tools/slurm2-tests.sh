@@ -19,8 +19,9 @@
 # runtime is not in the root), status names are compared without OpenPMIx
 # 5's "PMIX_" prefix.
 # Needs root (installs Slurm and munge with tools/install-slurm.sh). Time:
-# ~55 s here on two nodes (setup ~2 s, 18 sruns of 0.1-4 s, a slurmd restart,
-# and fence-kill-data's 2 x 20 s), ~17 s on three; bounded: each srun gets SLURM2_TIMEOUT s (default 30), no srun
+# ~35 s here on two nodes (setup ~2 s, 18 sruns of 0.1-4 s, a slurmd restart,
+# and fence-kill-data's 20 s on OpenPMIx), ~20 s on three, ~12 s with Slurm
+# 24.11 (once its overlay is made: ~1 min); bounded: each srun gets SLURM2_TIMEOUT s (default 30), no srun
 # starts once SLURM2_BUDGET s (default 150) have passed (its case fails), and
 # the namespace holders end by themselves after 600 s whatever happens.
 #
