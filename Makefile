@@ -78,6 +78,7 @@ bench: deps build
 	@tools/bench-jctl.sh $(BUILD)
 	@tools/bench-iof.sh $(BUILD)
 	@tools/bench-slurm.sh $(BUILD)
+	@tools/bench-slurm2.sh $(BUILD)
 	@tools/bench-twohost.sh $(BUILD)
 	@tools/bench-scale.py $(BUILD)
 	@tools/bench-consumers.sh $(BUILD)

@@ -13,6 +13,8 @@
  *          has the fence in progress when the connection drops)
  *   early  rank N-1 dies at once; the others enter the fence 1 s later (the
  *          server already knows the connection is gone)
+ * With FENCE_KILL_COLLECT set in the environment, that fence collects data
+ * (PMIX_COLLECT_DATA).
  * A surviving rank whose fence returns prints (stdout)
  *   fault_fence_kill: rank R fence returned <status name>
  * and exits 3 (also when the fence wrongly succeeded: the driver checks the
@@ -22,6 +24,7 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +81,16 @@ int main(int argc, char **argv)
         return 4; /* not reached */
     }
     if (strcmp(mode, "early") == 0) msleep(1000);
-    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    if (getenv("FENCE_KILL_COLLECT") != NULL) {
+        /* a fence with data (under Slurm: its ring algorithm across nodes) */
+        pmix_info_t collect;
+        bool yes = true;
+        PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        rc = PMIx_Fence(NULL, 0, &collect, 1);
+        PMIX_INFO_DESTRUCT(&collect);
+    } else {
+        rc = PMIx_Fence(NULL, 0, NULL, 0);
+    }
     printf("fault_fence_kill: rank %u fence returned %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
     fflush(stdout);
     return 3;

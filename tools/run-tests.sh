@@ -676,6 +676,16 @@ t_launch() { tools/launch-tests.sh "$B/launch"; }
 t_fuzz() { "$LIBDIR/rpmix-fuzz" --seconds 10; }
 t_python() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tools/py-tests.sh "$B/py"; }
 t_slurm() { tools/slurm-tests.sh "$B"; }
+# Slurm across two nodes (network + UTS + mount namespaces), rpmix in every
+# slurmstepd and task, values and host upcalls compared with OpenPMIx;
+# then across three nodes, then with Slurm 24.11 (the Debian 13 root).
+t_slurm2() {
+    local rc=0
+    tools/slurm2-tests.sh "$B" || rc=1
+    SLURM2_NODES=3 tools/slurm2-tests.sh "$B" || rc=1
+    SLURM2_SLURM=24.11 tools/slurm2-tests.sh "$B" || rc=1
+    return $rc
+}
 # Programs of the field run with their own tests (mpi4py's suite, mpi4py.futures,
 # Intel MPI's IMB) under pmixrun and mpirun on rpmix (tools/consumers-tests.sh).
 t_consumers() { tools/consumers-tests.sh "$B/consumers"; }
@@ -782,6 +792,7 @@ all_steps() {
     step newer-consumers-openpmix5-ompi5 t_newer
     step python-bindings t_python
     step slurm-srun-mpi-pmix t_slurm
+    step slurm-two-nodes t_slurm2
     step openpmix-examples t_examples
     step consumers-own-test-suites t_consumers
     step openpmix-test-programs t_opx_simple

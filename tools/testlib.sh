@@ -341,3 +341,77 @@ slurm_wait_idle() {
     echo "node state: '$st'" >>"$2"
     return 1
 }
+
+# ---- "hosts": network + UTS + mount namespaces (tools/twohost-tests.sh,
+# tools/slurm2-tests.sh) ----
+# A host is one long-lived `sleep` started with
+#   unshare --net --uts --mount --propagation private
+# (no named netns: nothing is left in /run/netns; a namespace disappears with
+# its last process). nsh_start <host> <lifetime s> <hosts file> [dir...]
+# starts it (NSH_PID[host], NSH_NET[host]: its net namespace), sets its
+# hostname, bind-mounts <hosts file> over /etc/hosts, gives it a private
+# tmpfs on /tmp and /dev/shm (each host's session directories and sockets
+# are its own, as on two machines; a <dir> under /tmp is bound back in) and
+# brings its loopback up -- everything inside its own mount namespace: the
+# system's /etc/hosts and /tmp are never touched.
+# nsh_in <host> <cmd...> runs a command in the host's namespaces (in
+# $NSH_WD, default /); nsh_procs <net ns> lists the pids in that network
+# namespace (holders included); nsh_kill_all kills by pid every process in
+# the hosts' network namespaces, then the holders (which removes the
+# namespaces, their mounts and veths).
+declare -A NSH_PID=() NSH_NET=()
+nsh_start() {
+    local h=$1 lifetime=$2 hosts=$3 pid i
+    shift 3
+    unshare --net --uts --mount --propagation private -- sleep "$lifetime" </dev/null >/dev/null 2>&1 &
+    pid=$!
+    # (not a job of the shell: no "Killed" notice when it is ended)
+    disown "$pid" 2>/dev/null
+    NSH_PID[$h]=$pid
+    for ((i = 0; i < 50; i++)); do
+        [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) != "$(readlink /proc/self/ns/net)" ]] && break
+        sleep 0.05
+    done
+    NSH_NET[$h]=$(readlink "/proc/$pid/ns/net" 2>/dev/null)
+    [[ -n ${NSH_NET[$h]} && ${NSH_NET[$h]} != "$(readlink /proc/self/ns/net)" ]] || return 1
+    nsenter -t "$pid" -u -- hostname "$h" || return 1
+    nsenter -t "$pid" -m -- mount --bind "$hosts" /etc/hosts || return 1
+    # (the old /tmp is bound on the new /dev/shm for a moment, and the dirs
+    # under /tmp are bound from there into the new /tmp)
+    nsenter -t "$pid" -m -- sh -e -c '
+        mount -t tmpfs -o mode=1777,size=256m nshost-shm /dev/shm
+        mkdir /dev/shm/.old-tmp
+        mount --bind /tmp /dev/shm/.old-tmp
+        mount -t tmpfs -o mode=1777,size=256m nshost-tmp /tmp
+        for d in "$@"; do
+            case $d/ in /tmp/*) mkdir -p "$d"; mount --bind "/dev/shm/.old-tmp/${d#/tmp/}" "$d" ;; esac
+        done
+        umount /dev/shm/.old-tmp
+        rmdir /dev/shm/.old-tmp' sh "$@" || return 1
+    nsenter -t "$pid" -n -- ip link set lo up || return 1
+}
+nsh_in() {
+    local h=$1
+    shift
+    nsenter -t "${NSH_PID[$h]}" -n -u -m --wd="${NSH_WD:-/}" -- "$@"
+}
+nsh_procs() {
+    local f
+    for f in /proc/[0-9]*/ns/net; do
+        [[ $(readlink "$f" 2>/dev/null) == "$1" ]] || continue
+        f=${f#/proc/}
+        echo "${f%%/*}"
+    done
+}
+nsh_kill_all() {
+    local h p
+    for h in "${!NSH_PID[@]}"; do
+        for p in $(nsh_procs "${NSH_NET[$h]}"); do kill -KILL "$p" 2>/dev/null; done
+    done
+    local i
+    for h in "${!NSH_PID[@]}"; do kill -KILL "${NSH_PID[$h]}" 2>/dev/null; done
+    for h in "${!NSH_PID[@]}"; do
+        for ((i = 0; i < 50; i++)); do [[ -e /proc/${NSH_PID[$h]} ]] || break; sleep 0.05; done
+    done
+    return 0
+}

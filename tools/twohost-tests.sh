@@ -10,7 +10,7 @@
 # fail), and the namespace holders end by themselves after TWOHOST_LIFETIME s
 # (default 600) whatever happens to this script. Needs root.
 #
-# The two hosts. Each host is one long-lived `sleep` process started with
+# The two hosts (tools/testlib.sh's nsh_start). Each host is one long-lived `sleep` process started with
 #   unshare --net --uts --mount --propagation private
 # (no named netns: nothing is left in /run/netns, and a namespace disappears
 # with its last process). From outside, through `nsenter -t <holder pid>`:
@@ -151,38 +151,14 @@ fi
 # --- the two hosts ----------------------------------------------------------------
 # The work dir is outside /tmp: each host gets a private tmpfs on /tmp.
 work=$(mktemp -d "$builddir/twohost-work.XXXXXX") || die_setup "mktemp failed"
-declare -A holder=() netns=()
+NSH_WD=$builddir
 cleanup() {
-    local h p
     trap - EXIT INT TERM
-    for h in "${!holder[@]}"; do
-        for p in $(ns_procs "${netns[$h]}"); do kill -KILL "$p" 2>/dev/null; done
-    done
-    for h in "${!holder[@]}"; do
-        kill -KILL "${holder[$h]}" 2>/dev/null
-        wait "${holder[$h]}" 2>/dev/null
-    done
+    nsh_kill_all
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'echo "interrupted"; exit 130' INT TERM
-
-# ns_procs <net ns id>: pids of processes in that network namespace (holders included)
-ns_procs() {
-    local f
-    for f in /proc/[0-9]*/ns/net; do
-        [[ $(readlink "$f" 2>/dev/null) == "$1" ]] || continue
-        f=${f#/proc/}
-        echo "${f%%/*}"
-    done
-}
-
-# in_ns <host> <cmd...>: run cmd in the host's net, UTS and mount namespaces, in $builddir
-in_ns() {
-    local h=$1
-    shift
-    nsenter -t "${holder[$h]}" -n -u -m --wd="$builddir" -- "$@"
-}
 
 cat >"$work/hosts" <<EOF
 127.0.0.1 localhost
@@ -190,60 +166,31 @@ $net.1 $HA
 $net.2 $HB
 EOF
 
-start_host() {
-    local h=$1 ip=$2 pid i
-    unshare --net --uts --mount --propagation private -- sleep "$lifetime" </dev/null >/dev/null 2>&1 &
-    pid=$!
-    holder[$h]=$pid
-    for ((i = 0; i < 50; i++)); do
-        [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) != "$(readlink /proc/self/ns/net)" ]] && break
-        sleep 0.05
-    done
-    netns[$h]=$(readlink "/proc/$pid/ns/net" 2>/dev/null)
-    [[ -n ${netns[$h]} && ${netns[$h]} != "$(readlink /proc/self/ns/net)" ]] || return 1
-    nsenter -t "$pid" -u -- hostname "$h" || return 1
-    nsenter -t "$pid" -m -- mount --bind "$work/hosts" /etc/hosts || return 1
-    # Private /dev/shm and /tmp. A build or library dir under /tmp stays
-    # visible: the old /tmp is bound on the new /dev/shm for a moment, and
-    # those dirs are bound from there into the new /tmp.
-    nsenter -t "$pid" -m -- sh -e -c '
-        mount -t tmpfs -o mode=1777,size=256m twohost-shm /dev/shm
-        mkdir /dev/shm/.old-tmp
-        mount --bind /tmp /dev/shm/.old-tmp
-        mount -t tmpfs -o mode=1777,size=256m twohost-tmp /tmp
-        shift
-        for d in "$@"; do
-            case $d/ in /tmp/*) mkdir -p "$d"; mount --bind "/dev/shm/.old-tmp/${d#/tmp/}" "$d" ;; esac
-        done
-        umount /dev/shm/.old-tmp
-        rmdir /dev/shm/.old-tmp' sh - "$builddir" "$rlibdir" || return 1
-    nsenter -t "$pid" -n -- ip link set lo up || return 1
-}
-
 setup_log=$logdir/setup.log
 : >"$setup_log"
 {
-    start_host "$HA" "$net.1" && start_host "$HB" "$net.2" &&
-        ip link add eth0 netns "${holder[$HA]}" type veth peer name eth0 netns "${holder[$HB]}" &&
-        nsenter -t "${holder[$HA]}" -n -- ip addr add "$net.1/24" dev eth0 &&
-        nsenter -t "${holder[$HB]}" -n -- ip addr add "$net.2/24" dev eth0 &&
-        nsenter -t "${holder[$HA]}" -n -- ip link set eth0 up &&
-        nsenter -t "${holder[$HB]}" -n -- ip link set eth0 up
+    nsh_start "$HA" "$lifetime" "$work/hosts" "$builddir" "$rlibdir" &&
+        nsh_start "$HB" "$lifetime" "$work/hosts" "$builddir" "$rlibdir" &&
+        ip link add eth0 netns "${NSH_PID[$HA]}" type veth peer name eth0 netns "${NSH_PID[$HB]}" &&
+        nsenter -t "${NSH_PID[$HA]}" -n -- ip addr add "$net.1/24" dev eth0 &&
+        nsenter -t "${NSH_PID[$HB]}" -n -- ip addr add "$net.2/24" dev eth0 &&
+        nsenter -t "${NSH_PID[$HA]}" -n -- ip link set eth0 up &&
+        nsenter -t "${NSH_PID[$HB]}" -n -- ip link set eth0 up
 } >>"$setup_log" 2>&1 || die_setup "could not create the two hosts' namespaces" "$setup_log"
 {
-    echo "holders: $HA pid ${holder[$HA]} ${netns[$HA]}; $HB pid ${holder[$HB]} ${netns[$HB]}"
-    in_ns "$HA" sh -c 'echo "$(hostname): $(grep twohost /etc/hosts | tr "\n" " ")"; ip -br addr'
-    in_ns "$HB" sh -c 'echo "$(hostname): $(grep twohost /etc/hosts | tr "\n" " ")"; ip -br addr'
+    echo "holders: $HA pid ${NSH_PID[$HA]} ${NSH_NET[$HA]}; $HB pid ${NSH_PID[$HB]} ${NSH_NET[$HB]}"
+    nsh_in "$HA" sh -c 'echo "$(hostname): $(grep twohost /etc/hosts | tr "\n" " ")"; ip -br addr'
+    nsh_in "$HB" sh -c 'echo "$(hostname): $(grep twohost /etc/hosts | tr "\n" " ")"; ip -br addr'
 } >>"$setup_log" 2>&1
-[[ $(in_ns "$HB" hostname) == "$HB" ]] || die_setup "hostname of $HB not set" "$setup_log"
+[[ $(nsh_in "$HB" hostname) == "$HB" ]] || die_setup "hostname of $HB not set" "$setup_log"
 # The link: a TCP connection from twohost-a to a listener on twohost-b (bash's /dev/tcp).
 if command -v python3 >/dev/null; then
-    in_ns "$HB" timeout 5 python3 -c "
+    nsh_in "$HB" timeout 5 python3 -c "
 import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('$net.2', 47999)); s.listen(1); s.settimeout(4); c, a = s.accept(); print('link ok from', a[0])" >>"$setup_log" 2>&1 &
     lp=$!
     for ((i = 0; i < 20; i++)); do
-        in_ns "$HA" timeout 1 bash -c "exec 3<>/dev/tcp/$HB/47999" 2>/dev/null && break
+        nsh_in "$HA" timeout 1 bash -c "exec 3<>/dev/tcp/$HB/47999" 2>/dev/null && break
         sleep 0.1
     done
     wait "$lp" || die_setup "no TCP connection from $HA to $HB" "$setup_log"
@@ -257,8 +204,8 @@ cat >"$work/rsh-agent" <<EOF
 h=\$1
 shift
 case \$h in
-$HA) pid=${holder[$HA]} ;;
-$HB) pid=${holder[$HB]} ;;
+$HA) pid=${NSH_PID[$HA]} ;;
+$HB) pid=${NSH_PID[$HB]} ;;
 *) echo "rsh-agent: unknown host \$h" >&2; exit 255 ;;
 esac
 e=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=\${HOME:-/root} USER=root SHELL=/bin/bash)
@@ -291,7 +238,7 @@ launch() {
     esac
     : >"$log.orted"
     t0=$(date +%s.%N)
-    in_ns "$HA" env "${envs[@]}" TWOHOST_REMOTE_STDERR="$log.orted" \
+    nsh_in "$HA" env "${envs[@]}" TWOHOST_REMOTE_STDERR="$log.orted" \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         timeout -k 5 "$tmo" "${mpirun_args[@]}" "$@" </dev/null >"$log" 2>&1
     rc=$?
@@ -300,7 +247,7 @@ launch() {
     echo "[exit $rc after ${elapsed}s]" >>"$log"
     leftover=
     for ((i = 0; i < 50; i++)); do
-        pids=$(for h in "$HA" "$HB"; do ns_procs "${netns[$h]}"; done | grep -vxE "${holder[$HA]}|${holder[$HB]}")
+        pids=$(for h in "$HA" "$HB"; do nsh_procs "${NSH_NET[$h]}"; done | grep -vxE "${NSH_PID[$HA]}|${NSH_PID[$HB]}")
         [[ -z $pids ]] && return 0
         sleep 0.1
     done
@@ -525,7 +472,7 @@ fi
 
 # --- the cases --------------------------------------------------------------------
 rm -f "$logdir"/*.log "$logdir"/*.log.orted
-echo "twohost: $HA ($net.1, holder ${holder[$HA]}) and $HB ($net.2, holder ${holder[$HB]}); logs in $logdir"
+echo "twohost: $HA ($net.1, holder ${NSH_PID[$HA]}) and $HB ($net.2, holder ${NSH_PID[$HB]}); logs in $logdir"
 for lib in openpmix rpmix; do
     for c in hello async-modex spawn spawn-split spawn-wide; do
         selected "twohost/$c" || continue

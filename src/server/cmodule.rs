@@ -128,6 +128,26 @@ fn take<F: ?Sized + Send + 'static>(cbdata: *mut c_void) -> Option<Box<F>> {
     }
 }
 
+/// The host's release function for data it handed to a callback, called
+/// later on our progress thread (a thread of its own when there is none),
+/// never on the host's stack. A host may hold a lock of its own while it
+/// calls our callback and take that lock again in its release function:
+/// Slurm's ring fence does (its coll lock, non-recursive), so a release run
+/// inline deadlocks the fence across nodes. OpenPMIx thread-shifts these
+/// callbacks and releases from its progress thread too. The data is copied
+/// before the callback returns, so a later release frees nothing we use.
+fn release_later(release_fn: pmix_release_cbfunc_t, release_cbdata: *mut c_void) {
+    struct Release(unsafe extern "C" fn(*mut c_void), usize);
+    let Some(r) = release_fn else { return };
+    let rel = Release(r, release_cbdata as usize);
+    crate::runtime::later(super::handle().as_ref(), move || {
+        let Release(f, cbdata) = rel;
+        // SAFETY: the host's release function with the cbdata it gave us,
+        // called once, as the callback contract asks.
+        crate::guard::catch("release_fn", || unsafe { f(cbdata as *mut c_void) })
+    });
+}
+
 type OpF = dyn FnOnce(pmix_status_t) + Send;
 type DataF = dyn FnOnce(pmix_status_t, Vec<u8>) + Send;
 type InfosF = dyn FnOnce(pmix_status_t, Vec<Info>) + Send;
@@ -163,9 +183,7 @@ unsafe extern "C" fn modex_cb(
             } else {
                 core::slice::from_raw_parts(data as *const u8, ndata).to_vec()
             };
-            if let Some(r) = release_fn {
-                r(release_cbdata);
-            }
+            release_later(release_fn, release_cbdata);
             if let Some(f) = take::<DataF>(cbdata) {
                 f(status, bytes);
             }
@@ -189,9 +207,7 @@ unsafe extern "C" fn info_cb(
         // SAFETY: the caller upholds the contract above: The host calls it with the `cbdata` it was given (an id of ours, or a pointer it may have lost track of: the id registry ignores unknown and repeated ones) and with its arrays valid for their counts during the call.
         unsafe {
             let infos = Info::copy_array(info, ninfo).unwrap_or_default();
-            if let Some(r) = release_fn {
-                r(release_cbdata);
-            }
+            release_later(release_fn, release_cbdata);
             if let Some(f) = take::<InfosF>(cbdata) {
                 f(status, infos);
             }
@@ -588,5 +604,45 @@ impl Host for CModule {
         let rc = unsafe { f(p, bop, ip, ni, Some(validation_cb), raw) };
         drop(bo);
         settle(rc, ours, raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+
+    // A host like Slurm's ring fence: it calls our callback holding a lock
+    // that its release function takes.
+    static HOST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static RELEASED: AtomicBool = AtomicBool::new(false);
+    unsafe extern "C" fn host_release(_cbdata: *mut c_void) {
+        let _g = HOST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        RELEASED.store(true, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn modex_release_runs_after_the_hosts_call() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _g = HOST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            let data = b"blob";
+            // SAFETY: valid data for its length; the cbdata is no upcall of
+            // ours (ignored), the release function is ours.
+            unsafe {
+                modex_cb(PMIX_SUCCESS, data.as_ptr() as *const c_char, data.len(), usize::MAX as *mut c_void,
+                         Some(host_release), core::ptr::null_mut())
+            };
+            let _ = tx.send(RELEASED.load(Ordering::SeqCst));
+        });
+        let inline = rx.recv_timeout(Duration::from_secs(10))
+            .expect("modex_cb did not return: the release ran inline, under the host's lock");
+        assert!(!inline, "released before the host's call returned");
+        let t0 = Instant::now();
+        while !RELEASED.load(Ordering::SeqCst) {
+            assert!(t0.elapsed() < Duration::from_secs(10), "never released");
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }

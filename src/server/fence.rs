@@ -186,26 +186,13 @@ impl ServerRole {
         b.at_host = true;
         let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
         let u = if kind == Collective::Fence {
-            // Only a collecting fence carries data, and only what the local
-            // participants committed for other nodes (as OpenPMIx): without
-            // it, peers fetch what they need on demand (direct modex).
-            let mut blob = Encoder::default();
             let collect = self.barriers[idx].collect;
-            if collect {
-                for p in local {
-                    let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
-                    if !data.is_empty() && blob_record(&mut blob, &p, &data).is_err() {
-                        continue;
-                    }
-                }
-            }
-            // The host hears whether to collect, once, either way (as from OpenPMIx).
-            info.retain(|i| !i.is(PMIX_COLLECT_DATA));
-            info.push(Info::new("pmix.collect", Value::boolean(collect)));
+            let blob = self.fence_contribution(&local, collect);
+            fence_info(&mut info, collect);
             self.host.fence_nb(
                 &procs,
                 &info,
-                blob.into_bytes(),
+                blob,
                 Box::new(move |st, data| {
                     h.run(move |s, net| s.host_barrier_done(net, id, st, &data));
                 }),
@@ -224,6 +211,27 @@ impl ServerRole {
         }
     }
 
+    /// This node's contribution to a fence: only a collecting fence carries
+    /// data, and only what the local participants committed for other nodes
+    /// (as OpenPMIx): without it, peers fetch what they need on demand
+    /// (direct modex). Every local participant has a record, empty or not:
+    /// a host may choose its algorithm by the contribution's size (Slurm:
+    /// its ring with data, its tree without, and a node that puts nothing
+    /// must not take the tree while the others wait in the ring); OpenPMIx's
+    /// contribution to a collecting fence is never empty.
+    fn fence_contribution(&self, local: &BTreeSet<Proc>, collect: bool) -> Vec<u8> {
+        let mut blob = Encoder::default();
+        if collect {
+            for p in local {
+                let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
+                if blob_record(&mut blob, p, &data).is_err() {
+                    continue;
+                }
+            }
+        }
+        blob.into_bytes()
+    }
+
     pub(super) fn host_barrier_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
         let Some(idx) = self.barriers.iter().position(|b| b.id == id) else { return };
         let b = self.barriers.remove(idx);
@@ -232,6 +240,8 @@ impl ServerRole {
             let mut d = Decoder::new(data);
             while d.remaining() > 0 {
                 match read_blob_record(&mut d) {
+                    // (an empty record stands for a participant with nothing to share)
+                    Ok((_, infos)) if infos.is_empty() => {}
                     Ok((p, infos)) => {
                         let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
                         if !ns.is_local(p.rank) {
@@ -296,8 +306,31 @@ impl ServerRole {
         for b in hit {
             let arrived: Vec<(ConnId, u32, Proc)> = b.arrived.iter().filter(|(_, _, p)| p != proc).cloned().collect();
             let b = Barrier { arrived, ..b };
+            self.contribute_without(&b, proc);
             self.finish_barrier(net, b, st);
         }
+    }
+
+    /// A fence across nodes that lost a local participant before this node
+    /// contributed: when every other local participant has arrived, the
+    /// host still gets this node's contribution (theirs), so that the other
+    /// nodes' part of the collective ends instead of waiting for this node
+    /// (Slurm's ring would wait until the step is killed); OpenPMIx passes
+    /// such a fence up without the dead proc too. The host's answer is not
+    /// waited for: the local survivors hear of the loss at once.
+    fn contribute_without(&mut self, b: &Barrier, dead: &Proc) {
+        if b.kind != Collective::Fence || b.at_host || b.members.all_local(&self.nspaces) {
+            return;
+        }
+        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+        let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
+        if local.is_empty() || !local.is_subset(&arrived) {
+            return;
+        }
+        let blob = self.fence_contribution(&local, b.collect);
+        let mut info = b.info.clone();
+        fence_info(&mut info, b.collect);
+        let _ = self.host.fence_nb(&b.procs, &info, blob, Box::new(|_, _| {}));
     }
 
     /// A barrier's timeout: true if `timer` was one (it fails with TIMEOUT).
@@ -308,4 +341,10 @@ impl ServerRole {
         self.finish_barrier(net, b, PMIX_ERR_TIMEOUT);
         true
     }
+}
+
+/// The host hears whether to collect, once, either way (as from OpenPMIx).
+fn fence_info(info: &mut Vec<Info>, collect: bool) {
+    info.retain(|i| !i.is(PMIX_COLLECT_DATA));
+    info.push(Info::new("pmix.collect", Value::boolean(collect)));
 }

@@ -11,6 +11,7 @@ pub mod group;
 pub mod iof;
 pub mod jobctl;
 pub mod log;
+mod lostconn;
 pub mod monitor;
 mod modex;
 pub mod host;
@@ -91,6 +92,8 @@ pub struct ServerRole {
     /// PMIx_server_register_resources: data every namespace registered
     /// after it gets among its job data.
     resources: Vec<Info>,
+    /// A lost-connection event held for the host's handlers (lostconn.rs).
+    lost_cache: Option<lostconn::LostCache>,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -150,6 +153,7 @@ impl ServerRole {
             openpmix: Default::default(),
             next_openpmix_index: 0,
             resources: Vec::new(),
+            lost_cache: None,
         }
     }
 
@@ -568,8 +572,9 @@ impl Role for ServerRole {
             // Lost without finalize: never reported to the host as a clean finalize.
             crate::pmix_debug!(1, "lost connection to {} without finalize", peer.proc);
             self.terminated(net, &peer.proc);
-            // The host's own handlers hear it (OpenPMIx raises it to them too).
-            self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &peer.proc, &[Info::new("pmix.evproc", Value::proc(&peer.proc))]);
+            // The host's own handlers hear it after an event window, as
+            // OpenPMIx raises it to them (lostconn.rs).
+            self.lost_without_finalize(net, &peer.proc);
         }
         if peer.tool {
             // A tool is no registered client: its groups, invitations and
@@ -584,7 +589,7 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) || self.group_timer(net, timer) {
+        if self.checkpoint_timer(net, timer) || self.group_timer(net, timer) || self.lost_timer(timer) {
             return;
         }
         if let Some(i) = self.monitors.iter().position(|m| m.timer == timer) {
@@ -610,6 +615,8 @@ impl Role for ServerRole {
     }
 
     fn on_stop(&mut self, net: &mut Net) {
+        // (a held lost-connection event is dropped, as OpenPMIx's at finalize)
+        self.lost_cache = None;
         // Server finalize: every registered cleanup runs now at the latest.
         for (_, mut e) in std::mem::take(&mut self.proc_epilogs) {
             e.execute();
