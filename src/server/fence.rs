@@ -7,10 +7,10 @@ use std::time::Duration;
 use crate::abi::*;
 use crate::data::pack::{Decoder, Encoder};
 use crate::owned::{encode_infos, Info, Proc, Value};
-use crate::runtime::{ConnId, Net};
+use crate::runtime::{ConnId, Handle, Net};
 use crate::msg::{self, Collective};
 
-use super::host::Upcall;
+use super::host::{Host, Upcall};
 use super::modex::{blob_record, read_blob_record};
 use super::nspace::Nspace;
 use super::{reply, settled, ServerRole};
@@ -108,7 +108,7 @@ impl Members {
 }
 
 /// A fence (or connect/disconnect barrier) in progress.
-pub(super) struct Barrier {
+struct Barrier {
     kind: Collective,
     /// Participants as the callers named them (passed to the host).
     procs: Vec<Proc>,
@@ -123,29 +123,44 @@ pub(super) struct Barrier {
     id: u64,
 }
 
-impl ServerRole {
-    pub(super) fn on_barrier(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: msg::Barrier) {
-        let msg::Barrier { collective, mut procs, collect, timeout, info } = request;
-        if procs.is_empty() {
-            procs.push(Proc::wildcard(&who.nspace));
-        }
-        let procs = self.expand_groups(procs);
-        let members = Members::of(&procs, &self.nspaces);
+/// The barriers in progress (fences, connects, disconnects): this part's
+/// state. What it needs of the rest of the server comes in a `Ctx`.
+#[derive(Default)]
+pub(super) struct Fences {
+    barriers: Vec<Barrier>,
+    next_id: u64,
+}
+
+/// What a barrier needs of the server around it: the connections, the host,
+/// the namespaces (who is local, committed data), and the way back onto the
+/// server's thread for the host's answer.
+pub(super) struct Ctx<'a> {
+    pub net: &'a mut Net,
+    pub host: &'a mut dyn Host,
+    pub nspaces: &'a mut HashMap<String, Nspace>,
+    pub handle: Handle<ServerRole>,
+}
+
+impl Fences {
+    /// `who` arrives at a barrier of `procs` (its groups already expanded).
+    pub(super) fn arrive(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, procs: Vec<Proc>, request: msg::Barrier) {
+        let msg::Barrier { collective, collect, timeout, info, .. } = request;
+        let members = Members::of(&procs, cx.nspaces);
         if !members.contains(who) {
-            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            reply(cx.net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }
         // A participant that already ended (lost, finalized, deregistered) can never arrive.
-        if members.any_ended(&self.nspaces) {
-            reply(net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
+        if members.any_ended(cx.nspaces) {
+            reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
             return;
         }
         let idx = match self.barriers.iter().position(|b| b.kind == collective && b.members == members && !b.at_host) {
             Some(i) => i,
             None => {
-                let local_needed = members.local(&self.nspaces);
-                let id = self.next_barrier;
-                self.next_barrier += 1;
+                let local_needed = members.local(cx.nspaces);
+                self.next_id += 1;
+                let id = self.next_id;
                 self.barriers.push(Barrier {
                     kind: collective,
                     procs,
@@ -164,75 +179,49 @@ impl ServerRole {
         let b = &mut self.barriers[idx];
         b.collect |= collect;
         if timeout > 0 && b.timer.is_none() {
-            b.timer = Some(net.timer(Duration::from_secs(timeout as u64)));
+            b.timer = Some(cx.net.timer(Duration::from_secs(timeout as u64)));
         }
         b.arrived.push((conn, req, who.clone()));
         let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
         if b.local_needed.is_subset(&arrived) {
-            self.local_part_done(net, idx);
+            self.local_part_done(cx, idx);
         }
     }
 
     /// Every local participant arrived: finish here, or ask the host when others take part.
-    pub(super) fn local_part_done(&mut self, net: &mut Net, idx: usize) {
-        let all_local = self.barriers[idx].members.all_local(&self.nspaces);
-        if all_local {
+    fn local_part_done(&mut self, cx: &mut Ctx<'_>, idx: usize) {
+        if self.barriers[idx].members.all_local(cx.nspaces) {
             let b = self.barriers.remove(idx);
-            self.finish_barrier(net, b, PMIX_SUCCESS);
+            finish(cx.net, cx.nspaces, b, PMIX_SUCCESS);
             return;
         }
-        let h = self.handle();
         let b = &mut self.barriers[idx];
         b.at_host = true;
-        let (procs, mut info, kind, id, local) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone());
+        let (procs, mut info, kind, id, local, collect) = (b.procs.clone(), b.info.clone(), b.kind, b.id, b.local_needed.clone(), b.collect);
+        // The host's answer comes back to this part on the server's thread.
+        let back = |h: Handle<ServerRole>| move |st: pmix_status_t, data: Vec<u8>| {
+            h.run(move |s, net| s.fence_host_done(net, id, st, &data));
+        };
         let u = if kind == Collective::Fence {
-            let collect = self.barriers[idx].collect;
-            let blob = self.fence_contribution(&local, collect);
+            let blob = contribution(cx.nspaces, &local, collect);
             fence_info(&mut info, collect);
-            self.host.fence_nb(
-                &procs,
-                &info,
-                blob,
-                Box::new(move |st, data| {
-                    h.run(move |s, net| s.host_barrier_done(net, id, st, &data));
-                }),
-            )
-        } else if kind == Collective::Connect {
-            self.host.connect(&procs, &info, Box::new(move |st| {
-                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
-            }))
+            cx.host.fence_nb(&procs, &info, blob, Box::new(back(cx.handle.clone())))
         } else {
-            self.host.disconnect(&procs, &info, Box::new(move |st| {
-                h.run(move |s, net| s.host_barrier_done(net, id, st, &[]));
-            }))
+            let done = back(cx.handle.clone());
+            let done: super::host::Done = Box::new(move |st| done(st, Vec::new()));
+            if kind == Collective::Connect {
+                cx.host.connect(&procs, &info, done)
+            } else {
+                cx.host.disconnect(&procs, &info, done)
+            }
         };
         if let Upcall::Now(st) = u {
-            self.host_barrier_done(net, id, settled(st), &[]);
+            self.host_done(cx, id, settled(st), &[]);
         }
     }
 
-    /// This node's contribution to a fence: only a collecting fence carries
-    /// data, and only what the local participants committed for other nodes
-    /// (as OpenPMIx): without it, peers fetch what they need on demand
-    /// (direct modex). Every local participant has a record, empty or not:
-    /// a host may choose its algorithm by the contribution's size (Slurm:
-    /// its ring with data, its tree without, and a node that puts nothing
-    /// must not take the tree while the others wait in the ring); OpenPMIx's
-    /// contribution to a collecting fence is never empty.
-    fn fence_contribution(&self, local: &BTreeSet<Proc>, collect: bool) -> Vec<u8> {
-        let mut blob = Encoder::default();
-        if collect {
-            for p in local {
-                let data = self.nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
-                if blob_record(&mut blob, p, &data).is_err() {
-                    continue;
-                }
-            }
-        }
-        blob.into_bytes()
-    }
-
-    pub(super) fn host_barrier_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+    /// The host's answer to barrier `id`: the other servers' data, and the end.
+    pub(super) fn host_done(&mut self, cx: &mut Ctx<'_>, id: u64, st: pmix_status_t, data: &[u8]) {
         let Some(idx) = self.barriers.iter().position(|b| b.id == id) else { return };
         let b = self.barriers.remove(idx);
         if st == PMIX_SUCCESS {
@@ -243,7 +232,7 @@ impl ServerRole {
                     // (an empty record stands for a participant with nothing to share)
                     Ok((_, infos)) if infos.is_empty() => {}
                     Ok((p, infos)) => {
-                        let ns = self.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
+                        let ns = cx.nspaces.entry(p.nspace.clone()).or_insert_with(|| Nspace::new(&p.nspace));
                         if !ns.is_local(p.rank) {
                             let c = ns.committed.entry(p.rank).or_default();
                             for i in infos {
@@ -260,86 +249,117 @@ impl ServerRole {
                 }
             }
         }
-        self.finish_barrier(net, b, settled(st));
+        finish(cx.net, cx.nspaces, b, settled(st));
     }
 
-    pub(super) fn finish_barrier(&mut self, net: &mut Net, b: Barrier, st: pmix_status_t) {
-        if let Some(t) = b.timer {
-            net.cancel_timer(t);
-        }
-        let mut body = Encoder::default();
-        if st == PMIX_SUCCESS && (b.collect || b.kind == Collective::Connect) {
-            // Data of every participant, plus job data of their namespaces for connect.
-            // (Only members with data: what the maps say about the others,
-            // every client derives itself.)
-            let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
-            for p in b.members.with_data(&self.nspaces) {
-                if let Some(ns) = self.nspaces.get(&p.nspace) {
-                    let data = ns.data_for(p.rank, true);
-                    records.push((p, data));
-                }
-            }
-            if b.kind == Collective::Connect {
-                for n in b.members.0.keys() {
-                    if let Some(ns) = self.nspaces.get(n) {
-                        records.push((Proc::wildcard(n), ns.job.clone()));
-                    }
-                }
-            }
-            body.u32(records.len() as u32);
-            for (p, infos) in &records {
-                p.encode(&mut body);
-                let _ = encode_infos(&mut body, infos);
-            }
-        } else {
-            body.u32(0);
-        }
-        for (conn, req, _) in &b.arrived {
-            reply(net, *conn, *req, st, body.bytes());
-        }
-    }
-
-    pub(super) fn fail_barriers_of(&mut self, net: &mut Net, proc: &Proc, st: pmix_status_t) {
-        let (hit, keep): (Vec<Barrier>, Vec<Barrier>) =
-            std::mem::take(&mut self.barriers).into_iter().partition(|b| b.members.contains(proc));
+    /// `proc` can never arrive (lost, finalized, deregistered): every
+    /// barrier it takes part in ends with `st` for the others.
+    pub(super) fn fail_of(&mut self, cx: &mut Ctx<'_>, proc: &Proc, st: pmix_status_t) {
+        let (hit, keep): (Vec<Barrier>, Vec<Barrier>) = std::mem::take(&mut self.barriers).into_iter().partition(|b| b.members.contains(proc));
         self.barriers = keep;
         for b in hit {
             let arrived: Vec<(ConnId, u32, Proc)> = b.arrived.iter().filter(|(_, _, p)| p != proc).cloned().collect();
             let b = Barrier { arrived, ..b };
-            self.contribute_without(&b, proc);
-            self.finish_barrier(net, b, st);
+            contribute_without(cx, &b, proc);
+            finish(cx.net, cx.nspaces, b, st);
         }
     }
 
-    /// A fence across nodes that lost a local participant before this node
-    /// contributed: when every other local participant has arrived, the
-    /// host still gets this node's contribution (theirs), so that the other
-    /// nodes' part of the collective ends instead of waiting for this node
-    /// (Slurm's ring would wait until the step is killed); OpenPMIx passes
-    /// such a fence up without the dead proc too. The host's answer is not
-    /// waited for: the local survivors hear of the loss at once.
-    fn contribute_without(&mut self, b: &Barrier, dead: &Proc) {
-        if b.kind != Collective::Fence || b.at_host || b.members.all_local(&self.nspaces) {
-            return;
+    /// The server stops: every barrier ends with `st`.
+    pub(super) fn fail_all(&mut self, net: &mut Net, nspaces: &HashMap<String, Nspace>, st: pmix_status_t) {
+        for b in std::mem::take(&mut self.barriers) {
+            finish(net, nspaces, b, st);
         }
-        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
-        let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
-        if local.is_empty() || !local.is_subset(&arrived) {
-            return;
-        }
-        let blob = self.fence_contribution(&local, b.collect);
-        let mut info = b.info.clone();
-        fence_info(&mut info, b.collect);
-        let _ = self.host.fence_nb(&b.procs, &info, blob, Box::new(|_, _| {}));
     }
 
     /// A barrier's timeout: true if `timer` was one (it fails with TIMEOUT).
-    pub(super) fn barrier_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+    pub(super) fn timer(&mut self, net: &mut Net, nspaces: &HashMap<String, Nspace>, timer: u64) -> bool {
         let Some(i) = self.barriers.iter().position(|b| b.timer == Some(timer)) else { return false };
         let mut b = self.barriers.remove(i);
         b.timer = None;
-        self.finish_barrier(net, b, PMIX_ERR_TIMEOUT);
+        finish(net, nspaces, b, PMIX_ERR_TIMEOUT);
         true
+    }
+}
+
+/// This node's contribution to a fence: only a collecting fence carries
+/// data, and only what the local participants committed for other nodes
+/// (as OpenPMIx): without it, peers fetch what they need on demand (direct
+/// modex). Every local participant has a record, empty or not: a host may
+/// choose its algorithm by the contribution's size (Slurm: its ring with
+/// data, its tree without, and a node that puts nothing must not take the
+/// tree while the others wait in the ring); OpenPMIx's contribution to a
+/// collecting fence is never empty.
+fn contribution(nspaces: &HashMap<String, Nspace>, local: &BTreeSet<Proc>, collect: bool) -> Vec<u8> {
+    let mut blob = Encoder::default();
+    if collect {
+        for p in local {
+            let data = nspaces.get(&p.nspace).map(|ns| ns.committed_for(p.rank, false)).unwrap_or_default();
+            if blob_record(&mut blob, p, &data).is_err() {
+                continue;
+            }
+        }
+    }
+    blob.into_bytes()
+}
+
+/// A fence across nodes that lost a local participant before this node
+/// contributed: when every other local participant has arrived, the host
+/// still gets this node's contribution (theirs), so that the other nodes'
+/// part of the collective ends instead of waiting for this node (Slurm's
+/// ring would wait until the step is killed); OpenPMIx passes such a fence
+/// up without the dead proc too. The host's answer is not waited for: the
+/// local survivors hear of the loss at once.
+fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) {
+    if b.kind != Collective::Fence || b.at_host || b.members.all_local(cx.nspaces) {
+        return;
+    }
+    let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+    let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
+    if local.is_empty() || !local.is_subset(&arrived) {
+        return;
+    }
+    let blob = contribution(cx.nspaces, &local, b.collect);
+    let mut info = b.info.clone();
+    fence_info(&mut info, b.collect);
+    let _ = cx.host.fence_nb(&b.procs, &info, blob, Box::new(|_, _| {}));
+}
+
+/// Answer every participant of `b` with `st` (and, on success, the data a
+/// collecting fence or a connect brings).
+fn finish(net: &mut Net, nspaces: &HashMap<String, Nspace>, b: Barrier, st: pmix_status_t) {
+    if let Some(t) = b.timer {
+        net.cancel_timer(t);
+    }
+    let mut body = Encoder::default();
+    if st == PMIX_SUCCESS && (b.collect || b.kind == Collective::Connect) {
+        // Data of every participant, plus job data of their namespaces for connect.
+        // (Only members with data: what the maps say about the others,
+        // every client derives itself.)
+        let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
+        for p in b.members.with_data(nspaces) {
+            if let Some(ns) = nspaces.get(&p.nspace) {
+                let data = ns.data_for(p.rank, true);
+                records.push((p, data));
+            }
+        }
+        if b.kind == Collective::Connect {
+            for n in b.members.0.keys() {
+                if let Some(ns) = nspaces.get(n) {
+                    records.push((Proc::wildcard(n), ns.job.clone()));
+                }
+            }
+        }
+        body.u32(records.len() as u32);
+        for (p, infos) in &records {
+            p.encode(&mut body);
+            let _ = encode_infos(&mut body, infos);
+        }
+    } else {
+        body.u32(0);
+    }
+    for (conn, req, _) in &b.arrived {
+        reply(net, *conn, *req, st, body.bytes());
     }
 }
 

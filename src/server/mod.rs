@@ -40,7 +40,6 @@ use crate::wire;
 use crate::msg::Request;
 use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
-use fence::Barrier;
 use modex::{ParkedDmodex, ParkedGet};
 
 /// A connection that completed its hello.
@@ -56,10 +55,10 @@ pub struct ServerRole {
     hostname: String,
     pub nspaces: HashMap<String, Nspace>,
     peers: HashMap<ConnId, Peer>,
-    barriers: Vec<Barrier>,
+    /// Fences, connects and disconnects in progress.
+    fences: fence::Fences,
     parked: Vec<ParkedGet>,
     parked_dmodex: Vec<ParkedDmodex>,
-    next_barrier: u64,
     next_dmodex: u64,
     /// PMIx_Store_internal in server role.
     internal: HashMap<Proc, Vec<Info>>,
@@ -130,10 +129,9 @@ impl ServerRole {
             hostname,
             nspaces: HashMap::new(),
             peers: HashMap::new(),
-            barriers: Vec::new(),
+            fences: Default::default(),
             parked: Vec::new(),
             parked_dmodex: Vec::new(),
-            next_barrier: 1,
             next_dmodex: 1,
             internal: HashMap::new(),
             events: events::Registry::default(),
@@ -171,6 +169,20 @@ impl ServerRole {
         Arc::new(move |f| {
             h.run(move |_, _| f());
         })
+    }
+
+    /// The host's answer to barrier `id`, back on this thread.
+    fn fence_host_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+        let handle = self.handle();
+        let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+        self.fences.host_done(&mut cx, id, st, data);
+    }
+
+    /// `proc` can never arrive: the barriers it takes part in end for the others.
+    fn fail_fences_of(&mut self, net: &mut Net, proc: &Proc) {
+        let handle = self.handle();
+        let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+        self.fences.fail_of(&mut cx, proc, PMIX_ERR_LOST_CONNECTION);
     }
 
     /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
@@ -310,7 +322,7 @@ impl ServerRole {
         if let Some(c) = conn {
             self.forget_conn(net, c);
         }
-        self.fail_barriers_of(net, proc, PMIX_ERR_LOST_CONNECTION);
+        self.fail_fences_of(net, proc);
         self.release_parked(net, proc);
     }
 
@@ -341,7 +353,7 @@ impl ServerRole {
                 self.group_member_ended(net, &p);
                 self.monitors.retain(|m| m.target != p);
                 jobctl::forget(&p);
-                self.fail_barriers_of(net, &p, PMIX_ERR_LOST_CONNECTION);
+                self.fail_fences_of(net, &p);
                 self.release_parked(net, &p);
             }
         }
@@ -447,7 +459,16 @@ impl ServerRole {
         }
         match request {
             Request::Commit { puts } => self.on_commit(net, &who, puts)?,
-            Request::Barrier(b) => self.on_barrier(net, conn, req, &who, b),
+            Request::Barrier(b) => {
+                let mut procs = b.procs.clone();
+                if procs.is_empty() {
+                    procs.push(Proc::wildcard(&who.nspace));
+                }
+                let procs = self.expand_groups(procs);
+                let handle = self.handle();
+                let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+                self.fences.arrive(&mut cx, conn, req, &who, procs, b);
+            }
             Request::Get { target, key, info } => self.on_get(net, conn, req, target, key, info)?,
             Request::Finalize => {
                 if let Some(r) = self.nspaces.get_mut(&who.nspace).and_then(|n| n.clients.get_mut(&who.rank)) {
@@ -583,7 +604,7 @@ impl Role for ServerRole {
             self.monitors.retain(|m| m.target != peer.proc);
             self.host.tool_disconnected(&peer.proc);
         }
-        self.fail_barriers_of(net, &peer.proc, PMIX_ERR_LOST_CONNECTION);
+        self.fail_fences_of(net, &peer.proc);
         self.release_parked(net, &peer.proc);
         self.drop_parked_of(conn);
     }
@@ -609,7 +630,7 @@ impl Role for ServerRole {
             }
             return;
         }
-        if !self.barrier_timer(net, timer) {
+        if !self.fences.timer(net, &self.nspaces, timer) {
             self.parked_timer(net, timer);
         }
     }
@@ -626,9 +647,7 @@ impl Role for ServerRole {
                 e.execute();
             }
         }
-        for b in std::mem::take(&mut self.barriers) {
-            self.finish_barrier(net, b, PMIX_ERR_LOST_CONNECTION);
-        }
+        self.fences.fail_all(net, &self.nspaces, PMIX_ERR_LOST_CONNECTION);
         self.fail_all_parked(net);
     }
 }
