@@ -18,7 +18,7 @@ use crate::owned::{decode_infos, Info, Proc, Value};
 use crate::runtime::{self, Engine};
 use crate::wire;
 
-use super::host::{DoneData, DoneInfos, Host, Upcall};
+use super::host::{Done, DoneData, DoneInfos, DoneLookup, DoneSpawn, Host, Upcall};
 use super::ServerRole;
 
 /// How the fake host answers an upcall it takes.
@@ -32,6 +32,8 @@ enum Answer {
 
 /// What the fake host saw, and the completions it holds.
 enum Seen {
+    /// An upcall the fake host answered at once with success: its name and infos.
+    Answered(&'static str, Vec<Info>),
     Fence(Vec<Proc>, DoneData),
     DirectModex(Proc, DoneData),
     Group(pmix_group_operation_t, String, DoneInfos),
@@ -39,6 +41,8 @@ enum Seen {
 
 struct FakeHost {
     answer: Answer,
+    /// What was published (PMIx_Publish), for lookups.
+    published: Vec<(Proc, Info)>,
     /// Remote ranks' data for direct modex (None: not supported).
     remote: Option<Vec<(Proc, Vec<Info>)>>,
     seen: mpsc::Sender<Seen>,
@@ -68,6 +72,41 @@ impl Host for FakeHost {
         } else {
             let _ = self.seen.send(Seen::DirectModex(proc.clone(), Box::new(move |st, _| done(st, blob))));
         }
+        Upcall::Pending
+    }
+
+    fn publish(&mut self, proc: &Proc, info: &[Info], done: Done) -> Upcall {
+        self.published.extend(info.iter().filter(|i| !i.key().starts_with("pmix.")).map(|i| (proc.clone(), i.clone())));
+        let _ = self.seen.send(Seen::Answered("publish", info.to_vec()));
+        done(PMIX_SUCCESS);
+        Upcall::Pending
+    }
+
+    fn lookup(&mut self, _proc: &Proc, keys: &[String], _info: &[Info], done: DoneLookup) -> Upcall {
+        let found: Vec<(Proc, Info)> = self.published.iter().filter(|(_, i)| keys.iter().any(|k| k == i.key())).cloned().collect();
+        done(if found.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, found);
+        Upcall::Pending
+    }
+
+    fn spawn(&mut self, _proc: &Proc, job_info: &[Info], apps: &crate::data::carray::CArray, done: DoneSpawn) -> Upcall {
+        let mut seen = job_info.to_vec();
+        seen.push(Info::new("apps", Value::u32(apps.len as u32)));
+        let _ = self.seen.send(Seen::Answered("spawn", seen));
+        done(PMIX_SUCCESS, "spawned.1".into());
+        Upcall::Pending
+    }
+
+    fn job_control(&mut self, _requestor: &Proc, targets: &[Proc], directives: &[Info], done: DoneInfos) -> Upcall {
+        let mut seen = directives.to_vec();
+        seen.push(Info::new("targets", Value::procs(targets)));
+        let _ = self.seen.send(Seen::Answered("job_control", seen));
+        done(PMIX_SUCCESS, Vec::new());
+        Upcall::Pending
+    }
+
+    fn abort(&mut self, _proc: &Proc, _server_object: usize, status: i32, msg: &str, _procs: &[Proc], done: Done) -> Upcall {
+        let _ = self.seen.send(Seen::Answered("abort", vec![Info::new("status", Value::int(status)), Info::new("msg", Value::string(msg))]));
+        done(PMIX_SUCCESS);
         Upcall::Pending
     }
 
@@ -137,7 +176,7 @@ impl Server {
     /// and `nclients` fake clients connected (ranks 0.., said hello).
     fn start(answer: Answer, remote: Option<Vec<(Proc, Vec<Info>)>>, nclients: u32) -> Server {
         let (tx, seen) = mpsc::channel();
-        let host = FakeHost { answer, remote, seen: tx };
+        let host = FakeHost { answer, published: Vec::new(), remote, seen: tx };
         let role = ServerRole::new(Box::new(host), Proc::new("server", 0), "testhost".into());
         let pairs: Vec<(UnixStream, UnixStream)> = (0..nclients).map(|_| UnixStream::pair().unwrap()).collect();
         let (ours, theirs): (Vec<UnixStream>, Vec<UnixStream>) = pairs.into_iter().unzip();
@@ -386,4 +425,138 @@ fn a_group_with_remote_members_takes_the_hosts_context_id() {
         assert_eq!(st, PMIX_SUCCESS);
         assert_eq!(context_id(&infos), Some(11));
     }
+}
+
+/// The next upcall, which must be one the fake host answered at once.
+fn answered(srv: &Server) -> (&'static str, Vec<Info>) {
+    match srv.next_upcall() {
+        Seen::Answered(name, infos) => (name, infos),
+        _ => panic!("another upcall"),
+    }
+}
+
+#[test]
+fn a_publication_carries_the_publishers_kernel_identity_and_is_found() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let st = srv.clients[0].call(&Request::Publish { info: vec![Info::new("svc", Value::string("port-1")), Info::new("pmix.euid", Value::u32(4242))] }).status;
+    assert_eq!(st, PMIX_SUCCESS);
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "publish");
+    // The uid the publisher claimed is replaced by the kernel's.
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let euids: Vec<u32> = infos.iter().filter(|i| i.key() == "pmix.euid").filter_map(|i| i.as_u32()).collect();
+    assert_eq!(euids, vec![uid]);
+    let r = srv.clients[1].call(&Request::Lookup { keys: vec!["svc".into()], info: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let mut d = Decoder::new(&r.body);
+    assert_eq!(d.u32().unwrap(), 1);
+    assert_eq!(Proc::decode(&mut d).unwrap(), Proc::new("job", 0));
+    let found = decode_infos(&mut d).unwrap();
+    assert_eq!(found[0].as_str().as_deref(), Some("port-1"));
+    let missing = srv.clients[1].call(&Request::Lookup { keys: vec!["nothing".into()], info: Vec::new() });
+    assert_eq!(missing.status, PMIX_ERR_NOT_FOUND);
+}
+
+#[test]
+fn a_spawn_goes_to_the_host_and_answers_its_namespace() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    let (ptr, len) = {
+        let size = crate::data::kind::Kind::App.size();
+        let ptr = crate::cmem::calloc_array(1, size) as *mut u8;
+        // SAFETY: a zeroed app of ours, given malloc'd strings; the CArray frees it.
+        unsafe {
+            let a = &mut *(ptr as *mut pmix_app_t);
+            a.cmd = crate::cmem::strdup_bytes(b"/bin/true");
+            a.argv = crate::cmem::argv_from(&["true"]);
+            a.maxprocs = 2;
+        }
+        (ptr, 1)
+    };
+    let apps = crate::data::carray::CArray { kind: crate::data::kind::Kind::App, ptr, len };
+    let r = srv.clients[0].call(&Request::Spawn { job_info: vec![Info::new("my.job", Value::u32(1))], apps });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    assert_eq!(crate::owned::decode_str(&mut Decoder::new(&r.body)).unwrap(), "spawned.1");
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "spawn");
+    assert!(infos.iter().any(|i| i.key() == "my.job"));
+    assert_eq!(infos.iter().find(|i| i.key() == "apps").and_then(|i| i.as_u32()), Some(1));
+}
+
+#[test]
+fn job_control_acting_on_processes_goes_to_the_host() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    let r = srv.clients[0].call(&Request::JobControl { targets: vec![Proc::new("job", 1)], directives: vec![Info::new("pmix.jctrl.sig", Value::int(10))] });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "job_control");
+    assert!(infos.iter().any(|i| i.key() == "pmix.jctrl.sig"));
+}
+
+#[test]
+fn a_cleanup_registered_by_a_rank_runs_when_it_is_lost_without_the_host() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let dir = std::env::temp_dir().join(format!("rpmix-unit-cleanup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("scratch");
+    std::fs::write(&file, b"x").unwrap();
+    // (for itself: a registration for its namespace waits for every rank)
+    let reg = Request::JobControl { targets: vec![Proc::new("job", 1)], directives: vec![Info::new("pmix.reg.cleanup", Value::string(&file.to_string_lossy()))] };
+    assert_eq!(srv.clients[1].call(&reg).status, PMIX_SUCCESS);
+    assert!(srv.no_upcall_yet(), "a cleanup registration went to the host");
+    assert!(file.exists());
+    drop(srv.clients.pop());
+    // The rank's loss is read on the server's thread; its cleanup runs there.
+    let gone = (0..200).any(|_| {
+        if file.exists() {
+            std::thread::sleep(Duration::from_millis(25));
+            false
+        } else {
+            true
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(gone, "the registered file outlived its rank");
+}
+
+#[test]
+fn an_abort_reaches_the_host_with_its_status_and_message() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    let r = srv.clients[0].call(&Request::Abort { status: 7, message: "bye".into(), procs: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "abort");
+    assert_eq!(infos[0].as_u32().map(|v| v as i32), Some(7));
+    assert_eq!(infos[1].as_str().as_deref(), Some("bye"));
+}
+
+#[test]
+fn pulled_output_reaches_the_puller_tagged_with_its_handle() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    let pull = Request::IofPull(msg::IofPull { procs: vec![Proc::new("job", 1)], channels: PMIX_FWD_STDOUT_CHANNEL, handle: 5, directives: Vec::new() });
+    assert_eq!(srv.clients[0].call(&pull).status, PMIX_SUCCESS);
+    srv.engine.handle.call(|s, net| s.iof_deliver(net, &Proc::new("job", 1), PMIX_FWD_STDOUT_CHANNEL, b"hello\n", false));
+    // Another rank's output and another channel are not this pull's.
+    srv.engine.handle.call(|s, net| s.iof_deliver(net, &Proc::new("job", 0), PMIX_FWD_STDOUT_CHANNEL, b"other\n", false));
+    srv.engine.handle.call(|s, net| s.iof_deliver(net, &Proc::new("job", 1), PMIX_FWD_STDERR_CHANNEL, b"err\n", false));
+    srv.engine.handle.call(|s, net| s.iof_deliver(net, &Proc::new("job", 1), PMIX_FWD_STDOUT_CHANNEL, b"", true));
+    let mut got = Vec::new();
+    loop {
+        let (_, tag, body) = srv.clients[0].frame();
+        if tag != wire::IOF {
+            continue;
+        }
+        let mut d = Decoder::new(&body);
+        let handle = d.u32().unwrap();
+        let source = Proc::decode(&mut d).unwrap();
+        let channel = d.u32().unwrap();
+        let data = d.blob().unwrap().to_vec();
+        let complete = d.u32().unwrap() != 0;
+        assert_eq!((handle, source, channel), (5, Proc::new("job", 1), PMIX_FWD_STDOUT_CHANNEL as u32));
+        got.extend(data);
+        if complete {
+            break;
+        }
+    }
+    assert_eq!(got, b"hello\n");
 }
