@@ -65,7 +65,7 @@ pub struct ServerRole {
     pub events: events::Registry,
     psets: HashMap<String, Vec<Proc>>,
     next_tool: u32,
-    monitors: Vec<monitor::Monitor>,
+    monitors: monitor::Monitors,
     /// Checkpoint requests waiting for their targets' completion.
     checkpoints: Vec<jobctl::Checkpoint>,
     /// Process groups and group operations in progress.
@@ -137,7 +137,7 @@ impl ServerRole {
             events: events::Registry::default(),
             psets: HashMap::new(),
             next_tool: 0,
-            monitors: Vec::new(),
+            monitors: Default::default(),
             checkpoints: Vec::new(),
             groups: Default::default(),
             next_checkpoint: 0,
@@ -291,7 +291,7 @@ impl ServerRole {
             e.execute();
         }
         // Monitors end with their process.
-        self.monitors.retain(|m| m.target != *proc);
+        self.monitors.forget(proc);
         jobctl::forget(proc);
         let newly = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| !r.terminated);
         if newly {
@@ -351,7 +351,7 @@ impl ServerRole {
                 // As in terminated(): what was pending on the process ends with it.
                 self.checkpoint_progress(net, &p, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
                 self.group_member_ended(net, &p);
-                self.monitors.retain(|m| m.target != p);
+                self.monitors.forget(&p);
                 jobctl::forget(&p);
                 self.fail_fences_of(net, &p);
                 self.release_parked(net, &p);
@@ -524,12 +524,19 @@ impl ServerRole {
             Request::Spawn { job_info, apps } => self.on_spawn(net, conn, req, &who, job_info, apps)?,
             Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
             Request::JobControl { targets, directives } => self.on_job_control(net, conn, req, &who, targets, directives)?,
-            Request::Monitor(m) => self.on_monitor(net, conn, req, &who, m)?,
+            Request::Monitor(m) => {
+                let done = self.done_reply_infos(conn, req);
+                let answer = self.monitors.request(net, &mut *self.host, self.enable_monitoring, &who, *m, done);
+                // (a request nobody waits on gets no answer)
+                if let (Some(st), true) = (answer, req != 0) {
+                    reply_infos(net, conn, req, st, &[]);
+                }
+            }
             Request::IofPull(p) => self.on_iof_pull(net, conn, req, &who, p)?,
             Request::IofDeregister { id } => self.on_iof_deregister(net, conn, req, id)?,
             Request::IofPush(p) => self.on_iof_push(net, conn, req, &who, p)?,
             Request::Group(g) => self.on_group(net, conn, req, &who, g)?,
-            Request::Heartbeat => self.on_heartbeat(&who),
+            Request::Heartbeat => self.monitors.beat(&who),
             Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
             Request::ValidateCredential { credential, info } => self.on_validate_credential(net, conn, req, &who, credential, info)?,
             // The host's answer does not change the client's local registration.
@@ -601,7 +608,7 @@ impl Role for ServerRole {
             // A tool is no registered client: its groups, invitations and
             // the monitors it set on itself end with its connection.
             self.group_member_ended(net, &peer.proc);
-            self.monitors.retain(|m| m.target != peer.proc);
+            self.monitors.forget(&peer.proc);
             self.host.tool_disconnected(&peer.proc);
         }
         self.fail_fences_of(net, &peer.proc);
@@ -613,11 +620,8 @@ impl Role for ServerRole {
         if self.checkpoint_timer(net, timer) || self.group_timer(net, timer) || self.lost_timer(timer) {
             return;
         }
-        if let Some(i) = self.monitors.iter().position(|m| m.timer == timer) {
-            let alert = self.monitors[i].check();
-            self.monitors[i].timer = net.timer(self.monitors[i].period);
-            if alert {
-                let m = self.monitors[i].clone();
+        if let Some(alert) = self.monitors.expired(net, timer) {
+            if let Some(m) = alert {
                 crate::pmix_debug!(1, "monitor: {} stalled ({} periods without progress)", m.target, m.misses);
                 let mut info = vec![Info::new("pmix.evproc", Value::proc(&m.target))];
                 if let Some(id) = &m.id {

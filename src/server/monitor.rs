@@ -16,10 +16,10 @@ use crate::abi::*;
 use crate::msg;
 use crate::status::Res;
 use crate::owned::{find, Info, Proc};
-use crate::runtime::{ConnId, Net};
+use crate::runtime::Net;
 
-use super::host::Upcall;
-use super::{reply_infos, settled, ServerRole};
+use super::host::{DoneInfos, Host, Upcall};
+use super::settled;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileWatch {
@@ -159,71 +159,77 @@ impl Monitor {
     }
 }
 
-// ---- requests from clients and tools ----
+// ---- the part: the monitors this server runs itself ----
 
-impl ServerRole {
-    /// PMIx_Process_monitor from a client: heartbeats, file monitors, cancel.
-    pub(super) fn on_monitor(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: Box<msg::Monitor>) -> Res {
-        let msg::Monitor { monitor, error, directives } = *request;
-        let answer = |net: &mut Net, st| {
-            if req != 0 {
-                reply_infos(net, conn, req, st, &[]);
-            }
-        };
-        // The host monitors when it can, unless the server was asked to.
-        if !self.enable_monitoring && !monitor.is(PMIX_SEND_HEARTBEAT) {
-            let u = self.host.monitor(who, &monitor, error, &directives, self.done_reply_infos(conn, req));
-            match u {
-                Upcall::Pending => return Ok(()),
-                Upcall::Now(st) if st != PMIX_ERR_NOT_SUPPORTED => {
-                    answer(net, settled(st));
-                    return Ok(());
-                }
+/// The monitors this server runs itself (when its host does not): this
+/// part's state.
+#[derive(Default)]
+pub(super) struct Monitors {
+    list: Vec<Monitor>,
+}
+
+impl Monitors {
+    /// PMIx_Process_monitor from `who`: the host monitors when it can,
+    /// unless the server was asked to (`here`). Some(status): the answer now;
+    /// None: the host answers through `done`.
+    pub(super) fn request(&mut self, net: &mut Net, host: &mut dyn Host, here: bool, who: &Proc, request: msg::Monitor, done: DoneInfos) -> Option<pmix_status_t> {
+        let msg::Monitor { monitor, error, directives } = request;
+        if !here && !monitor.is(PMIX_SEND_HEARTBEAT) {
+            match host.monitor(who, &monitor, error, &directives, done) {
+                Upcall::Pending => return None,
+                Upcall::Now(st) if st != PMIX_ERR_NOT_SUPPORTED => return Some(settled(st)),
                 Upcall::Now(_) => {} // not supported by the host: monitor here
             }
         }
-        match parse(&monitor, error, &directives, who) {
-            Err(e) => answer(net, e),
+        Some(match parse(&monitor, error, &directives, who) {
+            Err(e) => e,
             Ok(Request::Beat) => {
-                for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
-                    m.beats += 1;
-                }
-                answer(net, PMIX_SUCCESS);
+                self.beat(who);
+                PMIX_SUCCESS
             }
             Ok(Request::Cancel(id)) => {
-                let before = self.monitors.len();
-                let gone: Vec<u64> = self
-                    .monitors
-                    .iter()
-                    .filter(|m| m.target == *who && (id.is_none() || m.id == id))
-                    .map(|m| m.timer)
-                    .collect();
-                self.monitors.retain(|m| !(m.target == *who && (id.is_none() || m.id == id)));
+                let before = self.list.len();
+                let gone: Vec<u64> = self.list.iter().filter(|m| m.target == *who && (id.is_none() || m.id == id)).map(|m| m.timer).collect();
+                self.list.retain(|m| !(m.target == *who && (id.is_none() || m.id == id)));
                 for t in gone {
                     net.cancel_timer(t);
                 }
-                answer(net, if self.monitors.len() < before { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND });
+                if self.list.len() < before {
+                    PMIX_SUCCESS
+                } else {
+                    PMIX_ERR_NOT_FOUND
+                }
             }
             Ok(Request::Start(mut m)) => {
-                if let Some(id) = &m.id {
-                    if self.monitors.iter().any(|x| x.target == *who && x.id.as_ref() == Some(id)) {
-                        answer(net, PMIX_ERR_EXISTS);
-                        return Ok(());
-                    }
+                if m.id.as_ref().is_some_and(|id| self.list.iter().any(|x| x.target == *who && x.id.as_ref() == Some(id))) {
+                    return Some(PMIX_ERR_EXISTS);
                 }
                 m.timer = net.timer(m.period);
-                self.monitors.push(m);
-                answer(net, PMIX_SUCCESS);
+                self.list.push(m);
+                PMIX_SUCCESS
             }
-        }
-        Ok(())
+        })
     }
 
-    /// A client's heartbeat counts for every monitor watching it.
-    pub(super) fn on_heartbeat(&mut self, who: &Proc) {
-        for m in self.monitors.iter_mut().filter(|m| m.target == *who) {
+    /// A heartbeat of `who` counts for every monitor watching it.
+    pub(super) fn beat(&mut self, who: &Proc) {
+        for m in self.list.iter_mut().filter(|m| m.target == *who) {
             m.beats += 1;
         }
+    }
+
+    /// Monitors end with their process.
+    pub(super) fn forget(&mut self, proc: &Proc) {
+        self.list.retain(|m| m.target != *proc);
+    }
+
+    /// A monitor's period ended (None: `timer` is not a monitor's): it is
+    /// armed again, and gives the monitor when an alert is due now.
+    pub(super) fn expired(&mut self, net: &mut Net, timer: u64) -> Option<Option<Monitor>> {
+        let i = self.list.iter().position(|m| m.timer == timer)?;
+        let alert = self.list[i].check();
+        self.list[i].timer = net.timer(self.list[i].period);
+        Some(alert.then(|| self.list[i].clone()))
     }
 }
 

@@ -560,3 +560,34 @@ fn pulled_output_reaches_the_puller_tagged_with_its_handle() {
     }
     assert_eq!(got, b"hello\n");
 }
+
+#[test]
+fn a_silent_rank_set_a_heartbeat_monitor_is_alerted_and_a_cancel_ends_it() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    let monitor = |id: &str| {
+        Request::Monitor(Box::new(msg::Monitor {
+            monitor: Info::new("pmix.monitor.mbeat", Value::boolean(true)),
+            error: PMIX_MONITOR_HEARTBEAT_ALERT,
+            directives: vec![Info::new("pmix.monitor.btime", Value::u32(1)), Info::new("pmix.monitor.id", Value::string(id))],
+        }))
+    };
+    // The fake host does not monitor: the server does.
+    assert_eq!(srv.clients[0].call(&monitor("hb")).status, PMIX_SUCCESS);
+    assert_eq!(srv.clients[0].call(&monitor("hb")).status, PMIX_ERR_EXISTS, "the same id twice");
+    // No heartbeat: the alert comes after a period, naming the monitor.
+    let (status, id) = loop {
+        let (_, tag, body) = srv.clients[0].frame();
+        if tag != wire::EVENT {
+            continue;
+        }
+        let mut d = Decoder::new(&body);
+        let status = d.u32().unwrap() as pmix_status_t;
+        let _source = Proc::decode(&mut d).unwrap();
+        let infos = decode_infos(&mut d).unwrap();
+        break (status, infos.iter().find(|i| i.key() == "pmix.monitor.id").and_then(|i| i.as_str()));
+    };
+    assert_eq!((status, id.as_deref()), (PMIX_MONITOR_HEARTBEAT_ALERT, Some("hb")));
+    let cancel = |id: &str| Request::Monitor(Box::new(msg::Monitor { monitor: Info::new("pmix.monitor.cancel", Value::string(id)), error: PMIX_SUCCESS, directives: Vec::new() }));
+    assert_eq!(srv.clients[0].call(&cancel("hb")).status, PMIX_SUCCESS);
+    assert_eq!(srv.clients[0].call(&cancel("hb")).status, PMIX_ERR_NOT_FOUND);
+}
