@@ -15,17 +15,17 @@
 //! complete with its membership (and context id), and the members hear
 //! PMIX_GROUP_CONSTRUCT_COMPLETE. Invitations stay on one server.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use crate::abi::*;
 use crate::msg::{self, GroupOp as Op};
 use crate::data::pack::Encoder;
 use crate::owned::{encode_infos, find, Info, Proc, Value};
-use crate::runtime::{ConnId, Net};
-use crate::server::host::Upcall;
-use crate::status::Res;
-use crate::server::{nspace, reply, reply_infos, settled, ServerRole};
+use crate::runtime::{ConnId, Handle, Net};
+use crate::server::host::{Host, Upcall};
+use crate::server::nspace::{self, Nspace};
+use crate::server::{settled, ServerRole};
 
 /// A constructed group.
 #[derive(Clone, Debug)]
@@ -84,6 +84,40 @@ pub struct Groups {
     pub qualified: BTreeMap<(Proc, usize), Vec<Info>>,
 }
 
+/// What the group part needs of the server around it: the connections
+/// (answers and events go out in order when the part returns), the host,
+/// the namespaces, and the way back onto the server's thread.
+pub(super) struct Ctx<'a> {
+    pub net: &'a mut Net,
+    pub host: &'a mut dyn Host,
+    pub nspaces: &'a HashMap<String, Nspace>,
+    pub handle: Handle<ServerRole>,
+    /// Answers and events, in the order they were made.
+    pub out: Vec<Out>,
+}
+
+/// An answer or an event the part made (the role sends them).
+pub(super) enum Out {
+    Reply { conn: ConnId, req: u32, status: pmix_status_t, body: Vec<u8> },
+    Event { code: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info> },
+}
+
+impl Ctx<'_> {
+    fn reply(&mut self, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
+        self.out.push(Out::Reply { conn, req, status, body: body.to_vec() });
+    }
+
+    fn reply_infos(&mut self, conn: ConnId, req: u32, status: pmix_status_t, infos: &[Info]) {
+        let mut e = Encoder::default();
+        let _ = encode_infos(&mut e, infos);
+        self.reply(conn, req, status, e.bytes());
+    }
+
+    fn event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        self.out.push(Out::Event { code, source: source.clone(), range, info: info.to_vec() });
+    }
+}
+
 /// The infos of a PMIX_GROUP_INFO value (a data array of infos).
 fn group_info_of(directives: &[Info]) -> Vec<Info> {
     let Some(i) = find(directives, PMIX_GROUP_INFO) else { return Vec::new() };
@@ -112,77 +146,77 @@ fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
     find(directives, key).is_some_and(|i| i.truthy())
 }
 
-impl ServerRole {
+impl Groups {
     /// GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE from a client.
-    pub(super) fn on_group(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, request: msg::Group) -> Res {
+    pub(super) fn on_request(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, request: msg::Group) {
         let msg::Group { op, name, procs, directives } = request;
-        let answer = |net: &mut Net, st: pmix_status_t, infos: &[Info]| reply_infos(net, conn, req, st, infos);
+        let answer = |cx: &mut Ctx<'_>, st: pmix_status_t, infos: &[Info]| cx.reply_infos(conn, req, st, infos);
         if name.is_empty() || name.len() > PMIX_MAX_NSLEN {
             crate::pmix_debug!(1, "{who}: group name {name:?} is empty or too long");
-            answer(net, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+            answer(cx, PMIX_ERR_BAD_PARAM, &[]);
+            return;
         }
         if op == Op::Leave {
-            let st = self.leave_group(net, who, &name);
-            answer(net, st, &[]);
-            return Ok(());
+            let st = self.leave_group(cx, who, &name);
+            answer(cx, st, &[]);
+            return;
         }
         if op == Op::Invite {
-            if let Err(st) = self.invite(net, conn, req, who, &name, &procs, &directives) {
-                answer(net, st, &[]);
+            if let Err(st) = self.invite(cx, conn, req, who, &name, &procs, &directives) {
+                answer(cx, st, &[]);
             }
-            return Ok(());
+            return;
         }
         if let Op::Join { accept } = op {
-            if let Err(st) = self.join(net, conn, req, who, &name, procs.first(), accept) {
-                answer(net, st, &[]);
+            if let Err(st) = self.join(cx, conn, req, who, &name, procs.first(), accept) {
+                answer(cx, st, &[]);
             }
-            return Ok(());
+            return;
         }
         let (op, members) = if op == Op::Construct {
             if self.group_name_taken(&name) {
                 crate::pmix_debug!(5, "{who}: group {name} exists already");
-                answer(net, PMIX_ERR_EXISTS, &[]);
-                return Ok(());
+                answer(cx, PMIX_ERR_EXISTS, &[]);
+                return;
             }
-            (PMIX_GROUP_CONSTRUCT, nspace::expand(&procs, &self.nspaces))
+            (PMIX_GROUP_CONSTRUCT, nspace::expand(&procs, cx.nspaces))
         } else {
-            match self.groups.known.get(&name) {
+            match self.known.get(&name) {
                 Some(g) => (PMIX_GROUP_DESTRUCT, g.members.clone()),
                 None => {
                     crate::pmix_debug!(5, "{who}: no group {name} to destruct");
-                    answer(net, PMIX_ERR_NOT_FOUND, &[]);
-                    return Ok(());
+                    answer(cx, PMIX_ERR_NOT_FOUND, &[]);
+                    return;
                 }
             }
         };
         if !members.contains(who) {
             crate::pmix_debug!(1, "{who}: not a member of group {name}");
-            answer(net, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+            answer(cx, PMIX_ERR_BAD_PARAM, &[]);
+            return;
         }
-        let gone = members.iter().any(|p| self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated));
+        let gone = members.iter().any(|p| cx.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|r| r.terminated));
         if gone {
-            answer(net, PMIX_ERR_LOST_CONNECTION, &[]);
-            return Ok(());
+            answer(cx, PMIX_ERR_LOST_CONNECTION, &[]);
+            return;
         }
-        if self.groups.ops.iter().any(|o| o.op == op && o.name == name && o.arrived.iter().any(|(_, _, p)| p == who)) {
+        if self.ops.iter().any(|o| o.op == op && o.name == name && o.arrived.iter().any(|(_, _, p)| p == who)) {
             crate::pmix_debug!(1, "{who}: group {name}: already taking part in this operation");
-            answer(net, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+            answer(cx, PMIX_ERR_BAD_PARAM, &[]);
+            return;
         }
-        let idx = match self.groups.ops.iter().position(|o| o.op == op && o.name == name && !o.at_host) {
-            Some(i) if self.groups.ops[i].members != members => {
+        let idx = match self.ops.iter().position(|o| o.op == op && o.name == name && !o.at_host) {
+            Some(i) if self.ops[i].members != members => {
                 crate::pmix_debug!(1, "{who}: group {name}: members differ from the other participants'");
-                answer(net, PMIX_ERR_BAD_PARAM, &[]);
-                return Ok(());
+                answer(cx, PMIX_ERR_BAD_PARAM, &[]);
+                return;
             }
             Some(i) => i,
             None => {
-                self.groups.next_seq += 1;
+                self.next_seq += 1;
                 let procs = if op == PMIX_GROUP_CONSTRUCT { procs } else { members.clone() };
-                self.groups.ops.push(GroupOp {
-                    seq: self.groups.next_seq,
+                self.ops.push(GroupOp {
+                    seq: self.next_seq,
                     op,
                     name: name.clone(),
                     procs,
@@ -195,15 +229,15 @@ impl ServerRole {
                     notify_termination: false,
                     member_info: Vec::new(),
                 });
-                self.groups.ops.len() - 1
+                self.ops.len() - 1
             }
         };
-        let o = &mut self.groups.ops[idx];
+        let o = &mut self.ops[idx];
         o.assign_context_id |= flag(&directives, PMIX_GROUP_ASSIGN_CONTEXT_ID);
         o.notify_termination |= flag(&directives, PMIX_GROUP_NOTIFY_TERMINATION);
         if let Some(t) = find(&directives, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0) {
             if o.timer.is_none() {
-                o.timer = Some(net.timer(Duration::from_secs(t as u64)));
+                o.timer = Some(cx.net.timer(Duration::from_secs(t as u64)));
             }
         }
         let mine = group_info_of(&directives);
@@ -211,50 +245,49 @@ impl ServerRole {
             o.member_info.push((who.clone(), mine));
         }
         o.arrived.push((conn, req, who.clone()));
-        self.group_check_arrivals(net, idx);
-        Ok(())
+        self.group_check_arrivals(cx, idx);
     }
 
     /// Operation `idx` completes its local part once every local member arrived.
-    fn group_check_arrivals(&mut self, net: &mut Net, idx: usize) {
-        let o = &self.groups.ops[idx];
+    fn group_check_arrivals(&mut self, cx: &mut Ctx<'_>, idx: usize) {
+        let o = &self.ops[idx];
         if o.at_host {
             return;
         }
-        let local: Vec<&Proc> = o.members.iter().filter(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).collect();
+        let local: Vec<&Proc> = o.members.iter().filter(|p| cx.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).collect();
         if local.iter().all(|p| o.arrived.iter().any(|(_, _, a)| a == *p)) {
-            self.group_local_part_done(net, idx);
+            self.group_local_part_done(cx, idx);
         }
     }
 
     /// A constructed group or an invitation has this name.
     fn group_name_taken(&self, name: &str) -> bool {
-        self.groups.known.contains_key(name) || self.groups.invitations.iter().any(|i| i.name == name)
+        self.known.contains_key(name) || self.invitations.iter().any(|i| i.name == name)
     }
 
-    fn is_local_client(&self, p: &Proc) -> bool {
-        self.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|c| !c.terminated)
+    fn is_local_client(cx: &Ctx<'_>, p: &Proc) -> bool {
+        cx.nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).is_some_and(|c| !c.terminated)
     }
 
     /// PMIx_Group_invite: the leader `who` invites `procs` into group `name`.
     #[allow(clippy::too_many_arguments)]
-    fn invite(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, name: &str, procs: &[Proc], directives: &[Info]) -> Result<(), pmix_status_t> {
-        if self.group_name_taken(name) || self.groups.ops.iter().any(|o| o.name == name) {
+    fn invite(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, name: &str, procs: &[Proc], directives: &[Info]) -> Result<(), pmix_status_t> {
+        if self.group_name_taken(name) || self.ops.iter().any(|o| o.name == name) {
             crate::pmix_debug!(5, "{who}: group {name} exists already");
             return Err(PMIX_ERR_EXISTS);
         }
-        let invitees: Vec<Proc> = nspace::expand(procs, &self.nspaces).into_iter().filter(|p| p != who).collect();
+        let invitees: Vec<Proc> = nspace::expand(procs, cx.nspaces).into_iter().filter(|p| p != who).collect();
         if invitees.is_empty() {
             return Err(PMIX_ERR_BAD_PARAM);
         }
-        if let Some(p) = invitees.iter().find(|p| !self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))) {
+        if let Some(p) = invitees.iter().find(|p| !cx.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))) {
             crate::pmix_debug!(5, "{who}: group {name}: {p} is not a client of this server; invitations stay on one server");
             return Err(PMIX_ERR_NOT_SUPPORTED);
         }
-        self.groups.next_seq += 1;
-        let seq = self.groups.next_seq;
-        let timer = find(directives, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0).map(|t| net.timer(Duration::from_secs(t as u64)));
-        self.groups.invitations.push(Invitation {
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let timer = find(directives, PMIX_TIMEOUT).and_then(|i| i.as_u32()).filter(|t| *t > 0).map(|t| cx.net.timer(Duration::from_secs(t as u64)));
+        self.invitations.push(Invitation {
             seq,
             name: name.to_string(),
             leader: who.clone(),
@@ -267,11 +300,11 @@ impl ServerRole {
             notify_termination: flag(directives, PMIX_GROUP_NOTIFY_TERMINATION),
         });
         for p in &invitees {
-            if self.is_local_client(p) {
+            if Self::is_local_client(cx, p) {
                 let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(p))), Info::new("pmix.grp.id", Value::string(name))];
-                self.deliver_event(net, PMIX_GROUP_INVITED, who, PMIX_RANGE_CUSTOM, &info);
+                cx.event(PMIX_GROUP_INVITED, who, PMIX_RANGE_CUSTOM, &info);
             } else {
-                self.invitee_answered(net, seq, p, None);
+                self.invitee_answered(cx, seq, p, None);
             }
         }
         Ok(())
@@ -279,8 +312,8 @@ impl ServerRole {
 
     /// PMIx_Group_join: `who` accepts or declines the invitation to `name`.
     #[allow(clippy::too_many_arguments)]
-    fn join(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, name: &str, leader: Option<&Proc>, accept: bool) -> Result<(), pmix_status_t> {
-        let Some(inv) = self.groups.invitations.iter().find(|i| i.name == name && i.pending.contains(who)) else {
+    fn join(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, name: &str, leader: Option<&Proc>, accept: bool) -> Result<(), pmix_status_t> {
+        let Some(inv) = self.invitations.iter().find(|i| i.name == name && i.pending.contains(who)) else {
             crate::pmix_debug!(5, "{who}: no pending invitation to group {name}");
             return Err(PMIX_ERR_NOT_FOUND);
         };
@@ -290,19 +323,19 @@ impl ServerRole {
         }
         let seq = inv.seq;
         if accept {
-            self.invitee_answered(net, seq, who, Some((conn, req)));
+            self.invitee_answered(cx, seq, who, Some((conn, req)));
         } else {
-            reply_infos(net, conn, req, PMIX_SUCCESS, &[]);
-            self.invitee_answered(net, seq, who, None);
+            cx.reply_infos(conn, req, PMIX_SUCCESS, &[]);
+            self.invitee_answered(cx, seq, who, None);
         }
         Ok(())
     }
 
     /// Invitee `p` of invitation `seq` answered: accepted (its join waits in
     /// `joined`), declined (None, alive) or failed (None, ended).
-    fn invitee_answered(&mut self, net: &mut Net, seq: u64, p: &Proc, joined: Option<(ConnId, u32)>) {
-        let alive = self.is_local_client(p);
-        let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.seq == seq) else { return };
+    fn invitee_answered(&mut self, cx: &mut Ctx<'_>, seq: u64, p: &Proc, joined: Option<(ConnId, u32)>) {
+        let alive = Self::is_local_client(cx, p);
+        let Some(inv) = self.invitations.iter_mut().find(|i| i.seq == seq) else { return };
         if !inv.pending.contains(p) {
             return;
         }
@@ -317,19 +350,19 @@ impl ServerRole {
         };
         let (leader, name, done) = (inv.leader.clone(), inv.name.clone(), inv.pending.is_empty());
         let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(&leader))), Info::new("pmix.grp.id", Value::string(&name))];
-        self.deliver_event(net, code, p, PMIX_RANGE_CUSTOM, &info);
+        cx.event(code, p, PMIX_RANGE_CUSTOM, &info);
         if done {
-            self.finish_invitation(net, seq, PMIX_SUCCESS);
+            self.finish_invitation(cx, seq, PMIX_SUCCESS);
         }
     }
 
     /// Every invitee answered (or the time is up): the group is the leader and
     /// those who accepted. `st` other than success drops the invitation.
-    fn finish_invitation(&mut self, net: &mut Net, seq: u64, st: pmix_status_t) {
-        let Some(i) = self.groups.invitations.iter().position(|x| x.seq == seq) else { return };
-        let inv = self.groups.invitations.remove(i);
+    fn finish_invitation(&mut self, cx: &mut Ctx<'_>, seq: u64, st: pmix_status_t) {
+        let Some(i) = self.invitations.iter().position(|x| x.seq == seq) else { return };
+        let inv = self.invitations.remove(i);
         if let Some(t) = inv.timer {
-            net.cancel_timer(t);
+            cx.net.cancel_timer(t);
         }
         let mut results = Vec::new();
         let mut members: Vec<Proc> = inv.joined.iter().map(|(_, _, p)| p.clone()).collect();
@@ -337,58 +370,58 @@ impl ServerRole {
             members.push(inv.leader.clone());
             members.sort();
             let context_id = inv.assign_context_id.then(|| {
-                self.groups.next_context_id += 1;
-                self.groups.next_context_id
+                self.next_context_id += 1;
+                self.next_context_id
             });
             if let Some(c) = context_id {
                 results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
             }
             results.push(Info::new("pmix.grp.mbrs", Value::procs(&members)));
-            self.groups.known.insert(inv.name.clone(), Group { members: members.clone(), context_id, notify_termination: inv.notify_termination });
+            self.known.insert(inv.name.clone(), Group { members: members.clone(), context_id, notify_termination: inv.notify_termination });
         }
         crate::pmix_debug!(5, "group {} invitation by {}: {} ({} members)", inv.name, inv.leader, crate::strings::error_name(st), members.len());
         let mut e = Encoder::default();
         let _ = encode_infos(&mut e, &results);
-        reply(net, inv.leader_conn, inv.leader_req, st, e.bytes());
+        cx.reply(inv.leader_conn, inv.leader_req, st, e.bytes());
         for (c, r, _) in &inv.joined {
-            reply(net, *c, *r, st, e.bytes());
+            cx.reply(*c, *r, st, e.bytes());
         }
         if st == PMIX_SUCCESS {
             let mut info = vec![Info::new("pmix.evrange", Value::procs(&members)), Info::new("pmix.grp.id", Value::string(&inv.name))];
             info.extend(results);
-            self.deliver_event(net, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv.leader, PMIX_RANGE_CUSTOM, &info);
+            cx.event(PMIX_GROUP_CONSTRUCT_COMPLETE, &inv.leader, PMIX_RANGE_CUSTOM, &info);
         }
     }
 
     /// Every local member arrived: complete here, or ask the host when others take part.
-    fn group_local_part_done(&mut self, net: &mut Net, idx: usize) {
-        let o = &self.groups.ops[idx];
-        let all_local = o.members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+    fn group_local_part_done(&mut self, cx: &mut Ctx<'_>, idx: usize) {
+        let o = &self.ops[idx];
+        let all_local = o.members.iter().all(|p| cx.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
         if all_local {
             let seq = o.seq;
-            self.finish_group_op(net, seq, PMIX_SUCCESS, Vec::new());
+            self.finish_group_op(cx, seq, PMIX_SUCCESS, Vec::new());
             return;
         }
         let (op, name, procs, directives, seq) = (o.op, o.name.clone(), o.procs.clone(), o.directives.clone(), o.seq);
-        self.groups.ops[idx].at_host = true;
-        let h = self.handle();
-        let u = self.host.group(op, &name, &procs, &directives, Box::new(move |st, infos| {
-            h.run(move |s, net| s.finish_group_op(net, seq, settled(st), infos));
+        self.ops[idx].at_host = true;
+        let h = cx.handle.clone();
+        let u = cx.host.group(op, &name, &procs, &directives, Box::new(move |st, infos| {
+            h.run(move |s, net| s.group_host_done(net, seq, settled(st), infos));
         }));
         if let Upcall::Now(st) = u {
             if st == PMIX_ERR_NOT_SUPPORTED {
                 crate::pmix_debug!(5, "group {name}: members on other servers, and the host has no group support");
             }
-            self.finish_group_op(net, seq, settled(st), Vec::new());
+            self.finish_group_op(cx, seq, settled(st), Vec::new());
         }
     }
 
     /// Answer every participant of operation `seq` (and record the result).
-    fn finish_group_op(&mut self, net: &mut Net, seq: u64, st: pmix_status_t, host_infos: Vec<Info>) {
-        let Some(i) = self.groups.ops.iter().position(|o| o.seq == seq) else { return };
-        let o = self.groups.ops.remove(i);
+    pub(super) fn finish_group_op(&mut self, cx: &mut Ctx<'_>, seq: u64, st: pmix_status_t, host_infos: Vec<Info>) {
+        let Some(i) = self.ops.iter().position(|o| o.seq == seq) else { return };
+        let o = self.ops.remove(i);
         if let Some(t) = o.timer {
-            net.cancel_timer(t);
+            cx.net.cancel_timer(t);
         }
         let mut results = Vec::new();
         if st == PMIX_SUCCESS {
@@ -396,11 +429,11 @@ impl ServerRole {
                 // A context id the host assigned (groups across servers), else
                 // ours, which is unique only when every member is ours.
                 let from_host = find(&host_infos, PMIX_GROUP_CONTEXT_ID).and_then(size_of_info);
-                let all_local = o.members.iter().all(|p| self.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
+                let all_local = o.members.iter().all(|p| cx.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank)));
                 let context_id = from_host.or_else(|| {
                     (o.assign_context_id && all_local).then(|| {
-                        self.groups.next_context_id += 1;
-                        self.groups.next_context_id
+                        self.next_context_id += 1;
+                        self.next_context_id
                     })
                 });
                 if o.assign_context_id && context_id.is_none() {
@@ -409,116 +442,116 @@ impl ServerRole {
                 if let Some(c) = context_id {
                     results.push(Info::new("pmix.grp.ctxid", Value::size(c)));
                     for (p, infos) in &o.member_info {
-                        self.groups.qualified.insert((p.clone(), c), infos.clone());
+                        self.qualified.insert((p.clone(), c), infos.clone());
                     }
                 } else if !o.member_info.is_empty() {
                     crate::pmix_debug!(5, "group {}: PMIX_GROUP_INFO without a context id to qualify it is dropped", o.name);
                 }
                 results.push(Info::new("pmix.grp.mbrs", Value::procs(&o.members)));
-                self.groups.known.insert(o.name.clone(), Group { members: o.members.clone(), context_id, notify_termination: o.notify_termination });
+                self.known.insert(o.name.clone(), Group { members: o.members.clone(), context_id, notify_termination: o.notify_termination });
             } else {
-                self.groups.known.remove(&o.name);
+                self.known.remove(&o.name);
             }
         }
         crate::pmix_debug!(5, "group {} {}: {}", o.name, if o.op == PMIX_GROUP_CONSTRUCT { "construct" } else { "destruct" }, crate::strings::error_name(st));
         let mut e = Encoder::default();
         let _ = encode_infos(&mut e, &results);
         for (conn, req, _) in &o.arrived {
-            reply(net, *conn, *req, st, e.bytes());
+            cx.reply(*conn, *req, st, e.bytes());
         }
     }
 
     /// A timer fired: true when it was a group operation's.
-    pub(super) fn group_timer(&mut self, net: &mut Net, timer: u64) -> bool {
-        if let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.timer == Some(timer)) {
+    pub(super) fn timer(&mut self, cx: &mut Ctx<'_>, timer: u64) -> bool {
+        if let Some(inv) = self.invitations.iter_mut().find(|i| i.timer == Some(timer)) {
             // The invitees that have not answered failed to.
             inv.timer = None;
             let (seq, late) = (inv.seq, inv.pending.clone());
             for p in late {
-                if let Some(inv) = self.groups.invitations.iter_mut().find(|i| i.seq == seq) {
+                if let Some(inv) = self.invitations.iter_mut().find(|i| i.seq == seq) {
                     inv.pending.retain(|x| *x != p);
                     let leader = inv.leader.clone();
                     let info = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(&leader))), Info::new("pmix.grp.id", Value::string(&inv.name))];
-                    self.deliver_event(net, PMIX_GROUP_INVITE_FAILED, &p, PMIX_RANGE_CUSTOM, &info);
+                    cx.event(PMIX_GROUP_INVITE_FAILED, &p, PMIX_RANGE_CUSTOM, &info);
                 }
             }
-            self.finish_invitation(net, seq, PMIX_SUCCESS);
+            self.finish_invitation(cx, seq, PMIX_SUCCESS);
             return true;
         }
-        let Some(o) = self.groups.ops.iter_mut().find(|o| o.timer == Some(timer)) else { return false };
+        let Some(o) = self.ops.iter_mut().find(|o| o.timer == Some(timer)) else { return false };
         o.timer = None;
         let seq = o.seq;
-        self.finish_group_op(net, seq, PMIX_ERR_TIMEOUT, Vec::new());
+        self.finish_group_op(cx, seq, PMIX_ERR_TIMEOUT, Vec::new());
         true
     }
 
-    fn leave_group(&mut self, net: &mut Net, who: &Proc, name: &str) -> pmix_status_t {
-        let Some(g) = self.groups.known.get_mut(name) else { return PMIX_ERR_NOT_FOUND };
+    fn leave_group(&mut self, cx: &mut Ctx<'_>, who: &Proc, name: &str) -> pmix_status_t {
+        let Some(g) = self.known.get_mut(name) else { return PMIX_ERR_NOT_FOUND };
         if !g.members.contains(who) {
             return PMIX_ERR_NOT_FOUND;
         }
         g.members.retain(|p| p != who);
         let rest = g.members.clone();
         if rest.is_empty() {
-            self.groups.known.remove(name);
+            self.known.remove(name);
         }
-        self.tell_group(net, PMIX_GROUP_LEFT, who, name, &rest);
+        self.tell_group(cx, PMIX_GROUP_LEFT, who, name, &rest);
         // A destruct in progress no longer waits for it (and its own call, if
         // it made one, is done: it is out of the group).
-        let pending: Vec<u64> = self.groups.ops.iter().filter(|o| o.op == PMIX_GROUP_DESTRUCT && o.name == name && o.members.contains(who)).map(|o| o.seq).collect();
+        let pending: Vec<u64> = self.ops.iter().filter(|o| o.op == PMIX_GROUP_DESTRUCT && o.name == name && o.members.contains(who)).map(|o| o.seq).collect();
         for seq in pending {
-            let Some(i) = self.groups.ops.iter().position(|o| o.seq == seq) else { continue };
-            let o = &mut self.groups.ops[i];
+            let Some(i) = self.ops.iter().position(|o| o.seq == seq) else { continue };
+            let o = &mut self.ops[i];
             o.members.retain(|p| p != who);
             o.procs.retain(|p| p != who);
             let mine: Vec<(ConnId, u32)> = o.arrived.iter().filter(|(_, _, p)| p == who).map(|(c, r, _)| (*c, *r)).collect();
             o.arrived.retain(|(_, _, p)| p != who);
             for (c, r) in mine {
-                reply_infos(net, c, r, PMIX_SUCCESS, &[]);
+                cx.reply_infos(c, r, PMIX_SUCCESS, &[]);
             }
-            if self.groups.ops[i].arrived.is_empty() {
-                self.finish_group_op(net, seq, PMIX_SUCCESS, Vec::new());
+            if self.ops[i].arrived.is_empty() {
+                self.finish_group_op(cx, seq, PMIX_SUCCESS, Vec::new());
             } else {
-                self.group_check_arrivals(net, i);
+                self.group_check_arrivals(cx, i);
             }
         }
         PMIX_SUCCESS
     }
 
     /// An event about `subject` for the remaining members of group `name`.
-    fn tell_group(&mut self, net: &mut Net, code: pmix_status_t, subject: &Proc, name: &str, members: &[Proc]) {
+    fn tell_group(&mut self, cx: &mut Ctx<'_>, code: pmix_status_t, subject: &Proc, name: &str, members: &[Proc]) {
         if members.is_empty() {
             return;
         }
         let info = vec![Info::new("pmix.evrange", Value::procs(members)), Info::new("pmix.grp.id", Value::string(name))];
-        self.deliver_event(net, code, subject, PMIX_RANGE_CUSTOM, &info);
+        cx.event(code, subject, PMIX_RANGE_CUSTOM, &info);
     }
 
     /// A local process ended: operations waiting for it fail, and the groups
     /// it belonged to lose it (announced where PMIX_GROUP_NOTIFY_TERMINATION asked).
-    pub(super) fn group_member_ended(&mut self, net: &mut Net, proc: &Proc) {
+    pub(super) fn member_ended(&mut self, cx: &mut Ctx<'_>, proc: &Proc) {
         // Invitations: a leader that ends takes its invitation along; an
         // invitee that ends has failed to answer.
-        let led: Vec<u64> = self.groups.invitations.iter().filter(|i| i.leader == *proc).map(|i| i.seq).collect();
+        let led: Vec<u64> = self.invitations.iter().filter(|i| i.leader == *proc).map(|i| i.seq).collect();
         for seq in led {
-            self.finish_invitation(net, seq, PMIX_ERR_LOST_CONNECTION);
+            self.finish_invitation(cx, seq, PMIX_ERR_LOST_CONNECTION);
         }
-        let invited: Vec<u64> = self.groups.invitations.iter().filter(|i| i.pending.contains(proc)).map(|i| i.seq).collect();
+        let invited: Vec<u64> = self.invitations.iter().filter(|i| i.pending.contains(proc)).map(|i| i.seq).collect();
         for seq in invited {
-            self.invitee_answered(net, seq, proc, None);
+            self.invitee_answered(cx, seq, proc, None);
         }
-        for inv in self.groups.invitations.iter_mut() {
+        for inv in self.invitations.iter_mut() {
             inv.joined.retain(|(_, _, p)| p != proc);
         }
-        let failed: Vec<u64> = self.groups.ops.iter().filter(|o| o.members.contains(proc)).map(|o| o.seq).collect();
+        let failed: Vec<u64> = self.ops.iter().filter(|o| o.members.contains(proc)).map(|o| o.seq).collect();
         for seq in failed {
-            if let Some(o) = self.groups.ops.iter_mut().find(|o| o.seq == seq) {
+            if let Some(o) = self.ops.iter_mut().find(|o| o.seq == seq) {
                 o.arrived.retain(|(_, _, p)| p != proc);
             }
-            self.finish_group_op(net, seq, PMIX_ERR_LOST_CONNECTION, Vec::new());
+            self.finish_group_op(cx, seq, PMIX_ERR_LOST_CONNECTION, Vec::new());
         }
         let mut notices = Vec::new();
-        for (name, g) in self.groups.known.iter_mut() {
+        for (name, g) in self.known.iter_mut() {
             if g.members.contains(proc) {
                 g.members.retain(|p| p != proc);
                 if g.notify_termination {
@@ -526,19 +559,19 @@ impl ServerRole {
                 }
             }
         }
-        self.groups.known.retain(|_, g| !g.members.is_empty());
+        self.known.retain(|_, g| !g.members.is_empty());
         for (name, rest) in notices {
-            self.tell_group(net, PMIX_GROUP_MEMBER_FAILED, proc, &name, &rest);
+            self.tell_group(cx, PMIX_GROUP_MEMBER_FAILED, proc, &name, &rest);
         }
     }
 
     /// Replace each group name in `procs` (as a namespace with rank wildcard)
     /// by the group's members: a fence over a group is a fence over them.
-    pub(super) fn expand_groups(&self, procs: Vec<Proc>) -> Vec<Proc> {
+    pub(super) fn expand(&self, procs: Vec<Proc>, nspaces: &HashMap<String, Nspace>) -> Vec<Proc> {
         let mut out = Vec::with_capacity(procs.len());
         for p in procs {
-            match self.groups.known.get(&p.nspace) {
-                Some(g) if p.rank == PMIX_RANK_WILDCARD && !self.nspaces.contains_key(&p.nspace) => out.extend(g.members.iter().cloned()),
+            match self.known.get(&p.nspace) {
+                Some(g) if p.rank == PMIX_RANK_WILDCARD && !nspaces.contains_key(&p.nspace) => out.extend(g.members.iter().cloned()),
                 _ => out.push(p),
             }
         }
@@ -547,20 +580,20 @@ impl ServerRole {
 
     /// A member's PMIX_GROUP_INFO values under context id `cid`.
     pub(super) fn qualified_data(&self, target: &Proc, cid: usize, key: &str) -> Vec<Info> {
-        self.groups.qualified.get(&(target.clone(), cid)).map(|v| v.iter().filter(|i| key.is_empty() || i.key() == key).cloned().collect()).unwrap_or_default()
+        self.qualified.get(&(target.clone(), cid)).map(|v| v.iter().filter(|i| key.is_empty() || i.key() == key).cloned().collect()).unwrap_or_default()
     }
 
     /// Answers to the group queries (None: not a group query).
-    pub(super) fn group_query(&self, key: &str, quals: &[Info]) -> Option<Info> {
+    pub(super) fn query(&self, key: &str, quals: &[Info]) -> Option<Info> {
         match key {
-            "pmix.qry.pgrpnum" => Some(Info::new(key, Value::size(self.groups.known.len()))),
+            "pmix.qry.pgrpnum" => Some(Info::new(key, Value::size(self.known.len()))),
             "pmix.qry.pgrp" => {
-                let names: Vec<&str> = self.groups.known.keys().map(|s| s.as_str()).collect();
+                let names: Vec<&str> = self.known.keys().map(|s| s.as_str()).collect();
                 Some(Info::new(key, Value::string(&names.join(","))))
             }
             "pmix.qry.pgrpmems" => {
                 let name = find(quals, PMIX_GROUP_ID).and_then(|i| i.as_str())?;
-                let g = self.groups.known.get(&name)?;
+                let g = self.known.get(&name)?;
                 Some(Info::new(key, Value::procs(&g.members)))
             }
             _ => None,

@@ -171,6 +171,26 @@ impl ServerRole {
         })
     }
 
+    /// Run `f` on the group part, then send what it answered and raised, in order.
+    fn with_groups<T>(&mut self, net: &mut Net, f: impl FnOnce(&mut group::Groups, &mut group::Ctx<'_>) -> T) -> T {
+        let handle = self.handle();
+        let mut cx = group::Ctx { net: &mut *net, host: &mut *self.host, nspaces: &self.nspaces, handle, out: Vec::new() };
+        let r = f(&mut self.groups, &mut cx);
+        let out = std::mem::take(&mut cx.out);
+        for o in out {
+            match o {
+                group::Out::Reply { conn, req, status, body } => reply(net, conn, req, status, &body),
+                group::Out::Event { code, source, range, info } => self.deliver_event(net, code, &source, range, &info),
+            }
+        }
+        r
+    }
+
+    /// The host's answer to group operation `seq`, back on this thread.
+    fn group_host_done(&mut self, net: &mut Net, seq: u64, st: pmix_status_t, infos: Vec<Info>) {
+        self.with_groups(net, |g, cx| g.finish_group_op(cx, seq, st, infos));
+    }
+
     /// The host's answer to barrier `id`, back on this thread.
     fn fence_host_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
         let handle = self.handle();
@@ -313,7 +333,7 @@ impl ServerRole {
             }
         }
         // (after the flags above: groups see it as ended)
-        self.group_member_ended(net, proc);
+        self.with_groups(net, |g, cx| g.member_ended(cx, proc));
     }
 
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
@@ -350,7 +370,7 @@ impl ServerRole {
                 }
                 // As in terminated(): what was pending on the process ends with it.
                 self.checkpoint_progress(net, &p, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
-                self.group_member_ended(net, &p);
+                self.with_groups(net, |g, cx| g.member_ended(cx, &p));
                 self.monitors.forget(&p);
                 jobctl::forget(&p);
                 self.fail_fences_of(net, &p);
@@ -464,7 +484,7 @@ impl ServerRole {
                 if procs.is_empty() {
                     procs.push(Proc::wildcard(&who.nspace));
                 }
-                let procs = self.expand_groups(procs);
+                let procs = self.groups.expand(procs, &self.nspaces);
                 let handle = self.handle();
                 let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
                 self.fences.arrive(&mut cx, conn, req, &who, procs, b);
@@ -535,7 +555,7 @@ impl ServerRole {
             Request::IofPull(p) => self.on_iof_pull(net, conn, req, &who, p)?,
             Request::IofDeregister { id } => self.on_iof_deregister(net, conn, req, id)?,
             Request::IofPush(p) => self.on_iof_push(net, conn, req, &who, p)?,
-            Request::Group(g) => self.on_group(net, conn, req, &who, g)?,
+            Request::Group(g) => self.with_groups(net, |groups, cx| groups.on_request(cx, conn, req, &who, g)),
             Request::Heartbeat => self.monitors.beat(&who),
             Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
             Request::ValidateCredential { credential, info } => self.on_validate_credential(net, conn, req, &who, credential, info)?,
@@ -607,7 +627,7 @@ impl Role for ServerRole {
         if peer.tool {
             // A tool is no registered client: its groups, invitations and
             // the monitors it set on itself end with its connection.
-            self.group_member_ended(net, &peer.proc);
+            self.with_groups(net, |g, cx| g.member_ended(cx, &peer.proc));
             self.monitors.forget(&peer.proc);
             self.host.tool_disconnected(&peer.proc);
         }
@@ -617,7 +637,7 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) || self.group_timer(net, timer) || self.lost_timer(timer) {
+        if self.checkpoint_timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) || self.lost_timer(timer) {
             return;
         }
         if let Some(alert) = self.monitors.expired(net, timer) {

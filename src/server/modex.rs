@@ -183,7 +183,7 @@ impl ServerRole {
         }
         // Data qualified by a group's context id (the members' PMIX_GROUP_INFO).
         if let Some(cid) = find(&info, PMIX_GROUP_CONTEXT_ID).and_then(group::size_of_info) {
-            let data = self.qualified_data(&target, cid, &key);
+            let data = self.groups.qualified_data(&target, cid, &key);
             reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
             return Ok(());
         }

@@ -27,7 +27,7 @@ impl ServerRole {
                 let quals = unsafe { Info::copy_array(q.qualifiers, q.nqual) }.unwrap_or_default();
                 let qns = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| who.nspace.clone());
                 match key.as_str() {
-                    "pmix.qry.pgrpnum" | "pmix.qry.pgrp" | "pmix.qry.pgrpmems" => match self.group_query(&key, &quals) {
+                    "pmix.qry.pgrpnum" | "pmix.qry.pgrp" | "pmix.qry.pgrpmems" => match self.groups.query(&key, &quals) {
                         Some(i) => answers.push(i),
                         None => all_local = false,
                     },

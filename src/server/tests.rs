@@ -591,3 +591,51 @@ fn a_silent_rank_set_a_heartbeat_monitor_is_alerted_and_a_cancel_ends_it() {
     assert_eq!(srv.clients[0].call(&cancel("hb")).status, PMIX_SUCCESS);
     assert_eq!(srv.clients[0].call(&cancel("hb")).status, PMIX_ERR_NOT_FOUND);
 }
+
+/// The next event `c` receives: its code, source and infos.
+fn next_event(c: &mut Client) -> (pmix_status_t, Proc, Vec<Info>) {
+    loop {
+        let (_, tag, body) = c.frame();
+        if tag == wire::EVENT {
+            let mut d = Decoder::new(&body);
+            let code = d.u32().unwrap() as pmix_status_t;
+            let source = Proc::decode(&mut d).unwrap();
+            return (code, source, decode_infos(&mut d).unwrap());
+        }
+    }
+}
+
+#[test]
+fn an_invitation_accepted_makes_the_group_and_the_leader_hears_each_answer_first() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let (leader, invitee) = (Proc::new("job", 0), Proc::new("job", 1));
+    let group = |op, procs: Vec<Proc>| Request::Group(msg::Group { op, name: "inv".into(), procs, directives: Vec::new() });
+    let invite = srv.clients[0].send(&group(GroupOp::Invite, vec![invitee.clone()]));
+    let (code, source, _) = next_event(&mut srv.clients[1]);
+    assert_eq!((code, source), (PMIX_GROUP_INVITED, leader.clone()));
+    let join = srv.clients[1].send(&group(GroupOp::Join { accept: true }, vec![leader.clone()]));
+    // The leader hears the acceptance before its invitation completes.
+    let (code, source, _) = next_event(&mut srv.clients[0]);
+    assert_eq!((code, source), (PMIX_GROUP_INVITE_ACCEPTED, invitee.clone()));
+    for (c, id) in [(0, invite), (1, join)] {
+        let r = srv.clients[c].reply(id);
+        assert_eq!(r.status, PMIX_SUCCESS);
+        let infos = decode_infos(&mut Decoder::new(&r.body)).unwrap();
+        let members = infos.iter().find(|i| i.key() == "pmix.grp.mbrs").map(|i| crate::owned::procs_of_value(i.value_ref()));
+        assert_eq!(members, Some(vec![leader.clone(), invitee.clone()]), "rank {c}");
+    }
+    // Both hear that it is complete.
+    for c in 0..2 {
+        let (code, _, _) = next_event(&mut srv.clients[c]);
+        assert_eq!(code, PMIX_GROUP_CONSTRUCT_COMPLETE, "rank {c}");
+    }
+    // A declined invitation leaves the leader alone in its group.
+    let group2 = |op, procs: Vec<Proc>| Request::Group(msg::Group { op, name: "inv2".into(), procs, directives: Vec::new() });
+    let invite = srv.clients[0].send(&group2(GroupOp::Invite, vec![invitee.clone()]));
+    let (code, _, _) = next_event(&mut srv.clients[1]);
+    assert_eq!(code, PMIX_GROUP_INVITED);
+    assert_eq!(srv.clients[1].call(&group2(GroupOp::Join { accept: false }, Vec::new())).status, PMIX_SUCCESS);
+    assert_eq!(next_event(&mut srv.clients[0]).0, PMIX_GROUP_INVITE_DECLINED);
+    let r = srv.clients[0].reply(invite);
+    assert_eq!(r.status, PMIX_SUCCESS);
+}
