@@ -195,14 +195,6 @@ impl ServerRole {
         net.close(c);
     }
 
-    pub(super) fn add_uid(&self, conn: ConnId, info: &mut Vec<Info>) {
-        if let Some(p) = self.peers.get(&conn) {
-            info.retain(|i| !i.is(PMIX_USERID) && !i.is(PMIX_GRPID));
-            info.push(Info::new("pmix.euid", Value::u32(p.cred.uid)));
-            info.push(Info::new("pmix.egid", Value::u32(p.cred.gid)));
-        }
-    }
-
     /// PMIx_Get_credential: the host's credential for the caller.
     pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>) -> Res {
         let h = self.handle();

@@ -191,6 +191,13 @@ impl ServerRole {
         self.with_groups(net, |g, cx| g.finish_group_op(cx, seq, st, infos));
     }
 
+    /// What publish, lookup and unpublish from `conn` need.
+    fn pubsub_ctx<'a>(&'a mut self, net: &'a mut Net, conn: ConnId) -> pubsub::Ctx<'a> {
+        let cred = self.peers.get(&conn).map(|p| (p.cred.uid, p.cred.gid));
+        let handle = self.handle();
+        pubsub::Ctx { net, host: &mut *self.host, cred, handle }
+    }
+
     /// The host's answer to barrier `id`, back on this thread.
     fn fence_host_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
         let handle = self.handle();
@@ -505,9 +512,9 @@ impl ServerRole {
                 let u = self.host.abort(&who, obj, status, &message, &procs, done);
                 self.upcall_reply(net, conn, req, u);
             }
-            Request::Publish { info } => self.on_publish(net, conn, req, &who, info)?,
-            Request::Lookup { keys, info } => self.on_lookup(net, conn, req, &who, keys, info),
-            Request::Unpublish { keys, info } => self.on_unpublish(net, conn, req, &who, keys, info),
+            Request::Publish { info } => pubsub::publish(&mut self.pubsub_ctx(net, conn), conn, req, &who, info),
+            Request::Lookup { keys, info } => pubsub::lookup(&mut self.pubsub_ctx(net, conn), conn, req, &who, keys, info),
+            Request::Unpublish { keys, info } => pubsub::unpublish(&mut self.pubsub_ctx(net, conn), conn, req, &who, keys, info),
             Request::Notify { status, source, range, info } => {
                 let complete = status == PMIX_JCTRL_CHECKPOINT_COMPLETE;
                 if complete {

@@ -1,52 +1,81 @@
 //! Publish, lookup and unpublish: relayed to the host, with the caller's
 //! identity as the kernel gave it (never what the caller claims).
 
-use crate::status::Res;
+use crate::abi::*;
 use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, Info, Proc};
-use crate::runtime::{ConnId, Net};
+use crate::owned::{encode_infos, Info, Proc, Value};
+use crate::runtime::{ConnId, Handle, Net};
 
-use super::host::Upcall;
+use super::host::{Done, Host, Upcall};
 use super::{reply, settled, ServerRole};
 
-impl ServerRole {
-    pub(super) fn on_publish(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, mut info: Vec<Info>) -> Res {
-        self.add_uid(conn, &mut info);
-        let done = self.done_reply(conn, req);
-        let u = self.host.publish(who, &info, done);
-        self.upcall_reply(net, conn, req, u);
-        Ok(())
-    }
+/// What publish, lookup and unpublish need of the server: the connections,
+/// the host, the requester's identity from the kernel, and the way back onto
+/// the server's thread for the host's answer.
+pub(super) struct Ctx<'a> {
+    pub net: &'a mut Net,
+    pub host: &'a mut dyn Host,
+    /// The requester's uid and gid as the kernel gave them.
+    pub cred: Option<(u32, u32)>,
+    pub handle: Handle<ServerRole>,
+}
 
-    pub(super) fn on_lookup(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, keys: Vec<String>, mut info: Vec<Info>) {
-        self.add_uid(conn, &mut info);
-        let h = self.handle();
-        let u = self.host.lookup(who, &keys, &info, Box::new(move |st, pdata| {
-            h.run(move |_, net| {
-                let mut e = Encoder::default();
-                e.u32(pdata.len() as u32);
-                for (p, i) in &pdata {
-                    p.encode(&mut e);
-                    let _ = encode_infos(&mut e, std::slice::from_ref(i));
-                }
-                reply(net, conn, req, settled(st), e.bytes());
-            });
-        }));
-        self.answer_empty(net, conn, req, u);
-    }
-
-    pub(super) fn on_unpublish(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, keys: Vec<String>, mut info: Vec<Info>) {
-        self.add_uid(conn, &mut info);
-        let u = self.host.unpublish(who, &keys, &info, self.done_reply(conn, req));
-        self.answer_empty(net, conn, req, u);
-    }
-
-    /// The host answered at once: no publications with its status.
-    fn answer_empty(&mut self, net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
-        if let Upcall::Now(st) = u {
-            let mut e = Encoder::default();
-            e.u32(0);
-            reply(net, conn, req, settled(st), e.bytes());
+impl Ctx<'_> {
+    /// The requester's identity replaces whatever the request claimed.
+    fn vouch(&self, info: &mut Vec<Info>) {
+        if let Some((uid, gid)) = self.cred {
+            info.retain(|i| !i.is(PMIX_USERID) && !i.is(PMIX_GRPID));
+            info.push(Info::new("pmix.euid", Value::u32(uid)));
+            info.push(Info::new("pmix.egid", Value::u32(gid)));
         }
+    }
+
+    /// A completion that answers (status) on the server's thread.
+    fn answer_later(&self, conn: ConnId, req: u32) -> Done {
+        let h = self.handle.clone();
+        Box::new(move |st| {
+            h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+        })
+    }
+}
+
+pub(super) fn publish(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, mut info: Vec<Info>) {
+    cx.vouch(&mut info);
+    let done = cx.answer_later(conn, req);
+    if let Upcall::Now(st) = cx.host.publish(who, &info, done) {
+        reply(cx.net, conn, req, settled(st), &[]);
+    }
+}
+
+pub(super) fn lookup(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, keys: Vec<String>, mut info: Vec<Info>) {
+    cx.vouch(&mut info);
+    let h = cx.handle.clone();
+    let u = cx.host.lookup(who, &keys, &info, Box::new(move |st, pdata| {
+        h.run(move |_, net| {
+            let mut e = Encoder::default();
+            e.u32(pdata.len() as u32);
+            for (p, i) in &pdata {
+                p.encode(&mut e);
+                let _ = encode_infos(&mut e, std::slice::from_ref(i));
+            }
+            reply(net, conn, req, settled(st), e.bytes());
+        });
+    }));
+    answer_empty(cx.net, conn, req, u);
+}
+
+pub(super) fn unpublish(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, keys: Vec<String>, mut info: Vec<Info>) {
+    cx.vouch(&mut info);
+    let done = cx.answer_later(conn, req);
+    let u = cx.host.unpublish(who, &keys, &info, done);
+    answer_empty(cx.net, conn, req, u);
+}
+
+/// The host answered at once: no publications with its status.
+fn answer_empty(net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
+    if let Upcall::Now(st) = u {
+        let mut e = Encoder::default();
+        e.u32(0);
+        reply(net, conn, req, settled(st), e.bytes());
     }
 }
