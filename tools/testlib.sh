@@ -351,7 +351,8 @@ slurm_wait_idle() {
 # starts it (NSH_PID[host], NSH_NET[host]: its net namespace), sets its
 # hostname, bind-mounts <hosts file> over /etc/hosts, gives it a private
 # tmpfs on /tmp and /dev/shm (each host's session directories and sockets
-# are its own, as on two machines; a <dir> under /tmp is bound back in) and
+# are its own, as on two machines; a <dir> under /tmp is bound back in,
+# with what is mounted below it) and
 # brings its loopback up -- everything inside its own mount namespace: the
 # system's /etc/hosts and /tmp are never touched.
 # nsh_in <host> <cmd...> runs a command in the host's namespaces (in
@@ -381,12 +382,12 @@ nsh_start() {
     nsenter -t "$pid" -m -- sh -e -c '
         mount -t tmpfs -o mode=1777,size=256m nshost-shm /dev/shm
         mkdir /dev/shm/.old-tmp
-        mount --bind /tmp /dev/shm/.old-tmp
+        mount --rbind /tmp /dev/shm/.old-tmp
         mount -t tmpfs -o mode=1777,size=256m nshost-tmp /tmp
         for d in "$@"; do
-            case $d/ in /tmp/*) mkdir -p "$d"; mount --bind "/dev/shm/.old-tmp/${d#/tmp/}" "$d" ;; esac
+            case $d/ in /tmp/*) mkdir -p "$d"; mount --rbind "/dev/shm/.old-tmp/${d#/tmp/}" "$d" ;; esac
         done
-        umount /dev/shm/.old-tmp
+        umount -R /dev/shm/.old-tmp
         rmdir /dev/shm/.old-tmp' sh "$@" || return 1
     nsenter -t "$pid" -n -- ip link set lo up || return 1
 }
