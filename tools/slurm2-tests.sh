@@ -281,8 +281,13 @@ setup_nodes() {
         nsh_start "$h" 600 "$work/hosts" "$SB" "$LIBDIR" || return 1
         # in the Debian 13 root too: the node's own /tmp, /dev/shm and hosts
         if [[ -n $RR ]]; then
-            nsenter -t "${NSH_PID[$h]}" -m -- sh -e -c 'mount -t tmpfs -o mode=1777 nshost-tmp "$1/tmp"
-                mount -t tmpfs -o mode=1777 nshost-shm "$1/dev/shm"; mount --bind "$2" "$1/etc/hosts"' sh "$RR" "$work/hosts" || return 1
+            # (a work tree under /tmp is bound in again over the node's /tmp)
+            nsenter -t "${NSH_PID[$h]}" -m -- sh -e -c 'r=$1; mount -t tmpfs -o mode=1777 nshost-tmp "$r/tmp"
+                mount -t tmpfs -o mode=1777 nshost-shm "$r/dev/shm"; mount --bind "$2" "$r/etc/hosts"
+                shift 2
+                for d in "$@"; do
+                    case $d/ in /tmp/*) mkdir -p "$r$d"; mount --rbind "$d" "$r$d" ;; esac
+                done' sh "$RR" "$work/hosts" "$SB" "$LIBDIR" || return 1
         fi
     done
     # a bridge on slurm2-n1 holding its address; a veth from every other node to it
