@@ -9,15 +9,15 @@ use std::collections::{HashMap, VecDeque};
 use crate::abi::*;
 use crate::msg;
 use crate::flags::Channels;
-use crate::status::Res;
 use crate::data::pack::Encoder;
 use crate::owned::Proc;
-use crate::owned::{self, find};
+use crate::owned::{self};
 use crate::runtime::ConnId;
 use crate::runtime::Net;
 use crate::wire;
 
-use super::{reply, ServerRole};
+use super::host::{Host, Upcall};
+use super::{reply, settled};
 
 /// One registration of a PMIx_IOF_pull.
 pub struct Pull {
@@ -50,11 +50,13 @@ pub struct Iof {
     pub cache_size: usize,
     /// Drop the newest data when the cache is full (PMIX_IOF_DROP_NEWEST); default: the oldest.
     pub drop_newest: bool,
+    /// (source, channel) combinations already asked of the host's iof_pull.
+    asked: std::collections::HashSet<(Proc, Channels)>,
 }
 
 impl Default for Iof {
     fn default() -> Self {
-        Iof { pulls: Vec::new(), next_id: 1, cache: HashMap::new(), cached_bytes: HashMap::new(), cache_size: 1 << 20, drop_newest: false }
+        Iof { pulls: Vec::new(), next_id: 1, cache: HashMap::new(), cached_bytes: HashMap::new(), cache_size: 1 << 20, drop_newest: false, asked: Default::default() }
     }
 }
 
@@ -145,88 +147,77 @@ pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, 
     net.send(conn, 0, wire::IOF, e.bytes());
 }
 
-impl ServerRole {
+impl Iof {
     /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
-    pub fn iof_deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
-        let targets: Vec<(ConnId, u32)> = self.iof.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
+    /// `origin`: where the source runs, for detailed output tags.
+    pub(super) fn deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool, origin: &Origin<'_>) {
+        let targets: Vec<(ConnId, u32)> = self.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
         if targets.is_empty() {
-            self.iof.cache(source, channel, (data.to_vec(), complete));
+            self.cache(source, channel, (data.to_vec(), complete));
             return;
         }
-        let origin = Origin { host: &self.hostname, pid: self.pid_of(source) };
         for (conn, handle) in targets {
-            send_iof(net, conn, handle, source, &origin, channel, data, complete);
+            send_iof(net, conn, handle, source, origin, channel, data, complete);
         }
-    }
-
-    /// The pid of a local process: the kernel's word for a connected client,
-    /// else PMIX_PROC_PID as the host registered it (0: unknown).
-    pub(super) fn pid_of(&self, p: &Proc) -> u32 {
-        let ns = self.nspaces.get(&p.nspace);
-        let conn = ns.and_then(|n| n.clients.get(&p.rank)).and_then(|c| c.conn);
-        if let Some(peer) = conn.and_then(|c| self.peers.get(&c)) {
-            return peer.cred.pid.max(0) as u32;
-        }
-        ns.and_then(|n| n.procs.get(&p.rank)).and_then(|v| find(v, PMIX_PROC_PID)).and_then(|i| i.as_u32()).unwrap_or(0)
     }
 
     /// The largest backlog of forwarded output any pulling tool has not read
     /// yet: a host that can make its sources wait (pmixrun) throttles on it,
     /// so a slow tool bounds memory instead of growing it.
-    pub fn iof_backlog(&self, net: &Net) -> usize {
-        self.iof.pulls.iter().map(|p| net.queued(p.conn)).max().unwrap_or(0)
+    pub fn backlog(&self, net: &Net) -> usize {
+        self.pulls.iter().map(|p| net.queued(p.conn)).max().unwrap_or(0)
     }
 
-    pub(super) fn on_iof_pull(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, pull: msg::IofPull) -> Res {
+    /// A pull from `who` on `conn`; the host is asked only for the sources
+    /// and channels it was not asked for before. What was cached for it
+    /// follows the reply (`origin_of` names where each source runs).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pull(&mut self, net: &mut Net, host: &mut dyn Host, conn: ConnId, req: u32, who: &Proc, pull: msg::IofPull, origin_of: impl Fn(&Proc) -> (String, u32)) {
         let msg::IofPull { procs, channels, handle, directives } = pull;
         let channels = Channels::from(channels);
         if channels.contains(Channels::STDIN) {
             reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
-            return Ok(());
+            return;
         }
         if channels.is_empty() || procs.is_empty() {
             reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
-            return Ok(());
+            return;
         }
-        // Ask the host only for combinations it was not asked for before.
         let fresh: Vec<Proc> = procs
             .iter()
-            .filter(|p| Channels::OUTPUTS.iter().any(|c| channels.contains(*c) && !self.iof_asked.contains(&((*p).clone(), *c))))
+            .filter(|p| Channels::OUTPUTS.iter().any(|c| channels.contains(*c) && !self.asked.contains(&((*p).clone(), *c))))
             .cloned()
             .collect();
         if !fresh.is_empty() {
             for p in &fresh {
                 for c in Channels::OUTPUTS.into_iter().filter(|c| channels.contains(*c)) {
-                    self.iof_asked.insert((p.clone(), c));
+                    self.asked.insert((p.clone(), c));
                 }
             }
-            let _ = self.host.iof_pull(&fresh, &directives, channels.raw(), Box::new(|_| {}));
+            let _ = host.iof_pull(&fresh, &directives, channels.raw(), Box::new(|_| {}));
         }
-        let id = self.iof.add_pull(conn, handle, who.clone(), procs, channels);
+        let id = self.add_pull(conn, handle, who.clone(), procs, channels);
         let mut e = Encoder::default();
         e.u32(id);
         reply(net, conn, req, PMIX_SUCCESS, e.bytes());
         // Output written before anyone pulled it follows the reply.
-        for (src, ch, (data, complete)) in self.iof.take_cached(id) {
-            let origin = Origin { host: &self.hostname, pid: self.pid_of(&src) };
-            send_iof(net, conn, handle, &src, &origin, ch, &data, complete);
+        for (src, ch, (data, complete)) in self.take_cached(id) {
+            let (host, pid) = origin_of(&src);
+            send_iof(net, conn, handle, &src, &Origin { host: &host, pid }, ch, &data, complete);
         }
-        Ok(())
     }
 
-    pub(super) fn on_iof_deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, id: u32) -> Res {
-        let st = if self.iof.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
+    pub(super) fn deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, id: u32) {
+        let st = if self.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
         reply(net, conn, req, st, &[]);
-        Ok(())
     }
+}
 
-    /// PMIx_IOF_push from a tool: stdin for the targets, through the host.
-    pub(super) fn on_iof_push(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, push: msg::IofPush) -> Res {
-        let msg::IofPush { targets, data, directives } = push;
-        let done = self.done_reply(conn, req);
-        let u = self.host.push_stdin(who, &targets, &directives, data.as_deref(), done);
-        self.upcall_reply(net, conn, req, u);
-        Ok(())
+/// PMIx_IOF_push from a tool: stdin for the targets, through the host.
+pub(super) fn push(net: &mut Net, host: &mut dyn Host, conn: ConnId, req: u32, who: &Proc, push: msg::IofPush, done: super::host::Done) {
+    let msg::IofPush { targets, data, directives } = push;
+    if let Upcall::Now(st) = host.push_stdin(who, &targets, &directives, data.as_deref(), done) {
+        reply(net, conn, req, settled(st), &[]);
     }
 }
 

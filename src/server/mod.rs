@@ -72,8 +72,6 @@ pub struct ServerRole {
     groups: group::Groups,
     next_checkpoint: u64,
     pub iof: iof::Iof,
-    /// (source, channel) combinations already asked of the host's iof_pull.
-    iof_asked: std::collections::HashSet<(Proc, crate::flags::Channels)>,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
     /// Cleanup registered by a process for itself (runs when it terminates).
@@ -103,6 +101,17 @@ fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u
         // Too large for the wire: the caller hears so rather than waiting.
         net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
     }
+}
+
+/// The pid of a local process: the kernel's word for a connected client,
+/// else PMIX_PROC_PID as the host registered it (0: unknown).
+fn pid_of(nspaces: &HashMap<String, Nspace>, peers: &HashMap<ConnId, Peer>, p: &Proc) -> u32 {
+    let ns = nspaces.get(&p.nspace);
+    let conn = ns.and_then(|n| n.clients.get(&p.rank)).and_then(|c| c.conn);
+    if let Some(peer) = conn.and_then(|c| peers.get(&c)) {
+        return peer.cred.pid.max(0) as u32;
+    }
+    ns.and_then(|n| n.procs.get(&p.rank)).and_then(|v| find(v, PMIX_PROC_PID)).and_then(|i| i.as_u32()).unwrap_or(0)
 }
 
 /// A reply whose body is a list of infos (what every info-style request expects).
@@ -142,7 +151,6 @@ impl ServerRole {
             groups: Default::default(),
             next_checkpoint: 0,
             iof: iof::Iof::default(),
-            iof_asked: std::collections::HashSet::new(),
             enable_monitoring: false,
             proc_epilogs: HashMap::new(),
             session_dir: None,
@@ -196,6 +204,23 @@ impl ServerRole {
         let cred = self.peers.get(&conn).map(|p| (p.cred.uid, p.cred.gid));
         let handle = self.handle();
         pubsub::Ctx { net, host: &mut *self.host, cred, handle }
+    }
+
+    /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
+    pub fn iof_deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
+        let pid = self.pid_of(source);
+        self.iof.deliver(net, source, channel, data, complete, &iof::Origin::new(&self.hostname, pid));
+    }
+
+    /// The largest backlog of forwarded output a pulling tool has not read.
+    pub fn iof_backlog(&self, net: &Net) -> usize {
+        self.iof.backlog(net)
+    }
+
+    /// The pid of a local process: the kernel's word for a connected client,
+    /// else PMIX_PROC_PID as the host registered it (0: unknown).
+    pub(super) fn pid_of(&self, p: &Proc) -> u32 {
+        pid_of(&self.nspaces, &self.peers, p)
     }
 
     /// The host's answer to barrier `id`, back on this thread.
@@ -559,9 +584,16 @@ impl ServerRole {
                     reply_infos(net, conn, req, st, &[]);
                 }
             }
-            Request::IofPull(p) => self.on_iof_pull(net, conn, req, &who, p)?,
-            Request::IofDeregister { id } => self.on_iof_deregister(net, conn, req, id)?,
-            Request::IofPush(p) => self.on_iof_push(net, conn, req, &who, p)?,
+            Request::IofPull(p) => {
+                let (hostname, nspaces, peers) = (&self.hostname, &self.nspaces, &self.peers);
+                let origin_of = |src: &Proc| (hostname.clone(), pid_of(nspaces, peers, src));
+                self.iof.pull(net, &mut *self.host, conn, req, &who, p, origin_of);
+            }
+            Request::IofDeregister { id } => self.iof.deregister(net, conn, req, id),
+            Request::IofPush(p) => {
+                let done = self.done_reply(conn, req);
+                iof::push(net, &mut *self.host, conn, req, &who, p, done);
+            }
             Request::Group(g) => self.with_groups(net, |groups, cx| groups.on_request(cx, conn, req, &who, g)),
             Request::Heartbeat => self.monitors.beat(&who),
             Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
