@@ -55,3 +55,25 @@ for n in $SIZES; do
         "$(cell "$(med "$exit_only")" "$b" "$n")" "$(cell "$(med "$fence")" "$b" "$n")" \
         "$( [ -n "$SHM" ] && cell "$(med "$fence_shm")" "$b" "$n" || echo n/a)"
 done
+
+# One-rank jobs through a persistent pmixrun (`pmixctl run -n 1`, start to
+# end event, the tool's own start included): one after another, and 100
+# tools at once. In a TMPDIR of its own, so no other server is found.
+PMIXCTL="$LIBDIR/pmixctl"
+T=$(mktemp -d)
+TMPDIR=$T "$PMIXRUN" --persistent >/dev/null 2>&1 &
+server=$!
+for _ in $(seq 100); do TMPDIR=$T "$PMIXCTL" run -n 1 /bin/true >/dev/null 2>&1 && break; sleep 0.05; done
+seq_runs="" par_runs=""
+for _ in $(seq "$RUNS"); do
+    seq_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 50); do "$0" run -n 1 /bin/true || exit 1; done' "$PMIXCTL")"
+    par_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 100); do { "$0" run -n 1 /bin/true || echo x >>"$1"; } & done; wait; [ ! -s "$1" ]' "$PMIXCTL" "$T/failed")"
+done
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+rm -rf "$T"
+s=$(med "$seq_runs") p=$(med "$par_runs")
+echo
+echo "One-rank jobs through pmixrun --persistent (pmixctl run -n 1 /bin/true), medians of $RUNS:"
+[ "$s" = fail ] && echo "  one after another: fail" || awk -v s="$s" 'BEGIN { printf "  one after another: %.1f ms a job (50 in %.3f s)\n", s / 50 * 1000, s }'
+[ "$p" = fail ] && echo "  100 tools at once: fail" || awk -v p="$p" 'BEGIN { printf "  100 tools at once: %.0f jobs/s (%.3f s)\n", 100 / p, p }'

@@ -229,6 +229,7 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
     if pid < 0 {
         return Err(clone_err);
     }
+    started_one();
     // What the child reported before its exec (nothing: the exec happened).
     let mut msg = [0i32; 2];
     let mut rep = std::fs::File::from(rep_r);
@@ -285,4 +286,13 @@ fn above_stdio(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedFd
     let n = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).map_err(std::io::Error::from)?;
     // SAFETY: a descriptor just made by F_DUPFD_CLOEXEC, owned by nothing else.
     Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(n) })
+}
+
+/// Children started so far, and the reaper's wake-up (job.rs): a reaper
+/// with no child to wait for sleeps until the next start, not a period.
+pub static STARTS: (parking_lot::Mutex<u64>, parking_lot::Condvar) = (parking_lot::Mutex::new(0), parking_lot::Condvar::new());
+
+fn started_one() {
+    *STARTS.0.lock() += 1;
+    STARTS.1.notify_all();
 }

@@ -879,6 +879,7 @@ pub fn start_signal_thread(tx: Sender<Event>) {
 
 pub fn start_reaper(tx: Sender<Event>) {
     std::thread::spawn(move || loop {
+        let starts = *crate::exec::STARTS.0.lock();
         // Any child of this process; stopped or continued children are not
         // ends (a stop seen here is a traced rank's: debug.rs).
         let (pid, code) = match waitpid(Pid::from_raw(-1), None) {
@@ -892,8 +893,13 @@ pub fn start_reaper(tx: Sender<Event>) {
             }
             Ok(_) => continue,
             Err(_) => {
-                // (no child yet)
-                std::thread::sleep(Duration::from_millis(20));
+                // No child: wait for the next start (one since `starts` was
+                // read may have ended already: waitpid again at once). The
+                // timeout only bounds a start this count does not see.
+                let mut n = crate::exec::STARTS.0.lock();
+                if *n == starts {
+                    crate::exec::STARTS.1.wait_for(&mut n, Duration::from_secs(1));
+                }
                 continue;
             }
         };
