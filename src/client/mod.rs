@@ -103,9 +103,9 @@ impl Cache {
     }
 
     /// Use the namespace's shared snapshot for the records it holds.
-    pub fn put_shared(&self, nspace: &str, snapshot: crate::msg::snapshot::Mapped) {
+    pub fn put_shared(&self, nspace: &str, snapshot: Arc<crate::msg::snapshot::Mapped>) {
         let mut m = self.map.write();
-        m.entry(nspace.to_string()).or_default().shared = Some(Arc::new(snapshot));
+        m.entry(nspace.to_string()).or_default().shared = Some(snapshot);
     }
 
     /// Decode `rank`'s pending record, if it has one (write lock only then).
@@ -789,8 +789,11 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
             crate::pmix_debug!(1, "PMIx_Init: the server's job data snapshot: {e}");
             PMIX_ERR_UNREACH
         })?;
-        cache.put_shared(&me.nspace, snap);
+        let snap = Arc::new(snap);
+        cache.put_shared(&me.nspace, snap.clone());
         cache.ready(&me.nspace, PMIX_RANK_WILDCARD);
+        // (the job level is decoded: its pages need not stay resident)
+        snap.release_pages();
     }
     for (rank, record) in records {
         if rank == PMIX_RANK_WILDCARD || rank == me.rank {

@@ -141,6 +141,17 @@ impl Mapped {
     pub fn record(&self, rank: pmix_rank_t) -> Option<&[u8]> {
         record(self.bytes(), rank)
     }
+
+    /// Let the kernel take back the pages read so far (the job level,
+    /// decoded at init): a later read of a peer's record maps its page
+    /// again from the sealed file, unchanged. Keeps a client's resident
+    /// size to what it uses.
+    pub fn release_pages(&self) {
+        // SAFETY: the whole mapping made in `map` (page-aligned, `len`
+        // bytes); MADV_DONTNEED on a private read-only file mapping only
+        // drops pages that the next read brings back from the file.
+        unsafe { libc::madvise(self.ptr as *mut libc::c_void, self.len, libc::MADV_DONTNEED) };
+    }
 }
 
 impl Drop for Mapped {
@@ -161,6 +172,11 @@ mod tests {
         let borrowed: Vec<(pmix_rank_t, &[u8])> = recs.iter().map(|(r, b)| (*r, &b[..])).collect();
         let fd = seal(&encode(&borrowed)).unwrap();
         let m = Mapped::map(fd.as_fd()).unwrap();
+        for (r, b) in &recs {
+            assert_eq!(m.record(*r), Some(&b[..]));
+        }
+        // (pages given back are read again unchanged)
+        m.release_pages();
         for (r, b) in &recs {
             assert_eq!(m.record(*r), Some(&b[..]));
         }
