@@ -82,6 +82,7 @@ bench: deps build
 	@tools/bench-twohost.sh $(BUILD)
 	@tools/bench-scale.py $(BUILD)
 	@tools/bench-consumers.sh $(BUILD)
+	@tools/bench-launch.sh $(BUILD)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

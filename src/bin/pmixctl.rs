@@ -103,6 +103,8 @@ static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
 static EXIT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 /// Jobs that ended: (namespace, exit code), from PMIX_ERR_JOB_TERMINATED.
 static ENDED: std::sync::Mutex<Vec<(String, i32)>> = std::sync::Mutex::new(Vec::new());
+/// Told when ENDED grows (`run` waits on it, not on a poll's period).
+static ENDED_CV: std::sync::Condvar = std::sync::Condvar::new();
 
 unsafe extern "C" fn on_job_end(
     _id: usize,
@@ -120,6 +122,7 @@ unsafe extern "C" fn on_job_end(
         let code = pmix::owned::find(&infos, PMIX_EXIT_CODE).and_then(|i| i.as_u32()).unwrap_or(0) as i32;
         if let Some(p) = job.and_then(|j| j.into_iter().next()) {
             ENDED.lock().unwrap().push((p.nspace, code));
+            ENDED_CV.notify_all();
         }
     }
     if let Some(f) = cbfunc {
@@ -255,17 +258,19 @@ fn run_job(words: &[String], timeout: Option<u32>) -> Result<(), String> {
     }
     let end = timeout.map(|t| Instant::now() + Duration::from_secs(t as u64));
     loop {
-        if let Some((_, code)) = ENDED.lock().unwrap().iter().find(|(n, _)| *n == ns) {
+        let ended = ENDED.lock().unwrap();
+        if let Some((_, code)) = ended.iter().find(|(n, _)| *n == ns) {
             EXIT.store((*code).clamp(0, 255) as u8, Ordering::SeqCst);
             return Ok(());
         }
+        // (woken by the job's end event; the period checks the server and the timeout)
+        drop(ENDED_CV.wait_timeout(ended, Duration::from_millis(20)).unwrap());
         if !pmix::client::server_alive() {
             return Err("the server went away".into());
         }
         if end.is_some_and(|e| Instant::now() >= e) {
             return Err(format!("run: job {ns} still running after the timeout"));
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 /// `pmixctl info`: what this installation is and what it can do here, and

@@ -28,6 +28,11 @@ struct NsData {
     /// Records the server sent at init, still encoded: decoded on first use
     /// (a rank of a thousand local peers decodes only those it asks about).
     encoded: HashMap<pmix_rank_t, Box<[u8]>>,
+    /// The namespace's job data snapshot the server shares with all its
+    /// local clients (`msg::snapshot`), mapped: a rank's record there is
+    /// decoded on first use, unless `ranks` holds the rank already (decoded,
+    /// or data put since, which decoded it first).
+    shared: Option<Arc<crate::msg::snapshot::Mapped>>,
     layout: std::sync::OnceLock<Option<Arc<crate::layout::Layout>>>,
 }
 
@@ -58,8 +63,27 @@ impl NsData {
     /// Decode `rank`'s encoded record into the cache (a record that does
     /// not decode is dropped: a miss, as if never sent).
     fn decode_pending(&mut self, rank: pmix_rank_t) {
-        let Some(bytes) = self.encoded.remove(&rank) else { return };
-        match decode_infos(&mut Decoder::new(&bytes)) {
+        if let Some(bytes) = self.encoded.remove(&rank) {
+            return self.decode_record(rank, &bytes);
+        }
+        if self.ranks.contains_key(&rank) {
+            return;
+        }
+        let Some(shared) = self.shared.clone() else { return };
+        if let Some(bytes) = shared.record(rank) {
+            self.decode_record(rank, bytes);
+        }
+        // (decoded, or a record that does not decode: either way used)
+        self.ranks.entry(rank).or_default();
+    }
+
+    /// A record not decoded yet for `rank`, inline or in the shared snapshot.
+    fn pending(&self, rank: pmix_rank_t) -> bool {
+        self.encoded.contains_key(&rank) || (!self.ranks.contains_key(&rank) && self.shared.as_ref().is_some_and(|s| s.record(rank).is_some()))
+    }
+
+    fn decode_record(&mut self, rank: pmix_rank_t, bytes: &[u8]) {
+        match decode_infos(&mut Decoder::new(bytes)) {
             Ok(infos) => {
                 let v = self.ranks.entry(rank).or_default();
                 for i in infos {
@@ -78,9 +102,15 @@ impl Cache {
         m.entry(nspace.to_string()).or_default().encoded.insert(rank, record.into());
     }
 
+    /// Use the namespace's shared snapshot for the records it holds.
+    pub fn put_shared(&self, nspace: &str, snapshot: Arc<crate::msg::snapshot::Mapped>) {
+        let mut m = self.map.write();
+        m.entry(nspace.to_string()).or_default().shared = Some(snapshot);
+    }
+
     /// Decode `rank`'s pending record, if it has one (write lock only then).
     fn ready(&self, nspace: &str, rank: pmix_rank_t) {
-        if self.map.read().get(nspace).is_some_and(|ns| ns.encoded.contains_key(&rank)) {
+        if self.map.read().get(nspace).is_some_and(|ns| ns.pending(rank)) {
             if let Some(ns) = self.map.write().get_mut(nspace) {
                 ns.decode_pending(rank);
             }
@@ -106,7 +136,9 @@ impl Cache {
     pub fn lookup(&self, nspace: &str, rank: pmix_rank_t, key: &str) -> Option<Value> {
         let m = self.map.read();
         let ns = m.get(nspace)?;
-        if rank != PMIX_RANK_WILDCARD && ns.encoded.contains_key(&rank) {
+        let held = ns.ranks.get(&rank);
+        // (a rank held is decoded: putting data for it decoded it first)
+        if held.is_none() && ns.pending(rank) {
             drop(m);
             return self.lookup_first_use(nspace, rank, key);
         }
@@ -114,7 +146,7 @@ impl Cache {
             // SAFETY: a valid cached value; a failed copy (out of memory) is a miss.
             unsafe { Value::copy_of(&i.0.value) }.ok()
         };
-        if let Some(i) = ns.ranks.get(&rank).and_then(|v| v.get(key)) {
+        if let Some(i) = held.and_then(|v| v.get(key)) {
             return copy(i);
         }
         if let Some(v) = Self::derived(ns, rank, key) {
@@ -720,7 +752,8 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     let body = Hello { protocol: wire::PROTOCOL, proc: me.clone(), token }.encode();
     s.write_all(&runtime::frame(1, wire::HELLO, &body)).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
-    s.read_exact(&mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
+    // The namespace's shared job data comes with the reply's first bytes.
+    let shared_fd = runtime::lane::recv_exact_with_fd(std::os::fd::AsFd::as_fd(&s), &mut hdr).map_err(|_| PMIX_ERR_UNREACH)?;
     let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
     if !(6..=runtime::MAX_FRAME).contains(&len) {
         return Err(PMIX_ERR_UNREACH);
@@ -738,11 +771,31 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     let mut d = Decoder::new(&rest[4..]);
     let srv_ns = decode_str(&mut d)?;
     let srv_rank = d.u32()?;
-    // The job level and our own record now; the peers' stay encoded until asked for.
+    // The job level and our own record now; the peers' stay encoded until
+    // asked for: in the reply, or in the snapshot it passed (then the reply
+    // holds our own record only, as it is now).
     let n = d.u32()? as usize;
+    let mut records = Vec::new();
     for _ in 0..n.min(d.remaining()) {
-        let rank = d.u32()?;
-        let record = d.blob()?;
+        records.push((d.u32()?, d.blob()?));
+    }
+    let mapped = d.remaining() >= 4 && d.u32()? == 1;
+    if mapped {
+        let fd = shared_fd.ok_or_else(|| {
+            crate::pmix_debug!(1, "PMIx_Init: the server's job data snapshot did not arrive");
+            PMIX_ERR_UNREACH
+        })?;
+        let snap = crate::msg::snapshot::Mapped::map(std::os::fd::AsFd::as_fd(&fd)).map_err(|e| {
+            crate::pmix_debug!(1, "PMIx_Init: the server's job data snapshot: {e}");
+            PMIX_ERR_UNREACH
+        })?;
+        let snap = Arc::new(snap);
+        cache.put_shared(&me.nspace, snap.clone());
+        cache.ready(&me.nspace, PMIX_RANK_WILDCARD);
+        // (the job level is decoded: its pages need not stay resident)
+        snap.release_pages();
+    }
+    for (rank, record) in records {
         if rank == PMIX_RANK_WILDCARD || rank == me.rank {
             cache.put(&Proc::new(&me.nspace, rank), decode_infos(&mut Decoder::new(record))?);
         } else {

@@ -13,6 +13,7 @@
 //! and events keep the per-request layouts their readers declare.
 
 pub mod rpmix;
+pub mod snapshot;
 pub mod v41;
 #[cfg(test)]
 mod tests;

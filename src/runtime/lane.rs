@@ -134,6 +134,38 @@ impl Lane {
         Ok(o.pending() > 0)
     }
 
+    /// Append a frame with `fd` attached to its first byte (SCM_RIGHTS),
+    /// written now: only on an idle lane (nothing queued before it, so the
+    /// descriptor travels with this frame's bytes). Ok(None): not sent
+    /// (another frame is queued, or the socket refused the first write);
+    /// the caller sends the frame its other way. Ok(Some(left)) as `push`.
+    pub(super) fn push_with_fd(&self, req: u32, tag: u16, body: &[u8], fd: std::os::fd::BorrowedFd<'_>) -> Result<Option<bool>, Refused> {
+        if self.framing.header_len() + body.len() > MAX_SEND {
+            return Err(Refused::TooLarge);
+        }
+        let mut o = self.out.lock();
+        if o.closed {
+            return Err(Refused::Closed);
+        }
+        if o.pending() != 0 {
+            return Ok(None);
+        }
+        o.clear();
+        self.framing.header(req, tag, body.len(), &mut o.buf);
+        o.buf.extend_from_slice(body);
+        match send_with_fd(self.fd, &o.buf, fd) {
+            Some(n) if n > 0 => {
+                o.sent = n;
+                write_out(self.fd, &mut o);
+                Ok(Some(o.pending() > 0))
+            }
+            _ => {
+                o.clear();
+                Ok(None)
+            }
+        }
+    }
+
     /// Write what is queued (the progress thread, on writability):
     /// (the socket is dead, bytes are still queued).
     pub(super) fn flush(&self) -> (bool, bool) {
@@ -185,6 +217,98 @@ fn write_out(fd: RawFd, o: &mut Out) -> bool {
         o.sent = 0;
     }
     dead
+}
+
+/// One sendmsg of `bytes` carrying `fd` (SCM_RIGHTS): the bytes written,
+/// None when the socket took none (the descriptor did not go either).
+fn send_with_fd(sock: RawFd, bytes: &[u8], fd: std::os::fd::BorrowedFd<'_>) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    let raw = fd.as_raw_fd();
+    let mut iov = libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: bytes.len() };
+    // Room for one control message of one descriptor, aligned for cmsghdr.
+    let mut control = [0u64; 4];
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+    debug_assert!(space <= std::mem::size_of_val(&control));
+    // SAFETY: a zeroed msghdr is a valid empty one; its fields are set below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    // SAFETY: `msg` points at `control`, large enough for one cmsghdr and
+    // one descriptor (CMSG_SPACE above); CMSG_FIRSTHDR is within it.
+    unsafe {
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(c) as *mut RawFd, raw);
+    }
+    loop {
+        // SAFETY: `sock` is the lane's open socket (closed only under the
+        // lane's lock, which the caller holds); `msg` is valid as built above.
+        let n = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT) };
+        if n > 0 {
+            return Some(n as usize);
+        }
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return None;
+    }
+}
+
+/// Read exactly `buf.len()` bytes from a blocking Unix stream, keeping a
+/// descriptor that arrives with them (SCM_RIGHTS, close-on-exec); any
+/// further descriptors are closed.
+pub fn recv_exact_with_fd(sock: std::os::fd::BorrowedFd<'_>, buf: &mut [u8]) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut got: Option<OwnedFd> = None;
+    let mut filled = 0;
+    while filled < buf.len() {
+        let mut iov = libc::iovec { iov_base: buf[filled..].as_mut_ptr().cast(), iov_len: buf.len() - filled };
+        let mut control = [0u64; 8];
+        // SAFETY: a zeroed msghdr is a valid empty one; its fields are set below.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        // SAFETY: `sock` is open; `msg` points at `iov` (the unfilled rest of
+        // `buf`) and `control`, both valid for their lengths.
+        let n = unsafe { libc::recvmsg(sock.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        // SAFETY: walking the control messages the kernel wrote into
+        // `control` (msg_controllen bytes), with the CMSG macros.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                    let data = libc::CMSG_DATA(c);
+                    let bytes = (*c).cmsg_len as usize - (data as usize - c as usize);
+                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                        let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned((data as *const RawFd).add(i)));
+                        if got.is_none() {
+                            got = Some(fd);
+                        }
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&msg, c);
+            }
+        }
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        filled += n as usize;
+    }
+    Ok(got)
 }
 
 #[cfg(test)]

@@ -140,6 +140,24 @@ impl Net {
         true
     }
 
+    /// Send one frame to `id` with `fd` attached (a Unix stream with
+    /// nothing queued, no rewrite): true when it went so; false when it did
+    /// not go at all, and the caller sends it without the descriptor.
+    pub fn send_with_fd(&mut self, id: ConnId, req: u32, tag: u16, body: &[u8], fd: std::os::fd::BorrowedFd<'_>) -> bool {
+        let Some(c) = self.conns.get(&id) else { return false };
+        if c.rewrite.is_some() || !matches!(c.stream, Stream::Unix(_)) {
+            return false;
+        }
+        match c.lane.push_with_fd(req, tag, body, fd) {
+            Ok(Some(true)) => {
+                self.flush(id);
+                true
+            }
+            Ok(Some(false)) => true,
+            _ => false,
+        }
+    }
+
     /// Bytes queued for `id` that the peer has not read yet (0 if gone).
     pub fn queued(&self, id: ConnId) -> usize {
         self.conns.get(&id).map_or(0, |c| c.lane.queued())

@@ -38,18 +38,56 @@ impl ServerRole {
             return refuse(net, &why, st);
         }
         let (first, obj) = self.mark_connected(conn, &proc, cred);
-        // The whole namespace's data: the client answers most Gets from it.
-        let mut body = Encoder::default();
-        owned::encode_str(&mut body, &self.me.nspace);
-        body.u32(self.me.rank);
-        let snapshot = self.nspaces.get_mut(&ns).map(|n| n.encode_snapshot(&mut body));
-        if !matches!(snapshot, Some(Ok(()))) {
+        // The namespace's job data: the client answers most Gets from it.
+        // Shared: the sealed snapshot's descriptor goes with the reply, which
+        // carries only this rank's own record, so a hello costs the same
+        // whatever the number of local peers. Inline (a snapshot that cannot
+        // be made or passed): every record in the reply.
+        let Some(nsd) = self.nspaces.get_mut(&ns) else { return refuse(net, "namespace not registered", PMIX_ERR_NOT_FOUND) };
+        let shared = nsd.shared_snapshot().ok();
+        let mut own = Encoder::default();
+        let encoded = match nsd.own_record(proc.rank) {
+            Ok(Some(rec)) => {
+                own.u32(1);
+                own.u32(proc.rank);
+                own.blob(rec);
+                Ok(())
+            }
+            Ok(None) => {
+                own.u32(0);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        };
+        if encoded.is_err() {
             return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
         }
         if let Err(st) = self.host_accepts(&proc, first, obj) {
             return refuse(net, "the host refused it", st);
         }
-        reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+        let head = |body: &mut Encoder| {
+            body.raw(&PMIX_SUCCESS.to_le_bytes());
+            owned::encode_str(body, &self.me.nspace);
+            body.u32(self.me.rank);
+        };
+        if let Some(fd) = shared {
+            let mut body = Encoder::default();
+            head(&mut body);
+            body.raw(own.bytes());
+            body.u32(1);
+            if net.send_with_fd(conn, req, wire::REPLY, body.bytes(), std::os::fd::AsFd::as_fd(&*fd)) {
+                return;
+            }
+        }
+        let mut body = Encoder::default();
+        head(&mut body);
+        let Some(Ok(())) = self.nspaces.get_mut(&ns).map(|n| n.encode_snapshot(&mut body)) else {
+            return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
+        };
+        body.u32(0);
+        if !net.send(conn, req, wire::REPLY, body.bytes()) {
+            net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
+        }
     }
 
     /// Why a client may not connect as `proc` (None: it may), whatever the

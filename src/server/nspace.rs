@@ -61,6 +61,15 @@ pub struct Nspace {
     /// records, not N^2. Dropped when what they encode changes (`job` and
     /// `procs` change only through this file).
     encoded: std::collections::HashMap<pmix_rank_t, Vec<u8>>,
+    /// The same records as one sealed snapshot every local client maps
+    /// (`msg::snapshot`), made at the first hello that needs it. Dropped
+    /// when the job level changes, not when a rank's record gains a key
+    /// (its PMIX_PROC_PID once started, its PMIX_PROCDIR): each hello
+    /// carries its own record as it is now, and a peer's key the snapshot
+    /// lacks is a cache miss the server answers, as for a client that
+    /// connected before the key was added. Remaking it at every such
+    /// change would cost O(N) per start of a rank again.
+    shared: Option<Arc<std::os::fd::OwnedFd>>,
 }
 
 impl Nspace {
@@ -129,6 +138,7 @@ impl Nspace {
         self.job = job;
         self.derive(hostname);
         self.encoded.clear();
+        self.shared = None;
     }
 
     fn add_proc_array(&mut self, i: &Info) {
@@ -153,7 +163,7 @@ impl Nspace {
     pub fn set_if_missing(&mut self, key: &core::ffi::CStr, v: Value) {
         if !self.has(key) {
             self.job.push(Info::new(key.to_str().unwrap(), v));
-            self.encoded.remove(&PMIX_RANK_WILDCARD);
+            self.changed(PMIX_RANK_WILDCARD);
         }
     }
 
@@ -161,7 +171,7 @@ impl Nspace {
     pub fn add_if_missing(&mut self, i: &Info) {
         if !self.job.iter().any(|x| x.key() == i.key()) {
             self.job.push(i.clone());
-            self.encoded.remove(&PMIX_RANK_WILDCARD);
+            self.changed(PMIX_RANK_WILDCARD);
         }
     }
 
@@ -169,7 +179,7 @@ impl Nspace {
         let e = self.procs.entry(rank).or_default();
         if !e.iter().any(|x| x.is(key)) {
             e.push(Info::new(key.to_str().unwrap(), v));
-            self.encoded.remove(&rank);
+            self.changed(rank);
         }
     }
 
@@ -253,22 +263,62 @@ impl Nspace {
         }
     }
 
-    /// Everything a client of this namespace caches at PMIx_Init, encoded:
-    /// a count, then (rank, its infos as one blob) for the job level (rank
-    /// WILDCARD) and each rank with registered data. The blobs let a client
-    /// keep the others' records undecoded until it asks for one.
-    pub fn encode_snapshot(&mut self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
-        body.u32(1 + self.procs.len() as u32);
+    /// `rank`'s record (WILDCARD: the job level) changed: encode it again.
+    fn changed(&mut self, rank: pmix_rank_t) {
+        self.encoded.remove(&rank);
+        if rank == PMIX_RANK_WILDCARD {
+            self.shared = None;
+        }
+    }
+
+    /// Encode the records not encoded since they last changed.
+    fn encode_records(&mut self) -> crate::status::Res {
         for (r, v) in std::iter::once((&PMIX_RANK_WILDCARD, &self.job)).chain(self.procs.iter()) {
             if !self.encoded.contains_key(r) {
                 let mut one = crate::data::pack::Encoder::default();
                 crate::owned::encode_infos(&mut one, v)?;
                 self.encoded.insert(*r, one.into_bytes());
             }
+        }
+        Ok(())
+    }
+
+    /// Everything a client of this namespace caches at PMIx_Init, encoded:
+    /// a count, then (rank, its infos as one blob) for the job level (rank
+    /// WILDCARD) and each rank with registered data. The blobs let a client
+    /// keep the others' records undecoded until it asks for one. (The
+    /// hello's fallback when the shared snapshot cannot be passed.)
+    pub fn encode_snapshot(&mut self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
+        self.encode_records()?;
+        body.u32(1 + self.procs.len() as u32);
+        for r in std::iter::once(&PMIX_RANK_WILDCARD).chain(self.procs.keys()) {
             body.u32(*r);
             body.blob(&self.encoded[r]);
         }
         Ok(())
+    }
+
+    /// The same records as `encode_snapshot`, as the sealed snapshot every
+    /// local client maps (made once per change of the records).
+    pub fn shared_snapshot(&mut self) -> crate::status::Res<Arc<std::os::fd::OwnedFd>> {
+        if let Some(fd) = &self.shared {
+            return Ok(fd.clone());
+        }
+        self.encode_records()?;
+        let records: Vec<(pmix_rank_t, &[u8])> = self.encoded.iter().map(|(r, b)| (*r, &b[..])).collect();
+        let fd = Arc::new(crate::msg::snapshot::seal(&crate::msg::snapshot::encode(&records)).map_err(|e| {
+            crate::pmix_debug!(1, "namespace {}: no shared job data snapshot ({e}): hellos carry the records", self.name);
+            PMIX_ERR_OUT_OF_RESOURCE
+        })?);
+        self.shared = Some(fd.clone());
+        Ok(fd)
+    }
+
+    /// `rank`'s own registered record as it is now, encoded (the hello
+    /// carries it beside the snapshot, which may predate its last keys).
+    pub fn own_record(&mut self, rank: pmix_rank_t) -> crate::status::Res<Option<&[u8]>> {
+        self.encode_records()?;
+        Ok(self.encoded.get(&rank).map(|b| &b[..]))
     }
 
     /// Data of `rank` visible to a requester: committed (LOCAL/GLOBAL when the

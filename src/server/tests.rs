@@ -639,3 +639,54 @@ fn an_invitation_accepted_makes_the_group_and_the_leader_hears_each_answer_first
     let r = srv.clients[0].reply(invite);
     assert_eq!(r.status, PMIX_SUCCESS);
 }
+
+/// The hello's reply to rank 0 of a namespace of `local` ranks, all on this
+/// node: (the reply frame's length, the shared snapshot it passed, mapped).
+fn hello_of_rank0(local: u32) -> (usize, Option<msg::snapshot::Mapped>) {
+    let (tx, _seen) = mpsc::channel();
+    let host = FakeHost { answer: Answer::Inline, published: Vec::new(), remote: None, seen: tx };
+    let role = ServerRole::new(Box::new(host), Proc::new("server", 0), "testhost".into());
+    let (mut ours, theirs) = UnixStream::pair().unwrap();
+    theirs.set_nonblocking(true).unwrap();
+    let engine = runtime::start(role, None, vec![mio::net::UnixStream::from_std(theirs)], "test-server").unwrap();
+    // SAFETY: getuid/getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let peers = (0..local).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+    engine.handle.call(move |s, _| {
+        let info = vec![Info::new("pmix.job.size", Value::u32(local)), Info::new("pmix.lpeers", Value::string(&peers)), Info::new("pmix.hname", Value::string("testhost"))];
+        s.register_nspace("wide", local as i32, info);
+        for r in 0..local {
+            s.register_client(&Proc::new("wide", r), uid, gid, 0);
+        }
+    });
+    ours.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let hello = Hello { protocol: wire::PROTOCOL, proc: Proc::new("wide", 0), token: None }.encode();
+    ours.write_all(&runtime::frame(1, wire::HELLO, &hello)).unwrap();
+    let mut hdr = [0u8; runtime::HEADER];
+    let fd = runtime::lane::recv_exact_with_fd(std::os::fd::AsFd::as_fd(&ours), &mut hdr).unwrap();
+    let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+    let mut body = vec![0u8; len - 6];
+    ours.read_exact(&mut body).unwrap();
+    assert_eq!(i32::from_le_bytes(body[..4].try_into().unwrap()), PMIX_SUCCESS);
+    engine.handle.run(|_, net| net.stop());
+    (len, fd.map(|fd| msg::snapshot::Mapped::map(std::os::fd::AsFd::as_fd(&fd)).unwrap()))
+}
+
+/// A rank's hello costs the same whatever the number of its local peers:
+/// the reply carries its own record; every peer's is in the snapshot the
+/// namespace's clients share, made once.
+#[test]
+fn the_hello_does_not_grow_with_local_peers() {
+    let (small, snap_small) = hello_of_rank0(4);
+    let (large, snap_large) = hello_of_rank0(256);
+    assert_eq!(small, large, "the hello's reply grew with the local peers");
+    let (snap_small, snap_large) = (snap_small.expect("a shared snapshot"), snap_large.expect("a shared snapshot"));
+    assert!(snap_large.bytes().len() > snap_small.bytes().len());
+    // Every local rank's record, and the job level, are in the snapshot.
+    for r in [0, 1, 255, PMIX_RANK_WILDCARD] {
+        let rec = snap_large.record(r).unwrap_or_else(|| panic!("no record of rank {r}"));
+        let infos = decode_infos(&mut Decoder::new(rec)).unwrap();
+        let key = if r == PMIX_RANK_WILDCARD { "pmix.job.size" } else { "pmix.lrank" };
+        assert!(infos.iter().any(|i| i.key() == key), "rank {r}'s record lacks {key}");
+    }
+}

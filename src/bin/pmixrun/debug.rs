@@ -5,8 +5,8 @@
 //!   PMIX_DEBUGGER_RELEASE (src/client/debugger.rs); the launcher only
 //!   records which ranks still wait.
 //! - PMIX_DEBUG_STOP_ON_EXEC: the launcher stops the rank at the first
-//!   instruction of its program. The rank's first step (exec.rs) asks to be
-//!   traced (PTRACE_TRACEME) before its exec; the exec's SIGTRAP stops it;
+//!   instruction of its program. The rank's child, before its exec
+//!   (exec.rs), asks to be traced (PTRACE_TRACEME); the exec's SIGTRAP stops it;
 //!   the launcher's main thread (its tracer: the thread that started it)
 //!   detaches with SIGSTOP, so the rank stays stopped, untraced, free for a
 //!   debugger to attach. When every such rank of the job is stopped, the tool

@@ -1,35 +1,22 @@
-//! Starting a rank without fork's cost: pmixrun starts each rank through
-//! itself, posix_spawn'ed (the C library uses vfork-like clone: nothing of
-//! pmixrun's memory is copied), and this first step of the child sets what
-//! a rank starts with, then execs the program.
+//! Starting a rank without fork's cost and without a second exec: a child
+//! made as posix_spawn makes its own (clone with CLONE_VM | CLONE_VFORK:
+//! nothing of pmixrun's memory is copied, pmixrun's thread waits until the
+//! child execs) sets what a rank starts with (its process group, pipes,
+//! working directory, CPU binding, parent-death signal, default signals, a
+//! trace for a debugger) with system calls only, then execs the program.
 //!
 //! Why: a fork copies the launcher's page tables, and a launcher serving a
 //! thousand ranks holds hundreds of megabytes while it starts them (their
 //! connections, their job data), so forking rank after rank made a launch of
-//! N ranks cost N^2. posix_spawn cannot set what a rank needs (parent-death
-//! signal, CPU binding), so the spawned pmixrun does it and execs.
-//!
-//! The step is told what to do by one environment variable, removed before
-//! the exec: `PMIXRUN_EXEC=<launcher pid>;<cpu list or empty>[;trace]`.
-//! With `trace` the rank stops at its exec for a debugger (debug.rs).
+//! N ranks cost N^2; posix_spawn cannot set the parent-death signal or the
+//! binding, and starting each rank through an exec of pmixrun itself that
+//! set them cost a second exec per rank (a third of a 1,024-rank launch's
+//! CPU).
 
-use std::ffi::{CString, OsString};
+use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use nix::sys::signal::{signal, SigHandler, SigSet, Signal};
-
-pub const VAR: &str = "PMIXRUN_EXEC";
-
-/// The value of `VAR` for a rank.
-pub fn directive(launcher: u32, cpus: Option<&pmix::topology::CpuSet>, stop_on_exec: bool) -> String {
-    let cpus = cpus.map(pmix::topology::format_list).unwrap_or_default();
-    if stop_on_exec {
-        format!("{launcher};{cpus};trace")
-    } else {
-        format!("{launcher};{cpus}")
-    }
-}
 
 /// Where `program` is, searched like execvp does (in the rank's PATH when
 /// it has no '/'): None when there is no executable file by that name. The
@@ -48,57 +35,264 @@ pub fn resolve(program: &str, path_var: Option<&str>, cwd: Option<&Path>) -> Opt
     path_var.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':').map(|d| Path::new(if d.is_empty() { "." } else { d }).join(program)).find(|p| executable(p))
 }
 
-/// In the spawned pmixrun: when `VAR` is set, become the rank (never
-/// returns); otherwise return and run as the launcher.
-pub fn run_if_asked() {
-    let Some(spec) = std::env::var_os(VAR) else { return };
-    std::env::remove_var(VAR);
-    let spec = spec.to_string_lossy().into_owned();
-    let mut fields = spec.split(';');
-    let launcher = fields.next().unwrap_or_default();
-    let cpus = fields.next().unwrap_or_default();
-    let stop_on_exec = fields.next() == Some("trace");
-    let fail = |what: &str, code: i32| -> ! {
-        eprintln!("pmixrun: cannot start the rank: {what}");
-        std::process::exit(code)
-    };
-    if !cpus.is_empty() {
-        match pmix::topology::parse_list(cpus) {
-            Some(set) => {
-                if let Err(e) = pmix::topology::bind_self(&pmix::topology::mask_of(&set)) {
-                    fail(&format!("binding to CPUs {cpus}: {e}"), 126);
-                }
-            }
-            None => fail(&format!("bad CPU list '{cpus}'"), 126),
+/// What a rank starts with, for `spawn`.
+pub struct RankSpec<'a> {
+    /// The program, resolved (`resolve`), and its argv (argv[0] as given).
+    pub program: &'a Path,
+    pub argv: &'a [String],
+    pub env: &'a [(String, String)],
+    pub cwd: Option<&'a Path>,
+    pub cpus: Option<&'a pmix::topology::CpuSet>,
+    /// Traced from its exec, for a debugger (debug.rs).
+    pub stop_on_exec: bool,
+    /// A pipe for its stdin (else /dev/null).
+    pub stdin: bool,
+}
+
+/// A started rank: its pid and the launcher's ends of its pipes.
+pub struct Started {
+    pub pid: i32,
+    pub stdin: Option<std::process::ChildStdin>,
+    pub stdout: std::process::ChildStdout,
+    pub stderr: std::process::ChildStderr,
+}
+
+/// What the child of `spawn` reads: everything made before the clone, so
+/// the child only makes system calls (no allocation, no lock).
+struct ChildPlan {
+    program: CString,
+    argv: Vec<*const libc::c_char>,
+    /// ["sh", program, argv[1..]]: a program the kernel will not exec.
+    sh_argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+    cwd: Option<CString>,
+    cpus: Option<libc::cpu_set_t>,
+    /// (the child's descriptor, what becomes its fd 0, 1, 2)
+    stdio: [libc::c_int; 3],
+    launcher: libc::pid_t,
+    stop_on_exec: bool,
+    /// The write end of a close-on-exec pipe: an errno and a step number
+    /// when the child fails before its exec.
+    report: libc::c_int,
+}
+
+/// Steps of the child that can fail, as reported through `ChildPlan::report`.
+const STEP_CWD: i32 = 1;
+const STEP_BIND: i32 = 2;
+const STEP_PDEATHSIG: i32 = 3;
+const STEP_TRACE: i32 = 4;
+const STEP_EXEC: i32 = 5;
+const STEP_PARENT_GONE: i32 = 6;
+
+/// The child of `spawn`, on its own stack, sharing the launcher's memory
+/// until its exec (CLONE_VM | CLONE_VFORK: the launcher's thread waits):
+/// only system calls on what `ChildPlan` holds.
+extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the ChildPlan of `spawn`, alive while this child runs
+    // (the launcher's thread is suspended until its exec or exit); every
+    // call below is a system call on memory the plan holds.
+    unsafe {
+        let plan = &*(arg as *const ChildPlan);
+        let fail = |step: i32| -> ! {
+            let msg = [*libc::__errno_location(), step];
+            libc::write(plan.report, msg.as_ptr().cast(), std::mem::size_of_val(&msg));
+            libc::_exit(if step == STEP_EXEC && msg[0] == libc::ENOENT { 127 } else { 126 })
+        };
+        libc::setpgid(0, 0);
+        for (fd, src) in plan.stdio.iter().enumerate() {
+            // (each above 2, so none is overwritten before its turn)
+            libc::dup2(*src, fd as libc::c_int);
         }
+        if let Some(d) = &plan.cwd {
+            if libc::chdir(d.as_ptr()) != 0 {
+                fail(STEP_CWD);
+            }
+        }
+        if let Some(set) = &plan.cpus {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                fail(STEP_BIND);
+            }
+        }
+        // Nothing of the job outlives pmixrun, even a SIGKILL'ed one: the
+        // kernel kills the rank when the thread that started it ends
+        // (pmixrun's main thread, which lives as long as pmixrun); the
+        // signal survives the exec. Then, in case pmixrun died before that
+        // was set: is it still our parent?
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            fail(STEP_PDEATHSIG);
+        }
+        if libc::getppid() != plan.launcher {
+            *libc::__errno_location() = libc::ESRCH;
+            fail(STEP_PARENT_GONE);
+        }
+        // A rank starts with default dispositions and no blocked signal,
+        // whatever pmixrun inherited.
+        let mut dfl: libc::sigaction = std::mem::zeroed();
+        dfl.sa_sigaction = libc::SIG_DFL;
+        for sig in 1..=libc::SIGRTMAX() {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::sigaction(sig, &dfl, std::ptr::null_mut());
+            }
+        }
+        // Stop on exec: traced by the thread that started us (the
+        // launcher's main thread), the exec below stops us with SIGTRAP.
+        if plan.stop_on_exec && libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
+            fail(STEP_TRACE);
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        libc::execve(plan.program.as_ptr(), plan.argv.as_ptr(), plan.envp.as_ptr());
+        if *libc::__errno_location() == libc::ENOEXEC {
+            // A script without "#!": the shell runs it, as execvp does.
+            libc::execve(c"/bin/sh".as_ptr(), plan.sh_argv.as_ptr(), plan.envp.as_ptr());
+            *libc::__errno_location() = libc::ENOEXEC;
+        }
+        fail(STEP_EXEC)
     }
-    // Nothing of the job outlives pmixrun, even a SIGKILL'ed one: the kernel
-    // kills the rank when the thread that started it ends (pmixrun's main
-    // thread, which lives as long as pmixrun); the signal survives the exec.
-    // Then, in case pmixrun died before that was set: is it still our parent?
-    if let Err(e) = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
-        fail(&format!("parent-death signal: {e}"), 126);
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(std::io::Error::from)
+}
+
+/// Start a rank without copying the launcher (a fork would copy its page
+/// tables: a launcher serving a thousand ranks holds hundreds of
+/// megabytes) and without a second exec: a CLONE_VM | CLONE_VFORK child,
+/// as posix_spawn makes, that sets what a rank needs (its own process
+/// group, pipes, working directory, CPU binding, parent-death signal,
+/// default signals, a trace for a debugger) and execs the program.
+pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
+    use std::os::fd::{AsRawFd, OwnedFd};
+    let to_c = |s: &[u8]| CString::new(s).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte in an argument or the environment"));
+    // (absolute: the child changes its working directory first)
+    let program = if spec.program.is_absolute() { spec.program.to_path_buf() } else { std::env::current_dir()?.join(spec.program) };
+    let program = to_c(program.as_os_str().as_bytes())?;
+    let argv: Vec<CString> = spec.argv.iter().map(|a| to_c(a.as_bytes())).collect::<Result<_, _>>()?;
+    let env: Vec<CString> = spec.env.iter().map(|(k, v)| to_c(format!("{k}={v}").as_bytes())).collect::<Result<_, _>>()?;
+    let cwd = spec.cwd.map(|d| to_c(d.as_os_str().as_bytes())).transpose()?;
+    let cpus = spec.cpus.map(|set| {
+        // SAFETY: an all-zero cpu_set_t is the empty set.
+        let mut m: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for c in set.iter() {
+            if (*c as usize) < 8 * std::mem::size_of::<libc::cpu_set_t>() {
+                // SAFETY: a CPU number within the set's capacity (checked).
+                unsafe { libc::CPU_SET(*c as usize, &mut m) };
+            }
+        }
+        m
+    });
+    let (in_r, in_w): (OwnedFd, Option<OwnedFd>) = if spec.stdin {
+        let (r, w) = pipe()?;
+        (r, Some(w))
+    } else {
+        (std::fs::File::open("/dev/null")?.into(), None)
+    };
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
+    let (rep_r, rep_w) = pipe()?;
+    let (in_r, out_w, err_w) = (above_stdio(in_r)?, above_stdio(out_w)?, above_stdio(err_w)?);
+    let nul = |v: &[CString]| v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect::<Vec<_>>();
+    let sh: Vec<*const libc::c_char> = [c"sh".as_ptr(), program.as_ptr()].into_iter().chain(argv.iter().skip(1).map(|c| c.as_ptr())).chain(std::iter::once(std::ptr::null())).collect();
+    let plan = ChildPlan {
+        sh_argv: sh,
+        argv: nul(&argv),
+        envp: nul(&env),
+        program,
+        cwd,
+        cpus,
+        stdio: [in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
+        launcher: std::process::id() as libc::pid_t,
+        stop_on_exec: spec.stop_on_exec,
+        report: rep_w.as_raw_fd(),
+    };
+    // The child's stack: it runs child_main only (system calls).
+    let mut stack = vec![0u8; 64 << 10];
+    // SAFETY: the top of `stack`, aligned down to 16 bytes.
+    let top = unsafe { stack.as_mut_ptr().add(stack.len()) } as usize & !15;
+    // No signal handler of the launcher may run in the child (it shares
+    // the launcher's memory): every signal blocked around the clone, as
+    // posix_spawn does; the child unblocks them after resetting them.
+    let mut all: libc::sigset_t = unsafe_sigset(true);
+    let mut old: libc::sigset_t = unsafe_sigset(false);
+    // SAFETY: valid sigset pointers.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old) };
+    // SAFETY: child_main runs on its own stack with `plan`, which outlives
+    // it: with CLONE_VFORK this thread resumes only after the child's exec
+    // or exit.
+    let pid = unsafe { libc::clone(child_main, top as *mut libc::c_void, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, &plan as *const ChildPlan as *mut libc::c_void) };
+    let clone_err = std::io::Error::last_os_error();
+    // SAFETY: restores this thread's mask saved above.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, &mut all) };
+    drop((in_r, out_w, err_w, rep_w, stack));
+    if pid < 0 {
+        return Err(clone_err);
     }
-    if launcher.parse::<i32>().ok() != Some(nix::unistd::getppid().as_raw()) {
-        std::process::exit(126); // pmixrun is gone
+    started_one();
+    // What the child reported before its exec (nothing: the exec happened).
+    let mut msg = [0i32; 2];
+    let mut rep = std::fs::File::from(rep_r);
+    if let Ok(()) = std::io::Read::read_exact(&mut rep, bytemuck_bytes(&mut msg)) {
+        let what = match msg[1] {
+            STEP_CWD => "working directory",
+            STEP_BIND => "binding to CPUs",
+            STEP_PDEATHSIG => "parent-death signal",
+            STEP_TRACE => "stop on exec",
+            STEP_PARENT_GONE => "pmixrun is gone",
+            _ => "exec",
+        };
+        // (the reaper collects the child: it exited)
+        let e = std::io::Error::from_raw_os_error(msg[0]);
+        return Err(std::io::Error::new(e.kind(), format!("{what}: {e}")));
     }
-    // A rank starts with default dispositions and no blocked signal,
-    // whatever pmixrun inherited.
-    for sig in Signal::iterator().filter(|s| !matches!(s, Signal::SIGKILL | Signal::SIGSTOP)) {
-        // SAFETY: resetting to the default disposition installs no handler.
-        let _ = unsafe { signal(sig, SigHandler::SigDfl) };
+    Ok(Started {
+        pid,
+        stdin: in_w.map(std::process::ChildStdin::from),
+        stdout: std::process::ChildStdout::from(out_r),
+        stderr: std::process::ChildStderr::from(err_r),
+    })
+}
+
+/// A signal set, full or empty.
+fn unsafe_sigset(full: bool) -> libc::sigset_t {
+    // SAFETY: a zeroed sigset_t is then filled or emptied by libc.
+    unsafe {
+        let mut s: libc::sigset_t = std::mem::zeroed();
+        if full {
+            libc::sigfillset(&mut s);
+        } else {
+            libc::sigemptyset(&mut s);
+        }
+        s
     }
-    let _ = SigSet::all().thread_unblock();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let Some(program) = args.first() else { fail("no program", 127) };
-    let to_c = |s: &OsString| CString::new(s.as_bytes()).unwrap_or_else(|_| fail("an argument holds a NUL byte", 127));
-    let argv: Vec<CString> = args.iter().map(to_c).collect();
-    // Stop on exec: traced by the thread that started us (the launcher's
-    // main thread), the exec below stops us with SIGTRAP in the program.
-    // SAFETY: PTRACE_TRACEME takes no pointer arguments.
-    if stop_on_exec && unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } != 0 {
-        fail(&format!("stop on exec: {}", std::io::Error::last_os_error()), 126);
+}
+
+/// The bytes of two i32s, to read a report into.
+fn bytemuck_bytes(v: &mut [i32; 2]) -> &mut [u8] {
+    // SAFETY: [i32; 2] is 8 initialised bytes with no padding, any bit
+    // pattern valid.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+/// `fd` itself, or a close-on-exec copy numbered above 2 when it is one of
+/// 0, 1, 2 (a launcher started with those closed): the child's dup2 onto
+/// 0, 1, 2 must not overwrite a descriptor it has yet to move.
+fn above_stdio(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::AsRawFd;
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
     }
-    let err = nix::unistd::execvp(&to_c(program), &argv).unwrap_err();
-    fail(&format!("{}: {err}", program.to_string_lossy()), if err == nix::errno::Errno::ENOENT { 127 } else { 126 })
+    let n = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).map_err(std::io::Error::from)?;
+    // SAFETY: a descriptor just made by F_DUPFD_CLOEXEC, owned by nothing else.
+    Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(n) })
+}
+
+/// Children started so far, and the reaper's wake-up (job.rs): a reaper
+/// with no child to wait for sleeps until the next start, not a period.
+pub static STARTS: (parking_lot::Mutex<u64>, parking_lot::Condvar) = (parking_lot::Mutex::new(0), parking_lot::Condvar::new());
+
+fn started_one() {
+    *STARTS.0.lock() += 1;
+    STARTS.1.notify_all();
 }

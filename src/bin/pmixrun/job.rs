@@ -1,8 +1,6 @@
 //! Command line, job registration, process launch and reaping, signals.
 
 use std::collections::HashMap;
-use std::os::unix::process::CommandExt;
-use std::process::Command;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
@@ -389,38 +387,37 @@ impl Launcher {
             // then binding and parent-death signal, then the program), so
             // a missing program is found here, before anything starts.
             let child_path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
-            if crate::exec::resolve(&app.cmd, child_path, app.cwd.as_deref().map(std::path::Path::new)).is_none() {
+            let Some(program) = crate::exec::resolve(&app.cmd, child_path, app.cwd.as_deref().map(std::path::Path::new)) else {
                 let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name");
                 return Err(self.launch_failed(&nspace, parent, &app.cmd, e));
-            }
-            let mut cmd = Command::new("/proc/self/exe");
-            cmd.arg(&app.cmd);
-            // argv[0] names the program; an app may give no argv at all.
-            cmd.args(app.argv.get(1..).unwrap_or_default());
-            cmd.env_clear();
+            };
+            // The rank's environment: setup_fork's, then launcher hints
+            // where the job has none, then the app's own (last one wins).
+            let mut rank_env: Vec<(String, String)> = Vec::new();
+            let mut set = |k: &str, v: &str| {
+                rank_env.retain(|(n, _)| n != k);
+                rank_env.push((k.to_string(), v.to_string()));
+            };
             if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
                 // Open MPI 4.1 takes its PMIx direct-launch path only under a
                 // launcher it knows; this is the least intrusive of its hints.
-                cmd.env("JSM_JSRUN_PORT", "0");
+                set("JSM_JSRUN_PORT", "0");
             }
             if self.ompi_hint && oversubscribed && !env.iter().any(|(k, _)| k == "OMPI_MCA_mpi_yield_when_idle") {
                 // As Open MPI's mpirun does when it oversubscribes: ranks
                 // that busy-poll would otherwise take the CPU from the rank
                 // they wait for (mpi4py's suite on 3 ranks, 2 CPUs: 280 s
                 // without, 19 s with).
-                cmd.env("OMPI_MCA_mpi_yield_when_idle", "1");
+                set("OMPI_MCA_mpi_yield_when_idle", "1");
             }
-            cmd.envs(env);
+            for (k, v) in &env {
+                set(k, v);
+            }
             for e in &app.env {
                 if let Some((k, v)) = e.split_once('=') {
-                    cmd.env(k, v);
+                    set(k, v);
                 }
             }
-            if let Some(d) = &app.cwd {
-                cmd.current_dir(d);
-            }
-            cmd.process_group(0);
-            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
             // The first job's stdin is pmixrun's (--stdin); a spawned job's
             // is its requester's when the spawn asks (PMIX_FWD_STDIN).
             let wants_stdin = match parent {
@@ -434,11 +431,22 @@ impl Launcher {
                         }
                 }
             };
-            cmd.stdin(if wants_stdin { std::process::Stdio::piped() } else { std::process::Stdio::null() });
-            cmd.env(crate::exec::VAR, crate::exec::directive(std::process::id(), place_of(rank).as_ref(), on_exec.contains(&rank)));
-            match cmd.spawn() {
-                Ok(mut child) => {
-                    let pid = child.id() as i32;
+            // argv[0] names the program; an app may give no argv at all.
+            let mut argv = vec![app.cmd.clone()];
+            argv.extend(app.argv.get(1..).unwrap_or_default().iter().cloned());
+            let cpus = place_of(rank);
+            let spec = crate::exec::RankSpec {
+                program: &program,
+                argv: &argv,
+                env: &rank_env,
+                cwd: app.cwd.as_deref().map(std::path::Path::new),
+                cpus: cpus.as_ref(),
+                stop_on_exec: on_exec.contains(&rank),
+                stdin: wants_stdin,
+            };
+            match crate::exec::spawn(&spec) {
+                Ok(child) => {
+                    let pid = child.pid;
                     // Known before its first output (tools may tag output with it).
                     let p2 = proc.clone();
                     let _ = server_call(move |s, _| {
@@ -446,10 +454,8 @@ impl Launcher {
                             ns.set_proc_if_missing(p2.rank, PMIX_PROC_PID, Value::pid(pid));
                         }
                     });
-                    if let (Some(o), Some(e)) = (child.stdout.take(), child.stderr.take()) {
-                        crate::io::start(&proc, o, e, &self.io);
-                    }
-                    if let Some(i) = child.stdin.take() {
+                    crate::io::start(&proc, child.stdout, child.stderr, &self.io);
+                    if let Some(i) = child.stdin {
                         self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i, parent.is_none()));
                     }
                     if self.verbose {
@@ -873,6 +879,7 @@ pub fn start_signal_thread(tx: Sender<Event>) {
 
 pub fn start_reaper(tx: Sender<Event>) {
     std::thread::spawn(move || loop {
+        let starts = *crate::exec::STARTS.0.lock();
         // Any child of this process; stopped or continued children are not
         // ends (a stop seen here is a traced rank's: debug.rs).
         let (pid, code) = match waitpid(Pid::from_raw(-1), None) {
@@ -886,8 +893,13 @@ pub fn start_reaper(tx: Sender<Event>) {
             }
             Ok(_) => continue,
             Err(_) => {
-                // (no child yet)
-                std::thread::sleep(Duration::from_millis(20));
+                // No child: wait for the next start (one since `starts` was
+                // read may have ended already: waitpid again at once). The
+                // timeout only bounds a start this count does not see.
+                let mut n = crate::exec::STARTS.0.lock();
+                if *n == starts {
+                    crate::exec::STARTS.1.wait_for(&mut n, Duration::from_secs(1));
+                }
                 continue;
             }
         };

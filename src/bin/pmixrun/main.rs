@@ -110,7 +110,6 @@ pub enum Event {
 }
 
 fn main() -> ExitCode {
-    exec::run_if_asked(); // started as a rank's first step: becomes the rank
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match job::parse(&args) {
         Ok(Some(o)) => o,

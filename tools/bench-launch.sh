@@ -1,0 +1,79 @@
+#!/bin/bash
+# Launch cost (issue 37): pmixrun -n N of a program that only exits
+# (/bin/true) and of PMIx_Init + Fence + Finalize (c-tests/launch_fence.c),
+# beside bare process creation of the same count in the same run
+# (c-tests/spawn_bare.c: posix_spawn N children and wait, the physical
+# limit). Medians of BENCH_LAUNCH_RUNS runs (default 5) per figure, the
+# commands taking turns, at N = 64, 256, 1024 (BENCH_LAUNCH_SIZES).
+#
+# The session directory pmixrun makes (a directory per rank) lives under
+# TMPDIR; its file system's cost is part of a launch, so the last column
+# repeats init+fence+finalize with TMPDIR on /dev/shm (tmpfs) when there is one.
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-c-tests/build}
+LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
+RUNS=${BENCH_LAUNCH_RUNS:-5}
+SIZES=${BENCH_LAUNCH_SIZES:-64 256 1024}
+. tools/benchlib.sh
+mkdir -p "$B"
+cc -std=gnu99 -O2 -Wall c-tests/spawn_bare.c -o "$B/spawn_bare" || exit 1
+cc -std=gnu99 -O2 -Wall -Iinclude c-tests/launch_fence.c -o "$B/launch_fence" -L"$LIBDIR" -l:libpmix.so.2 || exit 1
+export LD_LIBRARY_PATH="$LIBDIR"
+PMIXRUN="$LIBDIR/pmixrun"
+SHM=
+[ -d /dev/shm ] && [ -w /dev/shm ] && SHM=/dev/shm
+
+# secs <command...>: its wall time in seconds, or "fail" when it failed.
+secs() {
+    local t0 t1
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || { echo fail; return; }
+    t1=$(date +%s%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'
+}
+med() { awk "$BENCH_AWK_MEDIAN"'{ print (index($0, "fail") ? "fail" : median($0)) }' <<<"$1"; }
+# cell <seconds> <bare seconds> <n>: "s (x bare, us/rank)"
+cell() {
+    [ "$1" = fail ] && { echo "fail"; return; }
+    awk -v s="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f s (%.2fx, %d us/rank)", s, s / b, s / n * 1e6 }'
+}
+
+echo "Launch: medians of $RUNS runs each on $(nproc) CPUs (x = against bare posix_spawn of the same count)"
+printf '%6s | %22s | %32s | %32s | %32s\n' N "bare posix_spawn+wait" "pmixrun: program that exits" "pmixrun: Init+Fence+Finalize" "the same, TMPDIR on tmpfs"
+printf -- '-------|------------------------|----------------------------------|----------------------------------|---------------------------------\n'
+for n in $SIZES; do
+    bare="" exit_only="" fence="" fence_shm=""
+    for _ in $(seq "$RUNS"); do
+        bare+=" $(secs "$B/spawn_bare" -n "$n")"
+        exit_only+=" $(secs timeout 300 "$PMIXRUN" -n "$n" /bin/true)"
+        fence+=" $(secs timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
+        [ -n "$SHM" ] && fence_shm+=" $(secs env TMPDIR="$SHM" timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
+    done
+    b=$(med "$bare")
+    printf '%6s | %22s | %32s | %32s | %32s\n' "$n" "$(awk -v s="$b" -v n="$n" 'BEGIN { printf "%.3f s (%d us/rank)", s, s / n * 1e6 }')" \
+        "$(cell "$(med "$exit_only")" "$b" "$n")" "$(cell "$(med "$fence")" "$b" "$n")" \
+        "$( [ -n "$SHM" ] && cell "$(med "$fence_shm")" "$b" "$n" || echo n/a)"
+done
+
+# One-rank jobs through a persistent pmixrun (`pmixctl run -n 1`, start to
+# end event, the tool's own start included): one after another, and 100
+# tools at once. In a TMPDIR of its own, so no other server is found.
+PMIXCTL="$LIBDIR/pmixctl"
+T=$(mktemp -d)
+TMPDIR=$T "$PMIXRUN" --persistent >/dev/null 2>&1 &
+server=$!
+for _ in $(seq 100); do TMPDIR=$T "$PMIXCTL" run -n 1 /bin/true >/dev/null 2>&1 && break; sleep 0.05; done
+seq_runs="" par_runs=""
+for _ in $(seq "$RUNS"); do
+    seq_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 50); do "$0" run -n 1 /bin/true || exit 1; done' "$PMIXCTL")"
+    par_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 100); do { "$0" run -n 1 /bin/true || echo x >>"$1"; } & done; wait; [ ! -s "$1" ]' "$PMIXCTL" "$T/failed")"
+done
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+rm -rf "$T"
+s=$(med "$seq_runs") p=$(med "$par_runs")
+echo
+echo "One-rank jobs through pmixrun --persistent (pmixctl run -n 1 /bin/true), medians of $RUNS:"
+[ "$s" = fail ] && echo "  one after another: fail" || awk -v s="$s" 'BEGIN { printf "  one after another: %.1f ms a job (50 in %.3f s)\n", s / 50 * 1000, s }'
+[ "$p" = fail ] && echo "  100 tools at once: fail" || awk -v p="$p" 'BEGIN { printf "  100 tools at once: %.0f jobs/s (%.3f s)\n", 100 / p, p }'
