@@ -17,6 +17,7 @@ pub mod host;
 pub mod nspace;
 pub mod openpmix;
 mod pubsub;
+pub mod pset;
 mod query;
 pub mod session;
 pub mod setup;
@@ -63,7 +64,9 @@ pub struct ServerRole {
     /// PMIx_Store_internal in server role.
     internal: HashMap<Proc, Vec<Info>>,
     pub events: events::Registry,
-    psets: HashMap<String, Vec<Proc>>,
+    /// Process sets the host defined (PMIx_server_define_process_set), in
+    /// the order defined.
+    psets: pset::Psets,
     next_tool: u32,
     monitors: Vec<monitor::Monitor>,
     /// Checkpoint requests waiting for their targets' completion.
@@ -134,7 +137,7 @@ impl ServerRole {
             next_dmodex: 1,
             internal: HashMap::new(),
             events: events::Registry::default(),
-            psets: HashMap::new(),
+            psets: Default::default(),
             next_tool: 0,
             monitors: Vec::new(),
             checkpoints: Vec::new(),
@@ -341,25 +344,6 @@ impl ServerRole {
                 self.release_parked(net, &p);
             }
         }
-    }
-
-    /// PMIx_server_define_process_set: remember it and tell the local clients.
-    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
-        let info = vec![Info::new("pmix.pset.nm", Value::string(name)), Info::new("pmix.pset.mems", Value::procs(&members))];
-        self.psets.insert(name.to_string(), members);
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DEFINE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
-    }
-
-    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
-        if self.psets.remove(name).is_none() {
-            return PMIX_ERR_NOT_FOUND;
-        }
-        let info = vec![Info::new("pmix.pset.nm", Value::string(name))];
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DELETE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
     }
 
     /// Deliver an event to local clients in `range` (and to this process's handlers).

@@ -387,3 +387,104 @@ fn a_group_with_remote_members_takes_the_hosts_context_id() {
         assert_eq!(context_id(&infos), Some(11));
     }
 }
+
+/// The next event a client receives: (code, source, infos).
+fn next_event(c: &mut Client) -> (pmix_status_t, Proc, Vec<Info>) {
+    loop {
+        let (_, tag, body) = c.frame();
+        if tag == wire::EVENT {
+            let mut d = Decoder::new(&body);
+            let code = d.u32().unwrap() as pmix_status_t;
+            let src = Proc::decode(&mut d).unwrap();
+            return (code, src, decode_infos(&mut d).unwrap());
+        }
+    }
+}
+
+/// A query of `keys` with qualifiers `quals`: the reply's status and infos.
+fn query(c: &mut Client, keys: &[&str], quals: &[Info]) -> (pmix_status_t, Vec<Info>) {
+    let argv = crate::cmem::argv_from(keys);
+    // SAFETY: all-zero is a valid query; it borrows `argv` and `quals`
+    // (Info is a transparent pmix_info_t) until the copy below.
+    let mut q: pmix_query_t = unsafe { core::mem::zeroed() };
+    q.keys = argv;
+    q.qualifiers = quals.as_ptr() as *mut pmix_info_t;
+    q.nqual = quals.len();
+    // SAFETY: `q` is a valid query; the copy is deep.
+    let queries = unsafe { crate::data::carray::CArray::copy(crate::data::kind::Kind::Query, &q as *const pmix_query_t as *const u8, 1) }.unwrap();
+    // SAFETY: made by argv_from, no longer referenced.
+    unsafe { crate::cmem::argv_free(argv) };
+    let r = c.call(&Request::Query { queries });
+    (r.status, decode_infos(&mut Decoder::new(&r.body)).unwrap_or_default())
+}
+
+fn string_of(infos: &[Info], key: &str) -> Option<String> {
+    infos.iter().find(|i| i.key() == key).and_then(|i| i.as_str())
+}
+
+#[test]
+fn a_defined_process_set_is_announced_and_answered() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let members = vec![Proc::new("job", 1), Proc::new("job", 3)];
+    let m2 = members.clone();
+    let st = srv.engine.handle.call(move |s, net| s.define_pset(net, "odd", m2));
+    assert_eq!(st, Some(PMIX_SUCCESS));
+    // Every local client hears it, with what OpenPMIx's server sends.
+    for c in srv.clients.iter_mut() {
+        let (code, src, infos) = next_event(c);
+        assert_eq!(code, PMIX_PROCESS_SET_DEFINE);
+        assert_eq!(src, Proc::new("server", 0));
+        assert_eq!(string_of(&infos, "pmix.pset.nm").as_deref(), Some("odd"));
+        let mems = infos.iter().find(|i| i.key() == "pmix.pset.mems").map(|i| crate::owned::procs_of_value(i.value_ref()));
+        assert_eq!(mems, Some(members.clone()));
+        assert!(infos.iter().any(|i| i.key() == "pmix.evnondef" && i.truthy()), "not marked non-default");
+    }
+    let m3 = vec![Proc::wildcard("job")];
+    srv.engine.handle.call(move |s, net| s.define_pset(net, "all", m3));
+    // The queries (this host has no query upcall: the server answers).
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum", "pmix.qry.psets"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let num = infos.iter().find(|i| i.key() == "pmix.qry.psetnum").map(|i| (i.value_ref().r#type, i.as_u32()));
+    assert_eq!(num, Some((PMIX_SIZE, Some(2))));
+    assert_eq!(string_of(&infos, "pmix.qry.psets").as_deref(), Some("odd,all"));
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[Info::new("pmix.pset.nm", Value::string("odd"))]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let mems = infos.iter().find(|i| i.key() == "pmix.qry.pmems").map(|i| crate::owned::procs_of_value(i.value_ref()));
+    assert_eq!(mems, Some(members.clone()));
+    // A Get of PMIX_PSET_NAMES: the sets the proc is in.
+    let names = |c: &mut Client, rank| {
+        let r = c.call(&Request::Get { target: Proc::new("job", rank), key: "pmix.pset.nms".into(), info: Vec::new() });
+        (r.status, string_of(&decode_infos(&mut Decoder::new(&r.body)).unwrap_or_default(), "pmix.pset.nms"))
+    };
+    assert_eq!(names(&mut srv.clients[1], 1), (PMIX_SUCCESS, Some("odd,all".into())));
+    assert_eq!(names(&mut srv.clients[1], 0), (PMIX_SUCCESS, Some("all".into())));
+    assert_eq!(names(&mut srv.clients[1], 2).0, PMIX_SUCCESS);
+    assert_eq!(names(&mut srv.clients[0], 9).1.as_deref(), Some("all"));
+    let none = srv.clients[0].call(&Request::Get { target: Proc::new("other", 0), key: "pmix.pset.nms".into(), info: Vec::new() });
+    assert_eq!(none.status, PMIX_ERR_NOT_FOUND);
+}
+
+#[test]
+fn a_deleted_process_set_is_announced_and_gone() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    srv.engine.handle.call(|s, net| s.define_pset(net, "a", vec![Proc::new("job", 0)]));
+    assert_eq!(next_event(&mut srv.clients[0]).0, PMIX_PROCESS_SET_DEFINE);
+    assert_eq!(srv.engine.handle.call(|s, net| s.delete_pset(net, "a")), Some(PMIX_SUCCESS));
+    let (code, _, infos) = next_event(&mut srv.clients[0]);
+    assert_eq!(code, PMIX_PROCESS_SET_DELETE);
+    assert_eq!(string_of(&infos, "pmix.pset.nm").as_deref(), Some("a"));
+    assert!(infos.iter().all(|i| i.key() != "pmix.pset.mems"));
+    // Gone: deleting it again, asking for its members.
+    assert_eq!(srv.engine.handle.call(|s, net| s.delete_pset(net, "a")), Some(PMIX_ERR_NOT_FOUND));
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum", "pmix.qry.psets"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    assert_eq!(infos.iter().find(|i| i.key() == "pmix.qry.psetnum").and_then(|i| i.as_u32()), Some(0));
+    assert_eq!(string_of(&infos, "pmix.qry.psets").as_deref(), Some(""));
+    let (st, _) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[Info::new("pmix.pset.nm", Value::string("a"))]);
+    assert_eq!(st, PMIX_ERR_NOT_FOUND);
+    // The membership without the set's name is a bad request.
+    let (st, _) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[]);
+    assert_eq!(st, PMIX_ERR_BAD_PARAM);
+    // An empty name is refused.
+    assert_eq!(srv.engine.handle.call(|s, net| s.define_pset(net, "", Vec::new())), Some(PMIX_ERR_BAD_PARAM));
+}
