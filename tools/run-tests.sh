@@ -602,7 +602,46 @@ t_pmixctl() {
     echo "via-tool" | "$C" --pid $pid stdin || { kill $pid; return 1; }
     wait $pid
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
+    t_pmixctl_pset || return 1
     t_pmixctl_info
+}
+t_pmixctl_pset() {
+    # Process sets: two app contexts with --pset, then a set defined and
+    # deleted by pmixctl while the job runs (c-tests/client_psets.c): every
+    # rank sees the queries' answers, the events and PMIX_PSET_NAMES.
+    local C=$LIBDIR/pmixctl out=$B/ctl_pset.out pid i r want own in
+    build_c client_psets client_psets -lpthread || return 1
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" --timeout 40 -n 2 --pset first "$BIN/client_psets" wait : -n 2 --pset second "$BIN/client_psets" wait >"$out" 2>&1 & pid=$!
+    # (the ranks say when their handlers are registered)
+    for i in $(seq 200); do [ "$(grep -c ': ready$' "$out")" = 4 ] && break; sleep 0.05; done
+    [ "$(grep -c ': ready$' "$out")" = 4 ] || { echo "pset: the ranks did not get ready"; cat "$out"; kill $pid; return 1; }
+    # refused: a rank that does not run, a name with ',', a set never defined
+    [ "$("$C" --pid $pid pset define bad 0,7 2>&1)" = "pmixctl: pset define bad: NOT-FOUND" ] || { echo "pset: a set of a rank that does not run"; kill $pid; return 1; }
+    [ "$("$C" --pid $pid pset define a,b 0 2>&1)" = "pmixctl: pset define a,b: BAD-PARAM" ] || { echo "pset: a name with ','"; kill $pid; return 1; }
+    [ "$("$C" --pid $pid pset delete nosuch 2>&1)" = "pmixctl: pset delete nosuch: NOT-FOUND" ] || { echo "pset: deleting an unknown set"; kill $pid; return 1; }
+    "$C" --pid $pid pset define dyn 0,3 || { echo "pset define failed"; kill $pid; return 1; }
+    "$C" --pid $pid pset delete dyn || { echo "pset delete failed"; kill $pid; return 1; }
+    wait $pid || { echo "pset: the job failed (exit $?)"; cat "$out"; return 1; }
+    for r in 0 1 2 3; do
+        if [ $r -lt 2 ]; then own=first; else own=second; fi
+        if [ $r = 0 ] || [ $r = 3 ]; then in=$own,dyn; else in=$own; fi
+        want="rank $r: own $own
+rank $r: psets 2 first,second
+rank $r: members first 0,1
+rank $r: members second 2,3
+rank $r: ready
+rank $r: defined dyn 0,3
+rank $r: in $in
+rank $r: psets 3 first,second,dyn
+rank $r: members first 0,1
+rank $r: members second 2,3
+rank $r: members dyn 0,3
+rank $r: deleted dyn
+rank $r: psets 2 first,second
+rank $r: members first 0,1
+rank $r: members second 2,3"
+        [ "$(grep "^rank $r: " "$out")" = "$want" ] || { echo "pset: rank $r saw:"; grep "^rank $r: " "$out"; return 1; }
+    done
 }
 t_pmixctl_info() {
     # pmixctl info: the library's own version, this machine's features, and

@@ -46,6 +46,11 @@ Commands:
                               print what the ranks write (what was cached
                               before attaching, then, with --follow, until
                               every rank closed the stream)
+  pset define NAME RANKS      define the process set NAME of the job's RANKS
+                              (0,2-3 or all); its ranks hear of it (event
+                              PMIX_PROCESS_SET_DEFINE) and see it in their
+                              queries (MPI Sessions' process sets)
+  pset delete NAME            delete it (event PMIX_PROCESS_SET_DELETE)
   stdin [--rank R]            send this command's stdin to the ranks' stdin
                               (the job must have been started with the
                               ranks' stdin open, e.g. pmixrun --stdin all)
@@ -129,13 +134,52 @@ unsafe extern "C" fn on_job_end(
 
 /// Job control `dirs` on `target`, waiting for the answer.
 fn job_control(target: &Proc, dirs: Vec<Info>) -> Result<(), String> {
+    job_control_of(vec![target.clone()], dirs)
+}
+
+fn job_control_of(targets: Vec<Proc>, dirs: Vec<Info>) -> Result<(), String> {
     let done = Oneshot::new();
     let d = done.clone();
-    pmix::client::api::job_control(vec![target.clone()], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
+    pmix::client::api::job_control(targets, dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
     match done.wait() {
         Some(PMIX_SUCCESS) => Ok(()),
         Some(st) => Err(pmix::strings::error_name(st).to_string()),
         None => Err("lost the server".into()),
+    }
+}
+
+/// The ranks of a list like 0,2-3 (all: the wildcard rank).
+fn parse_ranks(s: &str) -> Option<Vec<pmix_rank_t>> {
+    if s == "all" {
+        return Some(vec![PMIX_RANK_WILDCARD]);
+    }
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        if a > b || b >= PMIX_RANK_VALID || b - a > 1 << 20 {
+            return None;
+        }
+        out.extend(a..=b);
+    }
+    Some(out)
+}
+
+/// `pset define NAME RANKS` / `pset delete NAME`: by job control (the
+/// directive PMIX_JOB_CTRL_DEFINE_PSET of PMIx 6, and rpmix's own for the
+/// deletion), which the server's host carries out.
+fn pset(ns: &str, words: &[String]) -> Result<(), String> {
+    use pmix::server::pset::{DEFINE_DIRECTIVE, DELETE_DIRECTIVE};
+    match words {
+        [verb, name, ranks] if verb == "define" => {
+            let ranks = parse_ranks(ranks).ok_or_else(|| format!("pset define: '{ranks}' is not a list of ranks (0,2-3 or all)"))?;
+            let targets = ranks.into_iter().map(|r| Proc::new(ns, r)).collect();
+            job_control_of(targets, vec![Info::new(DEFINE_DIRECTIVE, Value::string(name))]).map_err(|e| format!("pset define {name}: {e}"))
+        }
+        [verb, name] if verb == "delete" => {
+            job_control_of(vec![Proc::wildcard(ns)], vec![Info::new(DELETE_DIRECTIVE, Value::string(name))]).map_err(|e| format!("pset delete {name}: {e}"))
+        }
+        _ => Err("pset: define NAME RANKS, or delete NAME".into()),
     }
 }
 
@@ -679,6 +723,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 Ok(())
             }
             "stdin" => push_stdin(&target),
+            "pset" => pset(&ns, &cmd[1..]),
             other => Err(format!("unknown command '{other}' (pmixctl --help)")),
         }
     })();

@@ -12,6 +12,14 @@ use crate::runtime::Net;
 
 use super::ServerRole;
 
+/// The job-control directive that defines a set of the targets (PMIx 6's
+/// PMIX_JOB_CTRL_DEFINE_PSET; a string, the set's name): what a tool asks
+/// of a host that defines sets (pmixrun; PRRTE where built with PMIx 6).
+pub const DEFINE_DIRECTIVE: &str = "pmix.jctrl.defpset";
+/// rpmix's job-control directive that deletes a set (a string, its name;
+/// the targets are not used). The Standard has none.
+pub const DELETE_DIRECTIVE: &str = "rpmix.jctrl.delpset";
+
 /// The defined sets, in the order of their definition.
 #[derive(Default)]
 pub struct Psets(Vec<(String, Vec<Proc>)>);
@@ -41,7 +49,7 @@ impl Psets {
         self.0.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(",")
     }
 
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.0.len()
     }
 
@@ -88,7 +96,7 @@ impl ServerRole {
     /// membership needs the set's name (qualifier PMIX_PSET_NAME).
     pub(super) fn pset_query(&self, key: &str, quals: &[Info]) -> Option<Result<Info, pmix_status_t>> {
         Some(match key {
-            "pmix.qry.psetnum" => Ok(Info::new(key, Value::size(self.psets.len()))),
+            "pmix.qry.psetnum" => Ok(Info::new(key, Value::size(self.psets.count()))),
             "pmix.qry.psets" => Ok(Info::new(key, Value::string(&self.psets.names()))),
             "pmix.qry.pmems" => {
                 let Some(name) = find(quals, PMIX_PSET_NAME).and_then(|i| i.as_str()) else {

@@ -22,6 +22,8 @@ pub struct AppSpec {
     pub env: Vec<String>,
     pub cwd: Option<String>,
     pub maxprocs: u32,
+    /// --pset / PMIX_PSET_NAME: the process set of this app's ranks.
+    pub pset: Option<String>,
 }
 
 /// PMIX_QUERY_SPAWN_SUPPORT: the spawn attributes pmixrun acts on (the
@@ -118,6 +120,53 @@ impl LauncherHost {
         out.sort();
         out
     }
+    /// A process set defined of the targets (their running ranks; the
+    /// wildcard rank: all of its job's) or deleted, by job control (None:
+    /// no such directive). The set is the server's, as if defined with
+    /// PMIx_server_define_process_set: the clients hear of it.
+    fn pset_control(&self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Option<Upcall> {
+        use pmix::server::pset::{DEFINE_DIRECTIVE, DELETE_DIRECTIVE};
+        let given = |k: &str| directives.iter().find(|i| i.key() == k);
+        let (name, define) = match (given(DEFINE_DIRECTIVE), given(DELETE_DIRECTIVE)) {
+            (Some(i), None) => (i.as_str(), true),
+            (None, Some(i)) => (i.as_str(), false),
+            (None, None) => return None,
+            (Some(_), Some(_)) => {
+                eprintln!("pmixrun: job control from {requestor}: a process set is defined or deleted, not both at once");
+                return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
+            }
+        };
+        let Some(name) = name.filter(|n| crate::job::bad_pset_name(n).is_none()) else {
+            eprintln!("pmixrun: job control from {requestor}: the process set's name must be a non-empty string without ','");
+            return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
+        };
+        let members: Vec<Proc> = if define {
+            // Every target must name a running rank (or a job, by the wildcard).
+            let all = self.expand(requestor, targets);
+            let unknown = targets.iter().find(|t| !all.iter().any(|(p, _)| t.names(p)));
+            if let Some(t) = unknown.filter(|_| !targets.is_empty()) {
+                eprintln!("pmixrun: job control from {requestor}: process set {name}: {t} is no running rank");
+                return Some(Upcall::Now(PMIX_ERR_NOT_FOUND));
+            }
+            if all.is_empty() {
+                return Some(Upcall::Now(PMIX_ERR_NOT_FOUND));
+            }
+            all.into_iter().map(|(p, _)| p).collect()
+        } else {
+            Vec::new()
+        };
+        if self.verbose {
+            eprintln!("pmixrun: {requestor} {} process set {name} ({} members)", if define { "defines" } else { "deletes" }, members.len());
+        }
+        // (on the server's own thread, after this upcall returns)
+        let Some(h) = pmix::server::handle() else { return Some(Upcall::Now(PMIX_ERR_INIT)) };
+        let queued = h.run(move |s, net| {
+            let st = if define { s.define_pset(net, &name, members) } else { s.delete_pset(net, &name) };
+            done(st, Vec::new());
+        });
+        Some(if queued { Upcall::Pending } else { Upcall::Now(PMIX_ERR_INIT) })
+    }
+
     fn send(&self, e: Event) {
         let _ = self.tx.lock().send(e);
     }
@@ -148,7 +197,6 @@ fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {
 
 impl Host for LauncherHost {
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
-        let _ = done;
         // Terminate aimed at pmixrun's own namespace: the launcher itself
         // stops (pmixctl stop; what a persistent pmixrun is told).
         let me = format!("rpmixrun.{}", std::process::id());
@@ -162,6 +210,9 @@ impl Host for LauncherHost {
                 return Upcall::Now(PMIX_SUCCESS);
             }
             return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        if let Some(u) = self.pset_control(requestor, targets, directives, done) {
+            return u;
         }
         let ts = self.expand(requestor, targets);
         if ts.is_empty() {
@@ -400,9 +451,14 @@ impl Host for LauncherHost {
                     env: list(a.env),
                     cwd: s(a.cwd),
                     maxprocs: a.maxprocs.max(1) as u32,
+                    pset: Info::copy_array(a.info, a.ninfo).ok().and_then(|i| find(&i, PMIX_PSET_NAME).and_then(|i| i.as_str())),
                 }
             };
             if spec.cmd.is_empty() {
+                return Upcall::Now(PMIX_ERR_BAD_PARAM);
+            }
+            if let Some(e) = spec.pset.as_deref().and_then(crate::job::bad_pset_name) {
+                eprintln!("pmixrun: spawn from {proc}: PMIX_PSET_NAME {e}");
                 return Upcall::Now(PMIX_ERR_BAD_PARAM);
             }
             specs.push(spec);

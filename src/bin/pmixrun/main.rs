@@ -32,6 +32,9 @@ Per app context:
   -x VAR[=VALUE]     export VAR (its current value, or VALUE) to the ranks
       --env VAR=VALUE  same as -x VAR=VALUE
       --wdir DIR     working directory of the ranks
+      --pset NAME    the ranks of this app form the process set NAME (their
+                     PMIX_PSET_NAME; the set's members in the queries MPI
+                     Sessions make; deleted when the job ends)
 
 Global (before the first program):
       --persistent   run no program: be the node's system server and start
@@ -89,7 +92,7 @@ ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 connect/disconnect, abort, log (printed to stderr), query, job control
 (pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
 the target's registered signal or event, completing on the target's
-PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported), process monitoring (heartbeats, files), and cleanup of the files
+PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), process monitoring (heartbeats, files), and cleanup of the files
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
