@@ -442,6 +442,11 @@ fn a_defined_process_set_is_announced_and_answered() {
     let m3 = vec![Proc::wildcard("job")];
     srv.engine.handle.call(move |s, net| s.define_pset(net, "all", m3));
     // The queries (this host has no query upcall: the server answers).
+    // The number alone comes after the names (for Open MPI 5.0.7).
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let keys: Vec<&str> = infos.iter().map(|i| i.key()).collect();
+    assert_eq!(keys, ["pmix.qry.psets", "pmix.qry.psetnum"]);
     let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum", "pmix.qry.psets"], &[]);
     assert_eq!(st, PMIX_SUCCESS);
     let num = infos.iter().find(|i| i.key() == "pmix.qry.psetnum").map(|i| (i.value_ref().r#type, i.as_u32()));
