@@ -14,8 +14,8 @@
  * "rank R: ready", then waits (20 s at most) for the definition of "dyn":
  *   defined dyn <ranks>     the event's PMIX_PSET_NAME and PMIX_PSET_MEMBERS
  *   in <names>              PMIx_Get of PMIX_PSET_NAMES for itself (or -)
- * then the queries again, then its deletion ("deleted dyn") and the
- * queries again. Exit 0 unless a call failed (a "FAIL" line says which).
+ * then the queries again and "listed" (the set may be deleted from then on),
+ * then its deletion ("deleted dyn") and the queries again. Exit 0 unless a call failed (a "FAIL" line says which).
  */
 #define _DEFAULT_SOURCE
 #include <pmix.h>
@@ -178,6 +178,8 @@ int main(int argc, char **argv)
             pthread_mutex_unlock(&lock);
             print_own("in", PMIX_PSET_NAMES);
             print_sets();
+            printf("rank %u: listed\n", (unsigned)me.rank);
+            fflush(stdout);
         } else {
             check(false, "define event", "no PMIX_PROCESS_SET_DEFINE of dyn within 20 s");
         }

@@ -64,6 +64,11 @@ Commands:
                               0; none when run in the background of a
                               terminal). The job outlives this command unless
                               --end-with-tool (PMIX_SPAWN_CHILD_SEP false)
+  session pause|resume|terminate|signal SIG
+                              PMIx_Session_control of the server's session
+                              (pmixrun: every rank of every job it runs;
+                              terminate ends them all, as SIGTERM to pmixrun
+                              does, but a persistent pmixrun goes on)
   stop                        ask the server (pmixrun) to stop
   info                        what this installation is and can do here
                               (version, ABI, hwloc, stop on exec, OpenPMIx
@@ -180,6 +185,30 @@ fn pset(ns: &str, words: &[String]) -> Result<(), String> {
             job_control_of(vec![Proc::wildcard(ns)], vec![Info::new(DELETE_DIRECTIVE, Value::string(name))]).map_err(|e| format!("pset delete {name}: {e}"))
         }
         _ => Err("pset: define NAME RANKS, or delete NAME".into()),
+    }
+}
+
+/// `session pause|resume|terminate|signal SIG`: PMIx_Session_control of the
+/// server's session (pmixrun: every job it runs; the id is not used).
+fn session(words: &[String]) -> Result<(), String> {
+    let dirs = match words {
+        [v] if v == "pause" => vec![Info::new("pmix.ssn.pause", Value::boolean(true))],
+        [v] if v == "resume" => vec![Info::new("pmix.ssn.resume", Value::boolean(true))],
+        [v] if v == "terminate" => vec![Info::new("pmix.ssn.terminate", Value::boolean(true))],
+        [v, sig] if v == "signal" => {
+            let sig = signal_number(sig).ok_or("session signal: which signal?")?;
+            // SAFETY: an int value for PMIX_SESSION_SIGNAL.
+            vec![Info::new("pmix.ssn.sig", unsafe { Value::load(&sig as *const i32 as *const core::ffi::c_void, PMIX_INT) }.expect("out of memory"))]
+        }
+        _ => return Err("session: pause, resume, terminate, or signal SIG".into()),
+    };
+    let done = Oneshot::new();
+    let d = done.clone();
+    pmix::client::api::session_control(0, dirs, pmix::runtime::Completion::new(move |st, _: Vec<Info>| d.set(st)));
+    match done.wait() {
+        Some(PMIX_SUCCESS) => Ok(()),
+        Some(st) => Err(format!("session {}: {}", words[0], pmix::strings::error_name(st))),
+        None => Err("lost the server".into()),
     }
 }
 
@@ -619,6 +648,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
     let result = (|| -> Result<(), String> {
         match verb.as_str() {
             "run" => return run_job(&cmd[1..], asked_timeout),
+            "session" => return session(&cmd[1..]),
             "stop" => {
                 let server = pmix::client::connected_server().ok_or("no server")?;
                 return job_control(&Proc::wildcard(&server.nspace), vec![Info::new("pmix.jctrl.term", Value::boolean(true))]).map_err(|e| format!("stop: {e}"));

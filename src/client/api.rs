@@ -445,6 +445,17 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
     }));
 }
 
+/// PMIx_Session_control: `done(status, results)` with the host's answer.
+pub fn session_control(session: u32, directives: Vec<Info>, done: Completion<Vec<Info>>) {
+    if handle().is_none() {
+        return done.fire(no_server(), Vec::new());
+    }
+    request(Request::SessionControl { session, directives }, Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done.fire(st, infos)
+    }));
+}
+
 // ---- groups ----
 
 /// PMIx_Group_construct / _destruct / _leave / _invite: `done(status, results)`.

@@ -498,6 +498,15 @@ impl ServerRole {
             Request::DeregisterEvents { codes } => {
                 let _ = self.host.deregister_events(&codes, Box::new(|_| {}));
             }
+            Request::SessionControl { session, directives } => {
+                let u = self.host.session_control(&who, session, &directives, self.done_reply_infos(conn, req));
+                if let Upcall::Now(st) = u {
+                    if st == PMIX_ERR_NOT_SUPPORTED {
+                        crate::pmix_debug!(1, "session control from {who}: the host has no session control");
+                    }
+                    reply(net, conn, req, settled(st), &[]);
+                }
+            }
             Request::Allocate { directive, data } => {
                 let u = self.host.allocate(&who, directive, &data, self.done_reply_infos(conn, req));
                 if let Upcall::Now(st) = u {

@@ -35,6 +35,7 @@ enum Seen {
     Fence(Vec<Proc>, DoneData),
     DirectModex(Proc, DoneData),
     Group(pmix_group_operation_t, String, DoneInfos),
+    Session(Proc, u32, Vec<Info>, DoneInfos),
 }
 
 struct FakeHost {
@@ -73,6 +74,15 @@ impl Host for FakeHost {
 
     fn group(&mut self, op: pmix_group_operation_t, name: &str, _procs: &[Proc], _directives: &[Info], done: DoneInfos) -> Upcall {
         let _ = self.seen.send(Seen::Group(op, name.to_string(), done));
+        Upcall::Pending
+    }
+
+    /// (no directive: refused at once, as a host refuses what it does not do)
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], done: DoneInfos) -> Upcall {
+        if directives.is_empty() {
+            return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        let _ = self.seen.send(Seen::Session(requestor.clone(), session, directives.to_vec(), done));
         Upcall::Pending
     }
 }
@@ -492,4 +502,21 @@ fn a_deleted_process_set_is_announced_and_gone() {
     assert_eq!(st, PMIX_ERR_BAD_PARAM);
     // An empty name is refused.
     assert_eq!(srv.engine.handle.call(|s, net| s.define_pset(net, "", Vec::new())), Some(PMIX_ERR_BAD_PARAM));
+}
+
+#[test]
+fn session_control_goes_to_the_host_and_back() {
+    let mut srv = Server::start(Answer::Later, None, 1);
+    let dirs = vec![Info::new("pmix.ssn.pause", Value::boolean(true))];
+    let id = srv.clients[0].send(&Request::SessionControl { session: 5, directives: dirs });
+    let Seen::Session(who, session, directives, done) = srv.next_upcall() else { panic!("not a session upcall") };
+    assert_eq!((who, session), (Proc::new("job", 0), 5));
+    assert_eq!(directives.iter().map(|i| i.key()).collect::<Vec<_>>(), ["pmix.ssn.pause"]);
+    done(PMIX_SUCCESS, vec![Info::new("why", Value::string("paused"))]);
+    let r = srv.clients[0].reply(id);
+    assert_eq!(r.status, PMIX_SUCCESS);
+    assert_eq!(string_of(&decode_infos(&mut Decoder::new(&r.body)).unwrap(), "why").as_deref(), Some("paused"));
+    // A host that refuses at once: its answer, at once.
+    let r = srv.clients[0].call(&Request::SessionControl { session: 5, directives: Vec::new() });
+    assert_eq!(r.status, PMIX_ERR_NOT_SUPPORTED);
 }

@@ -277,6 +277,41 @@ impl Host for LauncherHost {
         Upcall::Pending
     }
 
+    /// pmixrun's session is the set of jobs it runs (whatever the id asked:
+    /// it runs one): pause (SIGSTOP), resume (SIGCONT), signal every rank
+    /// of every job, or terminate every job (as on SIGTERM, with the grace
+    /// period; a persistent pmixrun goes on, ready for new jobs).
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], _done: pmix::server::host::DoneInfos) -> Upcall {
+        // (PMIx 5's keys, not in the 4.2.2 header)
+        let given = |k: &str| directives.iter().find(|i| i.key() == k);
+        let flag = |k: &str| given(k).is_some_and(|i| i.truthy());
+        let all: Vec<(Proc, i32)> = self.pids.lock().iter().map(|(p, pid)| (p.clone(), *pid)).collect();
+        let refuse = |why: &str| {
+            pmix::pmix_debug!(1, "pmixrun: session control from {requestor}: {why}");
+            Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+        };
+        let known = ["pmix.ssn.pause", "pmix.ssn.resume", "pmix.ssn.terminate", "pmix.ssn.sig", "pmix.ssnctrl.id"];
+        if let Some(other) = directives.iter().find(|i| !known.contains(&i.key())) {
+            return refuse(&format!("{} is not supported (pause, resume, terminate and signal are)", other.key()));
+        }
+        let st = if flag("pmix.ssn.pause") {
+            signal_all(&all, libc::SIGSTOP)
+        } else if flag("pmix.ssn.resume") {
+            signal_all(&all, libc::SIGCONT)
+        } else if flag("pmix.ssn.terminate") {
+            self.send(Event::EndSession);
+            PMIX_SUCCESS
+        } else if let Some(sig) = given("pmix.ssn.sig").and_then(|i| i.as_u32()) {
+            signal_all(&all, sig as i32)
+        } else {
+            return refuse("no directive pmixrun carries out (pause, resume, terminate, signal)");
+        };
+        if self.verbose {
+            eprintln!("pmixrun: session control ({session}) from {requestor} on {} ranks: {}", all.len(), pmix::strings::error_name(st));
+        }
+        Upcall::Now(st)
+    }
+
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, info: &[Info], _done: Done) -> Upcall {
         // (for this code the server names the verified sender as the source)
         if code == PMIX_JCTRL_CHECKPOINT_COMPLETE {
@@ -483,5 +518,50 @@ impl Host for LauncherHost {
             eprintln!("pmixrun: log from {proc}: {} entries", data.len());
         }
         Upcall::Now(PMIX_SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix::owned::Value;
+
+    fn host() -> (LauncherHost, std::sync::mpsc::Receiver<Event>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        (LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false), rx)
+    }
+
+    fn answer(u: Upcall) -> pmix_status_t {
+        match u {
+            Upcall::Now(st) => st,
+            Upcall::Pending => panic!("session control answers at once"),
+        }
+    }
+
+    #[test]
+    fn session_control_refuses_what_pmixrun_does_not_do() {
+        let (mut h, rx) = host();
+        let me = Proc::new("tool", 0);
+        for dirs in [
+            vec![Info::new("pmix.ssn.preempt", Value::boolean(true))],
+            vec![Info::new("pmix.ssn.restore", Value::boolean(true))],
+            vec![Info::new("pmix.ssn.pause", Value::boolean(true)), Info::new("pmix.ssn.complete", Value::boolean(true))],
+            vec![Info::new("pmix.ssnctrl.id", Value::string("x"))],
+            Vec::new(),
+        ] {
+            assert_eq!(answer(h.session_control(&me, 1, &dirs, Box::new(|_, _| {}))), PMIX_ERR_NOT_SUPPORTED, "{:?}", dirs.iter().map(|i| i.key().to_string()).collect::<Vec<_>>());
+        }
+        assert!(rx.try_recv().is_err(), "a refused request acted");
+    }
+
+    #[test]
+    fn session_control_terminate_ends_the_jobs() {
+        let (mut h, rx) = host();
+        let me = Proc::new("tool", 0);
+        let dirs = [Info::new("pmix.ssn.terminate", Value::boolean(true)), Info::new("pmix.ssnctrl.id", Value::string("x"))];
+        assert_eq!(answer(h.session_control(&me, 7, &dirs, Box::new(|_, _| {}))), PMIX_SUCCESS);
+        assert!(matches!(rx.try_recv(), Ok(Event::EndSession)));
+        // (no rank to pause: done at once)
+        assert_eq!(answer(h.session_control(&me, 7, &[Info::new("pmix.ssn.pause", Value::boolean(true))], Box::new(|_, _| {}))), PMIX_SUCCESS);
     }
 }

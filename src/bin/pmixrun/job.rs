@@ -794,6 +794,16 @@ impl Launcher {
         });
     }
 
+    /// Stop every running job (each as stop_ns does).
+    pub fn stop_all_ns(&mut self, grace: u64) {
+        let mut live: Vec<String> = self.ranks.values().filter(|r| !r.exited).map(|r| r.proc.nspace.clone()).collect();
+        live.sort();
+        live.dedup();
+        for ns in live {
+            self.stop_ns(&ns, grace);
+        }
+    }
+
     /// A traced rank stopped with `sig` (the reaper saw it; this is the
     /// main thread, its tracer).
     pub fn traced_stop(&mut self, pid: i32, sig: i32) {

@@ -92,7 +92,7 @@ ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 connect/disconnect, abort, log (printed to stderr), query, job control
 (pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
 the target's registered signal or event, completing on the target's
-PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), process monitoring (heartbeats, files), and cleanup of the files
+PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), session control (pause, resume, terminate, signal every job: pmixctl session), process monitoring (heartbeats, files), and cleanup of the files
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
@@ -110,6 +110,8 @@ pub enum Event {
     ToolGone(pmix::owned::Proc),
     /// A rank reports it waits in PMIx_Init for a debugger.
     WaitingInInit(pmix::owned::Proc),
+    /// Session control: terminate every job.
+    EndSession,
 }
 
 fn main() -> ExitCode {
@@ -223,6 +225,16 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 Ok(Event::DebuggerRelease { sender, targets }) => launcher.debugger_release(&sender, &targets),
                 Ok(Event::ToolGone(tool)) => launcher.tool_gone(&tool, opts.grace),
                 Ok(Event::WaitingInInit(p)) => launcher.waiting_in_init(&p),
+                Ok(Event::EndSession) => {
+                    if verbose {
+                        eprintln!("pmixrun: session control: terminating every job");
+                    }
+                    if opts.persistent {
+                        launcher.stop_all_ns(opts.grace);
+                    } else {
+                        launcher.stop_job(opts.grace, 128 + libc::SIGTERM);
+                    }
+                }
                 Ok(Event::Abort { status, from }) if opts.persistent => {
                     // A tool's job aborts alone.
                     let ns = from.rsplit_once(':').map_or(from.as_str(), |(ns, _)| ns).trim_start_matches("the monitor of ");
