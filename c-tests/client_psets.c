@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 {
     bool wait = argc > 1 && strcmp(argv[1], "wait") == 0;
     pmix_status_t rc;
-    alarm(60);
+    alarm(100);
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         printf("client_psets: PMIx_Init: %s\n", PMIx_Error_string(rc));

@@ -608,8 +608,8 @@ t_pmixctl() {
 }
 # rank_states <pid>: the process states of pmixrun's children (its ranks), sorted
 rank_states() { local c; for c in $(pgrep -P "$1"); do awk '{print $3}' "/proc/$c/stat"; done | sort | tr -d '\n'; }
-# until_states <pid> <want>: waits (5 s at most) for them
-until_states() { local i; for i in $(seq 100); do [ "$(rank_states "$1")" = "$2" ] && return 0; sleep 0.05; done; return 1; }
+# until_states <pid> <want>: waits (15 s at most) for them
+until_states() { local i; for i in $(seq 300); do [ "$(rank_states "$1")" = "$2" ] && return 0; sleep 0.05; done; return 1; }
 t_pmixctl_session() {
     # Session control (PMIx_Session_control): pause, resume, signal,
     # terminate every rank pmixrun runs; a persistent pmixrun ends its jobs
@@ -632,9 +632,9 @@ t_pmixctl_session() {
     # a persistent pmixrun (its own TMPDIR): its job ends, it goes on
     T=$(mktemp -d "$B/ctl_session.XXXXXX")
     TMPDIR=$T "$PMIXRUN" --persistent & p=$!
-    for i in $(seq 100); do TMPDIR=$T "$C" --pid $p ps >/dev/null 2>&1 && break; sleep 0.05; done
+    for i in $(seq 300); do TMPDIR=$T "$C" --pid $p ps 2>&1 | grep -q "runs no job" && break; sleep 0.05; done
     TMPDIR=$T "$C" --pid $p run -n 2 sleep 30 >/dev/null 2>&1 & run=$!
-    for i in $(seq 100); do [ "$(pgrep -P $p | wc -l)" = 2 ] && break; sleep 0.05; done
+    for i in $(seq 300); do [ "$(pgrep -P $p | wc -l)" = 2 ] && break; sleep 0.05; done
     TMPDIR=$T "$C" --pid $p session terminate || { kill $p $run; return 1; }
     wait $run; rc=$?
     [ $rc != 0 ] || { echo "session terminate: the persistent pmixrun's job ended with 0"; kill $p; return 1; }
@@ -650,9 +650,9 @@ t_pmixctl_pset() {
     # rank sees the queries' answers, the events and PMIX_PSET_NAMES.
     local C=$LIBDIR/pmixctl out=$B/ctl_pset.out pid i r want own in
     build_c client_psets client_psets -lpthread || return 1
-    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" --timeout 40 -n 2 --pset first "$BIN/client_psets" wait : -n 2 --pset second "$BIN/client_psets" wait >"$out" 2>&1 & pid=$!
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" --timeout 90 -n 2 --pset first "$BIN/client_psets" wait : -n 2 --pset second "$BIN/client_psets" wait >"$out" 2>&1 & pid=$!
     # (the ranks say when their handlers are registered)
-    for i in $(seq 200); do [ "$(grep -c ': ready$' "$out")" = 4 ] && break; sleep 0.05; done
+    for i in $(seq 600); do [ "$(grep -c ': ready$' "$out")" = 4 ] && break; sleep 0.05; done
     [ "$(grep -c ': ready$' "$out")" = 4 ] || { echo "pset: the ranks did not get ready:"; cat "$out"; kill $pid; return 1; }
     # refused: a rank that does not run, a name with ',', a set never defined
     [ "$("$C" --pid $pid pset define bad 0,7 2>&1)" = "pmixctl: pset define bad: NOT-FOUND" ] || { echo "pset: a set of a rank that does not run"; kill $pid; return 1; }
@@ -660,7 +660,7 @@ t_pmixctl_pset() {
     [ "$("$C" --pid $pid pset delete nosuch 2>&1)" = "pmixctl: pset delete nosuch: NOT-FOUND" ] || { echo "pset: deleting an unknown set"; kill $pid; return 1; }
     "$C" --pid $pid pset define dyn 0,3 || { echo "pset define failed"; kill $pid; return 1; }
     # (deleted once every rank has listed it)
-    for i in $(seq 200); do [ "$(grep -c ': listed$' "$out")" = 4 ] && break; sleep 0.05; done
+    for i in $(seq 600); do [ "$(grep -c ': listed$' "$out")" = 4 ] && break; sleep 0.05; done
     "$C" --pid $pid pset delete dyn || { echo "pset delete failed"; kill $pid; return 1; }
     wait $pid || { echo "pset: the job failed (exit $?)"; cat "$out"; return 1; }
     for r in 0 1 2 3; do
