@@ -604,7 +604,15 @@ t_pmixctl() {
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
     t_pmixctl_pset || return 1
     t_pmixctl_session || return 1
+    t_pmixrun_alloc || return 1
     t_pmixctl_info
+}
+t_pmixrun_alloc() {
+    # PMIx_Allocation_request from a rank: pmixrun grants this node's CPUs
+    # (new, extend, release) and refuses more than it has (c-tests/client_alloc.c)
+    build_c client_alloc client_alloc -lpthread || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/client_alloc" >"$B/ctl_alloc.out" 2>&1 || { echo "allocations:"; cat "$B/ctl_alloc.out"; return 1; }
+    grep -q '^client_alloc: [0-9]* passed, 0 failed$' "$B/ctl_alloc.out" || { cat "$B/ctl_alloc.out"; return 1; }
 }
 # rank_states <pid>: the process states of pmixrun's children (its ranks), sorted
 rank_states() { local c; for c in $(pgrep -P "$1"); do awk '{print $3}' "/proc/$c/stat"; done | sort | tr -d '\n'; }

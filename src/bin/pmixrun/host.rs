@@ -93,8 +93,26 @@ pub enum OnStall {
     Report,
 }
 
+/// The allocations of this node's CPUs pmixrun granted (PMIx_Allocation_request):
+/// a ledger only; the jobs are not confined to them.
+#[derive(Default)]
+struct Ledger {
+    /// (allocation id, CPUs held), in the order granted.
+    held: Vec<(String, u32)>,
+    next: u32,
+}
+
+/// PMIX_ALLOC_NUM_CPUS etc. are uint64_t.
+fn u64_value(x: u64) -> pmix::owned::Value {
+    // SAFETY: x is a uint64_t element.
+    unsafe { pmix::owned::Value::load(&x as *const u64 as *const core::ffi::c_void, PMIX_UINT64) }.expect("out of memory")
+}
+
 pub struct LauncherHost {
     tx: Mutex<Sender<Event>>,
+    ledger: Ledger,
+    /// CPUs the ledger grants from (this process's available parallelism).
+    cpus: u32,
     store: Arc<Mutex<Store>>,
     pids: Pids,
     stdins: crate::io::Stdins,
@@ -105,7 +123,8 @@ pub struct LauncherHost {
 
 impl LauncherHost {
     pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, stop_on_exec: bool, verbose: bool) -> LauncherHost {
-        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        LauncherHost { tx: Mutex::new(tx), ledger: Ledger::default(), cpus, store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
     }
 
     /// The ranks a job-control request names (none: the requester's namespace).
@@ -310,6 +329,82 @@ impl Host for LauncherHost {
             eprintln!("pmixrun: session control ({session}) from {requestor} on {} ranks: {}", all.len(), pmix::strings::error_name(st));
         }
         Upcall::Now(st)
+    }
+
+    /// Allocation requests for this node's CPUs, against what this process
+    /// may use: a new allocation (PMIX_ALLOC_NUM_CPUS, default 1; at most
+    /// one node), more CPUs for one (PMIX_ALLOC_ID), or some or all of them
+    /// back. Granted: PMIX_ALLOC_ID, PMIX_ALLOC_NUM_CPUS (what it now holds),
+    /// PMIX_ALLOC_NUM_NODES, PMIX_ALLOC_NODE_LIST. More than is free:
+    /// PMIX_ERR_OUT_OF_RESOURCE. A ledger: jobs are not confined to it.
+    fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
+        let why = |st: pmix_status_t, msg: String| {
+            pmix::pmix_debug!(1, "pmixrun: allocation request from {proc}: {msg}");
+            Upcall::Now(st)
+        };
+        let cpus = match find(data, PMIX_ALLOC_NUM_CPUS) {
+            None => None,
+            Some(i) => match i.as_u32().filter(|n| *n > 0) {
+                Some(n) => Some(n),
+                None => return why(PMIX_ERR_BAD_PARAM, "PMIX_ALLOC_NUM_CPUS is not a positive number".into()),
+            },
+        };
+        if find(data, PMIX_ALLOC_NUM_NODES).and_then(|i| i.as_u32()).is_some_and(|n| n > 1) {
+            return why(PMIX_ERR_OUT_OF_RESOURCE, "more than one node (pmixrun has this one)".into());
+        }
+        let used: u32 = self.ledger.held.iter().map(|(_, n)| n).sum();
+        let free = self.cpus.saturating_sub(used);
+        let id = find(data, PMIX_ALLOC_ID).and_then(|i| i.as_str());
+        let slot = id.as_ref().and_then(|id| self.ledger.held.iter().position(|(x, _)| x == id));
+        let (id, held) = match directive {
+            PMIX_ALLOC_NEW => {
+                let n = cpus.unwrap_or(1);
+                if n > free {
+                    return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} CPUs asked, {free} of {} free", self.cpus));
+                }
+                self.ledger.next += 1;
+                let id = format!("rpmixrun.{}.alloc.{}", std::process::id(), self.ledger.next);
+                self.ledger.held.push((id.clone(), n));
+                (id, n)
+            }
+            PMIX_ALLOC_EXTEND | PMIX_ALLOC_RELEASE => {
+                let (Some(id), Some(k)) = (id, slot) else {
+                    return why(if slot.is_none() && find(data, PMIX_ALLOC_ID).is_some() { PMIX_ERR_NOT_FOUND } else { PMIX_ERR_BAD_PARAM }, "no allocation of this PMIX_ALLOC_ID".into());
+                };
+                let have = self.ledger.held[k].1;
+                if directive == PMIX_ALLOC_EXTEND {
+                    let n = cpus.unwrap_or(1);
+                    if n > free {
+                        return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} more CPUs asked, {free} of {} free", self.cpus));
+                    }
+                    self.ledger.held[k].1 += n;
+                    (id, have + n)
+                } else {
+                    let n = cpus.unwrap_or(have);
+                    if n > have {
+                        return why(PMIX_ERR_BAD_PARAM, format!("{n} CPUs released, {id} holds {have}"));
+                    }
+                    if n == have {
+                        self.ledger.held.remove(k);
+                    } else {
+                        self.ledger.held[k].1 -= n;
+                    }
+                    (id, have - n)
+                }
+            }
+            other => return why(PMIX_ERR_NOT_SUPPORTED, format!("directive {other} is not supported (new, extend and release are)")),
+        };
+        if self.verbose {
+            eprintln!("pmixrun: allocation {id} of {proc}: {held} CPUs");
+        }
+        let answer = vec![
+            Info::new("pmix.alloc.id", pmix::owned::Value::string(&id)),
+            Info::new("pmix.alloc.ncpus", u64_value(held as u64)),
+            Info::new("pmix.alloc.nnodes", u64_value(if held > 0 { 1 } else { 0 })),
+            Info::new("pmix.alloc.nlist", pmix::owned::Value::string(&pmix::rendezvous::hostname())),
+        ];
+        done(PMIX_SUCCESS, answer);
+        Upcall::Pending
     }
 
     fn notify_event(&mut self, code: pmix_status_t, source: &Proc, _range: pmix_data_range_t, info: &[Info], _done: Done) -> Upcall {
@@ -563,5 +658,47 @@ mod tests {
         assert!(matches!(rx.try_recv(), Ok(Event::EndSession)));
         // (no rank to pause: done at once)
         assert_eq!(answer(h.session_control(&me, 7, &[Info::new("pmix.ssn.pause", Value::boolean(true))], Box::new(|_, _| {}))), PMIX_SUCCESS);
+    }
+}
+
+#[cfg(test)]
+mod alloc_tests {
+    use super::*;
+    use pmix::owned::Value;
+
+    /// The answer of one request: (status, PMIX_ALLOC_ID, CPUs held).
+    fn ask(h: &mut LauncherHost, directive: pmix_alloc_directive_t, data: Vec<Info>) -> (pmix_status_t, Option<String>, Option<u32>) {
+        let got = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let u = h.allocate(&Proc::new("tool", 0), directive, &data, Box::new(move |st, infos| *g.lock() = Some((st, infos))));
+        let (st, infos) = match u {
+            Upcall::Now(st) => (st, Vec::new()),
+            Upcall::Pending => got.lock().take().expect("answered"),
+        };
+        (st, find(&infos, PMIX_ALLOC_ID).and_then(|i| i.as_str()), find(&infos, PMIX_ALLOC_NUM_CPUS).and_then(|i| i.as_u32()))
+    }
+
+    #[test]
+    fn allocations_are_granted_against_the_cpus_of_this_node() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let mut h = LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false);
+        h.cpus = 4;
+        let cpus = |n: u32| Info::new("pmix.alloc.ncpus", u64_value(n as u64));
+        let (st, id, n) = ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(3)]);
+        assert_eq!((st, n), (PMIX_SUCCESS, Some(3)));
+        let id = id.expect("an allocation id");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(2)]).0, PMIX_ERR_OUT_OF_RESOURCE, "only 1 CPU is free");
+        let with_id = |v: Vec<Info>| [vec![Info::new("pmix.alloc.id", Value::string(&id))], v].concat();
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(vec![cpus(1)])), (PMIX_SUCCESS, Some(id.clone()), Some(4)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(vec![cpus(1)])).0, PMIX_ERR_OUT_OF_RESOURCE);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(vec![cpus(5)])).0, PMIX_ERR_BAD_PARAM, "more than it holds");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(vec![cpus(2)])), (PMIX_SUCCESS, Some(id.clone()), Some(2)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(2)]).0, PMIX_SUCCESS, "2 CPUs free again");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(Vec::new())), (PMIX_SUCCESS, Some(id.clone()), Some(0)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(Vec::new())).0, PMIX_ERR_NOT_FOUND, "released: gone");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, vec![cpus(1)]).0, PMIX_ERR_BAD_PARAM, "no id");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![Info::new("pmix.alloc.nnodes", u64_value(2))]).0, PMIX_ERR_OUT_OF_RESOURCE);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(0)]).0, PMIX_ERR_BAD_PARAM);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_REAQUIRE, with_id(Vec::new())).0, PMIX_ERR_NOT_SUPPORTED);
     }
 }

@@ -92,7 +92,7 @@ ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 connect/disconnect, abort, log (printed to stderr), query, job control
 (pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
 the target's registered signal or event, completing on the target's
-PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), session control (pause, resume, terminate, signal every job: pmixctl session), process monitoring (heartbeats, files), and cleanup of the files
+PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), session control (pause, resume, terminate, signal every job: pmixctl session), allocation requests for this machine's CPUs (a ledger: new, extend, release), process monitoring (heartbeats, files), and cleanup of the files
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
