@@ -2168,8 +2168,7 @@ static void rpmix_only(void)
         }
         check(0 == bad, "Data_array_construct more types", "%zu not made", bad);
     }
-    /* not initialised: PMIX_ERR_INIT, as OpenPMIx (after init rpmix answers
-     * PMIX_ERR_NOT_SUPPORTED: it has no session control) */
+    /* not initialised: PMIX_ERR_INIT, as OpenPMIx */
     check(PMIX_ERR_INIT == PMIx_Session_control(1, NULL, 0, NULL, NULL), "Session_control rpmix", "%d",
           PMIx_Session_control(1, NULL, 0, NULL, NULL));
 

@@ -44,6 +44,8 @@ pub const GROUP_LEAVE: u16 = 30;
 /// Invitations: name, invitees, directives / name, [leader], directives, u32 accept.
 pub const GROUP_INVITE: u16 = 31;
 pub const GROUP_JOIN: u16 = 32;
+/// PMIx_Session_control: u32 session id, directives; the reply carries infos.
+pub const SESSION_CONTROL: u16 = 33;
 
 /// Server -> client.
 pub const REPLY: u16 = 100;

@@ -29,6 +29,13 @@
 #                         Open MPI 5.0.7 programs (c-tests/mpi) under pmixrun
 #                         on rpmix; every rank names rpmix as its libpmix
 #                         (spawn: 4 parents, 2 children, TCP over loopback)
+#   ompi5/psets, opx5/psets
+#                         c-tests/mpi/psets.c (MPI Sessions) under pmixrun
+#                         with --pset on two app contexts, ranks on rpmix /
+#                         on OpenPMIx 5.0.7: each lists its 3 sets, first
+#                         and second, then dyn, defined by pmixctl meanwhile
+#   prte/psets            the same program under mpirun --pset (one app):
+#                         the reference, Open MPI's 3 sets only
 #   opx5/hello, opx5/pubsub, opx5/spawn
 #                         the same programs under pmixrun on rpmix with the
 #                         ranks on the root's OpenPMIx 5.0.7 (issue 16)
@@ -93,7 +100,7 @@ blog=$B/newer-build.log
 built=1
 in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_helpers.c -o /opt/rpmix/build/v5_helpers -lpmix >>"$blog" 2>&1 || built=0
 in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/v5_exports.c -o /opt/rpmix/build/v5_exports -lpmix -ldl >>"$blog" 2>&1 || built=0
-for p in hello pubsub abort spawn; do
+for p in hello pubsub abort spawn psets; do
     in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
 done
 # OpenPMIx's example group.c (the host's copy, 4.2.2's), against 5.0.7's headers
@@ -259,6 +266,49 @@ case_py5() {
 }
 case_py5
 
+# MPI Sessions' process sets (c-tests/mpi/psets.c) under pmixrun: two app
+# contexts with --pset, then a set defined by pmixctl while the job runs; the
+# ranks on rpmix (ompi5/psets) and on OpenPMIx 5.0.7 (opx5/psets). Every
+# rank lists the 3 sets Open MPI makes itself, then first and second, then
+# dyn too (MPI_Session_get_num_psets, MPI_Session_get_nth_pset). (No groups:
+# Open MPI 5.0.7's MPI_Group_from_session_pset overwrites the group's size
+# with the length of the set's name, docs/compatibility.md.)
+# psets_want <rank> <names after mpix://SHARED...>: the lines of one listing
+psets_want() {
+    local r=$1 i=3 n; shift
+    printf 'psets %s: num %s\n' "$r" $((3 + $#))
+    printf 'psets %s: name 0 mpi://WORLD\npsets %s: name 1 mpi://SELF\npsets %s: name 2 mpix://SHARED\n' "$r" "$r" "$r"
+    for n in "$@"; do printf 'psets %s: name %s %s\n' "$r" $i "$n"; i=$((i + 1)); done
+}
+psets_case() {  # psets_case <group> <rpmix|openpmix>
+    local name=$1/psets lib=$2 log=$B/newer-$1-psets.log marker pid i r
+    marker=$(new_marker "$1-psets")
+    selected "$name" || return 0
+    why=""
+    local env=("${WITH_RPMIX[@]}")
+    [ "$lib" = openpmix ] && env=("${IN_ROOT[@]}" OMPI_MCA_btl_tcp_if_include=lo)
+    # (pmixrun's own pid: chroot and env exec it)
+    "${env[@]}" "$PMIXRUN_IN" --timeout 60 -n 2 --pset first /opt/rpmix/build/psets wait "" "$marker" \
+        : -n 2 --pset second /opt/rpmix/build/psets wait "" "$marker" >"$log" 2>&1 &
+    pid=$!
+    # (each rank says when it has listed the sets and waits for a new one)
+    for i in $(seq 300); do [ "$(grep -ac ': ready$' "$log")" = 4 ] && break; sleep 0.1; done
+    if [ "$(grep -ac ': ready$' "$log")" = 4 ]; then
+        with_rpmix /opt/rpmix/lib/pmixctl --pid "$pid" pset define dyn 0,3 >"$log.ctl" 2>&1 || add "pmixctl pset define: exit $?"
+    else
+        add "the ranks did not get ready"
+    fi
+    wait "$pid" || add "pmixrun: exit $?"
+    cat "$log.ctl" >>"$log" 2>/dev/null; rm -f "$log.ctl"
+    for r in 0 1 2 3; do
+        diff <(psets_want $r first second; echo "psets $r: ready"; psets_want $r first second dyn) <(grep -a "^psets $r: " "$log") >>"$log" || add "rank $r: not the sets expected"
+    done
+    leftovers "$marker" "$log" || add "processes left running"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+psets_case ompi5 rpmix
+psets_case opx5 openpmix
+
 # ---- under Open MPI 5's own mpirun: PRRTE on OpenPMIx 5.0.7 (issue 15, 17) ----
 # The launcher keeps the root's OpenPMIx 5.0.7; only the ranks get rpmix
 # (mpirun -x LD_LIBRARY_PATH). Each case runs with OpenPMIx ranks first
@@ -310,6 +360,33 @@ PRTE_OPTS="--mca btl_tcp_if_include lo" PRTE_RPMIX_OPTS="-x SPAWN_CHILD_ENV=LD_L
 # does); ranks 0, 2, 3 construct a group with a context id and destruct it
 # (5.0's servers want the members back at destruction, 4.2's do not)
 prte_case group 0 3 'Group construct complete' oex-group
+
+# The same program under Open MPI 5's mpirun --pset (PRRTE 3.0.8 on OpenPMIx
+# 5.0.7; one app context: with --pset on two, prterun dies of SIGSEGV before
+# starting them), the ranks on OpenPMIx 5.0.7 and on rpmix: the reference
+# for what Open MPI 5.0.7 lists there. Only its own 3 sets: PRRTE answers
+# PMIX_QUERY_NUM_PSETS alone, which Open MPI reads into a NULL pointer
+# (PMIx_Value_unload refuses it, with either library), so it never asks
+# for the names.
+case_prte_psets() {
+    local lib log marker r
+    selected prte/psets || return 0
+    why=""
+    for lib in openpmix rpmix; do
+        log=$B/newer-prte-psets.$lib.log
+        marker=$(new_marker "prte-psets-$lib")
+        local x=()
+        [ $lib = rpmix ] && x=(-x LD_LIBRARY_PATH=/opt/rpmix/lib)
+        T=45 run_timed "$log" "${MPIRUN_IN[@]}" --host "$(hostname):4" "${x[@]}" --pset first -np 2 /opt/rpmix/build/psets once "" "$marker"
+        [ $RC -eq 0 ] || add "$lib ranks: exit $RC"
+        for r in 0 1; do
+            diff <(psets_want $r) <(grep -a "^psets $r: " "$log") >>"$log" || add "$lib ranks: rank $r lists other sets"
+        done
+        leftovers "$R" "$log" in_our_root >/dev/null 2>&1
+    done
+    if [ -z "$why" ]; then pass prte/psets; else fail prte/psets "$why" "$log"; fi
+}
+case_prte_psets
 
 # rpmix's tool (pmixctl) attached to PRRTE, an OpenPMIx 5.0.7 server with
 # tool support, found by its pid (PRRTE's rendezvous file, under /tmp): `ps`

@@ -602,7 +602,96 @@ t_pmixctl() {
     echo "via-tool" | "$C" --pid $pid stdin || { kill $pid; return 1; }
     wait $pid
     [ "$(grep -c 'got\[via-tool\]' "$B/ctl_stdin.out")" = 2 ] || { echo "stdin: $(cat "$B/ctl_stdin.out")"; return 1; }
+    t_pmixctl_pset || return 1
+    t_pmixctl_session || return 1
+    t_pmixrun_alloc || return 1
     t_pmixctl_info
+}
+t_pmixrun_alloc() {
+    # PMIx_Allocation_request from a rank: pmixrun grants this node's CPUs
+    # (new, extend, release) and refuses more than it has (c-tests/client_alloc.c)
+    build_c client_alloc client_alloc -lpthread || return 1
+    with_ours timeout 60 "$PMIXRUN" -n 1 "$BIN/client_alloc" >"$B/ctl_alloc.out" 2>&1 || { echo "allocations:"; cat "$B/ctl_alloc.out"; return 1; }
+    grep -q '^client_alloc: [0-9]* passed, 0 failed$' "$B/ctl_alloc.out" || { cat "$B/ctl_alloc.out"; return 1; }
+}
+# rank_states <pid>: the process states of pmixrun's children (its ranks), sorted
+rank_states() { local c; for c in $(pgrep -P "$1"); do awk '{print $3}' "/proc/$c/stat"; done | sort | tr -d '\n'; }
+# until_states <pid> <want>: waits (15 s at most) for them
+until_states() { local i; for i in $(seq 300); do [ "$(rank_states "$1")" = "$2" ] && return 0; sleep 0.05; done; return 1; }
+t_pmixctl_session() {
+    # Session control (PMIx_Session_control): pause, resume, signal,
+    # terminate every rank pmixrun runs; a persistent pmixrun ends its jobs
+    # and goes on.
+    local C=$LIBDIR/pmixctl pid T p run rc i
+    "$PMIXRUN" -n 1 sleep 20 : -n 1 sleep 20 & pid=$!
+    until_states $pid SS || { echo "session: the ranks did not start"; kill $pid; return 1; }
+    "$C" --pid $pid session pause || { kill $pid; return 1; }
+    until_states $pid TT || { echo "session pause: $(rank_states $pid)"; kill $pid; return 1; }
+    "$C" --pid $pid session resume || { kill $pid; return 1; }
+    until_states $pid SS || { echo "session resume: $(rank_states $pid)"; kill $pid; return 1; }
+    "$C" --pid $pid session terminate || { kill $pid; return 1; }
+    wait $pid; rc=$?
+    [ $rc = 143 ] || { echo "session terminate: pmixrun exit $rc"; return 1; }
+    "$PMIXRUN" -n 2 sleep 20 & pid=$!
+    until_states $pid SS || { echo "session: the ranks did not start"; kill $pid; return 1; }
+    "$C" --pid $pid session signal USR1 || { kill $pid; return 1; }
+    wait $pid; rc=$?
+    [ $rc = $((128 + 10)) ] || { echo "session signal USR1: pmixrun exit $rc"; return 1; }
+    # a persistent pmixrun (its own TMPDIR): its job ends, it goes on
+    T=$(mktemp -d "$B/ctl_session.XXXXXX")
+    TMPDIR=$T "$PMIXRUN" --persistent & p=$!
+    for i in $(seq 300); do TMPDIR=$T "$C" --pid $p ps 2>&1 | grep -q "runs no job" && break; sleep 0.05; done
+    TMPDIR=$T "$C" --pid $p run -n 2 sleep 30 >/dev/null 2>&1 & run=$!
+    for i in $(seq 300); do [ "$(pgrep -P $p | wc -l)" = 2 ] && break; sleep 0.05; done
+    TMPDIR=$T "$C" --pid $p session terminate || { kill $p $run; return 1; }
+    wait $run; rc=$?
+    [ $rc != 0 ] || { echo "session terminate: the persistent pmixrun's job ended with 0"; kill $p; return 1; }
+    kill -0 $p 2>/dev/null || { echo "session terminate: the persistent pmixrun ended"; return 1; }
+    TMPDIR=$T "$C" --pid $p stop || { kill $p; return 1; }
+    wait $p; rc=$?
+    [ $rc = 0 ] || { echo "persistent pmixrun: exit $rc after stop"; return 1; }
+    rm -rf "$T"
+}
+t_pmixctl_pset() {
+    # Process sets: two app contexts with --pset, then a set defined and
+    # deleted by pmixctl while the job runs (c-tests/client_psets.c): every
+    # rank sees the queries' answers, the events and PMIX_PSET_NAMES.
+    local C=$LIBDIR/pmixctl out=$B/ctl_pset.out pid i r want own in
+    build_c client_psets client_psets -lpthread || return 1
+    LD_LIBRARY_PATH="$LIBDIR" "$PMIXRUN" --timeout 90 -n 2 --pset first "$BIN/client_psets" wait : -n 2 --pset second "$BIN/client_psets" wait >"$out" 2>&1 & pid=$!
+    # (the ranks say when their handlers are registered)
+    for i in $(seq 600); do [ "$(grep -c ': ready$' "$out")" = 4 ] && break; sleep 0.05; done
+    [ "$(grep -c ': ready$' "$out")" = 4 ] || { echo "pset: the ranks did not get ready:"; cat "$out"; kill $pid; return 1; }
+    # refused: a rank that does not run, a name with ',', a set never defined
+    [ "$("$C" --pid $pid pset define bad 0,7 2>&1)" = "pmixctl: pset define bad: NOT-FOUND" ] || { echo "pset: a set of a rank that does not run"; kill $pid; return 1; }
+    [ "$("$C" --pid $pid pset define a,b 0 2>&1)" = "pmixctl: pset define a,b: BAD-PARAM" ] || { echo "pset: a name with ','"; kill $pid; return 1; }
+    [ "$("$C" --pid $pid pset delete nosuch 2>&1)" = "pmixctl: pset delete nosuch: NOT-FOUND" ] || { echo "pset: deleting an unknown set"; kill $pid; return 1; }
+    "$C" --pid $pid pset define dyn 0,3 || { echo "pset define failed"; kill $pid; return 1; }
+    # (deleted once every rank has listed it)
+    for i in $(seq 600); do [ "$(grep -c ': listed$' "$out")" = 4 ] && break; sleep 0.05; done
+    "$C" --pid $pid pset delete dyn || { echo "pset delete failed"; kill $pid; return 1; }
+    wait $pid || { echo "pset: the job failed (exit $?)"; cat "$out"; return 1; }
+    for r in 0 1 2 3; do
+        if [ $r -lt 2 ]; then own=first; else own=second; fi
+        if [ $r = 0 ] || [ $r = 3 ]; then in=$own,dyn; else in=$own; fi
+        want="rank $r: own $own
+rank $r: psets 2 first,second
+rank $r: members first 0,1
+rank $r: members second 2,3
+rank $r: ready
+rank $r: defined dyn 0,3
+rank $r: in $in
+rank $r: psets 3 first,second,dyn
+rank $r: members first 0,1
+rank $r: members second 2,3
+rank $r: members dyn 0,3
+rank $r: listed
+rank $r: deleted dyn
+rank $r: psets 2 first,second
+rank $r: members first 0,1
+rank $r: members second 2,3"
+        [ "$(grep "^rank $r: " "$out")" = "$want" ] || { echo "pset: rank $r saw:"; grep "^rank $r: " "$out"; return 1; }
+    done
 }
 t_pmixctl_info() {
     # pmixctl info: the library's own version, this machine's features, and

@@ -46,6 +46,11 @@ Commands:
                               print what the ranks write (what was cached
                               before attaching, then, with --follow, until
                               every rank closed the stream)
+  pset define NAME RANKS      define the process set NAME of the job's RANKS
+                              (0,2-3 or all); its ranks hear of it (event
+                              PMIX_PROCESS_SET_DEFINE) and see it in their
+                              queries (MPI Sessions' process sets)
+  pset delete NAME            delete it (event PMIX_PROCESS_SET_DELETE)
   stdin [--rank R]            send this command's stdin to the ranks' stdin
                               (the job must have been started with the
                               ranks' stdin open, e.g. pmixrun --stdin all)
@@ -59,6 +64,11 @@ Commands:
                               0; none when run in the background of a
                               terminal). The job outlives this command unless
                               --end-with-tool (PMIX_SPAWN_CHILD_SEP false)
+  session pause|resume|terminate|signal SIG
+                              PMIx_Session_control of the server's session
+                              (pmixrun: every rank of every job it runs;
+                              terminate ends them all, as SIGTERM to pmixrun
+                              does, but a persistent pmixrun goes on)
   stop                        ask the server (pmixrun) to stop
   info                        what this installation is and can do here
                               (version, ABI, hwloc, stop on exec, OpenPMIx
@@ -132,12 +142,75 @@ unsafe extern "C" fn on_job_end(
 
 /// Job control `dirs` on `target`, waiting for the answer.
 fn job_control(target: &Proc, dirs: Vec<Info>) -> Result<(), String> {
+    job_control_of(vec![target.clone()], dirs)
+}
+
+fn job_control_of(targets: Vec<Proc>, dirs: Vec<Info>) -> Result<(), String> {
     let done = Oneshot::new();
     let d = done.clone();
-    pmix::client::api::job_control(vec![target.clone()], dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
+    pmix::client::api::job_control(targets, dirs, pmix::runtime::Completion::new(move |st, _: Vec<pmix::owned::Info>| d.set(st)));
     match done.wait() {
         Some(PMIX_SUCCESS) => Ok(()),
         Some(st) => Err(pmix::strings::error_name(st).to_string()),
+        None => Err("lost the server".into()),
+    }
+}
+
+/// The ranks of a list like 0,2-3 (all: the wildcard rank).
+fn parse_ranks(s: &str) -> Option<Vec<pmix_rank_t>> {
+    if s == "all" {
+        return Some(vec![PMIX_RANK_WILDCARD]);
+    }
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        if a > b || b >= PMIX_RANK_VALID || b - a > 1 << 20 {
+            return None;
+        }
+        out.extend(a..=b);
+    }
+    Some(out)
+}
+
+/// `pset define NAME RANKS` / `pset delete NAME`: by job control (the
+/// directive PMIX_JOB_CTRL_DEFINE_PSET of PMIx 6, and rpmix's own for the
+/// deletion), which the server's host carries out.
+fn pset(ns: &str, words: &[String]) -> Result<(), String> {
+    use pmix::server::pset::{DEFINE_DIRECTIVE, DELETE_DIRECTIVE};
+    match words {
+        [verb, name, ranks] if verb == "define" => {
+            let ranks = parse_ranks(ranks).ok_or_else(|| format!("pset define: '{ranks}' is not a list of ranks (0,2-3 or all)"))?;
+            let targets = ranks.into_iter().map(|r| Proc::new(ns, r)).collect();
+            job_control_of(targets, vec![Info::new(DEFINE_DIRECTIVE, Value::string(name))]).map_err(|e| format!("pset define {name}: {e}"))
+        }
+        [verb, name] if verb == "delete" => {
+            job_control_of(vec![Proc::wildcard(ns)], vec![Info::new(DELETE_DIRECTIVE, Value::string(name))]).map_err(|e| format!("pset delete {name}: {e}"))
+        }
+        _ => Err("pset: define NAME RANKS, or delete NAME".into()),
+    }
+}
+
+/// `session pause|resume|terminate|signal SIG`: PMIx_Session_control of the
+/// server's session (pmixrun: every job it runs; the id is not used).
+fn session(words: &[String]) -> Result<(), String> {
+    let dirs = match words {
+        [v] if v == "pause" => vec![Info::new("pmix.ssn.pause", Value::boolean(true))],
+        [v] if v == "resume" => vec![Info::new("pmix.ssn.resume", Value::boolean(true))],
+        [v] if v == "terminate" => vec![Info::new("pmix.ssn.terminate", Value::boolean(true))],
+        [v, sig] if v == "signal" => {
+            let sig = signal_number(sig).ok_or("session signal: which signal?")?;
+            // SAFETY: an int value for PMIX_SESSION_SIGNAL.
+            vec![Info::new("pmix.ssn.sig", unsafe { Value::load(&sig as *const i32 as *const core::ffi::c_void, PMIX_INT) }.expect("out of memory"))]
+        }
+        _ => return Err("session: pause, resume, terminate, or signal SIG".into()),
+    };
+    let done = Oneshot::new();
+    let d = done.clone();
+    pmix::client::api::session_control(0, dirs, pmix::runtime::Completion::new(move |st, _: Vec<Info>| d.set(st)));
+    match done.wait() {
+        Some(PMIX_SUCCESS) => Ok(()),
+        Some(st) => Err(format!("session {}: {}", words[0], pmix::strings::error_name(st))),
         None => Err("lost the server".into()),
     }
 }
@@ -580,6 +653,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
     let result = (|| -> Result<(), String> {
         match verb.as_str() {
             "run" => return run_job(&cmd[1..], asked_timeout),
+            "session" => return session(&cmd[1..]),
             "stop" => {
                 let server = pmix::client::connected_server().ok_or("no server")?;
                 return job_control(&Proc::wildcard(&server.nspace), vec![Info::new("pmix.jctrl.term", Value::boolean(true))]).map_err(|e| format!("stop: {e}"));
@@ -684,6 +758,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 Ok(())
             }
             "stdin" => push_stdin(&target),
+            "pset" => pset(&ns, &cmd[1..]),
             other => Err(format!("unknown command '{other}' (pmixctl --help)")),
         }
     })();

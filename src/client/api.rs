@@ -126,8 +126,9 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<
     let Some(me) = me() else { return done.fire(PMIX_ERR_INIT, None) };
     let target = target.unwrap_or_else(|| me.clone());
     // A Get restricted to one scope, or qualified by a group's context id,
-    // asks the server, which keeps the scopes and the qualified data.
-    let scoped = answered_as_asked(&info);
+    // asks the server, which keeps the scopes and the qualified data; so
+    // does a Get of the process sets a proc is in (they change).
+    let scoped = answered_as_asked(&key, &info);
     if scoped && handle().is_some() {
         return get_remote(target, key, info, done);
     }
@@ -189,14 +190,14 @@ fn get_all(target: Option<Proc>, info: Vec<Info>, done: Completion<Option<Value>
     }));
 }
 
-/// A Get whose answer is the server's for exactly this request (a scope, or
-/// a context-id qualifier), not the target's data to cache.
-fn answered_as_asked(info: &[Info]) -> bool {
-    find(info, PMIX_DATA_SCOPE).is_some() || find(info, PMIX_GROUP_CONTEXT_ID).is_some()
+/// A Get whose answer is the server's for exactly this request (a scope, a
+/// context-id qualifier, PMIX_PSET_NAMES), not the target's data to cache.
+fn answered_as_asked(key: &str, info: &[Info]) -> bool {
+    key == "pmix.pset.nms" || find(info, PMIX_DATA_SCOPE).is_some() || find(info, PMIX_GROUP_CONTEXT_ID).is_some()
 }
 
 fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Option<Value>>) {
-    let scoped = answered_as_asked(&info);
+    let scoped = answered_as_asked(&key, &info);
     let t2 = target.clone();
     request(Request::Get { target, key: key.clone(), info }, Box::new(move |st, b| {
         if st != PMIX_SUCCESS {
@@ -439,6 +440,17 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
         return done.fire(no_server(), Vec::new());
     }
     request(Request::JobControl { targets, directives }, Box::new(move |st, b| {
+        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
+        done.fire(st, infos)
+    }));
+}
+
+/// PMIx_Session_control: `done(status, results)` with the host's answer.
+pub fn session_control(session: u32, directives: Vec<Info>, done: Completion<Vec<Info>>) {
+    if handle().is_none() {
+        return done.fire(no_server(), Vec::new());
+    }
+    request(Request::SessionControl { session, directives }, Box::new(move |st, b| {
         let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
         done.fire(st, infos)
     }));

@@ -102,25 +102,50 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, er
     })
 }
 
-/// Session control (OpenPMIx 5.0): not implemented yet (rpmix has no session control).
+/// Session control (PMIx 5): ask the server's host to act on every job of session
+/// `session_id` (PMIX_SESSION_PAUSE, _RESUME, _TERMINATE, _SIGNAL, ...). The server
+/// hands it to its host's session_control upcall: pmixrun carries out pause, resume,
+/// terminate and signal of the jobs it runs; a C host (whose 4.2.2 module table has no
+/// such upcall) answers PMIX_ERR_NOT_SUPPORTED.
 ///
-/// Returns PMIX_ERR_INIT before any init, else PMIX_ERR_NOT_SUPPORTED, at once; `cbfunc` is never called (OpenPMIx
-/// 5 would return success and report PMIX_ERR_NOT_SUPPORTED through it when its host
-/// has no session control). Listed as "not yet" in the README's status table.
+/// Returns PMIX_ERR_INIT before any init; PMIX_ERR_NOT_SUPPORTED in the server role
+/// (its host is the one to ask); PMIX_ERR_BAD_PARAM for NULL `directives` with `ndirs` > 0;
+/// PMIX_ERR_NOMEM; PMIX_ERR_UNREACH without a connection. With a NULL `cbfunc` it
+/// blocks and returns the host's answer (PMIX_SUCCESS when carried out). Otherwise
+/// PMIX_SUCCESS, and `cbfunc` fires exactly once from the progress thread with the
+/// host's answer and its infos; on an error return never. Over an OpenPMIx server
+/// (whose 4.2 protocol has no session control) that answer is PMIX_ERR_NOT_SUPPORTED.
 ///
 /// # Safety
-/// None of the arguments is read.
+/// `directives` is NULL or points to `ndirs` valid infos (copied before return); a
+/// non-NULL `cbfunc` must call the release function it is given; `cbdata` is passed
+/// back untouched.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Session_control(
-    _session_id: u32,
-    _directives: *const pmix_info_t,
-    _ndirs: usize,
-    _cbfunc: pmix_info_cbfunc_t,
-    _cbdata: *mut c_void,
+    session_id: u32,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
 ) -> pmix_status_t {
     // (as OpenPMIx: before init, the answer is that)
     if crate::facade::own_proc().is_none() {
         return PMIX_ERR_INIT;
     }
-    not_yet!("PMIx_Session_control")
+    status_entry!("PMIx_Session_control", {
+        require!("PMIx_Session_control", ndirs == 0 || !directives.is_null());
+        if crate::client::me().is_none() {
+            crate::pmix_debug!(1, "PMIx_Session_control: in the server role the host is the one to ask");
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        let Ok(d) = crate::owned::Info::copy_array(directives, ndirs) else { return PMIX_ERR_NOMEM };
+        if crate::client::handle().is_none() {
+            return PMIX_ERR_UNREACH;
+        }
+        if cbfunc.is_none() {
+            return wait_infos(core::ptr::null_mut(), core::ptr::null_mut(), |done| crate::client::api::session_control(session_id, d, done));
+        }
+        crate::client::api::session_control(session_id, d, infos_done(cbfunc, cbdata));
+        PMIX_SUCCESS
+    })
 }

@@ -524,11 +524,15 @@ pub unsafe extern "C" fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_
 }
 
 /// Define a named process set and announce it to the local clients with a
-/// PMIX_PROCESS_SET_DEFINE event.
+/// PMIX_PROCESS_SET_DEFINE event (PMIX_PSET_NAME, PMIX_PSET_MEMBERS,
+/// PMIX_EVENT_NON_DEFAULT). A name defined again takes the new members. The
+/// server answers the queries PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES and
+/// PMIX_QUERY_PSET_MEMBERSHIP from its sets when the host's query upcall does
+/// not, and a PMIx_Get of PMIX_PSET_NAMES for a proc (the sets it is in).
 ///
-/// Returns PMIX_SUCCESS once recorded (the call blocks); PMIX_ERR_BAD_PARAM for a NULL or
-/// over-long `pset_name` or NULL `members` with `nmembers` > 0; PMIX_ERR_INIT with no
-/// server, or when called from the progress thread.
+/// Returns PMIX_SUCCESS once recorded (the call blocks); PMIX_ERR_BAD_PARAM for a NULL,
+/// empty or over-long `pset_name` or NULL `members` with `nmembers` > 0; PMIX_ERR_INIT
+/// with no server, or when called from the progress thread.
 ///
 /// # Safety
 /// `members` is NULL or points to `nmembers` valid procs; `pset_name` is NULL or
@@ -545,7 +549,7 @@ pub unsafe extern "C" fn PMIx_server_define_process_set(members: *const pmix_pro
 }
 
 /// Delete a named process set and announce it to the local clients with a
-/// PMIX_PROCESS_SET_DELETE event.
+/// PMIX_PROCESS_SET_DELETE event (PMIX_PSET_NAME, PMIX_EVENT_NON_DEFAULT).
 ///
 /// Returns PMIX_SUCCESS (the call blocks); PMIX_ERR_NOT_FOUND for an unknown name;
 /// PMIX_ERR_BAD_PARAM for a NULL or over-long `pset_name`; PMIX_ERR_INIT with no server, or

@@ -62,6 +62,8 @@ pub enum Request {
     RegisterEvents { codes: Vec<pmix_status_t>, info: Vec<Info> },
     DeregisterEvents { codes: Vec<pmix_status_t> },
     JobControl { targets: Vec<Proc>, directives: Vec<Info> },
+    /// PMIx_Session_control (PMIx 5): the session's id and what to do.
+    SessionControl { session: u32, directives: Vec<Info> },
     Monitor(Box<Monitor>),
     Allocate { directive: pmix_alloc_directive_t, data: Vec<Info> },
     Heartbeat,
@@ -140,6 +142,7 @@ impl Request {
             Request::RegisterEvents { .. } => "register events",
             Request::DeregisterEvents { .. } => "deregister events",
             Request::JobControl { .. } => "job control",
+            Request::SessionControl { .. } => "session control",
             Request::Monitor(_) => "monitor",
             Request::Allocate { .. } => "allocate",
             Request::Heartbeat => "heartbeat",

@@ -36,6 +36,7 @@ impl Request {
             Request::RegisterEvents { .. } => wire::REGISTER_EVENTS,
             Request::DeregisterEvents { .. } => wire::DEREGISTER_EVENTS,
             Request::JobControl { .. } => wire::JOB_CONTROL,
+            Request::SessionControl { .. } => wire::SESSION_CONTROL,
             Request::Monitor(_) => wire::MONITOR,
             Request::Allocate { .. } => wire::ALLOCATE,
             Request::Heartbeat => wire::HEARTBEAT,
@@ -116,6 +117,10 @@ impl Request {
             Request::DeregisterEvents { codes } => encode_codes(&mut e, codes),
             Request::JobControl { targets, directives } => {
                 encode_procs(&mut e, targets);
+                encode_infos(&mut e, directives)?;
+            }
+            Request::SessionControl { session, directives } => {
+                e.u32(*session);
                 encode_infos(&mut e, directives)?;
             }
             Request::Monitor(m) => {
@@ -216,6 +221,7 @@ impl Request {
             wire::REGISTER_EVENTS => Request::RegisterEvents { codes: decode_codes(d)?, info: decode_infos(d)? },
             wire::DEREGISTER_EVENTS => Request::DeregisterEvents { codes: decode_codes(d)? },
             wire::JOB_CONTROL => Request::JobControl { targets: decode_procs(d)?, directives: decode_infos(d)? },
+            wire::SESSION_CONTROL => Request::SessionControl { session: d.u32()?, directives: decode_infos(d)? },
             wire::MONITOR => {
                 let monitor = decode_infos(d)?.pop();
                 let error = d.u32()? as i32;

@@ -247,7 +247,8 @@ pub fn encode(req: &Request, form: Form) -> Res<Vec<u8>> {
             m.infos(directives)?;
             m
         }
-        Request::Heartbeat | Request::Group(_) => {
+        // (OpenPMIx 4.2's protocol has no session control)
+        Request::Heartbeat | Request::Group(_) | Request::SessionControl { .. } => {
             crate::pmix_debug!(1, "client: request {} has no OpenPMIx command", req.name());
             return Err(PMIX_ERR_NOT_SUPPORTED);
         }

@@ -102,6 +102,12 @@ pub trait Host: Send {
     /// The server's own monitor raised an alert for `proc` (the application did
     /// not ask to handle it itself): the host decides what to do.
     fn monitor_alert(&mut self, proc: &Proc, error: pmix_status_t, id: Option<&str>) {}
+    /// PMIx_Session_control (PMIx 5's session_control upcall; the C table of
+    /// 4.2.2 has no such slot, so C hosts never get it): pause, resume,
+    /// terminate, signal, ... every job of session `session`.
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], done: DoneInfos) -> Upcall {
+        Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+    }
     fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: DoneInfos) -> Upcall {
         Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
     }

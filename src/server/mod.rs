@@ -18,6 +18,7 @@ pub mod host;
 pub mod nspace;
 pub mod openpmix;
 mod pubsub;
+pub mod pset;
 mod query;
 pub mod session;
 pub mod setup;
@@ -63,7 +64,9 @@ pub struct ServerRole {
     /// PMIx_Store_internal in server role.
     internal: HashMap<Proc, Vec<Info>>,
     pub events: events::Registry,
-    psets: HashMap<String, Vec<Proc>>,
+    /// Process sets the host defined (PMIx_server_define_process_set), in
+    /// the order defined.
+    psets: pset::Psets,
     next_tool: u32,
     monitors: monitor::Monitors,
     /// Checkpoint requests waiting for their targets' completion.
@@ -144,7 +147,7 @@ impl ServerRole {
             next_dmodex: 1,
             internal: HashMap::new(),
             events: events::Registry::default(),
-            psets: HashMap::new(),
+            psets: Default::default(),
             next_tool: 0,
             monitors: Default::default(),
             checkpoints: Vec::new(),
@@ -411,25 +414,6 @@ impl ServerRole {
         }
     }
 
-    /// PMIx_server_define_process_set: remember it and tell the local clients.
-    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
-        let info = vec![Info::new("pmix.pset.nm", Value::string(name)), Info::new("pmix.pset.mems", Value::procs(&members))];
-        self.psets.insert(name.to_string(), members);
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DEFINE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
-    }
-
-    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
-        if self.psets.remove(name).is_none() {
-            return PMIX_ERR_NOT_FOUND;
-        }
-        let info = vec![Info::new("pmix.pset.nm", Value::string(name))];
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DELETE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
-    }
-
     /// Deliver an event to local clients in `range` (and to this process's handlers).
     pub fn deliver_event(&mut self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
         let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
@@ -604,6 +588,15 @@ impl ServerRole {
             }
             Request::DeregisterEvents { codes } => {
                 let _ = self.host.deregister_events(&codes, Box::new(|_| {}));
+            }
+            Request::SessionControl { session, directives } => {
+                let u = self.host.session_control(&who, session, &directives, self.done_reply_infos(conn, req));
+                if let Upcall::Now(st) = u {
+                    if st == PMIX_ERR_NOT_SUPPORTED {
+                        crate::pmix_debug!(1, "session control from {who}: the host has no session control");
+                    }
+                    reply(net, conn, req, settled(st), &[]);
+                }
             }
             Request::Allocate { directive, data } => {
                 let u = self.host.allocate(&who, directive, &data, self.done_reply_infos(conn, req));

@@ -187,6 +187,12 @@ impl ServerRole {
             reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
             return Ok(());
         }
+        // The sets a proc belongs to: the server's own answer (OpenPMIx's too).
+        if key == "pmix.pset.nms" {
+            let found = self.pset_names_of(&target);
+            reply_infos(net, conn, req, if found.is_some() { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND }, found.as_slice());
+            return Ok(());
+        }
         if self.answer_get(net, conn, req, &target, &key) {
             return Ok(());
         }

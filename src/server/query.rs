@@ -16,6 +16,8 @@ impl ServerRole {
         let mut answers = Vec::new();
         // Answers of ours used only when the host has none.
         let mut fallback = Vec::new();
+        // Why one of ours could not be answered (a pset query's).
+        let mut fallback_err = None;
         let mut all_local = true;
         for q in queries.queries() {
             // SAFETY: keys is NULL or a NULL-terminated argv (decoded by us).
@@ -27,6 +29,25 @@ impl ServerRole {
                 let quals = unsafe { Info::copy_array(q.qualifiers, q.nqual) }.unwrap_or_default();
                 let qns = find(&quals, PMIX_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| who.nspace.clone());
                 match key.as_str() {
+                    // Process sets: the host's answer first (it may keep
+                    // sets it never defined here), else those it defined.
+                    "pmix.qry.psetnum" | "pmix.qry.psets" | "pmix.qry.pmems" => match self.pset_query(&key, &quals) {
+                        Some(Ok(i)) => {
+                            if key == "pmix.qry.psetnum" {
+                                // The names come first: Open MPI 5.0.7 reads
+                                // the number into a NULL pointer (which
+                                // PMIx_Value_unload refuses, and it then
+                                // forgets the names) but counts the names.
+                                fallback.extend(self.pset_query("pmix.qry.psets", &quals).and_then(Result::ok));
+                            }
+                            fallback.push(i)
+                        }
+                        Some(Err(e)) => {
+                            fallback_err = Some(e);
+                            all_local = false;
+                        }
+                        None => all_local = false,
+                    },
                     "pmix.qry.pgrpnum" | "pmix.qry.pgrp" | "pmix.qry.pgrpmems" => match self.groups.query(&key, &quals) {
                         Some(i) => answers.push(i),
                         None => all_local = false,
@@ -98,6 +119,10 @@ impl ServerRole {
         let u = self.host.query(who, &queries, self.done_reply_infos(conn, req));
         if let Upcall::Now(st) = u {
             answers.extend(fallback);
+            let st = match (st, fallback_err) {
+                (PMIX_ERR_NOT_SUPPORTED, Some(e)) if answers.is_empty() => e,
+                (st, _) => st,
+            };
             let st = match st {
                 PMIX_ERR_NOT_SUPPORTED if all_local => PMIX_SUCCESS,
                 PMIX_ERR_NOT_SUPPORTED if !answers.is_empty() => PMIX_QUERY_PARTIAL_SUCCESS,

@@ -35,6 +35,7 @@ enum Seen {
     /// An upcall the fake host answered at once with success: its name and infos.
     Answered(&'static str, Vec<Info>),
     Fence(Vec<Proc>, DoneData),
+    Session(Proc, u32, Vec<Info>, DoneInfos),
     DirectModex(Proc, DoneData),
     Group(pmix_group_operation_t, String, DoneInfos),
 }
@@ -107,6 +108,15 @@ impl Host for FakeHost {
     fn abort(&mut self, _proc: &Proc, _server_object: usize, status: i32, msg: &str, _procs: &[Proc], done: Done) -> Upcall {
         let _ = self.seen.send(Seen::Answered("abort", vec![Info::new("status", Value::int(status)), Info::new("msg", Value::string(msg))]));
         done(PMIX_SUCCESS);
+        Upcall::Pending
+    }
+
+    /// (no directive: refused at once, as a host refuses what it does not do)
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], done: DoneInfos) -> Upcall {
+        if directives.is_empty() {
+            return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        let _ = self.seen.send(Seen::Session(requestor.clone(), session, directives.to_vec(), done));
         Upcall::Pending
     }
 
@@ -689,4 +699,114 @@ fn the_hello_does_not_grow_with_local_peers() {
         let key = if r == PMIX_RANK_WILDCARD { "pmix.job.size" } else { "pmix.lrank" };
         assert!(infos.iter().any(|i| i.key() == key), "rank {r}'s record lacks {key}");
     }
+}
+
+/// A query of `keys` with qualifiers `quals`: the reply's status and infos.
+fn query(c: &mut Client, keys: &[&str], quals: &[Info]) -> (pmix_status_t, Vec<Info>) {
+    let argv = crate::cmem::argv_from(keys);
+    // SAFETY: all-zero is a valid query; it borrows `argv` and `quals`
+    // (Info is a transparent pmix_info_t) until the copy below.
+    let mut q: pmix_query_t = unsafe { core::mem::zeroed() };
+    q.keys = argv;
+    q.qualifiers = quals.as_ptr() as *mut pmix_info_t;
+    q.nqual = quals.len();
+    // SAFETY: `q` is a valid query; the copy is deep.
+    let queries = unsafe { crate::data::carray::CArray::copy(crate::data::kind::Kind::Query, &q as *const pmix_query_t as *const u8, 1) }.unwrap();
+    // SAFETY: made by argv_from, no longer referenced.
+    unsafe { crate::cmem::argv_free(argv) };
+    let r = c.call(&Request::Query { queries });
+    (r.status, decode_infos(&mut Decoder::new(&r.body)).unwrap_or_default())
+}
+
+fn string_of(infos: &[Info], key: &str) -> Option<String> {
+    infos.iter().find(|i| i.key() == key).and_then(|i| i.as_str())
+}
+
+#[test]
+fn a_defined_process_set_is_announced_and_answered() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let members = vec![Proc::new("job", 1), Proc::new("job", 3)];
+    let m2 = members.clone();
+    let st = srv.engine.handle.call(move |s, net| s.define_pset(net, "odd", m2));
+    assert_eq!(st, Some(PMIX_SUCCESS));
+    // Every local client hears it, with what OpenPMIx's server sends.
+    for c in srv.clients.iter_mut() {
+        let (code, src, infos) = next_event(c);
+        assert_eq!(code, PMIX_PROCESS_SET_DEFINE);
+        assert_eq!(src, Proc::new("server", 0));
+        assert_eq!(string_of(&infos, "pmix.pset.nm").as_deref(), Some("odd"));
+        let mems = infos.iter().find(|i| i.key() == "pmix.pset.mems").map(|i| crate::owned::procs_of_value(i.value_ref()));
+        assert_eq!(mems, Some(members.clone()));
+        assert!(infos.iter().any(|i| i.key() == "pmix.evnondef" && i.truthy()), "not marked non-default");
+    }
+    let m3 = vec![Proc::wildcard("job")];
+    srv.engine.handle.call(move |s, net| s.define_pset(net, "all", m3));
+    // The queries (this host has no query upcall: the server answers).
+    // The number alone comes after the names (for Open MPI 5.0.7).
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let keys: Vec<&str> = infos.iter().map(|i| i.key()).collect();
+    assert_eq!(keys, ["pmix.qry.psets", "pmix.qry.psetnum"]);
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum", "pmix.qry.psets"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let num = infos.iter().find(|i| i.key() == "pmix.qry.psetnum").map(|i| (i.value_ref().r#type, i.as_u32()));
+    assert_eq!(num, Some((PMIX_SIZE, Some(2))));
+    assert_eq!(string_of(&infos, "pmix.qry.psets").as_deref(), Some("odd,all"));
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[Info::new("pmix.pset.nm", Value::string("odd"))]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let mems = infos.iter().find(|i| i.key() == "pmix.qry.pmems").map(|i| crate::owned::procs_of_value(i.value_ref()));
+    assert_eq!(mems, Some(members.clone()));
+    // A Get of PMIX_PSET_NAMES: the sets the proc is in.
+    let names = |c: &mut Client, rank| {
+        let r = c.call(&Request::Get { target: Proc::new("job", rank), key: "pmix.pset.nms".into(), info: Vec::new() });
+        (r.status, string_of(&decode_infos(&mut Decoder::new(&r.body)).unwrap_or_default(), "pmix.pset.nms"))
+    };
+    assert_eq!(names(&mut srv.clients[1], 1), (PMIX_SUCCESS, Some("odd,all".into())));
+    assert_eq!(names(&mut srv.clients[1], 0), (PMIX_SUCCESS, Some("all".into())));
+    assert_eq!(names(&mut srv.clients[1], 2).0, PMIX_SUCCESS);
+    assert_eq!(names(&mut srv.clients[0], 9).1.as_deref(), Some("all"));
+    let none = srv.clients[0].call(&Request::Get { target: Proc::new("other", 0), key: "pmix.pset.nms".into(), info: Vec::new() });
+    assert_eq!(none.status, PMIX_ERR_NOT_FOUND);
+}
+
+#[test]
+fn a_deleted_process_set_is_announced_and_gone() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    srv.engine.handle.call(|s, net| s.define_pset(net, "a", vec![Proc::new("job", 0)]));
+    assert_eq!(next_event(&mut srv.clients[0]).0, PMIX_PROCESS_SET_DEFINE);
+    assert_eq!(srv.engine.handle.call(|s, net| s.delete_pset(net, "a")), Some(PMIX_SUCCESS));
+    let (code, _, infos) = next_event(&mut srv.clients[0]);
+    assert_eq!(code, PMIX_PROCESS_SET_DELETE);
+    assert_eq!(string_of(&infos, "pmix.pset.nm").as_deref(), Some("a"));
+    assert!(infos.iter().all(|i| i.key() != "pmix.pset.mems"));
+    // Gone: deleting it again, asking for its members.
+    assert_eq!(srv.engine.handle.call(|s, net| s.delete_pset(net, "a")), Some(PMIX_ERR_NOT_FOUND));
+    let (st, infos) = query(&mut srv.clients[0], &["pmix.qry.psetnum", "pmix.qry.psets"], &[]);
+    assert_eq!(st, PMIX_SUCCESS);
+    assert_eq!(infos.iter().find(|i| i.key() == "pmix.qry.psetnum").and_then(|i| i.as_u32()), Some(0));
+    assert_eq!(string_of(&infos, "pmix.qry.psets").as_deref(), Some(""));
+    let (st, _) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[Info::new("pmix.pset.nm", Value::string("a"))]);
+    assert_eq!(st, PMIX_ERR_NOT_FOUND);
+    // The membership without the set's name is a bad request.
+    let (st, _) = query(&mut srv.clients[0], &["pmix.qry.pmems"], &[]);
+    assert_eq!(st, PMIX_ERR_BAD_PARAM);
+    // An empty name is refused.
+    assert_eq!(srv.engine.handle.call(|s, net| s.define_pset(net, "", Vec::new())), Some(PMIX_ERR_BAD_PARAM));
+}
+
+#[test]
+fn session_control_goes_to_the_host_and_back() {
+    let mut srv = Server::start(Answer::Later, None, 1);
+    let dirs = vec![Info::new("pmix.ssn.pause", Value::boolean(true))];
+    let id = srv.clients[0].send(&Request::SessionControl { session: 5, directives: dirs });
+    let Seen::Session(who, session, directives, done) = srv.next_upcall() else { panic!("not a session upcall") };
+    assert_eq!((who, session), (Proc::new("job", 0), 5));
+    assert_eq!(directives.iter().map(|i| i.key()).collect::<Vec<_>>(), ["pmix.ssn.pause"]);
+    done(PMIX_SUCCESS, vec![Info::new("why", Value::string("paused"))]);
+    let r = srv.clients[0].reply(id);
+    assert_eq!(r.status, PMIX_SUCCESS);
+    assert_eq!(string_of(&decode_infos(&mut Decoder::new(&r.body)).unwrap(), "why").as_deref(), Some("paused"));
+    // A host that refuses at once: its answer, at once.
+    let r = srv.clients[0].call(&Request::SessionControl { session: 5, directives: Vec::new() });
+    assert_eq!(r.status, PMIX_ERR_NOT_SUPPORTED);
 }

@@ -22,6 +22,8 @@ pub struct AppSpec {
     pub env: Vec<String>,
     pub cwd: Option<String>,
     pub maxprocs: u32,
+    /// --pset / PMIX_PSET_NAME: the process set of this app's ranks.
+    pub pset: Option<String>,
 }
 
 /// PMIX_QUERY_SPAWN_SUPPORT: the spawn attributes pmixrun acts on (the
@@ -91,8 +93,26 @@ pub enum OnStall {
     Report,
 }
 
+/// The allocations of this node's CPUs pmixrun granted (PMIx_Allocation_request):
+/// a ledger only; the jobs are not confined to them.
+#[derive(Default)]
+struct Ledger {
+    /// (allocation id, CPUs held), in the order granted.
+    held: Vec<(String, u32)>,
+    next: u32,
+}
+
+/// PMIX_ALLOC_NUM_CPUS etc. are uint64_t.
+fn u64_value(x: u64) -> pmix::owned::Value {
+    // SAFETY: x is a uint64_t element.
+    unsafe { pmix::owned::Value::load(&x as *const u64 as *const core::ffi::c_void, PMIX_UINT64) }.expect("out of memory")
+}
+
 pub struct LauncherHost {
     tx: Mutex<Sender<Event>>,
+    ledger: Ledger,
+    /// CPUs the ledger grants from (this process's available parallelism).
+    cpus: u32,
     store: Arc<Mutex<Store>>,
     pids: Pids,
     stdins: crate::io::Stdins,
@@ -103,7 +123,8 @@ pub struct LauncherHost {
 
 impl LauncherHost {
     pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, stop_on_exec: bool, verbose: bool) -> LauncherHost {
-        LauncherHost { tx: Mutex::new(tx), store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        LauncherHost { tx: Mutex::new(tx), ledger: Ledger::default(), cpus, store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
     }
 
     /// The ranks a job-control request names (none: the requester's namespace).
@@ -118,6 +139,53 @@ impl LauncherHost {
         out.sort();
         out
     }
+    /// A process set defined of the targets (their running ranks; the
+    /// wildcard rank: all of its job's) or deleted, by job control (None:
+    /// no such directive). The set is the server's, as if defined with
+    /// PMIx_server_define_process_set: the clients hear of it.
+    fn pset_control(&self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Option<Upcall> {
+        use pmix::server::pset::{DEFINE_DIRECTIVE, DELETE_DIRECTIVE};
+        let given = |k: &str| directives.iter().find(|i| i.key() == k);
+        let (name, define) = match (given(DEFINE_DIRECTIVE), given(DELETE_DIRECTIVE)) {
+            (Some(i), None) => (i.as_str(), true),
+            (None, Some(i)) => (i.as_str(), false),
+            (None, None) => return None,
+            (Some(_), Some(_)) => {
+                eprintln!("pmixrun: job control from {requestor}: a process set is defined or deleted, not both at once");
+                return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
+            }
+        };
+        let Some(name) = name.filter(|n| crate::job::bad_pset_name(n).is_none()) else {
+            eprintln!("pmixrun: job control from {requestor}: the process set's name must be a non-empty string without ','");
+            return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
+        };
+        let members: Vec<Proc> = if define {
+            // Every target must name a running rank (or a job, by the wildcard).
+            let all = self.expand(requestor, targets);
+            let unknown = targets.iter().find(|t| !all.iter().any(|(p, _)| t.names(p)));
+            if let Some(t) = unknown.filter(|_| !targets.is_empty()) {
+                eprintln!("pmixrun: job control from {requestor}: process set {name}: {t} is no running rank");
+                return Some(Upcall::Now(PMIX_ERR_NOT_FOUND));
+            }
+            if all.is_empty() {
+                return Some(Upcall::Now(PMIX_ERR_NOT_FOUND));
+            }
+            all.into_iter().map(|(p, _)| p).collect()
+        } else {
+            Vec::new()
+        };
+        if self.verbose {
+            eprintln!("pmixrun: {requestor} {} process set {name} ({} members)", if define { "defines" } else { "deletes" }, members.len());
+        }
+        // (on the server's own thread, after this upcall returns)
+        let Some(h) = pmix::server::handle() else { return Some(Upcall::Now(PMIX_ERR_INIT)) };
+        let queued = h.run(move |s, net| {
+            let st = if define { s.define_pset(net, &name, members) } else { s.delete_pset(net, &name) };
+            done(st, Vec::new());
+        });
+        Some(if queued { Upcall::Pending } else { Upcall::Now(PMIX_ERR_INIT) })
+    }
+
     fn send(&self, e: Event) {
         let _ = self.tx.lock().send(e);
     }
@@ -148,7 +216,6 @@ fn signal_all(targets: &[(Proc, i32)], sig: i32) -> pmix_status_t {
 
 impl Host for LauncherHost {
     fn job_control(&mut self, requestor: &Proc, targets: &[Proc], directives: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
-        let _ = done;
         // Terminate aimed at pmixrun's own namespace: the launcher itself
         // stops (pmixctl stop; what a persistent pmixrun is told).
         let me = format!("rpmixrun.{}", std::process::id());
@@ -162,6 +229,9 @@ impl Host for LauncherHost {
                 return Upcall::Now(PMIX_SUCCESS);
             }
             return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
+        }
+        if let Some(u) = self.pset_control(requestor, targets, directives, done) {
+            return u;
         }
         let ts = self.expand(requestor, targets);
         if ts.is_empty() {
@@ -223,6 +293,117 @@ impl Host for LauncherHost {
             })
             .collect();
         done(PMIX_SUCCESS, answers);
+        Upcall::Pending
+    }
+
+    /// pmixrun's session is the set of jobs it runs (whatever the id asked:
+    /// it runs one): pause (SIGSTOP), resume (SIGCONT), signal every rank
+    /// of every job, or terminate every job (as on SIGTERM, with the grace
+    /// period; a persistent pmixrun goes on, ready for new jobs).
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], _done: pmix::server::host::DoneInfos) -> Upcall {
+        // (PMIx 5's keys, not in the 4.2.2 header)
+        let given = |k: &str| directives.iter().find(|i| i.key() == k);
+        let flag = |k: &str| given(k).is_some_and(|i| i.truthy());
+        let all: Vec<(Proc, i32)> = self.pids.lock().iter().map(|(p, pid)| (p.clone(), *pid)).collect();
+        let refuse = |why: &str| {
+            pmix::pmix_debug!(1, "pmixrun: session control from {requestor}: {why}");
+            Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
+        };
+        let known = ["pmix.ssn.pause", "pmix.ssn.resume", "pmix.ssn.terminate", "pmix.ssn.sig", "pmix.ssnctrl.id"];
+        if let Some(other) = directives.iter().find(|i| !known.contains(&i.key())) {
+            return refuse(&format!("{} is not supported (pause, resume, terminate and signal are)", other.key()));
+        }
+        let st = if flag("pmix.ssn.pause") {
+            signal_all(&all, libc::SIGSTOP)
+        } else if flag("pmix.ssn.resume") {
+            signal_all(&all, libc::SIGCONT)
+        } else if flag("pmix.ssn.terminate") {
+            self.send(Event::EndSession);
+            PMIX_SUCCESS
+        } else if let Some(sig) = given("pmix.ssn.sig").and_then(|i| i.as_u32()) {
+            signal_all(&all, sig as i32)
+        } else {
+            return refuse("no directive pmixrun carries out (pause, resume, terminate, signal)");
+        };
+        if self.verbose {
+            eprintln!("pmixrun: session control ({session}) from {requestor} on {} ranks: {}", all.len(), pmix::strings::error_name(st));
+        }
+        Upcall::Now(st)
+    }
+
+    /// Allocation requests for this node's CPUs, against what this process
+    /// may use: a new allocation (PMIX_ALLOC_NUM_CPUS, default 1; at most
+    /// one node), more CPUs for one (PMIX_ALLOC_ID), or some or all of them
+    /// back. Granted: PMIX_ALLOC_ID, PMIX_ALLOC_NUM_CPUS (what it now holds),
+    /// PMIX_ALLOC_NUM_NODES, PMIX_ALLOC_NODE_LIST. More than is free:
+    /// PMIX_ERR_OUT_OF_RESOURCE. A ledger: jobs are not confined to it.
+    fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
+        let why = |st: pmix_status_t, msg: String| {
+            pmix::pmix_debug!(1, "pmixrun: allocation request from {proc}: {msg}");
+            Upcall::Now(st)
+        };
+        let cpus = match find(data, PMIX_ALLOC_NUM_CPUS) {
+            None => None,
+            Some(i) => match i.as_u32().filter(|n| *n > 0) {
+                Some(n) => Some(n),
+                None => return why(PMIX_ERR_BAD_PARAM, "PMIX_ALLOC_NUM_CPUS is not a positive number".into()),
+            },
+        };
+        if find(data, PMIX_ALLOC_NUM_NODES).and_then(|i| i.as_u32()).is_some_and(|n| n > 1) {
+            return why(PMIX_ERR_OUT_OF_RESOURCE, "more than one node (pmixrun has this one)".into());
+        }
+        let used: u32 = self.ledger.held.iter().map(|(_, n)| n).sum();
+        let free = self.cpus.saturating_sub(used);
+        let id = find(data, PMIX_ALLOC_ID).and_then(|i| i.as_str());
+        let slot = id.as_ref().and_then(|id| self.ledger.held.iter().position(|(x, _)| x == id));
+        let (id, held) = match directive {
+            PMIX_ALLOC_NEW => {
+                let n = cpus.unwrap_or(1);
+                if n > free {
+                    return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} CPUs asked, {free} of {} free", self.cpus));
+                }
+                self.ledger.next += 1;
+                let id = format!("rpmixrun.{}.alloc.{}", std::process::id(), self.ledger.next);
+                self.ledger.held.push((id.clone(), n));
+                (id, n)
+            }
+            PMIX_ALLOC_EXTEND | PMIX_ALLOC_RELEASE => {
+                let (Some(id), Some(k)) = (id, slot) else {
+                    return why(if slot.is_none() && find(data, PMIX_ALLOC_ID).is_some() { PMIX_ERR_NOT_FOUND } else { PMIX_ERR_BAD_PARAM }, "no allocation of this PMIX_ALLOC_ID".into());
+                };
+                let have = self.ledger.held[k].1;
+                if directive == PMIX_ALLOC_EXTEND {
+                    let n = cpus.unwrap_or(1);
+                    if n > free {
+                        return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} more CPUs asked, {free} of {} free", self.cpus));
+                    }
+                    self.ledger.held[k].1 += n;
+                    (id, have + n)
+                } else {
+                    let n = cpus.unwrap_or(have);
+                    if n > have {
+                        return why(PMIX_ERR_BAD_PARAM, format!("{n} CPUs released, {id} holds {have}"));
+                    }
+                    if n == have {
+                        self.ledger.held.remove(k);
+                    } else {
+                        self.ledger.held[k].1 -= n;
+                    }
+                    (id, have - n)
+                }
+            }
+            other => return why(PMIX_ERR_NOT_SUPPORTED, format!("directive {other} is not supported (new, extend and release are)")),
+        };
+        if self.verbose {
+            eprintln!("pmixrun: allocation {id} of {proc}: {held} CPUs");
+        }
+        let answer = vec![
+            Info::new("pmix.alloc.id", pmix::owned::Value::string(&id)),
+            Info::new("pmix.alloc.ncpus", u64_value(held as u64)),
+            Info::new("pmix.alloc.nnodes", u64_value(if held > 0 { 1 } else { 0 })),
+            Info::new("pmix.alloc.nlist", pmix::owned::Value::string(&pmix::rendezvous::hostname())),
+        ];
+        done(PMIX_SUCCESS, answer);
         Upcall::Pending
     }
 
@@ -400,9 +581,14 @@ impl Host for LauncherHost {
                     env: list(a.env),
                     cwd: s(a.cwd),
                     maxprocs: a.maxprocs.max(1) as u32,
+                    pset: Info::copy_array(a.info, a.ninfo).ok().and_then(|i| find(&i, PMIX_PSET_NAME).and_then(|i| i.as_str())),
                 }
             };
             if spec.cmd.is_empty() {
+                return Upcall::Now(PMIX_ERR_BAD_PARAM);
+            }
+            if let Some(e) = spec.pset.as_deref().and_then(crate::job::bad_pset_name) {
+                eprintln!("pmixrun: spawn from {proc}: PMIX_PSET_NAME {e}");
                 return Upcall::Now(PMIX_ERR_BAD_PARAM);
             }
             specs.push(spec);
@@ -427,5 +613,92 @@ impl Host for LauncherHost {
             eprintln!("pmixrun: log from {proc}: {} entries", data.len());
         }
         Upcall::Now(PMIX_SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix::owned::Value;
+
+    fn host() -> (LauncherHost, std::sync::mpsc::Receiver<Event>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        (LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false), rx)
+    }
+
+    fn answer(u: Upcall) -> pmix_status_t {
+        match u {
+            Upcall::Now(st) => st,
+            Upcall::Pending => panic!("session control answers at once"),
+        }
+    }
+
+    #[test]
+    fn session_control_refuses_what_pmixrun_does_not_do() {
+        let (mut h, rx) = host();
+        let me = Proc::new("tool", 0);
+        for dirs in [
+            vec![Info::new("pmix.ssn.preempt", Value::boolean(true))],
+            vec![Info::new("pmix.ssn.restore", Value::boolean(true))],
+            vec![Info::new("pmix.ssn.pause", Value::boolean(true)), Info::new("pmix.ssn.complete", Value::boolean(true))],
+            vec![Info::new("pmix.ssnctrl.id", Value::string("x"))],
+            Vec::new(),
+        ] {
+            assert_eq!(answer(h.session_control(&me, 1, &dirs, Box::new(|_, _| {}))), PMIX_ERR_NOT_SUPPORTED, "{:?}", dirs.iter().map(|i| i.key().to_string()).collect::<Vec<_>>());
+        }
+        assert!(rx.try_recv().is_err(), "a refused request acted");
+    }
+
+    #[test]
+    fn session_control_terminate_ends_the_jobs() {
+        let (mut h, rx) = host();
+        let me = Proc::new("tool", 0);
+        let dirs = [Info::new("pmix.ssn.terminate", Value::boolean(true)), Info::new("pmix.ssnctrl.id", Value::string("x"))];
+        assert_eq!(answer(h.session_control(&me, 7, &dirs, Box::new(|_, _| {}))), PMIX_SUCCESS);
+        assert!(matches!(rx.try_recv(), Ok(Event::EndSession)));
+        // (no rank to pause: done at once)
+        assert_eq!(answer(h.session_control(&me, 7, &[Info::new("pmix.ssn.pause", Value::boolean(true))], Box::new(|_, _| {}))), PMIX_SUCCESS);
+    }
+}
+
+#[cfg(test)]
+mod alloc_tests {
+    use super::*;
+    use pmix::owned::Value;
+
+    /// The answer of one request: (status, PMIX_ALLOC_ID, CPUs held).
+    fn ask(h: &mut LauncherHost, directive: pmix_alloc_directive_t, data: Vec<Info>) -> (pmix_status_t, Option<String>, Option<u32>) {
+        let got = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let u = h.allocate(&Proc::new("tool", 0), directive, &data, Box::new(move |st, infos| *g.lock() = Some((st, infos))));
+        let (st, infos) = match u {
+            Upcall::Now(st) => (st, Vec::new()),
+            Upcall::Pending => got.lock().take().expect("answered"),
+        };
+        (st, find(&infos, PMIX_ALLOC_ID).and_then(|i| i.as_str()), find(&infos, PMIX_ALLOC_NUM_CPUS).and_then(|i| i.as_u32()))
+    }
+
+    #[test]
+    fn allocations_are_granted_against_the_cpus_of_this_node() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let mut h = LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false);
+        h.cpus = 4;
+        let cpus = |n: u32| Info::new("pmix.alloc.ncpus", u64_value(n as u64));
+        let (st, id, n) = ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(3)]);
+        assert_eq!((st, n), (PMIX_SUCCESS, Some(3)));
+        let id = id.expect("an allocation id");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(2)]).0, PMIX_ERR_OUT_OF_RESOURCE, "only 1 CPU is free");
+        let with_id = |v: Vec<Info>| [vec![Info::new("pmix.alloc.id", Value::string(&id))], v].concat();
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(vec![cpus(1)])), (PMIX_SUCCESS, Some(id.clone()), Some(4)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(vec![cpus(1)])).0, PMIX_ERR_OUT_OF_RESOURCE);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(vec![cpus(5)])).0, PMIX_ERR_BAD_PARAM, "more than it holds");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(vec![cpus(2)])), (PMIX_SUCCESS, Some(id.clone()), Some(2)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(2)]).0, PMIX_SUCCESS, "2 CPUs free again");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, with_id(Vec::new())), (PMIX_SUCCESS, Some(id.clone()), Some(0)));
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, with_id(Vec::new())).0, PMIX_ERR_NOT_FOUND, "released: gone");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_EXTEND, vec![cpus(1)]).0, PMIX_ERR_BAD_PARAM, "no id");
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![Info::new("pmix.alloc.nnodes", u64_value(2))]).0, PMIX_ERR_OUT_OF_RESOURCE);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(0)]).0, PMIX_ERR_BAD_PARAM);
+        assert_eq!(ask(&mut h, PMIX_ALLOC_REAQUIRE, with_id(Vec::new())).0, PMIX_ERR_NOT_SUPPORTED);
     }
 }

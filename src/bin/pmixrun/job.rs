@@ -40,12 +40,26 @@ pub struct Options {
     pub persistent: bool,
 }
 
+/// Why `name` cannot name a process set (None: it can): the names of the
+/// sets travel comma-separated (PMIX_QUERY_PSET_NAMES).
+pub fn bad_pset_name(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("an empty name")
+    } else if name.contains(',') {
+        Some("a name with ','")
+    } else if name.len() >= PMIX_MAX_KEYLEN {
+        Some("a name too long")
+    } else {
+        None
+    }
+}
+
 /// Parse the command line; Ok(None) for --help.
 pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let mut opts = Options { apps: Vec::new(), io: Default::default(), on_stall: crate::host::OnStall::Terminate, ompi_hint: true, timeout: None, grace: 2, preempt_notice: 10, bind_to: None, verbose: false, iof_cache: None, persistent: false };
     let mut i = 0;
     while i < args.len() {
-        let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1 };
+        let mut app = AppSpec { cmd: String::new(), argv: Vec::new(), env: Vec::new(), cwd: None, maxprocs: 1, pset: None };
         // options of this app context (and global ones)
         while i < args.len() && args[i].starts_with('-') {
             let a = args[i].as_str();
@@ -113,6 +127,13 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     app.env.push(entry);
                 }
                 "--wdir" => app.cwd = Some(val(&mut i)?),
+                "--pset" => {
+                    let v = val(&mut i)?;
+                    if let Some(e) = bad_pset_name(&v) {
+                        return Err(format!("--pset '{v}': {e}"));
+                    }
+                    app.pset = Some(v);
+                }
                 "--timeout" => {
                     let v = val(&mut i)?;
                     opts.timeout = Some(v.parse().map_err(|_| format!("bad timeout '{v}'"))?);
@@ -225,6 +246,8 @@ pub struct Launcher {
     /// rank that failed first is told from ranks that failed because of it).
     pub decide_at: Option<Instant>,
     jobs: u32,
+    /// Each job's process sets from its apps (deleted when it ends).
+    psets: HashMap<String, Vec<String>>,
     exit: Option<u8>,
     kill_at: Option<Instant>,
     verbose: bool,
@@ -255,7 +278,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, psets: HashMap::new(), exit: None, kill_at: None, verbose, _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -336,6 +359,10 @@ impl Launcher {
                     Info::new("pmix.grank", Value::rank(r)),
                     Info::new("pmix.app.size", Value::u32(app.maxprocs)),
                 ];
+                // (Open MPI 5 builds a set's group from its ranks' PMIX_PSET_NAME)
+                if let Some(n) = &app.pset {
+                    items.push(Info::new("pmix.pset.nm", Value::string(n)));
+                }
                 // A bound rank's CPUs and locality (what peers compare with PMIx_Get_relative_locality).
                 if let Some(cpus) = place_of(r) {
                     items.push(Info::new("pmix.cpuset", Value::string(&pmix::topology::format_list(&cpus))));
@@ -355,12 +382,31 @@ impl Launcher {
         let (ops, info) = pmix::server::setup::take_env_directives(info).map_err(|e| format!("job environment: {}", pmix::strings::error_name(e)))?;
         pmix::server::setup::set_env_ops(&nspace, ops);
         let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
+        // The apps' process sets (--pset; an app's PMIX_PSET_NAME in a
+        // spawn): a name given to several apps has all their ranks.
+        let mut psets: Vec<(String, Vec<Proc>)> = Vec::new();
+        let mut first = 0u32;
+        for app in apps {
+            if let Some(n) = &app.pset {
+                let ranks = (first..first + app.maxprocs).map(|r| Proc::new(&nspace, r));
+                match psets.iter_mut().find(|(x, _)| x == n) {
+                    Some((_, m)) => m.extend(ranks),
+                    None => psets.push((n.clone(), ranks.collect())),
+                }
+            }
+            first += app.maxprocs;
+        }
+        self.psets.insert(nspace.clone(), psets.iter().map(|(n, _)| n.clone()).collect());
         let ns2 = nspace.clone();
-        server_call(move |s, _| {
+        server_call(move |s, net| {
             for r in 0..size {
                 s.register_client(&Proc::new(&ns2, r), uid, gid, r as usize);
             }
             s.register_nspace(&ns2, size as i32, info);
+            // (defined before the ranks start: their first query sees them)
+            for (n, m) in psets {
+                s.define_pset(net, &n, m);
+            }
         })?;
         pmix::server::setup::setup_local(&nspace, &[]).map_err(|e| format!("setup_local_support: {}", pmix::strings::error_name(e)))?;
         // (from here a failure goes through launch_failed, which forgets the hold)
@@ -555,7 +601,13 @@ impl Launcher {
         }
         self.holds.job_ended(nspace);
         let ns = nspace.to_string();
-        let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
+        let psets = self.psets.remove(&ns).unwrap_or_default();
+        let _ = server_call(move |s, net| {
+            for n in psets {
+                s.delete_pset(net, &n);
+            }
+            s.deregister_nspace(net, &ns)
+        });
     }
 
     fn record(&mut self, code: u8) {
@@ -624,7 +676,14 @@ impl Launcher {
                     let _ = server_call(move |s, net| s.job_ended(net, &ns2, w.exit, &w.requester));
                 });
             }
-            let _ = server_call(move |s, net| s.deregister_nspace(net, &ns));
+            // The job's own sets (--pset) end with it, as with PRRTE.
+            let psets = self.psets.remove(&ns).unwrap_or_default();
+            let _ = server_call(move |s, net| {
+                for n in psets {
+                    s.delete_pset(net, &n);
+                }
+                s.deregister_nspace(net, &ns)
+            });
             // (a persistent launcher forgets ended jobs)
             if self.persistent {
                 self.ranks.retain(|_, r| !(r.exited && r.proc.nspace == proc.nspace));
@@ -739,6 +798,16 @@ impl Launcher {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
             }
         });
+    }
+
+    /// Stop every running job (each as stop_ns does).
+    pub fn stop_all_ns(&mut self, grace: u64) {
+        let mut live: Vec<String> = self.ranks.values().filter(|r| !r.exited).map(|r| r.proc.nspace.clone()).collect();
+        live.sort();
+        live.dedup();
+        for ns in live {
+            self.stop_ns(&ns, grace);
+        }
     }
 
     /// A traced rank stopped with `sig` (the reaper saw it; this is the

@@ -32,6 +32,9 @@ Per app context:
   -x VAR[=VALUE]     export VAR (its current value, or VALUE) to the ranks
       --env VAR=VALUE  same as -x VAR=VALUE
       --wdir DIR     working directory of the ranks
+      --pset NAME    the ranks of this app form the process set NAME (their
+                     PMIX_PSET_NAME; the set's members in the queries MPI
+                     Sessions make; deleted when the job ends)
 
 Global (before the first program):
       --persistent   run no program: be the node's system server and start
@@ -89,7 +92,7 @@ ranks, node map, appnum, ...), fences, Put/Get, events, publish/lookup
 connect/disconnect, abort, log (printed to stderr), query, job control
 (pause = SIGSTOP, resume = SIGCONT, kill, terminate, signal, checkpoint by
 the target's registered signal or event, completing on the target's
-PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported), process monitoring (heartbeats, files), and cleanup of the files
+PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; process sets defined and deleted: pmixctl pset), session control (pause, resume, terminate, signal every job: pmixctl session), allocation requests for this machine's CPUs (a ledger: new, extend, release), process monitoring (heartbeats, files), and cleanup of the files
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
@@ -107,6 +110,8 @@ pub enum Event {
     ToolGone(pmix::owned::Proc),
     /// A rank reports it waits in PMIx_Init for a debugger.
     WaitingInInit(pmix::owned::Proc),
+    /// Session control: terminate every job.
+    EndSession,
 }
 
 fn main() -> ExitCode {
@@ -219,6 +224,16 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 Ok(Event::DebuggerRelease { sender, targets }) => launcher.debugger_release(&sender, &targets),
                 Ok(Event::ToolGone(tool)) => launcher.tool_gone(&tool, opts.grace),
                 Ok(Event::WaitingInInit(p)) => launcher.waiting_in_init(&p),
+                Ok(Event::EndSession) => {
+                    if verbose {
+                        eprintln!("pmixrun: session control: terminating every job");
+                    }
+                    if opts.persistent {
+                        launcher.stop_all_ns(opts.grace);
+                    } else {
+                        launcher.stop_job(opts.grace, 128 + libc::SIGTERM);
+                    }
+                }
                 Ok(Event::Abort { status, from }) if opts.persistent => {
                     // A tool's job aborts alone.
                     let ns = from.rsplit_once(':').map_or(from.as_str(), |(ns, _)| ns).trim_start_matches("the monitor of ");
