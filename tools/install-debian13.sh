@@ -1,6 +1,7 @@
 #!/bin/bash
 # A Debian 13 (trixie) root for the newer-consumer tests: Open MPI 5.0.7,
-# OpenPMIx 5.0.7 (libpmix-dev, headers and library; python3-pmix, its Python
+# OpenPMIx 5.0.7 (libpmix-dev, headers and library; libpmix-bin, its tools;
+# python3-pmix, its Python
 # bindings), libhwloc15, gcc, make, valgrind. Made with debootstrap into ${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian13
 # (outside the work tree) and reused while it is complete; re-made when
 # missing or unfinished. The first run takes several minutes (about 6 on the
@@ -14,7 +15,7 @@ set -eE
 trap 'echo "install-debian13: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 CACHE=${RPMIX_CACHE:-$HOME/.cache/rpmix}
 ROOT=$CACHE/debian13
-PKGS="openmpi-bin libopenmpi-dev libpmix-dev libhwloc15 gcc libc6-dev make valgrind procps python3-pmix"
+PKGS="openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libhwloc15 gcc libc6-dev make valgrind procps python3-pmix"
 
 # (the marker holds the package list: a root made with another list is made again)
 ready() {

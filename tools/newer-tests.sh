@@ -39,6 +39,10 @@
 #   opx5/hello, opx5/pubsub, opx5/spawn
 #                         the same programs under pmixrun on rpmix with the
 #                         ranks on the root's OpenPMIx 5.0.7 (issue 16)
+#   opx5/tools            OpenPMIx 5.0.7's palloc and pctrl (libpmix-bin)
+#                         against a persistent pmixrun: an allocation granted
+#                         and one refused; a job paused, resumed, given a
+#                         process set and killed
 #   py5/bindings          OpenPMIx 5.0.7's Python bindings (python3-pmix)
 #                         running c-tests/py/pmix_client.py under pmixrun:
 #                         the same values with the ranks on OpenPMIx 5.0.7
@@ -308,6 +312,68 @@ psets_case() {  # psets_case <group> <rpmix|openpmix>
 }
 psets_case ompi5 rpmix
 psets_case opx5 openpmix
+
+# ---- OpenPMIx 5.0.7's own tools against a persistent pmixrun ----
+# palloc asks for an allocation (one node: granted from this machine's
+# CPUs; five: more than there is); pctrl pauses and resumes a job's ranks,
+# defines a process set, and kills the job. The tools keep the root's
+# OpenPMIx 5.0.7; pmixrun runs on rpmix.
+proc_state() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
+case_opx5_tools() {
+    local name=opx5/tools log=$B/newer-opx5-tools.log pers job ns i ranks r st
+    selected "$name" || return 0
+    why=""
+    : >"$log"
+    for t in palloc pctrl; do in_root sh -c "command -v $t" >/dev/null || add "no $t in the root"; done
+    if [ -n "$why" ]; then fail "$name" "$why" "$log"; return; fi
+    # (chroot and env exec it: its pid is pmixrun's; a shell function would fork)
+    "${WITH_RPMIX[@]}" "$PMIXRUN_IN" --persistent >"$log.pers" 2>&1 &
+    pers=$!
+    for i in $(seq 100); do ls "$R"/tmp/pmix.*.tool."$pers" >/dev/null 2>&1 && break; sleep 0.1; done
+    ls "$R"/tmp/pmix.*.tool."$pers" >/dev/null 2>&1 || { add "the persistent pmixrun left no rendezvous file"; ls -la "$R/tmp" >>"$log"; }
+    in_root timeout 30 palloc --pid "$pers" --nodes 1 >"$log.a1" 2>&1
+    grep -q 'Allocation .* granted' "$log.a1" || add "palloc --nodes 1: not granted"
+    in_root timeout 30 palloc --pid "$pers" --nodes 5 >"$log.a5" 2>&1
+    grep -q 'failed: PMIX_ERR_OUT_OF_RESOURCE' "$log.a5" || add "palloc --nodes 5: not refused for resources"
+    # a job of two sleeping ranks in it
+    "${WITH_RPMIX[@]}" /opt/rpmix/lib/pmixctl --pid "$pers" run -n 2 /bin/sleep 60 >"$log.job" 2>&1 &
+    job=$!
+    ranks=""
+    for i in $(seq 100); do
+        ranks=$(pgrep -P "$pers" -x sleep | tr '\n' ' ')
+        [ "$(echo $ranks | wc -w)" = 2 ] && break
+        sleep 0.1
+    done
+    ns=$(with_rpmix /opt/rpmix/lib/pmixctl --pid "$pers" ps 2>>"$log" | awk '$1 ~ /\./ && $1 !~ /^rpmixrun\.[0-9]+$/ {print $1; exit}')
+    echo "ranks: $ranks; namespace: $ns" >>"$log"
+    if [ "$(echo $ranks | wc -w)" != 2 ] || [ -z "$ns" ]; then
+        add "the job's ranks or namespace not found"
+    else
+        in_root timeout 30 pctrl --pid "$pers" --pause --targets "$ns:*" >>"$log" 2>&1
+        grep -q 'Job control .* granted\|Job control request .* granted' "$log" || add "pctrl --pause: not granted"
+        for r in $ranks; do
+            for i in $(seq 50); do [ "$(proc_state "$r")" = T ] && break; sleep 0.1; done
+            st=$(proc_state "$r"); [ "$st" = T ] || add "rank $r not stopped by pctrl --pause ($st)"
+        done
+        in_root timeout 30 pctrl --pid "$pers" --resume --targets "$ns:*" >>"$log" 2>&1
+        for r in $ranks; do
+            for i in $(seq 50); do [ "$(proc_state "$r")" = S ] && break; sleep 0.1; done
+            st=$(proc_state "$r"); [ "$st" = S ] || add "rank $r not resumed by pctrl --resume ($st)"
+        done
+        in_root timeout 30 pctrl --pid "$pers" --pset tooldef --targets "$ns:0" >"$log.pset" 2>&1
+        grep -q 'DEFINE PSET granted' "$log.pset" || add "pctrl --pset: not granted"
+        in_root timeout 30 pctrl --pid "$pers" --kill --targets "$ns:*" >>"$log" 2>&1
+        for i in $(seq 100); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$job" 2>/dev/null && add "pctrl --kill: the job did not end"
+    fi
+    cat "$log.a1" "$log.a5" "$log.pset" "$log.job" >>"$log" 2>/dev/null
+    kill "$job" 2>/dev/null; wait "$job" 2>/dev/null
+    kill -TERM "$pers" 2>/dev/null; wait "$pers" 2>/dev/null
+    cat "$log.pers" >>"$log" 2>/dev/null
+    rm -f "$log.a1" "$log.a5" "$log.pset" "$log.job" "$log.pers"
+    if [ -z "$why" ]; then pass "$name"; else fail "$name" "$why" "$log"; fi
+}
+case_opx5_tools
 
 # ---- under Open MPI 5's own mpirun: PRRTE on OpenPMIx 5.0.7 (issue 15, 17) ----
 # The launcher keeps the root's OpenPMIx 5.0.7; only the ranks get rpmix

@@ -80,7 +80,7 @@ pub fn shape_of(request: &Request, who: &Proc) -> Shape {
         }
         Request::Lookup { .. } => Shape::Lookup,
         Request::Spawn { .. } => Shape::Spawn,
-        Request::Query { .. } | Request::JobControl { .. } | Request::Monitor(_) => Shape::Infos,
+        Request::Query { .. } | Request::JobControl { .. } | Request::Monitor(_) | Request::Allocate { .. } => Shape::Infos,
         Request::IofPull(_) => Shape::IofPull,
         _ => Shape::Status,
     }
@@ -90,7 +90,7 @@ pub fn shape_of(request: &Request, who: &Proc) -> Shape {
 /// others are answered PMIX_ERR_NOT_SUPPORTED: their answers have no
 /// OpenPMIx form here yet).
 pub fn served(request: &Request) -> bool {
-    !matches!(request, Request::Allocate { .. } | Request::GetCredential { .. } | Request::ValidateCredential { .. } | Request::Group(_))
+    !matches!(request, Request::GetCredential { .. } | Request::ValidateCredential { .. } | Request::Group(_))
 }
 
 impl Rewrite for Link {
