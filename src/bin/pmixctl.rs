@@ -11,6 +11,9 @@ use pmix::abi::*;
 use pmix::owned::{Info, Proc, Value};
 use pmix::runtime::Oneshot;
 
+#[path = "shared/ptrace_probe.rs"]
+mod ptrace_probe;
+
 const HELP: &str = "\
 usage: pmixctl [--pid PID | --uri URI | --file F | --system] [--nspace NS] COMMAND
 
@@ -387,23 +390,8 @@ mod info {
     /// `pmixrun` tries at start before offering stop on exec), and Yama's
     /// ptrace_scope.
     fn ptrace() -> (bool, String) {
-        // SAFETY: no other thread runs yet; the child only calls the
-        // async-signal-safe ptrace and _exit.
-        let ok = match unsafe { libc::fork() } {
-            0 => {
-                // SAFETY: PTRACE_TRACEME takes no pointer arguments.
-                let ok = unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } == 0;
-                // SAFETY: leaves the child at once.
-                unsafe { libc::_exit(if ok { 0 } else { 1 }) }
-            }
-            -1 => false,
-            pid => {
-                let mut status = 0;
-                // SAFETY: waits for the child forked above.
-                let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-                r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
-            }
-        };
+        // (no other thread runs yet)
+        let ok = crate::ptrace_probe::may_trace_children();
         let yama = match std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope") {
             Ok(s) => format!("Yama ptrace_scope {}", s.trim()),
             Err(_) => "no Yama".to_string(),

@@ -74,27 +74,10 @@ pub fn ranks_named(i: &Info, nspace: &str, size: u32) -> Vec<u32> {
     }
 }
 
-/// Whether this process may trace its children (PTRACE_TRACEME is refused
-/// under Yama's ptrace_scope 3, or by a seccomp filter): tried once, in a
-/// child, before any other thread runs.
+/// Whether this process may trace its children: tried once, in a child,
+/// before any other thread runs.
 pub fn probe_stop_on_exec() -> bool {
-    // SAFETY: fork before pmixrun starts any thread; the child only calls
-    // the async-signal-safe ptrace and _exit.
-    match unsafe { libc::fork() } {
-        0 => {
-            // SAFETY: PTRACE_TRACEME takes no pointer arguments.
-            let ok = unsafe { libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) } == 0;
-            // SAFETY: leaves the child at once, running nothing of the parent's.
-            unsafe { libc::_exit(if ok { 0 } else { 1 }) }
-        }
-        -1 => false,
-        pid => {
-            let mut status = 0;
-            // SAFETY: waiting for the child forked above.
-            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-            r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
-        }
-    }
+    crate::ptrace_probe::may_trace_children()
 }
 
 impl Holds {

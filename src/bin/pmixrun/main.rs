@@ -9,6 +9,8 @@
 //! a grace period), and leaves no process or session file behind.
 
 mod debug;
+#[path = "../shared/ptrace_probe.rs"]
+mod ptrace_probe;
 mod exec;
 mod host;
 mod io;
