@@ -72,7 +72,7 @@ pub(super) fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_
 ///
 /// # Safety
 /// `cbdata` is NULL or the box this library handed with the infos, released once.
-unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
+pub(super) unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
     crate::guard::catch("release_infos", || {
         // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with the infos, released once.
         unsafe {

@@ -9,16 +9,6 @@ use crate::ffi::boundary::{fire_op, SendPtr};
 use crate::runtime::Oneshot;
 use super::server::server_op;
 
-fn wait_op(start: impl FnOnce(crate::client::api::Done)) -> pmix_status_t {
-    if crate::runtime::on_progress_thread() {
-        return PMIX_ERR_WOULD_BLOCK;
-    }
-    let done = Oneshot::new();
-    let d = done.clone();
-    start(crate::runtime::Completion::on_status(move |st| d.set(st)));
-    done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
-}
-
 /// Ask the server to forward the output of `procs` on `channel` to `cbfunc`.
 ///
 /// Returns PMIX_SUCCESS when `regcbfunc` is given; it fires exactly once with the status
@@ -163,7 +153,7 @@ pub unsafe extern "C" fn PMIx_IOF_push(targets: *const pmix_proc_t, ntargets: us
             crate::client::api::iof_push(ts, data, d, crate::runtime::Completion::on_status(move |st| unsafe { fire_op(cbfunc, st, cbd) }));
             return PMIX_SUCCESS;
         }
-        wait_op(move |done| crate::client::api::iof_push(ts, data, d, done))
+        super::completions::wait_status(move |done| crate::client::api::iof_push(ts, data, d, done))
     })
 }
 

@@ -17,17 +17,8 @@ use crate::server::ServerRole;
 /// # Safety
 /// `cbdata` is NULL or the box this library handed with setup_application's results, released once.
 unsafe extern "C" fn release_setup(_status: pmix_status_t, cbdata: *mut c_void) {
-    crate::guard::catch("release_setup", || {
-        // SAFETY: the caller upholds the contract above: `cbdata` is NULL or the box this library handed with setup_application's results, released once.
-        unsafe {
-            if cbdata.is_null() {
-                return;
-            }
-            // SAFETY: made by Box::into_raw in setup_application.
-            let b = Box::from_raw(cbdata as *mut (SendPtr<pmix_info_t>, usize));
-            crate::owned::free_c_infos(b.0.get(), b.1);
-        }
-    })
+    // SAFETY: the caller upholds the contract above, which is release_infos's.
+    unsafe { super::completions::release_infos(cbdata) }
 }
 
 /// Fire an op callback (if any) with `status` later, never on the caller's
