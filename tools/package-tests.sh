@@ -230,15 +230,8 @@ if [ $MODE = inroot ]; then
     WHICH=$TD/libwhich_pmix.so
     DAEMONS=""
     stop_daemons() {
-        local p i left
-        for p in $DAEMONS; do kill -TERM "$p" 2>/dev/null; done
-        for i in $(seq 50); do
-            left=""
-            for p in $DAEMONS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
-            [ -z "$left" ] && break
-            sleep 0.1
-        done
-        [ -n "$left" ] && kill -KILL $left 2>/dev/null
+        # (unquoted: one pid a word)
+        slurm_stop_daemons 50 $DAEMONS
         wait 2>/dev/null
         DAEMONS=""
     }

@@ -329,16 +329,10 @@ kill_ns_procs() {
 }
 
 cleanup_inside() {
-    local p i left
+    local left
     trap - EXIT INT TERM
-    for p in $PIDS_DAEMONS; do kill -TERM "$p" 2>/dev/null; done
-    for i in $(seq 30); do
-        left=""
-        for p in $PIDS_DAEMONS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
-        [ -z "$left" ] && break
-        sleep 0.1
-    done
-    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    # (unquoted: one pid a word)
+    slurm_stop_daemons 30 $PIDS_DAEMONS
     kill_ns_procs TERM >/dev/null
     sleep 0.3
     left=$(kill_ns_procs KILL)

@@ -331,6 +331,21 @@ EOF
     printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n' >"$TESTDIR/cgroup.conf"
     export SLURM_CONF=$CONF
 }
+# slurm_stop_daemons <tries> <pid...>: SIGTERM to each, then (after up to
+# <tries> tenths of a second) SIGKILL to those still there.
+slurm_stop_daemons() {
+    local tries=$1 p i left=""
+    shift
+    for p in "$@"; do kill -TERM "$p" 2>/dev/null; done
+    for i in $(seq "$tries"); do
+        left=""
+        for p in "$@"; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+        [ -z "$left" ] && break
+        sleep 0.1
+    done
+    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    return 0
+}
 slurm_wait_idle() {
     local i st
     for i in $(seq $(( $1 * 5 ))); do
