@@ -16,7 +16,7 @@ pub mod rpmix;
 pub mod snapshot;
 pub mod v41;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::abi::*;
 use crate::data::carray::CArray;

@@ -17,7 +17,7 @@ fn procs() -> Vec<Proc> {
 }
 
 /// One app (`cmd`, argv, no env) in an owned array.
-fn apps() -> CArray {
+pub(crate) fn apps() -> CArray {
     let size = Kind::App.size();
     let ptr = crate::cmem::calloc_array(1, size) as *mut u8;
     assert!(!ptr.is_null());

@@ -471,19 +471,7 @@ fn a_publication_carries_the_publishers_kernel_identity_and_is_found() {
 #[test]
 fn a_spawn_goes_to_the_host_and_answers_its_namespace() {
     let mut srv = Server::start(Answer::Inline, None, 1);
-    let (ptr, len) = {
-        let size = crate::data::kind::Kind::App.size();
-        let ptr = crate::cmem::calloc_array(1, size) as *mut u8;
-        // SAFETY: a zeroed app of ours, given malloc'd strings; the CArray frees it.
-        unsafe {
-            let a = &mut *(ptr as *mut pmix_app_t);
-            a.cmd = crate::cmem::strdup_bytes(b"/bin/true");
-            a.argv = crate::cmem::argv_from(&["true"]);
-            a.maxprocs = 2;
-        }
-        (ptr, 1)
-    };
-    let apps = crate::data::carray::CArray { kind: crate::data::kind::Kind::App, ptr, len };
+    let apps = crate::msg::tests::apps();
     let r = srv.clients[0].call(&Request::Spawn { job_info: vec![Info::new("my.job", Value::u32(1))], apps });
     assert_eq!(r.status, PMIX_SUCCESS);
     assert_eq!(crate::owned::decode_str(&mut Decoder::new(&r.body)).unwrap(), "spawned.1");
