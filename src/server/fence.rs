@@ -142,9 +142,9 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Fences {
-    /// `who` arrives at a barrier of `procs` (its groups already expanded).
-    pub(super) fn arrive(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, procs: Vec<Proc>, request: msg::Barrier) {
-        let msg::Barrier { collective, collect, timeout, info, .. } = request;
+    /// `who` arrives at a barrier (its procs named, groups expanded).
+    pub(super) fn arrive(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, request: msg::Barrier) {
+        let msg::Barrier { collective, procs, collect, timeout, info } = request;
         let members = Members::of(&procs, cx.nspaces);
         if !members.contains(who) {
             reply(cx.net, conn, req, PMIX_ERR_BAD_PARAM, &[]);

@@ -226,18 +226,21 @@ impl ServerRole {
         pid_of(&self.nspaces, &self.peers, p)
     }
 
-    /// The host's answer to barrier `id`, back on this thread.
-    fn fence_host_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+    /// Run `f` on the fence part with what it needs of the role.
+    fn with_fences<T>(&mut self, net: &mut Net, f: impl FnOnce(&mut fence::Fences, &mut fence::Ctx<'_>) -> T) -> T {
         let handle = self.handle();
         let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
-        self.fences.host_done(&mut cx, id, st, data);
+        f(&mut self.fences, &mut cx)
+    }
+
+    /// The host's answer to barrier `id`, back on this thread.
+    fn fence_host_done(&mut self, net: &mut Net, id: u64, st: pmix_status_t, data: &[u8]) {
+        self.with_fences(net, |f, cx| f.host_done(cx, id, st, data));
     }
 
     /// `proc` can never arrive: the barriers it takes part in end for the others.
     fn fail_fences_of(&mut self, net: &mut Net, proc: &Proc) {
-        let handle = self.handle();
-        let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
-        self.fences.fail_of(&mut cx, proc, PMIX_ERR_LOST_CONNECTION);
+        self.with_fences(net, |f, cx| f.fail_of(cx, proc, PMIX_ERR_LOST_CONNECTION));
     }
 
     /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
@@ -495,15 +498,13 @@ impl ServerRole {
         }
         match request {
             Request::Commit { puts } => self.on_commit(net, &who, puts)?,
-            Request::Barrier(b) => {
-                let mut procs = b.procs.clone();
-                if procs.is_empty() {
-                    procs.push(Proc::wildcard(&who.nspace));
+            Request::Barrier(mut b) => {
+                // Nobody named: the caller's namespace; a group: its members.
+                if b.procs.is_empty() {
+                    b.procs.push(Proc::wildcard(&who.nspace));
                 }
-                let procs = self.groups.expand(procs, &self.nspaces);
-                let handle = self.handle();
-                let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
-                self.fences.arrive(&mut cx, conn, req, &who, procs, b);
+                b.procs = self.groups.expand(std::mem::take(&mut b.procs), &self.nspaces);
+                self.with_fences(net, |f, cx| f.arrive(cx, conn, req, &who, b));
             }
             Request::Get { target, key, info } => self.on_get(net, conn, req, target, key, info)?,
             Request::Finalize => {
