@@ -458,18 +458,9 @@ pub fn session_control(session: u32, directives: Vec<Info>, done: Completion<Vec
 
 // ---- groups ----
 
-/// PMIx_Group_construct / _destruct / _leave / _invite: `done(status, results)`.
+/// A group operation (construct, destruct, leave, invite, join);
+/// `done(status, results)`.
 pub fn group(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
-    group_request(op, name, procs, directives, done)
-}
-
-/// PMIx_Group_join: accept or decline `leader`'s invitation to `name`.
-pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Completion<Vec<Info>>) {
-    group_request(GroupOp::Join { accept }, name, leader.into_iter().collect(), directives, done)
-}
-
-/// A group request; the reply carries infos.
-fn group_request(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info>, done: Completion<Vec<Info>>) {
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
@@ -478,6 +469,11 @@ fn group_request(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info
         let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
         done.fire(st, infos)
     }));
+}
+
+/// PMIx_Group_join: accept or decline `leader`'s invitation to `name`.
+pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Vec<Info>, done: Completion<Vec<Info>>) {
+    group(GroupOp::Join { accept }, name, leader.into_iter().collect(), directives, done)
 }
 
 // ---- credentials (through the host) ----
