@@ -2,11 +2,13 @@
 #
 #   make            build target/release/libpmix.so.2
 #   make demo       the project's main job (installs what it needs)
-#   make test       every test (installs what it needs; run as root on Debian)
-#   make test ONLY=<step>         one step of tools/run-tests.sh
-#   make test ONLY=<step>/<ERE>   only the cases of that step's sub-driver whose
-#                                 name matches <ERE> (RPMIX_CASE, tools/testlib.sh)
-#   make test-list  the step names
+#   make test       every test case (installs what it needs; run as root on
+#                   Debian): systests/tests/*.rs, run by cargo-nextest
+#                   (tools/systests.sh); the last line is "N passed, M failed",
+#                   the JUnit report target/nextest/default/junit.xml
+#   make test ONLY=<ERE>          only the cases whose name or area matches
+#                                 (e.g. ONLY=faults, ONLY='sh::launch::', ONLY=garbage)
+#   make test-list  the cases, one per line
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make fuzz       the mutation fuzzer, FUZZ_SECONDS (default 300) per target
 #   make headers    regenerate include/*.h from the Rust sources
@@ -23,8 +25,8 @@ BUILD    := c-tests/build
 # Binaries the project installs under $(PREFIX)/bin.
 BINARIES := pmixrun pmixctl
 
-# ONLY=<step>[/<ERE>] reaches tools/run-tests.sh as RPMIX_ONLY.
-RUN_TESTS = $(if $(ONLY),RPMIX_ONLY='$(value ONLY)') tools/run-tests.sh
+# ONLY=<ERE> reaches tools/systests.sh as ONLY.
+RUN_TESTS = $(if $(ONLY),ONLY='$(value ONLY)') tools/systests.sh
 
 .PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install deb clean
 
@@ -56,7 +58,7 @@ test-check-only:
 	@$(RUN_TESTS) --check
 
 test-list:
-	@tools/run-tests.sh --list
+	@tools/systests.sh --list
 
 demo: deps build
 	@mkdir -p $(BUILD)

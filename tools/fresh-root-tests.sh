@@ -6,8 +6,8 @@
 # The new machine is a minimal Debian 12 root made with debootstrap from the
 # Debian archive this machine's apt uses (tools/debian-mirror.sh), holding
 # only what a new machine has (NEW_MACHINE_PKGS below: gcc, g++, make, git,
-# python3, pip, apt, procps, ...) and the machine's own trust store; its Rust toolchain (~/.rustup, ~/.cargo/bin) is
-# bound in read-only. That base root is cached outside the work tree
+# python3, pip, apt, procps, ...) and the machine's own trust store; its Rust toolchain (~/.rustup, ~/.cargo/bin, and
+# cargo-nextest) is bound in read-only. That base root is cached outside the work tree
 # (${RPMIX_CACHE:-$HOME/.cache/rpmix}/debian12-base) and re-made when missing
 # or unfinished; each run starts from a fresh copy of it (an overlay whose
 # writable layer is thrown away afterwards), so nothing one run installs is
@@ -100,6 +100,13 @@ inside() {
     mkdir -p "$r/root/.rustup" "$r/root/.cargo/bin"
     mount --bind "$rustup" "$r/root/.rustup" && mount -o remount,bind,ro "$r/root/.rustup" || exit 1
     mount --bind "$cargobin" "$r/root/.cargo/bin" && mount -o remount,bind,ro "$r/root/.cargo/bin" || exit 1
+    # cargo-nextest comes with a new machine's toolchain; this machine keeps
+    # it outside ~/.cargo/bin
+    local nx; nx=$(command -v cargo-nextest 2>/dev/null)
+    if [ -n "$nx" ] && [ "${nx#"$cargobin"/}" = "$nx" ]; then
+        touch "$r/usr/local/bin/cargo-nextest" && mount --bind "$nx" "$r/usr/local/bin/cargo-nextest" &&
+            mount -o remount,bind,ro "$r/usr/local/bin/cargo-nextest" || exit 1
+    fi
     # The machine's own network settings and trust store (a new machine of
     # this kind has them: its registries may be reached through a proxy that
     # presents a local certificate authority).

@@ -3,7 +3,8 @@
 # OpenPMIx 4.2.2's headers and library (the reference), pahole (abi-check),
 # valgrind, pkg-config, g++, python3, Open MPI, hwloc, ThreadSanitizer's
 # runtime, OpenPMIx's examples, tools and Python bindings, procps and
-# iproute2 (the drivers' pgrep and ip), groff (the manual pages). Slurm comes with
+# iproute2 (the drivers' pgrep and ip), groff (the manual pages), and
+# cargo-nextest (the system tests' runner). Slurm comes with
 # tools/install-slurm.sh (its test driver), the Debian 13 root with
 # tools/install-debian13.sh. apt's output goes to
 # ${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-deps.log; a failure names the
@@ -32,6 +33,13 @@ command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 [ -d /usr/share/doc/libpmix-dev/examples ] || missing="$missing libpmix-dev"
 command -v pattrs >/dev/null 2>&1 || missing="$missing libpmix-bin"
 /usr/bin/python3 -c 'import pmix' >/dev/null 2>&1 || missing="$missing python3-pmix"
+# cargo-nextest runs the system tests (make test); from crates.io when missing
+if ! cargo nextest --version >/dev/null 2>&1; then
+    mkdir -p "${RPMIX_CACHE:-$HOME/.cache/rpmix}"
+    echo "install-deps: cargo-nextest (cargo install, a few minutes)" >&2
+    cargo install --locked cargo-nextest >"${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-nextest.log" 2>&1 ||
+        { echo "install-deps: cargo install cargo-nextest failed; log: ${RPMIX_CACHE:-$HOME/.cache/rpmix}/install-nextest.log" >&2; exit 1; }
+fi
 if [ -z "$missing" ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$missing (run as root, or: apt-get install$missing)" >&2

@@ -11,7 +11,9 @@
 #                     line naming its cases. `make test ONLY=<step>/<ERE>`
 #                     sets it for the sub-driver of one step of run-tests.sh.
 # selected <case>: whether <case> is to run (every name asked is remembered);
-# check_case_filter: the "case-filter" failure when RPMIX_CASE matched none;
+# check_case_filter: the "case-filter" failure when RPMIX_CASE matched none
+# (and, with RPMIX_CASES_SEEN=<file>, every case name asked appended to it as
+# "<driver><TAB><case>");
 # require_some_case <case...>: that failure at once (before a costly set-up)
 # when none of the given cases matches; finish: check_case_filter, the last
 # line "N passed, M failed", exit 0 only when nothing failed.
@@ -84,6 +86,10 @@ selected() {
     selected_n=$((selected_n + 1))
 }
 check_case_filter() {
+    # (the system tests' summary checks every case a driver knows has a test)
+    if [ -n "${RPMIX_CASES_SEEN:-}" ] && [ ${#CASE_NAMES[@]} -gt 0 ]; then
+        printf "$(basename "$0")\t%s\n" "${CASE_NAMES[@]}" >>"$RPMIX_CASES_SEEN" 2>/dev/null
+    fi
     if [ -n "${RPMIX_CASE:-}" ] && [ "$selected_n" = 0 ]; then
         fail case-filter "no case matches RPMIX_CASE='$RPMIX_CASE'; the cases: ${CASE_NAMES[*]-}"
     fi

@@ -1,0 +1,575 @@
+//! The harness of rpmix's system tests (`make test`): each case is one
+//! `#[test]` in `systests/tests/<area>.rs`, run by cargo-nextest.
+//!
+//! A case runs what a user runs: the built library (`target/release`), the
+//! launchers, the C programs of `c-tests/` (compiled by `c-tests/Makefile`),
+//! OpenPMIx 4.2.2 and the other peers installed by `tools/install-*.sh`.
+//! What this module gives a case:
+//! - [`Case`]: its own directory for files and logs (`c-tests/build/cases/<name>`);
+//! - [`run`] / [`Job`]: a command in its own process group, ended (the whole
+//!   group) at its time limit or when the guard is dropped;
+//! - [`wait_until`], [`Job::wait_line`]: waiting on a condition or a line,
+//!   never a fixed sleep;
+//! - [`Lib`], [`Cmd::on`]: which libpmix.so.2 a program loads, and
+//!   [`libpmix_mapped`] to prove it;
+//! - [`c_prog`]: a C test program, built once by make;
+//! - [`skip`]: a case that cannot run here says why (the summary counts it);
+//! - [`driver_case`]: a case still written in a `tools/*-tests.sh` driver.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Where things are. Each path can be overridden as the bash drivers allow
+/// (`RPMIX_LIBDIR`, `RPMIX_PMIXRUN`, `OPENPMIX_INCLUDE`, `RPMIX_BUILD`).
+pub struct Env {
+    /// The checkout.
+    pub root: PathBuf,
+    /// `c-tests/build`: compiled programs and every case's directory.
+    pub build: PathBuf,
+    /// rpmix's build: `libpmix.so.2`, `pmixrun`, `pmixctl`.
+    pub libdir: PathBuf,
+    pub lib: PathBuf,
+    pub pmixrun: PathBuf,
+    pub pmixctl: PathBuf,
+    /// OpenPMIx 4.2.2's headers and library (Debian's libpmix-dev).
+    pub ref_inc: PathBuf,
+    pub ref_lib: PathBuf,
+}
+
+fn path_var(name: &str, default: PathBuf) -> PathBuf {
+    std::env::var_os(name).map(PathBuf::from).unwrap_or(default)
+}
+
+/// The paths of this run (see [`Env`]).
+pub fn env() -> &'static Env {
+    static ENV: OnceLock<Env> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("systests/ sits in the checkout").to_path_buf();
+        let libdir = path_var("RPMIX_LIBDIR", root.join("target/release"));
+        Env {
+            build: path_var("RPMIX_BUILD", root.join("c-tests/build")),
+            lib: libdir.join("libpmix.so.2"),
+            pmixrun: path_var("RPMIX_PMIXRUN", libdir.join("pmixrun")),
+            pmixctl: libdir.join("pmixctl"),
+            ref_inc: path_var("OPENPMIX_INCLUDE", "/usr/lib/x86_64-linux-gnu/pmix2/include".into()),
+            ref_lib: "/usr/lib/x86_64-linux-gnu/libpmix.so.2".into(),
+            libdir,
+            root,
+        }
+    })
+}
+
+// ---------------------------------------------------------------- a case
+
+/// A case's directory (`c-tests/build/cases/<name>`), made empty when the
+/// case starts and kept afterwards for its logs.
+pub struct Case {
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl Case {
+    pub fn new(name: &str) -> Case {
+        let dir = env().build.join("cases").join(name);
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        Case { name: name.to_string(), dir }
+    }
+
+    /// A path inside the case's directory.
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.dir.join(file)
+    }
+
+    /// Writes `text` to a file of the case's directory (for the log, or as
+    /// a program's input) and returns its path.
+    pub fn write(&self, file: &str, text: &str) -> PathBuf {
+        let p = self.path(file);
+        fs::write(&p, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", p.display()));
+        p
+    }
+}
+
+// ---------------------------------------------------------------- commands
+
+/// Which libpmix.so.2 a program loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lib {
+    /// rpmix's, from `env().libdir` (through `LD_LIBRARY_PATH`).
+    Ours,
+    /// The system's: OpenPMIx 4.2.2 (no `LD_LIBRARY_PATH`).
+    OpenPmix,
+}
+
+impl Lib {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lib::Ours => "rpmix",
+            Lib::OpenPmix => "OpenPMIx",
+        }
+    }
+    /// The library file a process on this side maps.
+    pub fn file(self) -> PathBuf {
+        let f = match self {
+            Lib::Ours => env().lib.clone(),
+            Lib::OpenPmix => env().ref_lib.clone(),
+        };
+        fs::canonicalize(&f).unwrap_or(f)
+    }
+}
+
+/// A command line being put together: a `std::process::Command` with the
+/// harness's defaults (its own process group, no stdin).
+pub struct Cmd {
+    cmd: Command,
+    shown: String,
+}
+
+impl Cmd {
+    pub fn new(program: impl AsRef<OsStr>) -> Cmd {
+        let shown = program.as_ref().to_string_lossy().into_owned();
+        let mut cmd = Command::new(program);
+        cmd.stdin(Stdio::null()).process_group(0);
+        Cmd { cmd, shown }
+    }
+    pub fn arg(mut self, a: impl AsRef<OsStr>) -> Cmd {
+        let _ = write!(self.shown, " {}", a.as_ref().to_string_lossy());
+        self.cmd.arg(a);
+        self
+    }
+    pub fn args<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(mut self, args: I) -> Cmd {
+        for a in args {
+            self = self.arg(a);
+        }
+        self
+    }
+    pub fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Cmd {
+        let _ = write!(self.shown, " [{}={}]", k.as_ref().to_string_lossy(), v.as_ref().to_string_lossy());
+        self.cmd.env(k, v);
+        self
+    }
+    pub fn env_remove(mut self, k: impl AsRef<OsStr>) -> Cmd {
+        self.cmd.env_remove(k);
+        self
+    }
+    pub fn current_dir(mut self, d: impl AsRef<Path>) -> Cmd {
+        self.cmd.current_dir(d);
+        self
+    }
+    /// Loads `lib` as its libpmix.so.2.
+    pub fn on(self, lib: Lib) -> Cmd {
+        match lib {
+            Lib::Ours => {
+                let d = env().libdir.clone();
+                self.env("LD_LIBRARY_PATH", d)
+            }
+            Lib::OpenPmix => self.env_remove("LD_LIBRARY_PATH"),
+        }
+    }
+    /// A file as its standard input.
+    pub fn stdin_file(mut self, f: &Path) -> Cmd {
+        let file = File::open(f).unwrap_or_else(|e| panic!("cannot open {}: {e}", f.display()));
+        self.cmd.stdin(file);
+        self
+    }
+    /// The command line, for messages.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+}
+
+/// A finished command: its exit, output and time.
+#[derive(Debug)]
+pub struct Run {
+    pub shown: String,
+    pub status: Option<ExitStatus>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    /// It was killed at its time limit.
+    pub timed_out: bool,
+}
+
+impl Run {
+    /// The exit code (`None` when killed by a signal or the time limit).
+    pub fn code(&self) -> Option<i32> {
+        if self.timed_out {
+            return None;
+        }
+        self.status.and_then(|s| s.code())
+    }
+    /// The signal that ended it.
+    pub fn signal(&self) -> Option<i32> {
+        self.status.and_then(|s| s.signal())
+    }
+    pub fn success(&self) -> bool {
+        self.code() == Some(0)
+    }
+    /// Panics, showing the command and the end of its output, unless it exited 0.
+    pub fn ok(self) -> Run {
+        if !self.success() {
+            panic!("{}", self.report("did not succeed"));
+        }
+        self
+    }
+    /// Panics unless it exited with `code`.
+    pub fn exit_code(self, code: i32) -> Run {
+        if self.code() != Some(code) {
+            panic!("{}", self.report(&format!("exit code {:?}, expected {code}", self.code())));
+        }
+        self
+    }
+    /// The lines of stdout.
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+    /// A description for a failure message: the command, how it ended and
+    /// the last lines of both outputs.
+    pub fn report(&self, what: &str) -> String {
+        let end = if self.timed_out {
+            format!("killed at its time limit after {:?}", self.elapsed)
+        } else {
+            match self.status {
+                Some(s) if s.code().is_some() => format!("exit {} after {:?}", s.code().unwrap_or(-1), self.elapsed),
+                Some(s) => format!("signal {} after {:?}", s.signal().unwrap_or(0), self.elapsed),
+                None => "never started".into(),
+            }
+        };
+        format!(
+            "{what}: `{}` ({end})\n--- stdout (end)\n{}\n--- stderr (end)\n{}",
+            self.shown,
+            tail(&self.stdout, 40),
+            tail(&self.stderr, 40)
+        )
+    }
+    /// Saves both outputs in the case's directory as `<name>.out` / `<name>.err`.
+    pub fn save(&self, case: &Case, name: &str) -> &Run {
+        let _ = fs::write(case.path(&format!("{name}.out")), &self.stdout);
+        let _ = fs::write(case.path(&format!("{name}.err")), &self.stderr);
+        self
+    }
+}
+
+/// The last `n` lines of `s`.
+pub fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Sends `sig` to the process group `pgid` (ignoring one that is gone).
+fn kill_group(pgid: u32, sig: i32) {
+    if pgid > 1 {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+        unsafe {
+            libc::kill(-(pgid as i32), sig);
+        }
+    }
+}
+
+/// Reads a pipe to its end into a shared string, sending each line on `tx`.
+fn drain(pipe: impl Read + Send + 'static, into: Arc<Mutex<String>>, tx: Option<mpsc::Sender<String>>) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let mut r = BufReader::new(pipe);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match r.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    into.lock().unwrap_or_else(|p| p.into_inner()).push_str(&line);
+                    if let Some(tx) = &tx {
+                        let _ = tx.send(line.trim_end_matches('\n').to_string());
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Runs `cmd` to its end, at most `limit`: at the limit its whole process
+/// group is killed and the run is marked `timed_out`. Whatever the program
+/// left running in its group is ended too.
+pub fn run(cmd: Cmd, limit: Duration) -> Run {
+    let job = Job::start(cmd);
+    job.wait(limit)
+}
+
+/// A program started in its own process group; dropping the guard kills the
+/// group and reaps the program, so nothing outlives a failed case.
+pub struct Job {
+    child: Option<Child>,
+    pgid: u32,
+    shown: String,
+    started: Instant,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+    lines: Receiver<String>,
+    readers: Vec<thread::JoinHandle<()>>,
+}
+
+impl Job {
+    pub fn start(cmd: Cmd) -> Job {
+        let Cmd { mut cmd, shown } = cmd;
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start `{shown}`: {e}"));
+        let pgid = child.id();
+        let (tx, lines) = mpsc::channel();
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let readers = vec![
+            drain(child.stdout.take().expect("piped"), stdout.clone(), Some(tx.clone())),
+            drain(child.stderr.take().expect("piped"), stderr.clone(), Some(tx)),
+        ];
+        Job { child: Some(child), pgid, shown, started: Instant::now(), stdout, stderr, lines, readers }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pgid
+    }
+
+    /// Waits for a line (of stdout or stderr) for which `pred` holds, at most
+    /// `limit`; returns it, or an error naming what was waited for.
+    pub fn wait_line(&self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) -> Result<String, String> {
+        let end = Instant::now() + limit;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) if pred(&l) => return Ok(l),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return Err(format!("no line {what} within {limit:?} from `{}`", self.shown)),
+                Err(RecvTimeoutError::Disconnected) => return Err(format!("`{}` closed its output before a line {what}", self.shown)),
+            }
+        }
+    }
+
+    /// Sends a signal to the program itself.
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on the child's pid; no memory is involved.
+        unsafe {
+            libc::kill(self.pgid as i32, sig);
+        }
+    }
+
+    /// The output so far.
+    pub fn stdout_so_far(&self) -> String {
+        self.stdout.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Waits for the program's end, at most `limit` (then kills its group).
+    pub fn wait(mut self, limit: Duration) -> Run {
+        let mut child = self.child.take().expect("a job is waited for once");
+        let end = self.started + limit;
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() >= end => {
+                    timed_out = true;
+                    kill_group(self.pgid, libc::SIGKILL);
+                    break child.wait().ok();
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(2)),
+                Err(_) => break None,
+            }
+        };
+        // What the program left in its group would hold the pipes open.
+        kill_group(self.pgid, libc::SIGKILL);
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+        let take = |s: &Arc<Mutex<String>>| std::mem::take(&mut *s.lock().unwrap_or_else(|p| p.into_inner()));
+        Run {
+            shown: self.shown.clone(),
+            status,
+            stdout: take(&self.stdout),
+            stderr: take(&self.stderr),
+            elapsed: self.started.elapsed(),
+            timed_out,
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            kill_group(self.pgid, libc::SIGKILL);
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Waits until `cond` holds, checking every few milliseconds, at most `limit`.
+pub fn wait_until(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) -> Result<(), String> {
+    let end = Instant::now() + limit;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if cond() {
+            return Ok(());
+        }
+        if Instant::now() >= end {
+            return Err(format!("{what}: not within {limit:?}"));
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Seconds, for time limits.
+pub const fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+// ---------------------------------------------------------------- libraries
+
+/// The libpmix files a running process has mapped (resolved paths).
+pub fn libpmix_mapped(pid: u32) -> BTreeSet<PathBuf> {
+    let maps = fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| Path::new(p).file_name().is_some_and(|f| f.to_string_lossy().starts_with("libpmix")))
+        .map(|p| fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
+        .collect()
+}
+
+// ---------------------------------------------------------------- C programs
+
+/// How a C test program is built (`c-tests/Makefile`).
+#[derive(Clone, Copy, Debug)]
+pub enum Build {
+    /// Strict C99 against rpmix's headers, linked with rpmix's library: `<prog>_ours`.
+    Ours,
+    /// gnu99 against OpenPMIx 4.2.2's headers (they use strdup without
+    /// asking for it), linked with `-l:libpmix.so.2`: `<prog>_ref`.
+    Ref,
+    /// C++11 against rpmix's headers: `<prog>_cxx`.
+    Cxx,
+}
+
+/// `c-tests/<prog>.c` built the way `build` says, by make (again only when
+/// its sources or headers changed); returns the program's path.
+pub fn c_prog(prog: &str, build: Build) -> PathBuf {
+    let e = env();
+    let bin = e.build.join("make");
+    fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
+    let suffix = match build {
+        Build::Ours => "ours",
+        Build::Ref => "ref",
+        Build::Cxx => "cxx",
+    };
+    let out = bin.join(format!("{prog}_{suffix}"));
+    // Cases run side by side: one make at a time in this directory.
+    let lock = File::create(bin.join(".lock")).expect("lock file");
+    // SAFETY: flock(2) on a descriptor this function owns for the call's length.
+    unsafe {
+        libc::flock(lock.as_raw_fd(), libc::LOCK_EX);
+    }
+    let r = run(
+        Cmd::new("make")
+            .args(["-s", "-C"])
+            .arg(e.root.join("c-tests"))
+            .arg(format!("BIN={}", bin.display()))
+            .arg(format!("LIBDIR={}", e.libdir.display()))
+            .arg(format!("REF_INC={}", e.ref_inc.display()))
+            .arg(&out),
+        secs(300),
+    );
+    drop(lock);
+    if !r.success() {
+        panic!("{}", r.report(&format!("building {}", out.display())));
+    }
+    out
+}
+
+// ---------------------------------------------------------------- skips
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid(2) has no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Says that a case did not run here and why: printed, and recorded in
+/// `target/nextest/skipped.txt`, which `make test`'s summary counts. A case
+/// calls it and returns.
+pub fn skip(case: &str, why: &str) {
+    println!("SKIP: {case}: {why}");
+    let dir = env().root.join("target/nextest");
+    let _ = fs::create_dir_all(&dir);
+    if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(dir.join("skipped.txt")) {
+        let _ = writeln!(f, "{case}: {why}");
+    }
+}
+
+// ---------------------------------------------------------------- bash drivers
+
+/// Runs one case of a `tools/*-tests.sh` driver (its `RPMIX_CASE` filter,
+/// anchored), in `c-tests/build/<subdir>`, with `extra` in its environment;
+/// the case passes when the driver prints its PASS (or `ok`) line and
+/// nothing failed. The driver's output is the test's output.
+pub fn driver_case(driver: &str, subdir: &str, case: &str, extra: &[(&str, &str)], limit: Duration) {
+    let e = env();
+    let mut anchored = String::from("^");
+    for ch in case.chars() {
+        if "\\^$.|?*+()[]{}".contains(ch) {
+            anchored.push('\\');
+        }
+        anchored.push(ch);
+    }
+    anchored.push('$');
+    let mut cmd = Cmd::new(e.root.join("tools").join(driver))
+        .arg(e.build.join(subdir))
+        .env("RPMIX_CASE", &anchored)
+        .env("RPMIX_BIN", &e.build)
+        .env("RPMIX_CASES_SEEN", e.root.join("target/nextest/driver-cases.txt"))
+        .current_dir(&e.root);
+    for (k, v) in extra {
+        cmd = cmd.env(k, v);
+    }
+    let r = run(cmd, limit);
+    println!("{}\n{}", r.stdout, r.stderr);
+    let passed = r.stdout.lines().any(|l| {
+        l.strip_prefix("PASS: ").or_else(|| l.strip_prefix("ok   ")).is_some_and(|rest| rest == case || rest.starts_with(&format!("{case} (")))
+    });
+    let clean = r.stdout.lines().any(|l| l.ends_with(" passed, 0 failed"));
+    assert!(passed && clean && r.success(), "{}", r.report(&format!("case {case} of {driver}")));
+}
+
+/// Runs one step of `tools/run-tests.sh` that is not yet a test of its own.
+pub fn legacy_step(step: &str, limit: Duration) {
+    let e = env();
+    let r = run(
+        Cmd::new(e.root.join("tools/run-tests.sh")).arg(&e.build).env("RPMIX_ONLY", step).current_dir(&e.root),
+        limit,
+    );
+    let log = fs::read_to_string(e.build.join(format!("{step}.log"))).unwrap_or_default();
+    println!("{}\n--- {step}.log\n{log}", r.stdout);
+    assert!(r.success() && r.stdout.contains(&format!("PASS: {step}")), "{}", r.report(&format!("step {step}")));
+}
+
+/// Declares one `#[test]` per case of a bash driver:
+/// `driver_cases!("fault-tests.sh", "faults", secs(300), [("VAR", "value")], { garbage_pmixrun: "garbage-pmixrun", ... });`
+/// (the driver, its build subdirectory, each case's time limit, extra
+/// environment, then each test's name and the driver's name of its case).
+#[macro_export]
+macro_rules! driver_cases {
+    ($driver:expr, $subdir:expr, $limit:expr, $extra:expr, { $($test:ident : $case:expr),* $(,)? }) => {
+        $(
+            #[test]
+            fn $test() {
+                $crate::driver_case($driver, $subdir, $case, &$extra, $limit);
+            }
+        )*
+    };
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The end of `make test`: what cargo-nextest ran, counted by case.
+
+  test-summary.py <nextest store dir> <run start stamp> [--filtered]
+
+Reads the JUnit report nextest wrote (<dir>/default/junit.xml) and prints:
+- the failed cases, each with the end of its output;
+- the cases that did not run here and why (a case calls skip(): its output
+  holds "SKIP: <case>: <why>");
+- the ten slowest cases;
+- unless --filtered (only some cases ran): every case a bash driver knows that has
+  no test (the drivers append the names they know to
+  <dir>/driver-cases.txt; systests/tests/*.rs name the ones they run), and
+  the session directories left behind by servers that ended (a directory
+  /tmp/rpmix.<host>.<pid> newer than the stamp whose process is gone);
+  each is a failure, counted as a case;
+- last, the line "N passed, M failed" (skipped cases are not in N).
+Exit 1 when anything failed.
+"""
+import glob
+import os
+import re
+import socket
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main():
+    store, stamp = sys.argv[1], sys.argv[2]
+    whole = "--filtered" not in sys.argv[3:]
+    report = os.path.join(store, "default", "junit.xml")
+    if not os.path.exists(report):
+        print(f"test-summary: no report {report} (nextest did not run)")
+        print("0 passed, 1 failed")
+        return 1
+    passed, failed, skipped, times = [], [], [], []
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname', '').split('::')[-1]}::{case.get('name')}"
+        times.append((float(case.get("time") or 0), name))
+        out = "".join((e.text or "") for e in case if e.tag in ("system-out", "system-err"))
+        bad = [e for e in case if e.tag in ("failure", "error")]
+        if bad:
+            failed.append((name, (bad[0].get("message") or "") + "\n" + (bad[0].text or "") + out))
+            continue
+        m = re.search(r"^SKIP: (.*)$", out, re.M)
+        (skipped if m else passed).append((name, m.group(1) if m else ""))
+
+    extra_failures = []
+    if whole:
+        extra_failures += unmapped_driver_cases(store)
+        extra_failures += session_leftovers(stamp)
+
+    if failed:
+        print("\nfailed cases:")
+        for name, text in failed:
+            print(f"FAIL: {name}")
+            for line in text.strip().splitlines()[-25:]:
+                print(f"    {line}")
+    for what in extra_failures:
+        print(f"FAIL: {what}")
+    if skipped:
+        print(f"\n{len(skipped)} cases did not run here:")
+        for name, why in skipped:
+            print(f"  SKIP {name}: {why}")
+    print("\nslowest cases:")
+    for t, name in sorted(times, reverse=True)[:10]:
+        print(f"  {t:7.1f} s  {name}")
+    nfail = len(failed) + len(extra_failures)
+    print(f"\n{len(passed)} passed, {nfail} failed")
+    return 1 if nfail else 0
+
+
+def unmapped_driver_cases(store):
+    """Cases a driver knows that no test runs."""
+    known = set()
+    try:
+        with open(os.path.join(store, "driver-cases.txt")) as f:
+            for line in f:
+                if "\t" in line:
+                    known.add(tuple(line.rstrip("\n").split("\t", 1)))
+    except OSError:
+        return []
+    here = os.path.dirname(os.path.abspath(__file__))
+    tested = set()
+    for path in glob.glob(os.path.join(here, "..", "systests", "tests", "*.rs")):
+        src = open(path).read()
+        for m in re.finditer(r'driver_cases!\("([^"]+)".*?\{(.*?)\}\);', src, re.S):
+            for c in re.findall(r'^\s*\w+: "([^"]+)",', m.group(2), re.M):
+                tested.add((m.group(1), c))
+    # a driver's set-up steps (build, root, ...) run with every case
+    setup = {"build", "case-filter"}
+    return [f"{d} case {c} has no test in systests/tests/ (add it to the driver_cases! of its area)"
+            for d, c in sorted(known - tested) if c not in setup]
+
+
+def session_leftovers(stamp):
+    """Session directories of servers that ended, made during the run."""
+    left = []
+    try:
+        since = os.stat(stamp).st_mtime
+    except OSError:
+        return []
+    for d in glob.glob(f"/tmp/rpmix.{socket.gethostname()}.*"):
+        try:
+            pid = int(d.rsplit(".", 1)[1])
+            if os.stat(d).st_mtime < since:
+                continue
+        except (ValueError, OSError):
+            continue
+        if not os.path.exists(f"/proc/{pid}"):
+            left.append(f"no-session-leftovers: {d} was left behind by a server that ended")
+    return left
+
+
+if __name__ == "__main__":
+    sys.exit(main())
