@@ -11,7 +11,6 @@ mod sh {
     mod python {
         use super::*;
         driver_cases!("py-tests.sh", "py", secs(300), [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
-            prerequisites: "prerequisites",
             mpirun_openpmix: "mpirun/openpmix",
             pmixrun_rpmix: "pmixrun/rpmix",
             mpirun_rpmix: "mpirun/rpmix",

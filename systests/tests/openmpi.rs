@@ -43,7 +43,6 @@ mod sh {
     mod newer {
         use super::*;
         driver_cases!("newer-tests.sh", "newer", secs(600), [], {
-            root: "root",
             helpers_vs_openpmix5: "helpers-vs-openpmix5",
             exports_vs_openpmix5: "exports-vs-openpmix5",
             helpers_client: "helpers-client",

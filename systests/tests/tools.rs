@@ -23,7 +23,6 @@ mod sh {
     mod launch {
         use super::*;
         driver_cases!("launch-tests.sh", "launch", secs(300), [], {
-            launcher: "launcher",
             launch_tool_debug: "launch/tool-debug",
             launch_release_twice: "launch/release-twice",
             launch_stop_on_exec: "launch/stop-on-exec",

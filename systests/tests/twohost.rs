@@ -10,12 +10,12 @@ mod sh {
     mod twohost {
         use super::*;
         driver_cases!("twohost-tests.sh", "mpi", secs(300), [], {
-            twohost_hello: "twohost/hello",
-            twohost_async_modex: "twohost/async-modex",
-            twohost_spawn: "twohost/spawn",
-            twohost_spawn_split: "twohost/spawn-split",
-            twohost_libcheck: "twohost/libcheck",
-            twohost_async_modex_upcalls: "twohost/async-modex-upcalls",
+            hello: "twohost/hello",
+            async_modex: "twohost/async-modex",
+            spawn: "twohost/spawn",
+            spawn_split: "twohost/spawn-split",
+            libcheck: "twohost/libcheck",
+            spawn_wide: "twohost/spawn-wide",
         });
     }
 }
