@@ -609,6 +609,7 @@ fn threads_stress_16_tsan() {
             .arg(e.root.join("target/tsan"))
             .env("RUSTC_BOOTSTRAP", "1")
             .env("RUSTFLAGS", "-Zsanitizer=thread -Cunsafe-allow-abi-mismatch=sanitizer")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .current_dir(&e.root),
         secs(3600),
     );
