@@ -573,3 +573,95 @@ macro_rules! driver_cases {
         )*
     };
 }
+
+// ---------------------------------------------------------------- helpers of the host and scale cases
+
+/// valgrind as the system tests run it: an error or a definite leak fails
+/// the run (exit 9). Put before a program's command line.
+pub const VALGRIND: [&str; 5] = ["valgrind", "-q", "--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite"];
+
+impl Cmd {
+    /// Starts from an empty environment (then add what the program needs).
+    pub fn env_clear(mut self) -> Cmd {
+        self.shown.push_str(" [empty environment]");
+        self.cmd.env_clear();
+        self
+    }
+}
+
+/// A command whose standard error goes to its standard output (`2>&1`: one
+/// stream, in the order the lines were written), through `sh`.
+pub fn merged<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I) -> Cmd {
+    Cmd::new("sh").args(["-c", "exec \"$@\" 2>&1", "sh"]).args(argv)
+}
+
+/// Compiles `args` (a compiler and its arguments, sources included) into
+/// `c-tests/build/make/<out>`, again only when the command changed or a file
+/// the compiler read (its dependency file) is newer than `<out>`; returns
+/// the path of `<out>`. For builds `c-tests/Makefile` has no kind for
+/// (other libraries, shared objects).
+pub fn cc_once(out: &str, args: &[&OsStr]) -> PathBuf {
+    let bin = env().build.join("make");
+    fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
+    let target = bin.join(out);
+    let deps = bin.join(format!("{out}.deps"));
+    let stamp = bin.join(format!("{out}.cmd"));
+    let mut cmd = Cmd::new(args[0]).args(&args[1..]);
+    cmd = cmd.arg("-MMD").arg("-MF").arg(&deps).arg("-o").arg(&target);
+    let shown = cmd.shown().to_string();
+    let lock = File::create(bin.join(".lock")).expect("lock file");
+    // SAFETY: flock(2) on a descriptor this function owns for the call's length.
+    unsafe {
+        libc::flock(lock.as_raw_fd(), libc::LOCK_EX);
+    }
+    let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    let fresh = match (mtime(&target), fs::read_to_string(&stamp), fs::read_to_string(&deps)) {
+        (Some(t), Ok(s), Ok(d)) if s == shown => d
+            .split_whitespace()
+            .filter(|w| *w != "\\" && !w.ends_with(':'))
+            .all(|f| mtime(Path::new(f)).is_some_and(|m| m <= t)),
+        _ => false,
+    };
+    if !fresh {
+        let _ = fs::remove_file(&stamp);
+        let r = run(cmd, secs(300));
+        if !r.success() {
+            panic!("{}", r.report(&format!("building {}", target.display())));
+        }
+        fs::write(&stamp, &shown).unwrap_or_else(|e| panic!("cannot write {}: {e}", stamp.display()));
+    }
+    drop(lock);
+    target
+}
+
+/// `c-tests/<prog>.c` built as [`c_prog`] builds it, with `extra` compiler
+/// arguments added (`-Werror`, `-lhwloc`, ...): `<prog>_<kind>+<extra>`.
+pub fn c_prog_with(prog: &str, build: Build, extra: &[&str]) -> PathBuf {
+    let e = env();
+    let src = e.root.join("c-tests").join(format!("{prog}.c"));
+    let inc = |d: &Path| format!("-I{}", d.display());
+    let libdir = format!("-L{}", e.libdir.display());
+    let strict = ["-Wall", "-Wextra", "-pedantic", "-Werror", "-g"];
+    let (suffix, mut args): (&str, Vec<String>) = match build {
+        Build::Ours => ("ours", ["cc", "-std=c99"].into_iter().chain(strict).map(String::from).chain([inc(&e.root.join("include"))]).collect()),
+        Build::Ref => ("ref", ["cc", "-std=gnu99", "-Wall", "-Wextra", "-g"].into_iter().map(String::from).chain([inc(&e.ref_inc)]).collect()),
+        Build::Cxx => (
+            "cxx",
+            ["c++", "-std=c++11"].into_iter().chain(strict).chain(["-x", "c++"]).map(String::from).chain([inc(&e.root.join("include"))]).collect(),
+        ),
+    };
+    args.push(src.to_string_lossy().into_owned());
+    if !matches!(build, Build::Ref) {
+        args.push(libdir);
+    }
+    args.extend(["-l:libpmix.so.2", "-lpthread"].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let tag: String = extra.iter().map(|x| format!("+{}", x.trim_start_matches('-'))).collect();
+    let argv: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    cc_once(&format!("{prog}_{suffix}{tag}"), &argv)
+}
+
+/// This machine's host name (as `hostname` prints it).
+pub fn hostname() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
+}
