@@ -171,8 +171,11 @@ impl Cmd {
     pub fn on(self, lib: Lib) -> Cmd {
         match lib {
             Lib::Ours => {
-                let d = env().libdir.clone();
-                self.env("LD_LIBRARY_PATH", d)
+                // Without the file the loader would quietly take the system's
+                // OpenPMIx, and a case would pass on the wrong library.
+                let e = env();
+                assert!(e.lib.exists(), "no {} (make build, or set RPMIX_LIBDIR)", e.lib.display());
+                self.env("LD_LIBRARY_PATH", &e.libdir)
             }
             Lib::OpenPmix => self.env_remove("LD_LIBRARY_PATH"),
         }

@@ -117,7 +117,6 @@ mod sh {
     mod examples {
         use super::*;
         driver_cases!("examples-tests.sh", "", secs(300), [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
-            rpmix_lib_selected: "rpmix-lib-selected",
             server_hello: "server-hello",
             mpirun_hello: "mpirun-hello",
             pmixrun_hello: "pmixrun-hello",

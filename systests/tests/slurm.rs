@@ -24,7 +24,6 @@ mod sh {
             oex_dmodex: "oex-dmodex",
             impi_2: "impi-2",
             impi_4: "impi-4",
-            cleanup: "cleanup",
         });
     }
     /// tools/slurm2-tests.sh
@@ -40,7 +39,6 @@ mod sh {
             fence_kill_data: "slurm2/fence-kill-data",
             impi: "slurm2/impi",
             dmodex_upcalls: "slurm2/dmodex-upcalls",
-            cleanup: "slurm2/cleanup",
         });
     }
     /// tools/slurm2-tests.sh with SLURM2_NODES=3
@@ -55,7 +53,6 @@ mod sh {
             fence_kill: "slurm2/fence-kill",
             impi: "slurm2/impi",
             dmodex_upcalls: "slurm2/dmodex-upcalls",
-            cleanup: "slurm2/cleanup",
         });
     }
     /// tools/slurm2-tests.sh with SLURM2_SLURM=24.11
@@ -69,7 +66,6 @@ mod sh {
             mpi_abort: "slurm2-24.11/mpi-abort",
             fence_kill: "slurm2-24.11/fence-kill",
             dmodex_upcalls: "slurm2-24.11/dmodex-upcalls",
-            cleanup: "slurm2-24.11/cleanup",
         });
     }
 }
