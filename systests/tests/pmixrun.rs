@@ -321,27 +321,43 @@ fn rfc0015_jctrl_monitor() {
     assert_eq!(done, 2, "{}", r.report("not 2 ranks finalized"));
 }
 
-/// Every path under `root` (itself included), as `find` lists them.
-fn find(root: &std::path::Path, out: &mut Vec<String>) {
-    if std::fs::symlink_metadata(root).is_err() {
-        return;
-    }
-    out.push(root.to_string_lossy().into_owned());
-    if let Ok(d) = std::fs::read_dir(root) {
-        for e in d.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                find(&e.path(), out);
-            } else {
-                out.push(e.path().to_string_lossy().into_owned());
-            }
-        }
-    }
-}
+/// rfc0027's run: the example's paths made, the job, then what is left of
+/// them listed (sorted) into `$LEFT` and removed; the job's exit status.
+const RFC0027_RUN: &str = r#"
+rm -rf /mytmpdir /myjobtmpdir /tmp/dev_shm
+mkdir -p /mytmpdir/subdir/deep /myjobtmpdir/a/b /tmp/dev_shm || exit 1
+touch /mytmpdir/f1 /mytmpdir/output-124.txt /mytmpdir/subdir/contact.info /mytmpdir/subdir/x \
+      /mytmpdir/subdir/deep/y /myjobtmpdir/a/b/z /tmp/dev_shm/mybackfile /tmp/dev_shm/other || exit 1
+"$PMIXRUN" -n 2 "$PROG"; rc=$?
+find /mytmpdir /myjobtmpdir /tmp/dev_shm 2>/dev/null | LC_ALL=C sort >"$LEFT"
+rm -rf /mytmpdir /myjobtmpdir /tmp/dev_shm
+exit $rc
+"#;
+
+/// The same in a private mount namespace, on a root of its own: a fresh
+/// /tmp, and / made of binds of the real one's entries, so that /mytmpdir
+/// and the others are this case's alone.
+const RFC0027_PRIVATE_ROOT: &str = r#"
+set -e
+mount -t tmpfs rfc0027 /tmp
+R=/tmp/root
+mkdir -m 755 "$R"
+for e in /*; do
+    n=${e#/}
+    if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$R/$n"
+    elif [ "$n" = tmp ]; then mkdir -m 1777 "$R/tmp"
+    elif [ -d "$e" ]; then mkdir "$R/$n"; mount --rbind "$e" "$R/$n"
+    fi
+done
+set +e
+exec chroot "$R" /bin/sh -c "$RUN"
+"#;
 
 /// rfc0027's example (cleanup registration) under pmixrun: at the job's end
 /// the registered directories and file are gone but for the files it said
 /// to ignore (and the directories holding them). Its paths are the
-/// example's own (/mytmpdir, /myjobtmpdir, /tmp/dev_shm): root only.
+/// example's own (/mytmpdir, /myjobtmpdir, /tmp/dev_shm): root only, in a
+/// private mount namespace where one can be made (else on this root).
 #[test]
 fn rfc0027_cleanup() {
     if !is_root() {
@@ -350,38 +366,22 @@ fn rfc0027_cleanup() {
     }
     let case = Case::new("rfc0027_cleanup");
     let prog = rfc_example(&case, "rfc0027_cleanup");
-    let roots = ["/mytmpdir", "/myjobtmpdir", "/tmp/dev_shm"];
-    let clear = || {
-        for d in roots {
-            let _ = std::fs::remove_dir_all(d);
-        }
+    let left = case.path("left.txt");
+    let script = |c: Cmd| {
+        c.env("PMIXRUN", &env().pmixrun).env("PROG", &prog).env("LEFT", &left).env("RUN", RFC0027_RUN).on(Lib::Ours)
     };
-    clear();
-    for d in ["/mytmpdir/subdir/deep", "/myjobtmpdir/a/b", "/tmp/dev_shm"] {
-        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("cannot create {d}: {e}"));
-    }
-    for f in [
-        "/mytmpdir/f1",
-        "/mytmpdir/output-124.txt",
-        "/mytmpdir/subdir/contact.info",
-        "/mytmpdir/subdir/x",
-        "/mytmpdir/subdir/deep/y",
-        "/myjobtmpdir/a/b/z",
-        "/tmp/dev_shm/mybackfile",
-        "/tmp/dev_shm/other",
-    ] {
-        std::fs::write(f, "").unwrap_or_else(|e| panic!("cannot create {f}: {e}"));
-    }
-    let r = run(pmixrun().args(["-n", "2"]).arg(prog).on(Lib::Ours), secs(120));
-    let mut left = Vec::new();
-    for d in roots {
-        find(std::path::Path::new(d), &mut left);
-    }
-    left.sort();
-    clear();
+    let private = run(Cmd::new("unshare").args(["-m", "--propagation", "private", "true"]), secs(60)).success();
+    let r = if private {
+        run(script(Cmd::new("unshare").args(["-m", "--propagation", "private", "sh", "-c", RFC0027_PRIVATE_ROOT])), secs(120))
+    } else {
+        println!("no private mount namespace here: on this machine's root");
+        run(script(Cmd::new("sh").args(["-c", RFC0027_RUN])), secs(120))
+    };
+    r.save(&case, "job");
     let r = r.ok();
+    let got = std::fs::read_to_string(&left).unwrap_or_default();
     let want = ["/mytmpdir", "/mytmpdir/output-124.txt", "/mytmpdir/subdir", "/mytmpdir/subdir/contact.info", "/tmp/dev_shm", "/tmp/dev_shm/other"];
-    assert_eq!(left, want, "left on disk (expected: the ignored files and their directories)\n{}", r.report("the job"));
+    assert_eq!(got.lines().collect::<Vec<_>>(), want, "left on disk (expected: the ignored files and their directories)\n{}", r.report("the job"));
 }
 
 // ---------------------------------------------------------------- data, groups

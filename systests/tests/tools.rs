@@ -32,16 +32,35 @@ fn tmpdir(case: &Case) -> PathBuf {
 // ---------------------------------------------------------------- pmixctl against a running job
 
 /// `pmixctl ps` lists a running job's 2 ranks; `pmixctl output --follow`
-/// shows every line the ranks printed (those before it attached, then the
-/// live ones) until the job ends; pmixrun prints the same lines.
+/// shows every line the ranks printed: those before it attached (3 each,
+/// kept by pmixrun), then the live ones (3 more each, printed once the
+/// tool has shown the first ones) until the job ends; pmixrun prints the
+/// same lines.
 #[test]
 fn pmixctl_ps_and_output() {
-    let job = Job::start(pmixrun().args(["-n", "2", "sh", "-c", "for i in 1 2 3 4 5 6; do echo \"r$PMIX_RANK line $i\"; sleep 0.3; done"]));
+    let case = Case::new("pmixctl_ps_and_output");
+    let go = case.path("go");
+    let script = format!(
+        "for i in 1 2 3; do echo \"r$PMIX_RANK line $i\"; done; \
+         while [ ! -e '{}' ]; do sleep 0.05; done; \
+         for i in 4 5 6; do echo \"r$PMIX_RANK line $i\"; done",
+        go.display()
+    );
+    let job = Job::start(pmixrun().args(["-n", "2", "sh", "-c"]).arg(script));
     let pid = job.pid();
-    job.wait_line("of a rank's first output", secs(60), |l| l.ends_with(" line 1")).unwrap();
+    for rank in 0..2 {
+        let want = format!("r{rank} line 3");
+        job.wait_line(&format!("'{want}'"), secs(60), |l| l == want).unwrap();
+    }
     let ps = run(ctl(pid, &["ps"]), secs(60));
     assert!(ps.stdout.contains("2 ranks"), "{}", ps.report("pmixctl ps"));
-    let out = run(ctl(pid, &["output", "--follow"]), secs(120));
+    let tool = Job::start(ctl(pid, &["output", "--follow"]));
+    for i in 1..=6 {
+        // (the lines kept from before it attached)
+        tool.wait_line(&format!("kept line ({i} of 6)"), secs(60), |l| l.starts_with('r')).unwrap();
+    }
+    case.write("go", "");
+    let out = tool.wait(secs(120));
     let r = job.wait(secs(120));
     let want: Vec<String> = (0..2).flat_map(|rank| (1..=6).map(move |i| format!("r{rank} line {i}"))).collect();
     let sorted = |s: &str| {
