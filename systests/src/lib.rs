@@ -673,3 +673,37 @@ impl Run {
         self.stdout.lines().chain(self.stderr.lines()).collect()
     }
 }
+
+/// A TMPDIR of a case's own for the servers it starts and the tools it
+/// runs (their sockets and rendezvous files): under the system's temporary
+/// directory, short as a Unix socket's path must be (a case's directory can
+/// be too deep), unique, removed when dropped.
+pub struct TmpDir(PathBuf);
+
+impl TmpDir {
+    /// A new empty directory `<temp>/rpmix-<tag>.XXXXXX`.
+    pub fn new(tag: &str) -> TmpDir {
+        let template = std::env::temp_dir().join(format!("rpmix-{tag}.XXXXXX"));
+        let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes()).expect("no NUL").into_bytes_with_nul();
+        // SAFETY: mkdtemp(3) rewrites the XXXXXX of the NUL-terminated buffer it is given, which outlives the call.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        assert!(!made.is_null(), "mkdtemp {}: {}", template.display(), std::io::Error::last_os_error());
+        bytes.pop();
+        TmpDir(PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(bytes)))
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<OsStr> for TmpDir {
+    fn as_ref(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}

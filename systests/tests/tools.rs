@@ -1,32 +1,26 @@
 //! Tools and debuggers: pmixctl, attaching, launching under a debugger.
 
 use rpmix_systests::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn pmixrun() -> Cmd {
-    Cmd::new(&env().pmixrun)
+/// pmixrun with TMPDIR `t` (a case's own: see [`TmpDir`]).
+fn pmixrun(t: &TmpDir) -> Cmd {
+    Cmd::new(&env().pmixrun).env("TMPDIR", t)
 }
 
-fn pmixctl() -> Cmd {
-    Cmd::new(&env().pmixctl)
+/// pmixctl with TMPDIR `t`.
+fn pmixctl(t: &TmpDir) -> Cmd {
+    Cmd::new(&env().pmixctl).env("TMPDIR", t)
 }
 
-/// `pmixctl --pid <pid> <args>`.
-fn ctl(pid: u32, args: &[&str]) -> Cmd {
-    pmixctl().arg("--pid").arg(pid.to_string()).args(args)
+/// `pmixctl --pid <pid> <args>` with TMPDIR `t`.
+fn ctl(t: &TmpDir, pid: u32, args: &[&str]) -> Cmd {
+    pmixctl(t).arg("--pid").arg(pid.to_string()).args(args)
 }
 
 /// Both outputs together, without the last newline (as `$(cmd 2>&1)`).
 fn said(r: &Run) -> String {
     format!("{}{}", r.stdout, r.stderr).trim_end_matches('\n').to_string()
-}
-
-/// A private TMPDIR in the case's directory: the servers a case starts and
-/// the tools it runs see only each other.
-fn tmpdir(case: &Case) -> PathBuf {
-    let t = case.path("tmp");
-    std::fs::create_dir_all(&t).expect("the case's TMPDIR");
-    t
 }
 
 // ---------------------------------------------------------------- pmixctl against a running job
@@ -38,6 +32,7 @@ fn tmpdir(case: &Case) -> PathBuf {
 /// same lines.
 #[test]
 fn pmixctl_ps_and_output() {
+    let t = TmpDir::new("ctl");
     let case = Case::new("pmixctl_ps_and_output");
     let go = case.path("go");
     let script = format!(
@@ -46,15 +41,16 @@ fn pmixctl_ps_and_output() {
          for i in 4 5 6; do echo \"r$PMIX_RANK line $i\"; done",
         go.display()
     );
-    let job = Job::start(pmixrun().args(["-n", "2", "sh", "-c"]).arg(script));
+    let job = Job::start(pmixrun(&t).args(["-n", "2", "sh", "-c"]).arg(script));
     let pid = job.pid();
-    for rank in 0..2 {
-        let want = format!("r{rank} line 3");
-        job.wait_line(&format!("'{want}'"), secs(60), |l| l == want).unwrap();
+    // (each rank's third line, in whichever order they come)
+    let mut third = std::collections::BTreeSet::new();
+    while third.len() < 2 {
+        third.insert(job.wait_line("'r<rank> line 3'", secs(60), |l| l.ends_with(" line 3")).unwrap());
     }
-    let ps = run(ctl(pid, &["ps"]), secs(60));
+    let ps = run(ctl(&t, pid, &["ps"]), secs(60));
     assert!(ps.stdout.contains("2 ranks"), "{}", ps.report("pmixctl ps"));
-    let tool = Job::start(ctl(pid, &["output", "--follow"]));
+    let tool = Job::start(ctl(&t, pid, &["output", "--follow"]));
     for i in 1..=6 {
         // (the lines kept from before it attached)
         tool.wait_line(&format!("kept line ({i} of 6)"), secs(60), |l| l.starts_with('r')).unwrap();
@@ -76,15 +72,16 @@ fn pmixctl_ps_and_output() {
 /// `signal TERM` ends the job: pmixrun exits 143.
 #[test]
 fn pmixctl_pause_resume_signal() {
-    let job = Job::start(pmixrun().args(["-n", "2", "sleep", "600"]));
+    let t = TmpDir::new("ctl");
+    let job = Job::start(pmixrun(&t).args(["-n", "2", "sleep", "600"]));
     let pid = job.pid();
     wait_children_running(pid, 2, "sleep", secs(60)).unwrap();
     wait_child_states(pid, "SS", secs(60)).unwrap();
-    run(ctl(pid, &["pause", "--rank", "1"]), secs(60)).ok();
+    run(ctl(&t, pid, &["pause", "--rank", "1"]), secs(60)).ok();
     wait_child_states(pid, "ST", secs(30)).expect("after pause --rank 1");
-    run(ctl(pid, &["resume"]), secs(60)).ok();
+    run(ctl(&t, pid, &["resume"]), secs(60)).ok();
     wait_child_states(pid, "SS", secs(30)).expect("after resume");
-    run(ctl(pid, &["signal", "TERM"]), secs(60)).ok();
+    run(ctl(&t, pid, &["signal", "TERM"]), secs(60)).ok();
     job.wait(secs(60)).exit_code(143);
 }
 
@@ -92,13 +89,14 @@ fn pmixctl_pause_resume_signal() {
 /// pmixrun's own stays open and silent: both ranks read the tool's line.
 #[test]
 fn pmixctl_stdin() {
+    let t = TmpDir::new("ctl");
     let case = Case::new("pmixctl_stdin");
-    let (cmd, held) = pmixrun().args(["--stdin", "all", "-n", "2", "sh", "-c", "read x; echo \"got[$x]\""]).stdin_held_open();
+    let (cmd, held) = pmixrun(&t).args(["--stdin", "all", "-n", "2", "sh", "-c", "read x; echo \"got[$x]\""]).stdin_held_open();
     let job = Job::start(cmd);
     let pid = job.pid();
     wait_children_running(pid, 2, "sh", secs(60)).unwrap();
     let input = case.write("input", "via-tool\n");
-    run(ctl(pid, &["stdin"]).stdin_file(&input), secs(60)).ok();
+    run(ctl(&t, pid, &["stdin"]).stdin_file(&input), secs(60)).ok();
     let r = job.wait(secs(120));
     drop(held);
     r.save(&case, "job");
@@ -114,10 +112,11 @@ fn pmixctl_stdin() {
 /// and PMIX_PSET_NAMES, in order.
 #[test]
 fn pmixctl_pset() {
+    let t = TmpDir::new("ctl");
     let case = Case::new("pmixctl_pset");
     let prog = c_prog("client_psets", Build::Ours);
     let job = Job::start(
-        pmixrun()
+        pmixrun(&t)
             .args(["--timeout", "90", "-n", "2", "--pset", "first"])
             .arg(&prog)
             .args(["wait", ":", "-n", "2", "--pset", "second"])
@@ -135,15 +134,15 @@ fn pmixctl_pset() {
         (&["define", "a,b", "0"], "pmixctl: pset define a,b: BAD-PARAM"),
         (&["delete", "nosuch"], "pmixctl: pset delete nosuch: NOT-FOUND"),
     ] {
-        let r = run(ctl(pid, &["pset"]).args(args), secs(60));
+        let r = run(ctl(&t, pid, &["pset"]).args(args), secs(60));
         assert_eq!(said(&r), want, "{}", r.report("a refused pset request"));
     }
-    run(ctl(pid, &["pset", "define", "dyn", "0,3"]), secs(60)).ok();
+    run(ctl(&t, pid, &["pset", "define", "dyn", "0,3"]), secs(60)).ok();
     // (deleted once every rank has listed it)
     for i in 1..=4 {
         job.wait_line(&format!("'listed' ({i} of 4)"), secs(60), |l| l.ends_with(": listed")).unwrap();
     }
-    run(ctl(pid, &["pset", "delete", "dyn"]), secs(60)).ok();
+    run(ctl(&t, pid, &["pset", "delete", "dyn"]), secs(60)).ok();
     let r = job.wait(secs(150));
     r.save(&case, "job");
     let r = r.ok();
@@ -184,26 +183,28 @@ fn pmixctl_pset() {
 /// `session terminate` ends them: pmixrun exits 143.
 #[test]
 fn pmixctl_session_pause_resume_terminate() {
-    let job = Job::start(pmixrun().args(["-n", "1", "sleep", "600", ":", "-n", "1", "sleep", "600"]));
+    let t = TmpDir::new("ctl");
+    let job = Job::start(pmixrun(&t).args(["-n", "1", "sleep", "600", ":", "-n", "1", "sleep", "600"]));
     let pid = job.pid();
     wait_children_running(pid, 2, "sleep", secs(60)).expect("the ranks did not start");
     wait_child_states(pid, "SS", secs(60)).unwrap();
-    run(ctl(pid, &["session", "pause"]), secs(60)).ok();
+    run(ctl(&t, pid, &["session", "pause"]), secs(60)).ok();
     wait_child_states(pid, "TT", secs(30)).expect("after session pause");
-    run(ctl(pid, &["session", "resume"]), secs(60)).ok();
+    run(ctl(&t, pid, &["session", "resume"]), secs(60)).ok();
     wait_child_states(pid, "SS", secs(30)).expect("after session resume");
-    run(ctl(pid, &["session", "terminate"]), secs(60)).ok();
+    run(ctl(&t, pid, &["session", "terminate"]), secs(60)).ok();
     job.wait(secs(60)).exit_code(143);
 }
 
 /// `session signal USR1` reaches every rank: pmixrun exits 128 + 10.
 #[test]
 fn pmixctl_session_signal() {
-    let job = Job::start(pmixrun().args(["-n", "2", "sleep", "600"]));
+    let t = TmpDir::new("ctl");
+    let job = Job::start(pmixrun(&t).args(["-n", "2", "sleep", "600"]));
     let pid = job.pid();
     wait_children_running(pid, 2, "sleep", secs(60)).expect("the ranks did not start");
     wait_child_states(pid, "SS", secs(60)).unwrap();
-    run(ctl(pid, &["session", "signal", "USR1"]), secs(60)).ok();
+    run(ctl(&t, pid, &["session", "signal", "USR1"]), secs(60)).ok();
     job.wait(secs(60)).exit_code(128 + 10);
 }
 
@@ -212,21 +213,20 @@ fn pmixctl_session_signal() {
 /// stop` ends it with 0.
 #[test]
 fn pmixctl_session_persistent() {
-    let case = Case::new("pmixctl_session_persistent");
-    let t = tmpdir(&case);
-    let server = Job::start(pmixrun().arg("--persistent").env("TMPDIR", &t));
+    let t = TmpDir::new("ctl");
+    let server = Job::start(pmixrun(&t).arg("--persistent"));
     let p = server.pid();
     wait_until("the persistent pmixrun answers 'runs no job'", secs(60), || {
-        said(&run(ctl(p, &["ps"]).env("TMPDIR", &t), secs(30))).contains("runs no job")
+        said(&run(ctl(&t, p, &["ps"]), secs(30))).contains("runs no job")
     })
     .unwrap();
-    let job = Job::start(ctl(p, &["run", "-n", "2", "sleep", "600"]).env("TMPDIR", &t));
+    let job = Job::start(ctl(&t, p, &["run", "-n", "2", "sleep", "600"]));
     wait_until("2 ranks under the persistent pmixrun", secs(60), || children(p).len() == 2).unwrap();
-    run(ctl(p, &["session", "terminate"]).env("TMPDIR", &t), secs(60)).ok();
+    run(ctl(&t, p, &["session", "terminate"]), secs(60)).ok();
     let r = job.wait(secs(60));
     assert!(!r.timed_out && !r.success(), "{}", r.report("pmixctl run: its job did not fail after session terminate"));
     assert!(!proc_ended(p), "the persistent pmixrun ended with its job");
-    run(ctl(p, &["stop"]).env("TMPDIR", &t), secs(60)).ok();
+    run(ctl(&t, p, &["stop"]), secs(60)).ok();
     server.wait(secs(60)).exit_code(0);
 }
 
@@ -236,8 +236,9 @@ fn pmixctl_session_persistent() {
 /// (new, extend, release) and refuses more than it has (c-tests/client_alloc.c).
 #[test]
 fn pmixrun_allocation_requests() {
+    let t = TmpDir::new("ctl");
     let prog = c_prog("client_alloc", Build::Ours);
-    let r = run(pmixrun().args(["-n", "1"]).arg(prog).on(Lib::Ours), secs(120)).ok();
+    let r = run(pmixrun(&t).args(["-n", "1"]).arg(prog).on(Lib::Ours), secs(120)).ok();
     let clean = |l: &&str| {
         l.strip_prefix("client_alloc: ")
             .and_then(|rest| rest.strip_suffix(" passed, 0 failed"))
@@ -255,19 +256,19 @@ fn field<'a>(out: &'a str, key: &str) -> Vec<&'a str> {
 }
 
 /// The rendezvous file for tools a server of pid `pid` writes in TMPDIR `t`.
-fn rendezvous(t: &Path, pid: u32) -> PathBuf {
-    t.join(format!("pmix.{}.tool.{pid}", hostname()))
+fn rendezvous(t: &TmpDir, pid: u32) -> PathBuf {
+    t.path().join(format!("pmix.{}.tool.{pid}", hostname()))
 }
 
 /// Waits until the server of pid `pid` has written its rendezvous file.
-fn wait_rendezvous(t: &Path, pid: u32) {
+fn wait_rendezvous(t: &TmpDir, pid: u32) {
     let rv = rendezvous(t, pid);
     wait_until(&format!("the rendezvous file {}", rv.display()), secs(60), || rv.exists()).unwrap();
 }
 
 /// `pmixctl info` with `TMPDIR=<t>` (it must succeed).
-fn info(t: &Path) -> String {
-    let r = run(pmixctl().arg("info").env("TMPDIR", t), secs(60)).ok();
+fn info(t: &TmpDir) -> String {
+    let r = run(pmixctl(t).arg("info"), secs(60)).ok();
     r.stdout
 }
 
@@ -284,8 +285,8 @@ fn uid() -> u32 {
 #[test]
 fn pmixctl_info_library_and_machine() {
     let e = env();
-    let case = Case::new("pmixctl_info_library_and_machine");
-    let out = info(&tmpdir(&case));
+    let t = TmpDir::new("ctl");
+    let out = info(&t);
     let show = format!("pmixctl info said:\n{out}");
     let version = run(
         Cmd::new("python3").args([
@@ -331,10 +332,9 @@ fn lists(out: &str, pid: u32, uid: u32, what: &str) -> bool {
 /// files left behind) is not listed; after `pmixctl stop` none is.
 #[test]
 fn pmixctl_info_servers() {
-    let case = Case::new("pmixctl_info_servers");
-    let t = tmpdir(&case);
-    let persistent = Job::start(pmixrun().arg("--persistent").env("TMPDIR", &t));
-    let job = Job::start(pmixrun().args(["-n", "1", "sleep", "600"]).env("TMPDIR", &t));
+    let t = TmpDir::new("ctl");
+    let persistent = Job::start(pmixrun(&t).arg("--persistent"));
+    let job = Job::start(pmixrun(&t).args(["-n", "1", "sleep", "600"]));
     let (p, q) = (persistent.pid(), job.pid());
     wait_rendezvous(&t, p);
     wait_rendezvous(&t, q);
@@ -354,7 +354,7 @@ fn pmixctl_info_servers() {
         field(&out, "servers").contains(&"1") && out.lines().any(|l| l.starts_with(&format!("  pid {p} "))),
         "info after SIGKILL of {q}:\n{out}"
     );
-    run(pmixctl().arg("stop").env("TMPDIR", &t), secs(60)).ok();
+    run(pmixctl(&t).arg("stop"), secs(60)).ok();
     persistent.wait(secs(60));
     let out = info(&t);
     assert!(field(&out, "servers").contains(&"0"), "info after stop:\n{out}");
@@ -375,21 +375,14 @@ fn pmixctl_info_other_users_server() {
         return;
     }
     let nobody: u32 = id.stdout.trim().parse().expect("nobody's uid");
-    let case = Case::new("pmixctl_info_other_users_server");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     // nobody reaches the TMPDIR and a copy of pmixrun there
     use std::os::unix::fs::PermissionsExt;
-    let mut d = case.dir.clone();
-    while d.pop() {
-        let mode = std::fs::metadata(&d).map(|m| m.permissions().mode()).unwrap_or(0);
-        assert!(mode & 0o001 != 0 || d.as_os_str().is_empty(), "nobody cannot reach {} (mode {mode:o})", d.display());
-    }
-    std::fs::set_permissions(&case.dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::set_permissions(&t, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let copy = t.join("pmixrun");
+    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let copy = t.path().join("pmixrun");
     std::fs::copy(&env().pmixrun, &copy).expect("a copy of pmixrun");
     std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let persistent = Job::start(pmixrun().arg("--persistent").env("TMPDIR", &t));
+    let persistent = Job::start(pmixrun(&t).arg("--persistent"));
     let theirs = Job::start(Cmd::new("runuser").args(["-u", "nobody", "--"]).arg(&copy).args(["-n", "1", "sleep", "600"]).env("TMPDIR", &t));
     let q = theirs.pid();
     // (runuser may run the program as its child)
@@ -407,7 +400,7 @@ fn pmixctl_info_other_users_server() {
         libc::kill(np as i32, libc::SIGTERM);
     }
     theirs.wait(secs(60));
-    run(pmixctl().arg("stop").env("TMPDIR", &t), secs(60)).ok();
+    run(pmixctl(&t).arg("stop"), secs(60)).ok();
     persistent.wait(secs(60));
 }
 
@@ -416,8 +409,8 @@ fn pmixctl_info_other_users_server() {
 /// A running pmixrun with `ranks` ranks of `sleep <secs>`, on rpmix's
 /// library, with TMPDIR `t`, once its rendezvous file and ranks are there;
 /// and the path of that file.
-fn server(t: &Path, ranks: u32, sleep: u32) -> (Job, PathBuf) {
-    let job = Job::start(pmixrun().arg("-n").arg(ranks.to_string()).arg("sleep").arg(sleep.to_string()).env("TMPDIR", t).on(Lib::Ours));
+fn server(t: &TmpDir, ranks: u32, sleep: u32) -> (Job, PathBuf) {
+    let job = Job::start(pmixrun(t).arg("-n").arg(ranks.to_string()).arg("sleep").arg(sleep.to_string()).on(Lib::Ours));
     let rv = rendezvous(t, job.pid());
     wait_rendezvous(t, job.pid());
     wait_children_running(job.pid(), ranks as usize, "sleep", secs(60)).unwrap();
@@ -425,7 +418,7 @@ fn server(t: &Path, ranks: u32, sleep: u32) -> (Job, PathBuf) {
 }
 
 /// c-tests/tool_query (on rpmix's library) with `args`, TMPDIR `t`.
-fn tool_query(t: &Path, args: &[&str]) -> Run {
+fn tool_query(t: &TmpDir, args: &[&str]) -> Run {
     run(Cmd::new(c_prog("tool_query", Build::Ours)).args(args).env("TMPDIR", t).on(Lib::Ours), secs(60))
 }
 
@@ -438,8 +431,7 @@ fn found_3_ranks(r: &Run, how: &str) {
 /// job's size (3 ranks), logs through it and detaches.
 #[test]
 fn tool_attach_by_pid() {
-    let case = Case::new("tool_attach_by_pid");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (job, _) = server(&t, 3, 600);
     found_3_ranks(&tool_query(&t, &[&job.pid().to_string()]), "by pid");
 }
@@ -447,8 +439,7 @@ fn tool_attach_by_pid() {
 /// The same, through the rendezvous file pmixrun wrote.
 #[test]
 fn tool_attach_by_rendezvous_file() {
-    let case = Case::new("tool_attach_by_rendezvous_file");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (_job, rv) = server(&t, 3, 600);
     found_3_ranks(&tool_query(&t, &[&rv.to_string_lossy()]), "by its rendezvous file");
 }
@@ -456,8 +447,7 @@ fn tool_attach_by_rendezvous_file() {
 /// The same, by the server's namespace (PMIX_SERVER_NSPACE).
 #[test]
 fn tool_attach_by_namespace() {
-    let case = Case::new("tool_attach_by_namespace");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (job, _) = server(&t, 3, 600);
     found_3_ranks(&tool_query(&t, &[&format!("ns:rpmixrun.{}", job.pid())]), "by namespace");
 }
@@ -465,8 +455,7 @@ fn tool_attach_by_namespace() {
 /// The same, looking for a system server first (there is none), then by pid.
 #[test]
 fn tool_attach_system_server_first() {
-    let case = Case::new("tool_attach_system_server_first");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (job, _) = server(&t, 3, 600);
     found_3_ranks(&tool_query(&t, &[&format!("sysfirst:{}", job.pid())]), "system server first, then by pid");
 }
@@ -476,7 +465,7 @@ fn tool_attach_system_server_first() {
 #[test]
 fn tool_attach_retries() {
     let case = Case::new("tool_attach_retries");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (_job, rv) = server(&t, 3, 600);
     let late = case.path("tool_rv");
     let copy = {
@@ -496,7 +485,7 @@ fn tool_attach_retries() {
 #[test]
 fn tool_attach_missing_file_fails() {
     let case = Case::new("tool_attach_missing_file_fails");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let (_job, _) = server(&t, 3, 600);
     let r = tool_query(&t, &[&case.path("tool_rv.none").to_string_lossy()]);
     assert!(r.code().is_some_and(|c| c != 0) && said(&r).contains("UNREACHABLE"), "{}", r.report("a missing rendezvous file"));
@@ -511,11 +500,12 @@ fn tool_attach_missing_file_fails() {
 #[test]
 fn tool_attach_switch_disconnect() {
     let case = Case::new("tool_attach_switch_disconnect");
-    let t = tmpdir(&case);
+    let t = TmpDir::new("ctl");
     let prog = c_prog("tool_servers", Build::Ours);
     let (first, rv) = server(&t, 3, 600);
     let (second, _) = server(&t, 1, 5);
     let r = run(Cmd::new(prog).arg(first.pid().to_string()).arg(second.pid().to_string()).env("TMPDIR", &t).on(Lib::Ours), secs(120));
+    r.save(&case, "tool_servers");
     println!("{}{}", r.stdout, r.stderr);
     // done with the first server (it would sleep on)
     first.signal(libc::SIGTERM);
