@@ -668,3 +668,133 @@ pub fn c_prog_with(prog: &str, build: Build, extra: &[&str]) -> PathBuf {
 pub fn hostname() -> String {
     fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
 }
+
+// ---------------------------------------------------------------- processes of a launcher (/proc)
+//
+// A launcher's ranks are its children: these read them from /proc (their
+// pids, names and states), so a case can wait for them to start, stop or
+// go on. Also: this machine's name, and a standard input that stays open.
+
+/// Fields of `/proc/<pid>/stat` after the command name: (state, ppid).
+fn proc_stat(pid: u32) -> Option<(char, u32)> {
+    let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 1..];
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    Some((state, ppid))
+}
+
+/// A process's state letter (`R`, `S`, `T`, `Z`, ...); `None` once it is gone.
+pub fn proc_state(pid: u32) -> Option<char> {
+    proc_stat(pid).map(|(s, _)| s)
+}
+
+/// A process's name (`/proc/<pid>/comm`); `None` once it is gone.
+pub fn proc_comm(pid: u32) -> Option<String> {
+    fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim_end().to_string())
+}
+
+/// Whether a process has ended (gone, or a zombie nobody reaped yet).
+pub fn proc_ended(pid: u32) -> bool {
+    matches!(proc_state(pid), None | Some('Z') | Some('X'))
+}
+
+/// The pids of `pid`'s children, sorted.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|&c| proc_stat(c).is_some_and(|(_, pp)| pp == pid))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_unstable();
+    out
+}
+
+/// The states of `pid`'s children (a launcher's ranks), sorted, as one
+/// string: `"SS"` for two sleeping ranks, `"ST"` when one is stopped.
+pub fn child_states(pid: u32) -> String {
+    let mut s: Vec<char> = children(pid).into_iter().filter_map(proc_state).collect();
+    s.sort_unstable();
+    s.into_iter().collect()
+}
+
+/// Waits until [`child_states`] of `pid` is `want`, at most `limit`; the
+/// error says what they were last.
+pub fn wait_child_states(pid: u32, want: &str, limit: Duration) -> Result<(), String> {
+    wait_until(&format!("the children of {pid} in states {want}"), limit, || child_states(pid) == want)
+        .map_err(|e| format!("{e} (they are: {:?})", child_states(pid)))
+}
+
+/// Waits until `pid` has `n` children, each running `comm` (exec'd), at most
+/// `limit`; returns their pids.
+pub fn wait_children_running(pid: u32, n: usize, comm: &str, limit: Duration) -> Result<Vec<u32>, String> {
+    let ready = || {
+        let c = children(pid);
+        (c.len() == n && c.iter().all(|&p| proc_comm(p).as_deref() == Some(comm))).then_some(c)
+    };
+    wait_until(&format!("{n} children of {pid} running {comm}"), limit, || ready().is_some())
+        .map_err(|e| format!("{e} (children: {:?})", children(pid).iter().map(|&p| (p, proc_comm(p))).collect::<Vec<_>>()))?;
+    ready().ok_or_else(|| format!("the children of {pid} changed"))
+}
+
+
+impl Cmd {
+    /// A standard input that stays open and silent while the returned end
+    /// is held (dropping it closes the input).
+    pub fn stdin_held_open(mut self) -> (Cmd, std::os::fd::OwnedFd) {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0; 2];
+        // SAFETY: pipe2(2) fills the two descriptors of a new pipe, which are then owned once each.
+        let (r, w) = unsafe {
+            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0, "pipe2");
+            (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+        };
+        self.cmd.stdin(Stdio::from(r));
+        (self, w)
+    }
+}
+
+impl Run {
+    /// The lines of stdout, then those of stderr (what `2>&1` would show,
+    /// each stream in its order).
+    pub fn all_lines(&self) -> Vec<&str> {
+        self.stdout.lines().chain(self.stderr.lines()).collect()
+    }
+}
+
+/// A TMPDIR of a case's own for the servers it starts and the tools it
+/// runs (their sockets and rendezvous files): under the system's temporary
+/// directory, short as a Unix socket's path must be (a case's directory can
+/// be too deep), unique, removed when dropped.
+pub struct TmpDir(PathBuf);
+
+impl TmpDir {
+    /// A new empty directory `<temp>/rpmix-<tag>.XXXXXX`.
+    pub fn new(tag: &str) -> TmpDir {
+        let template = std::env::temp_dir().join(format!("rpmix-{tag}.XXXXXX"));
+        let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes()).expect("no NUL").into_bytes_with_nul();
+        // SAFETY: mkdtemp(3) rewrites the XXXXXX of the NUL-terminated buffer it is given, which outlives the call.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        assert!(!made.is_null(), "mkdtemp {}: {}", template.display(), std::io::Error::last_os_error());
+        bytes.pop();
+        TmpDir(PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(bytes)))
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<OsStr> for TmpDir {
+    fn as_ref(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
