@@ -9,7 +9,7 @@
  * <cpuset string>"; then "cpuset <string>" of PMIx_Get_cpuset(PROCESS);
  * then for every pair of the locality strings "rel <i> <j> <status>
  * <locality>" (PMIx_Get_relative_locality, decimal). The driver runs it on
- * both libraries and compares (tools/run-tests.sh, step topology).
+ * both libraries and compares (systests/tests/host.rs: topology_vs_openpmix).
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>

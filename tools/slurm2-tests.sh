@@ -687,7 +687,8 @@ for c in "${CASES[@]}"; do
     [[ -n ${UPS[$c.openpmix]:-} || -n ${UPS[$c.rpmix]:-} ]] &&
         echo "upcalls $c: OpenPMIx ${UPS[$c.openpmix]:-(not run)}; rpmix ${UPS[$c.rpmix]:-(not run)}"
 done
-if selected "$TAG/dmodex-upcalls"; then
+# (checked with the dmodex case: the upcalls its runs made on both libraries)
+if selected "$TAG/dmodex"; then
     dm() { grep -o 'direct_modex=[0-9]*' <<<"${UPS[dmodex.$1]:-}" | cut -d= -f2; }
     do_=$(dm openpmix) dr=$(dm rpmix)
     if [[ -z $do_ || -z $dr ]]; then fail "$TAG/dmodex-upcalls" "no counts (OpenPMIx: ${do_:-none}, rpmix: ${dr:-none})"

@@ -10,7 +10,8 @@ Reads the JUnit report nextest wrote (<dir>/default/junit.xml) and prints:
 - the ten slowest cases;
 - unless --filtered (only some cases ran): every case a bash driver knows that has
   no test (the drivers append the names they know to
-  <dir>/driver-cases.txt; systests/tests/*.rs name the ones they run), and
+  <dir>/driver-cases.txt; systests/tests/*.rs name the ones they run, or
+  run a driver whole as one scenario), and
   the session directories left behind by servers that ended (a directory
   /tmp/rpmix.<host>.<pid> newer than the stamp whose process is gone);
   each is a failure, counted as a case;
@@ -81,16 +82,17 @@ def unmapped_driver_cases(store):
     except OSError:
         return []
     here = os.path.dirname(os.path.abspath(__file__))
-    tested = set()
+    tested, scenarios = set(), set()
     for path in glob.glob(os.path.join(here, "..", "systests", "tests", "*.rs")):
         src = open(path).read()
         for m in re.finditer(r'driver_cases!\("([^"]+)".*?\{(.*?)\}\);', src, re.S):
             for c in re.findall(r'^\s*\w+: "([^"]+)",', m.group(2), re.M):
                 tested.add((m.group(1), c))
+        scenarios.update(re.findall(r'driver_scenario\("([^"]+)"', src))
     # a driver's set-up steps (build, root, ...) run with every case
     setup = {"build", "case-filter"}
     return [f"{d} case {c} has no test in systests/tests/ (add it to the driver_cases! of its area)"
-            for d, c in sorted(known - tested) if c not in setup]
+            for d, c in sorted(known - tested) if c not in setup and d not in scenarios]
 
 
 def session_leftovers(stamp):

@@ -1,5 +1,6 @@
 # Shared helpers of the test drivers: sourced, with the driver's arguments,
-# by tools/run-tests.sh and every tools/*-tests.sh.
+# by every tools/*-tests.sh (each case of theirs is a system test:
+# systests/src/lib.rs, driver_case).
 #
 # Selecting cases (the same in every driver):
 #   RPMIX_CASE=<ERE>  run only the cases whose name (as on its PASS:/FAIL:/ok
@@ -9,7 +10,7 @@
 #                     Builds and set-up checks always run. When no case of the
 #                     driver matches, the driver fails with a "case-filter"
 #                     line naming its cases. `make test ONLY=<step>/<ERE>`
-#                     sets it for the sub-driver of one step of run-tests.sh.
+#                     The system tests run each case this way.
 # selected <case>: whether <case> is to run (every name asked is remembered);
 # check_case_filter: the "case-filter" failure when RPMIX_CASE matched none
 # (and, with RPMIX_CASES_SEEN=<file>, every case name asked appended to it as
@@ -29,8 +30,8 @@
 # Paths: ROOT (the checkout), B (the build directory: the driver's first
 # argument, default c-tests/build[/$BUILD_SUBDIR], BUILD_SUBDIR being set by
 # the driver before sourcing), BIN (RPMIX_BIN, default B: where the C
-# programs of c-tests/*.c are compiled; run-tests.sh exports its own build
-# directory, so every driver shares one copy of each program), LIBDIR
+# programs of c-tests/*.c are compiled; the system tests set it to
+# c-tests/build, so every driver shares one copy of each program), LIBDIR
 # (RPMIX_LIBDIR, default target/release), PMIXRUN (RPMIX_PMIXRUN, default
 # LIBDIR/pmixrun), REF_INC (OPENPMIX_INCLUDE, default OpenPMIx 4.2.2's
 # headers of Debian's libpmix-dev), OEX_SRC (OPENPMIX_EXAMPLES, OpenPMIx's

@@ -34,6 +34,7 @@ mod sh {
             mpirun_dmodex: "mpirun/dmodex",
             mpirun_nodeinfo: "mpirun/nodeinfo",
             mpirun_pub: "mpirun/pub",
+            rm_pquery: "rm/pquery",
         });
     }
     /// tools/openpmix-clients-tests.sh
@@ -68,6 +69,7 @@ mod sh {
             tools_pps: "tools/pps",
             tools_pevent: "tools/pevent",
             tools_iof: "tools/iof",
+            tools_pquery: "tools/pquery",
         });
     }
     /// tools/openpmix-simple-tests.sh
@@ -111,6 +113,26 @@ mod sh {
             single_hybrid: "single/hybrid",
             simptest_simptool: "simptest/simptool",
             attach_simptool: "attach/simptool",
+            mpirun_py_client: "mpirun/py-client",
+            mpirun_quietclient: "mpirun/quietclient",
+            mpirun_simpcoord: "mpirun/simpcoord",
+            mpirun_simpdie: "mpirun/simpdie",
+            mpirun_simpdmodex: "mpirun/simpdmodex",
+            mpirun_simpdyn: "mpirun/simpdyn",
+            mpirun_test_pmix: "mpirun/test_pmix",
+            pmixrun_py_client: "pmixrun/py-client",
+            pmixrun_quietclient: "pmixrun/quietclient",
+            pmixrun_simpcoord: "pmixrun/simpcoord",
+            pmixrun_simpdie: "pmixrun/simpdie",
+            pmixrun_simpdmodex: "pmixrun/simpdmodex",
+            pmixrun_simpdyn: "pmixrun/simpdyn",
+            pmixrun_test_pmix: "pmixrun/test_pmix",
+            simptest_quietclient: "simptest/quietclient",
+            simptest_simpcoord: "simptest/simpcoord",
+            simptest_simpdmodex: "simptest/simpdmodex",
+            simptest_simpdyn: "simptest/simpdyn",
+            single_gwtest: "single/gwtest",
+            single_stability: "single/stability",
         });
     }
     /// tools/examples-tests.sh
@@ -165,6 +187,24 @@ mod sh {
             pmixrun_asyncgroup: "pmixrun-asyncgroup",
             server_tool: "server-tool",
             pmixrun_tool: "pmixrun-tool",
+            mpirun_abi_with_init: "mpirun-abi_with_init",
+            mpirun_alloc: "mpirun-alloc",
+            mpirun_bad_exit: "mpirun-bad_exit",
+            mpirun_debugger: "mpirun-debugger",
+            mpirun_fault: "mpirun-fault",
+            mpirun_launcher: "mpirun-launcher",
+            mpirun_pubi: "mpirun-pubi",
+            mpirun_tool: "mpirun-tool",
+            pmixrun_alloc: "pmixrun-alloc",
+            pmixrun_bad_exit: "pmixrun-bad_exit",
+            pmixrun_debugger: "pmixrun-debugger",
+            pmixrun_fault: "pmixrun-fault",
+            pmixrun_launcher: "pmixrun-launcher",
+            server_alloc: "server-alloc",
+            server_debugger: "server-debugger",
+            server_dynamic: "server-dynamic",
+            server_fault: "server-fault",
+            server_launcher: "server-launcher",
         });
     }
 }

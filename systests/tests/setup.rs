@@ -1,17 +1,24 @@
-//! The set-up from nothing (a fresh Debian 12 root) and the Debian packages.
+//! The set-up from nothing (a fresh Debian 12 root: the README's two
+//! commands and every installer) and the Debian packages (installed beside
+//! OpenPMIx, the module, the system switch on and off, purge). Each is a
+//! scenario whose steps need the ones before; their steps are printed.
 
-#[allow(unused_imports)]
 use rpmix_systests::*;
 
-/// Steps of tools/run-tests.sh not yet written as tests of their own.
-mod step {
+/// Cases of the bash drivers (tools/*-tests.sh), one scenario each.
+mod sh {
     use super::*;
+
+    /// tools/fresh-root-tests.sh: clean clone, make demo, the installers,
+    /// twice (nothing installed the second time), nothing left.
     #[test]
     fn fresh_machine_setup() {
-        legacy_step("fresh-machine-setup", secs(1800));
+        driver_scenario("fresh-root-tests.sh", "fresh-root", secs(1800));
     }
+
+    /// tools/package-tests.sh: make deb, install, module load, system switch, purge.
     #[test]
     fn package_deploy() {
-        legacy_step("package-deploy", secs(1800));
+        driver_scenario("package-tests.sh", "package", secs(1800));
     }
 }

@@ -38,7 +38,7 @@ mod sh {
             fence_kill: "slurm2/fence-kill",
             fence_kill_data: "slurm2/fence-kill-data",
             impi: "slurm2/impi",
-            dmodex_upcalls: "slurm2/dmodex-upcalls",
+            spawn: "slurm2/spawn",
         });
     }
     /// tools/slurm2-tests.sh with SLURM2_NODES=3
@@ -52,7 +52,8 @@ mod sh {
             mpi_abort: "slurm2/mpi-abort",
             fence_kill: "slurm2/fence-kill",
             impi: "slurm2/impi",
-            dmodex_upcalls: "slurm2/dmodex-upcalls",
+            spawn: "slurm2/spawn",
+            fence_kill_data: "slurm2/fence-kill-data",
         });
     }
     /// tools/slurm2-tests.sh with SLURM2_SLURM=24.11
@@ -65,7 +66,9 @@ mod sh {
             mpi_hello: "slurm2-24.11/mpi-hello",
             mpi_abort: "slurm2-24.11/mpi-abort",
             fence_kill: "slurm2-24.11/fence-kill",
-            dmodex_upcalls: "slurm2-24.11/dmodex-upcalls",
+            fence_kill_data: "slurm2-24.11/fence-kill-data",
+            impi: "slurm2-24.11/impi",
+            spawn: "slurm2-24.11/spawn",
         });
     }
 }
