@@ -2,7 +2,8 @@
  * testutil.h: the one check library of the C test programs in c-tests, so
  * that they all count, print and end the same way.
  *
- * Include after the program's PMIx header. Two parts:
+ * Include after the program's feature macros and PMIx headers (this one
+ * brings <pmix.h> for PMIx_Error_string). Two parts:
  *
  * Checks (any program; C99, gnu99 or C++):
  *   check(ok, what, fmt, ...)        a check with a printf detail
@@ -26,7 +27,7 @@
  * The drivers parse these lines, so a program keeps its own look through
  * the settings below rather than its own helpers. With tu_verdict_first a
  * line is "<prefix><word><what>[<tu_detail_sep><detail>]" (the word carries
- * its own separator, e.g. "FAIL: ").
+ * its own separator, e.g. "FAIL: "; no tu_detail_sep after an empty what).
  * <prefix> is tu_set_prefix()'s text; by default "rank R: " (me.rank) in
  * a job, nothing with TESTUTIL_CHECKS_ONLY. die() writes the same prefix.
  *
@@ -47,6 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <pmix.h>
 
 #if defined(__GNUC__)
 #define TU_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -128,7 +131,8 @@ static inline void tu_report(int outcome, const char *what, const char *detail)
         if (detail == NULL) detail = "";
         tu_get_prefix(pre, sizeof(pre));
         if (tu_verdict_first)
-            snprintf(line, sizeof(line), "%s%s%s%s%s", pre, word, what, detail[0] ? tu_detail_sep : "", detail);
+            snprintf(line, sizeof(line), "%s%s%s%s%s", pre, word, what, what[0] && detail[0] ? tu_detail_sep : "",
+                     detail);
         else
             snprintf(line, sizeof(line), "%s%s: %s%s%s", pre, what, word, detail[0] ? " " : "", detail);
         tu_write_line(tu_out ? tu_out : stdout, line);
