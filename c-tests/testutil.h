@@ -8,6 +8,7 @@
  * Checks (any program; C99, gnu99 or C++):
  *   check(ok, what, fmt, ...)        a check with a printf detail
  *   check_that(ok, what)             a check without detail
+ *   fail(what, fmt, ...)             a check that failed
  *   check_status(what, got, want)    a status; detail "got S want S" if not
  *   check_status2(what, got, w1, w2) a status that may be either of two
  *   check_eq(what, got, want)        an integer; detail "= V[ (want W)]"
@@ -140,18 +141,32 @@ static inline void tu_report(int outcome, const char *what, const char *detail)
     pthread_mutex_unlock(&tu_lock);
 }
 
+/* outcome as tu_report's; the detail is formatted only when printed */
+static inline void tu_vcheck(int outcome, const char *what, const char *fmt, va_list ap)
+{
+    char buf[1024] = "";
+    if (outcome <= 0 || (tu_every && tu_ok_detail)) vsnprintf(buf, sizeof(buf), fmt, ap);
+    tu_report(outcome, what, buf);
+}
+
 static inline bool check(bool ok, const char *what, const char *fmt, ...) TU_PRINTF(3, 4);
 static inline bool check(bool ok, const char *what, const char *fmt, ...)
 {
-    char buf[1024] = "";
     va_list ap;
-    if (!ok || (tu_every && tu_ok_detail)) {
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
-    }
-    tu_report(ok ? 1 : 0, what, buf);
+    va_start(ap, fmt);
+    tu_vcheck(ok ? 1 : 0, what, fmt, ap);
+    va_end(ap);
     return ok;
+}
+
+/* A check that failed. */
+static inline void fail(const char *what, const char *fmt, ...) TU_PRINTF(2, 3);
+static inline void fail(const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tu_vcheck(0, what, fmt, ap);
+    va_end(ap);
 }
 
 static inline bool check_that(bool ok, const char *what)
@@ -163,14 +178,10 @@ static inline bool check_that(bool ok, const char *what)
 static inline bool check_gap(bool ok, bool gap, const char *what, const char *fmt, ...) TU_PRINTF(4, 5);
 static inline bool check_gap(bool ok, bool gap, const char *what, const char *fmt, ...)
 {
-    char buf[1024] = "";
     va_list ap;
-    if (!ok || (tu_every && tu_ok_detail)) {
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
-    }
-    tu_report(ok ? 1 : gap ? -1 : 0, what, buf);
+    va_start(ap, fmt);
+    tu_vcheck(ok ? 1 : gap ? -1 : 0, what, fmt, ap);
+    va_end(ap);
     return ok;
 }
 
