@@ -19,7 +19,9 @@
  *   tu_summary(name)                 prints "[<name>: ]N passed, M failed",
  *                                    returns the exit status (1 if M > 0)
  *   die(fmt, ...)                    a fatal error: one line, then
- *                                    tu_before_exit(line), exit(tu_die_status)
+ *                                    tu_before_exit(rc, line), exit(tu_die_status)
+ *   die_status(what, rc)             die() with "<what>: <status>"
+ *   require_ok(what, rc)             die_status() unless rc is PMIX_SUCCESS
  * Every check counts into npass / nfail (under a lock: checks also run in
  * the library's callback threads) and prints one line, written at once
  * (ranks of a job share a pipe) and flushed, on tu_out (NULL: stdout):
@@ -68,7 +70,8 @@ static pmix_proc_t me;
 static FILE *tu_out;                    /* check lines; NULL: stdout */
 static FILE *tu_die_out;                /* die() lines; NULL: stderr */
 static int tu_die_status = 1;           /* die()'s exit status */
-static void (*tu_before_exit)(const char *line); /* e.g. PMIx_Abort, in die() */
+/* called by die() with its line and status (PMIX_ERROR for die()), e.g. for PMIx_Abort */
+static void (*tu_before_exit)(pmix_status_t rc, const char *line);
 static bool tu_every;                   /* print passed checks too */
 static bool tu_ok_detail = true;        /* a passed check's line shows the detail */
 static int tu_max_fail_lines;           /* print only the first N failures; 0: all */
@@ -250,19 +253,43 @@ static inline int tu_summary(const char *name)
     return f ? 1 : 0;
 }
 
+/* A fatal error: "<prefix><msg>" on tu_die_out, tu_before_exit(rc, line),
+ * exit(tu_die_status). */
+static inline void tu_die_line(pmix_status_t rc, const char *msg) TU_NORETURN;
+static inline void tu_die_line(pmix_status_t rc, const char *msg)
+{
+    char pre[sizeof(tu_prefix)], line[sizeof(pre) + 1024];
+    tu_get_prefix(pre, sizeof(pre));
+    snprintf(line, sizeof(line), "%s%s", pre, msg);
+    tu_write_line(tu_die_out ? tu_die_out : stderr, line);
+    if (tu_before_exit) tu_before_exit(rc, line);
+    exit(tu_die_status);
+}
+
 static inline void die(const char *fmt, ...) TU_PRINTF(1, 2) TU_NORETURN;
 static inline void die(const char *fmt, ...)
 {
-    char pre[sizeof(tu_prefix)], msg[1024], line[sizeof(pre) + sizeof(msg)];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    tu_get_prefix(pre, sizeof(pre));
-    snprintf(line, sizeof(line), "%s%s", pre, msg);
-    tu_write_line(tu_die_out ? tu_die_out : stderr, line);
-    if (tu_before_exit) tu_before_exit(line);
-    exit(tu_die_status);
+    tu_die_line(PMIX_ERROR, msg);
+}
+
+/* die() with "<what>: <status>", passing rc on to tu_before_exit */
+static inline void die_status(const char *what, pmix_status_t rc) TU_NORETURN;
+static inline void die_status(const char *what, pmix_status_t rc)
+{
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s: %s", what, PMIx_Error_string(rc));
+    tu_die_line(rc, msg);
+}
+
+/* A step that must succeed: die_status() unless rc is PMIX_SUCCESS. */
+static inline void require_ok(const char *what, pmix_status_t rc)
+{
+    if (rc != PMIX_SUCCESS) die_status(what, rc);
 }
 
 #ifndef TESTUTIL_CHECKS_ONLY
