@@ -21,6 +21,8 @@
  *   die(fmt, ...)                    a fatal error: one line, then
  *                                    tu_before_exit(rc, line), exit(tu_die_status)
  *   die_status(what, rc)             die() with "<what>: <status>"
+ *   failure(fmt, ...)                die()'s line, counted, but returns 1
+ *   require(ok, fmt, ...)            die() with the message unless ok
  *   require_ok(what, rc)             die_status() unless rc is PMIX_SUCCESS
  * Every check counts into npass / nfail (under a lock: checks also run in
  * the library's callback threads) and prints one line, written at once
@@ -266,6 +268,25 @@ static inline void tu_die_line(pmix_status_t rc, const char *msg)
     exit(tu_die_status);
 }
 
+/* die()'s line without the exit, for a caller that cleans up first
+ * ("if (...) return failure(...);"): counts a failure, returns 1. */
+static inline int failure(const char *fmt, ...) TU_PRINTF(1, 2);
+static inline int failure(const char *fmt, ...)
+{
+    char pre[sizeof(tu_prefix)], msg[1024], line[sizeof(pre) + sizeof(msg)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    tu_get_prefix(pre, sizeof(pre));
+    snprintf(line, sizeof(line), "%s%s", pre, msg);
+    pthread_mutex_lock(&tu_lock);
+    nfail++;
+    pthread_mutex_unlock(&tu_lock);
+    tu_write_line(tu_die_out ? tu_die_out : stderr, line);
+    return 1;
+}
+
 static inline void die(const char *fmt, ...) TU_PRINTF(1, 2) TU_NORETURN;
 static inline void die(const char *fmt, ...)
 {
@@ -284,6 +305,24 @@ static inline void die_status(const char *what, pmix_status_t rc)
     char msg[1024];
     snprintf(msg, sizeof(msg), "%s: %s", what, PMIx_Error_string(rc));
     tu_die_line(rc, msg);
+}
+
+/* A check that ends the program when it fails: die() with the message. */
+static inline void require(bool ok, const char *fmt, ...) TU_PRINTF(2, 3);
+static inline void require(bool ok, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    if (ok) {
+        pthread_mutex_lock(&tu_lock);
+        npass++;
+        pthread_mutex_unlock(&tu_lock);
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    tu_die_line(PMIX_ERROR, msg);
 }
 
 /* A step that must succeed: die_status() unless rc is PMIX_SUCCESS. */
