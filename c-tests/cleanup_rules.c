@@ -207,8 +207,7 @@ static int rules(const char *launcher)
     else
         check_status("signal 0", rc, PMIX_SUCCESS);
 
-    printf("cleanup_rules: %d passed, %d failed\n", npass, nfail);
-    fflush(stdout);
+    tu_summary("cleanup_rules");
     PMIx_Finalize(NULL, 0);
     return nfail ? 1 : 0;
 }

@@ -413,7 +413,7 @@ int main(void)
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32 || v->data.uint32 < 3) {
         check(false, "job size", "need PMIX_JOB_SIZE >= 3 (%s)", PMIx_Error_string(rc));
-        if (me.rank == 0) printf("client_events: %d passed, %d failed\n", npass, nfail);
+        if (me.rank == 0) tu_summary("client_events");
         PMIx_Finalize(NULL, 0);
         return 1;
     }
