@@ -33,6 +33,8 @@
  * the settings below rather than its own helpers. With tu_verdict_first a
  * line is "<prefix><word><what>[<tu_detail_sep><detail>]" (the word carries
  * its own separator, e.g. "FAIL: "; no tu_detail_sep after an empty what).
+ * With tu_collect set, failures are not printed but joined into that buffer
+ * ("[<what>: ]<detail>; ...") for a program that reports them in one line.
  * <prefix> is tu_set_prefix()'s text; by default "rank R: " (me.rank) in
  * a job, nothing with TESTUTIL_CHECKS_ONLY. die() writes the same prefix.
  *
@@ -82,6 +84,8 @@ static const char *tu_ok_word = "ok";
 static const char *tu_fail_word = "FAIL";
 static const char *tu_gap_word = "NOT PROVIDED";
 static const char *tu_detail_sep = " ";
+static char *tu_collect;               /* failures go here, "; "-joined, instead of lines */
+static size_t tu_collect_size;
 static char tu_prefix[160];
 static bool tu_prefix_set;
 
@@ -132,6 +136,13 @@ static inline void tu_report(int outcome, const char *what, const char *detail)
     else if (outcome < 0) ngap++;
     else nfail++;
     show = outcome > 0 ? tu_every : outcome < 0 || tu_max_fail_lines <= 0 || nfail <= tu_max_fail_lines;
+    if (outcome == 0 && tu_collect) {
+        size_t n = strlen(tu_collect);
+        if (detail == NULL) detail = "";
+        snprintf(tu_collect + n, tu_collect_size - n, "%s%s%s%s", n ? "; " : "", what, what[0] ? ": " : "",
+                 detail);
+        show = false;
+    }
     if (show) {
         if (outcome > 0 && !tu_ok_detail) detail = "";
         if (detail == NULL) detail = "";
