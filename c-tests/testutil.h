@@ -32,7 +32,8 @@
  * The drivers parse these lines, so a program keeps its own look through
  * the settings below rather than its own helpers. With tu_verdict_first a
  * line is "<prefix><word><what>[<tu_detail_sep><detail>]" (the word carries
- * its own separator, e.g. "FAIL: "; no tu_detail_sep after an empty what).
+ * its own separator, e.g. "FAIL: "; no tu_detail_sep after an empty what);
+ * with tu_verdict_last it is "<prefix><what>: <detail> <word>".
  * With tu_collect set, failures are not printed but joined into that buffer
  * ("[<what>: ]<detail>; ...") for a program that reports them in one line.
  * <prefix> is tu_set_prefix()'s text; by default "rank R: " (me.rank) in
@@ -80,6 +81,7 @@ static bool tu_every;                   /* print passed checks too */
 static bool tu_ok_detail = true;        /* a passed check's line shows the detail */
 static int tu_max_fail_lines;           /* print only the first N failures; 0: all */
 static bool tu_verdict_first;           /* "<prefix><word><what>..." */
+static bool tu_verdict_last;            /* "<prefix><what>: <detail> <word>" */
 static const char *tu_ok_word = "ok";
 static const char *tu_fail_word = "FAIL";
 static const char *tu_gap_word = "NOT PROVIDED";
@@ -147,7 +149,9 @@ static inline void tu_report(int outcome, const char *what, const char *detail)
         if (outcome > 0 && !tu_ok_detail) detail = "";
         if (detail == NULL) detail = "";
         tu_get_prefix(pre, sizeof(pre));
-        if (tu_verdict_first)
+        if (tu_verdict_last)
+            snprintf(line, sizeof(line), "%s%s: %s %s", pre, what, detail, word);
+        else if (tu_verdict_first)
             snprintf(line, sizeof(line), "%s%s%s%s%s", pre, word, what, what[0] && detail[0] ? tu_detail_sep : "",
                      detail);
         else
