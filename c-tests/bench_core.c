@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h" /* a failure: "bench_core rank R: <what>: <status>" on stderr, abort, exit 1 */
+
 #define GET_BATCHES 5
 #define GET_BATCH_NS 100000000.0 /* >= 0.1 s per batch */
 #define FENCE_WARMUP 10
@@ -56,7 +58,6 @@
 #define MODEX_BYTES 1024
 #define INIT_WAIT_S 60.0
 
-static pmix_proc_t me;
 static bool initialized;
 static uint32_t nprocs;
 static volatile long sink; /* keeps results observable */
@@ -68,23 +69,11 @@ static double now_ns(void)
     return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
 }
 
-static void fail(const char *what, pmix_status_t rc)
+/* die()'s last step: abort the job when there is one */
+static void abort_job(pmix_status_t rc, const char *line)
 {
-    char msg[256];
-    snprintf(msg, sizeof msg, "bench_core rank %u: %s: %s", (unsigned) me.rank, what,
-             PMIx_Error_string(rc));
-    fprintf(stderr, "%s\n", msg);
-    fflush(stderr);
     if (initialized) {
-        (void) PMIx_Abort(rc == PMIX_SUCCESS ? 1 : rc, msg, NULL, 0);
-    }
-    exit(1);
-}
-
-static void check(const char *what, pmix_status_t rc)
-{
-    if (rc != PMIX_SUCCESS) {
-        fail(what, rc);
+        (void) PMIx_Abort(rc == PMIX_SUCCESS ? 1 : rc, line, NULL, 0);
     }
 }
 
@@ -110,8 +99,9 @@ static void result(const char *name, double value, const char *unit)
 
 static void init(void)
 {
-    check("PMIx_Init", PMIx_Init(&me, NULL, 0));
+    require_ok("PMIx_Init", PMIx_Init(&me, NULL, 0));
     initialized = true;
+    tu_set_prefix("bench_core rank %u: ", (unsigned) me.rank);
 }
 
 static void get_job_size(void)
@@ -119,9 +109,9 @@ static void get_job_size(void)
     pmix_proc_t wild;
     pmix_value_t *val = NULL;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    check("PMIx_Get(PMIX_JOB_SIZE)", PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val));
+    require_ok("PMIx_Get(PMIX_JOB_SIZE)", PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val));
     if (val == NULL || val->type != PMIX_UINT32 || val->data.uint32 == 0) {
-        fail("PMIx_Get(PMIX_JOB_SIZE): not a positive uint32", PMIX_ERROR);
+        die_status("PMIx_Get(PMIX_JOB_SIZE): not a positive uint32", PMIX_ERROR);
     }
     nprocs = val->data.uint32;
     PMIX_VALUE_RELEASE(val);
@@ -129,12 +119,12 @@ static void get_job_size(void)
 
 static void barrier(void)
 {
-    check("PMIx_Fence", PMIx_Fence(NULL, 0, NULL, 0));
+    require_ok("PMIx_Fence", PMIx_Fence(NULL, 0, NULL, 0));
 }
 
 static void finalize(void)
 {
-    check("PMIx_Finalize", PMIx_Finalize(NULL, 0));
+    require_ok("PMIx_Finalize", PMIx_Finalize(NULL, 0));
     initialized = false;
 }
 
@@ -147,7 +137,7 @@ static void get_loop(const pmix_proc_t *wild, long iters)
         pmix_value_t *val = NULL;
         pmix_status_t rc = PMIx_Get(wild, PMIX_JOB_SIZE, NULL, 0, &val);
         if (rc != PMIX_SUCCESS || val == NULL) {
-            fail("PMIx_Get(PMIX_JOB_SIZE) in the loop", rc);
+            die_status("PMIx_Get(PMIX_JOB_SIZE) in the loop", rc);
         }
         sink += (long) val->data.uint32;
         PMIX_VALUE_RELEASE(val);
@@ -231,7 +221,7 @@ static void put_modex_value(const char *key, int rep, int k)
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *) buf;
     v.data.bo.size = MODEX_BYTES;
-    check("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v));
+    require_ok("PMIx_Put", PMIx_Put(PMIX_GLOBAL, key, &v));
 }
 
 /* Get peer's value <rep, k> under key; fail unless it is the one put
@@ -239,12 +229,12 @@ static void put_modex_value(const char *key, int rep, int k)
 static void get_modex_value(const pmix_proc_t *peer, const char *key, int rep, int k)
 {
     pmix_value_t *val = NULL;
-    check("PMIx_Get(peer key)", PMIx_Get(peer, key, NULL, 0, &val));
+    require_ok("PMIx_Get(peer key)", PMIx_Get(peer, key, NULL, 0, &val));
     if (val == NULL || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != MODEX_BYTES
         || (unsigned char) val->data.bo.bytes[0] != modex_byte(peer->rank, rep, k, 0)
         || (unsigned char) val->data.bo.bytes[MODEX_BYTES - 1]
                != modex_byte(peer->rank, rep, k, MODEX_BYTES - 1)) {
-        fail("PMIx_Get(peer key): wrong value", PMIX_ERROR);
+        die_status("PMIx_Get(peer key): wrong value", PMIX_ERROR);
     }
     PMIX_VALUE_RELEASE(val);
 }
@@ -269,11 +259,11 @@ static void bench_modex(void)
             snprintf(key, sizeof key, "bc.m%d.k%d", rep, k);
             put_modex_value(key, rep, k);
         }
-        check("PMIx_Commit", PMIx_Commit());
+        require_ok("PMIx_Commit", PMIx_Commit());
         barrier(); /* everybody committed and starts the timed part together */
 
         t0 = now_ns();
-        check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
+        require_ok("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
         for (q = 0; q < nprocs; q++) {
             pmix_proc_t peer;
             if (q == me.rank) {
@@ -295,10 +285,10 @@ static void bench_modex(void)
         PMIX_VALUE_CONSTRUCT(&v);
         v.type = PMIX_DOUBLE;
         v.data.dval = ms[rep];
-        check("PMIx_Put(time)", PMIx_Put(PMIX_GLOBAL, key, &v));
+        require_ok("PMIx_Put(time)", PMIx_Put(PMIX_GLOBAL, key, &v));
     }
-    check("PMIx_Commit", PMIx_Commit());
-    check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
+    require_ok("PMIx_Commit", PMIx_Commit());
+    require_ok("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
     if (me.rank == 0) {
         for (rep = 0; rep < MODEX_REPS; rep++) {
             rep_max[rep] = ms[rep];
@@ -307,9 +297,9 @@ static void bench_modex(void)
                 pmix_proc_t peer;
                 pmix_value_t *val = NULL;
                 PMIX_LOAD_PROCID(&peer, me.nspace, q);
-                check("PMIx_Get(time)", PMIx_Get(&peer, key, NULL, 0, &val));
+                require_ok("PMIx_Get(time)", PMIx_Get(&peer, key, NULL, 0, &val));
                 if (val == NULL || val->type != PMIX_DOUBLE) {
-                    fail("PMIx_Get(time): not a double", PMIX_ERROR);
+                    die_status("PMIx_Get(time): not a double", PMIX_ERROR);
                 }
                 if (val->data.dval > rep_max[rep]) {
                     rep_max[rep] = val->data.dval;
@@ -336,15 +326,15 @@ static void bench_peerget(void)
     init();
     get_job_size();
     if (nprocs < 2) {
-        fail("peerget needs 2 ranks or more", PMIX_ERR_BAD_PARAM);
+        die_status("peerget needs 2 ranks or more", PMIX_ERR_BAD_PARAM);
     }
     PMIX_INFO_CONSTRUCT(&collect);
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     for (rep = 0; rep < PEERGET_REPS; rep++) {
         snprintf(key, sizeof key, "bc.p%d", rep);
         put_modex_value(key, rep, 0);
-        check("PMIx_Commit", PMIx_Commit());
-        check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
+        require_ok("PMIx_Commit", PMIx_Commit());
+        require_ok("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
         if (me.rank == 0) {
             double t0 = now_ns();
             for (q = 1; q < nprocs; q++) {
@@ -409,7 +399,7 @@ static void bench_init(void)
     }
     all = calloc(n, sizeof *all);
     if (all == NULL) {
-        fail("out of memory", PMIX_ERR_NOMEM);
+        die_status("out of memory", PMIX_ERR_NOMEM);
     }
     all[0] = (t_init + t_fin) / 1e6;
     for (q = 1; q < n; q++) {
@@ -463,32 +453,32 @@ static void bench_rss(void)
     init();
     kib = vmrss_kib();
     if (kib <= 0) {
-        fail("cannot read VmRSS from /proc/self/status", PMIX_ERROR);
+        die_status("cannot read VmRSS from /proc/self/status", PMIX_ERROR);
     }
     get_job_size();
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_UINT64;
     v.data.uint64 = (uint64_t) kib;
-    check("PMIx_Put(rss)", PMIx_Put(PMIX_GLOBAL, "bc.rss", &v));
-    check("PMIx_Commit", PMIx_Commit());
+    require_ok("PMIx_Put(rss)", PMIx_Put(PMIX_GLOBAL, "bc.rss", &v));
+    require_ok("PMIx_Commit", PMIx_Commit());
     PMIX_INFO_CONSTRUCT(&collect);
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    check("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
+    require_ok("PMIx_Fence(PMIX_COLLECT_DATA)", PMIx_Fence(NULL, 0, &collect, 1));
     PMIX_INFO_DESTRUCT(&collect);
     if (me.rank == 0) {
         double *all = calloc(nprocs, sizeof *all);
         uint32_t q;
         if (all == NULL) {
-            fail("out of memory", PMIX_ERR_NOMEM);
+            die_status("out of memory", PMIX_ERR_NOMEM);
         }
         all[0] = (double) kib;
         for (q = 1; q < nprocs; q++) {
             pmix_proc_t peer;
             pmix_value_t *val = NULL;
             PMIX_LOAD_PROCID(&peer, me.nspace, q);
-            check("PMIx_Get(rss)", PMIx_Get(&peer, "bc.rss", NULL, 0, &val));
+            require_ok("PMIx_Get(rss)", PMIx_Get(&peer, "bc.rss", NULL, 0, &val));
             if (val == NULL || val->type != PMIX_UINT64) {
-                fail("PMIx_Get(rss): not a uint64", PMIX_ERROR);
+                die_status("PMIx_Get(rss): not a uint64", PMIX_ERROR);
             }
             all[q] = (double) val->data.uint64;
             PMIX_VALUE_RELEASE(val);
@@ -506,6 +496,8 @@ int main(int argc, char **argv)
 
     alarm(120); /* watchdog: the default action ends the process */
     memset(&me, 0, sizeof me);
+    tu_set_prefix("bench_core rank 0: ");
+    tu_before_exit = abort_job;
     if (strcmp(m, "get") == 0) {
         bench_get();
     } else if (strcmp(m, "peerget") == 0) {

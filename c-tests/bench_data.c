@@ -21,6 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#define TESTUTIL_CHECKS_ONLY
+#include "testutil.h"
+
 #define RUNS 5
 #define TARGET_RUN_NS 200000000.0 /* 0.2 s per run */
 #define NINFO 8
@@ -29,21 +32,12 @@
 static const char STR32[] = "abcdefghijklmnopqrstuvwxyz012345"; /* 32 chars */
 
 static volatile long sink; /* keeps results observable */
-static bool failed;
 
 static double now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
-
-static void check(const char *op, pmix_status_t rc)
-{
-    if (rc != PMIX_SUCCESS && !failed) {
-        fprintf(stderr, "%s: status %d (%s)\n", op, (int) rc, PMIx_Error_string(rc));
-        failed = true;
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -149,24 +143,22 @@ static void verify(void)
     int x = 42, k;
 
     memset(&info, 0, sizeof info);
-    check("Info_load(int)", PMIx_Info_load(&info, "bench.int", &x, PMIX_INT));
+    check_status("Info_load(int)", PMIx_Info_load(&info, "bench.int", &x, PMIX_INT), PMIX_SUCCESS);
     PMIx_Value_destruct(&info.value);
-    check("Info_load(string32)", PMIx_Info_load(&info, "bench.str", STR32, PMIX_STRING));
+    check_status("Info_load(string32)", PMIx_Info_load(&info, "bench.str", STR32, PMIX_STRING), PMIX_SUCCESS);
     PMIx_Value_destruct(&info.value);
     memset(&dst, 0, sizeof dst);
-    check("Value_xfer(int)", PMIx_Value_xfer(&dst, &v_int));
+    check_status("Value_xfer(int)", PMIx_Value_xfer(&dst, &v_int), PMIX_SUCCESS);
     PMIx_Value_destruct(&dst);
-    check("Value_xfer(string32)", PMIx_Value_xfer(&dst, &v_str));
+    check_status("Value_xfer(string32)", PMIx_Value_xfer(&dst, &v_str), PMIX_SUCCESS);
     PMIx_Value_destruct(&dst);
 
     memset(&b, 0, sizeof b);
     memset(out, 0, sizeof out);
     n = NINFO;
-    check("Data_pack(8xinfo)", PMIx_Data_pack(NULL, &b, pinfo, NINFO, PMIX_INFO));
-    check("Data_unpack(8xinfo)", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INFO));
-    if (n != NINFO) {
-        check("Data_unpack(8xinfo) count", PMIX_ERROR);
-    }
+    check_status("Data_pack(8xinfo)", PMIx_Data_pack(NULL, &b, pinfo, NINFO, PMIX_INFO), PMIX_SUCCESS);
+    check_status("Data_unpack(8xinfo)", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INFO), PMIX_SUCCESS);
+    check(n == NINFO, "Data_unpack(8xinfo)", "%d infos, expected %d", (int) n, NINFO);
     for (k = 0; k < n && k < NINFO; k++) {
         PMIx_Value_destruct(&out[k].value);
     }
@@ -177,11 +169,9 @@ static void verify(void)
     }
     memset(&b, 0, sizeof b);
     n = NU64;
-    check("Data_pack(100xuint64)", PMIx_Data_pack(NULL, &b, u, NU64, PMIX_UINT64));
-    check("Data_unpack(100xuint64)", PMIx_Data_unpack(NULL, &b, uo, &n, PMIX_UINT64));
-    if (n != NU64 || uo[NU64 - 1] != NU64 - 1) {
-        check("Data_unpack(100xuint64) values", PMIX_ERROR);
-    }
+    check_status("Data_pack(100xuint64)", PMIx_Data_pack(NULL, &b, u, NU64, PMIX_UINT64), PMIX_SUCCESS);
+    check_status("Data_unpack(100xuint64)", PMIx_Data_unpack(NULL, &b, uo, &n, PMIX_UINT64), PMIX_SUCCESS);
+    check(n == NU64 && uo[NU64 - 1] == NU64 - 1, "Data_unpack(100xuint64)", "wrong values");
     free(b.base_ptr);
 }
 
@@ -230,6 +220,10 @@ int main(void)
     int x = 7, k;
     bool t = true;
 
+    /* the first failed check on stderr, and no timing after one */
+    tu_out = stderr;
+    tu_max_fail_lines = 1;
+
     /* OpenPMIx's data utilities need an init; rpmix needs none (status ignored) */
     memset(&me, 0, sizeof me);
     memset(&init_info, 0, sizeof init_info);
@@ -248,18 +242,18 @@ int main(void)
     memset(pinfo, 0, sizeof pinfo);
     for (k = 0; k < NINFO; k += 4) {
         int v = 1000 + k;
-        check("setup", PMIx_Info_load(&pinfo[k], "bench.key.int", &v, PMIX_INT));
-        check("setup", PMIx_Info_load(&pinfo[k + 1], "bench.key.string", STR32, PMIX_STRING));
-        check("setup", PMIx_Info_load(&pinfo[k + 2], "bench.key.bool", &t, PMIX_BOOL));
-        check("setup", PMIx_Info_load(&pinfo[k + 3], "bench.key.proc", &procs[k / 4], PMIX_PROC));
+        check_status("setup", PMIx_Info_load(&pinfo[k], "bench.key.int", &v, PMIX_INT), PMIX_SUCCESS);
+        check_status("setup", PMIx_Info_load(&pinfo[k + 1], "bench.key.string", STR32, PMIX_STRING), PMIX_SUCCESS);
+        check_status("setup", PMIx_Info_load(&pinfo[k + 2], "bench.key.bool", &t, PMIX_BOOL), PMIX_SUCCESS);
+        check_status("setup", PMIx_Info_load(&pinfo[k + 3], "bench.key.proc", &procs[k / 4], PMIX_PROC), PMIX_SUCCESS);
     }
     memset(&v_int, 0, sizeof v_int);
     memset(&v_str, 0, sizeof v_str);
-    check("setup", PMIx_Value_load(&v_int, &x, PMIX_INT));
-    check("setup", PMIx_Value_load(&v_str, STR32, PMIX_STRING));
+    check_status("setup", PMIx_Value_load(&v_int, &x, PMIX_INT), PMIX_SUCCESS);
+    check_status("setup", PMIx_Value_load(&v_str, STR32, PMIX_STRING), PMIX_SUCCESS);
 
     verify();
-    if (!failed) {
+    if (nfail == 0) {
         bench("Info_load(int)", op_info_load_int);
         bench("Info_load(string32)+Value_destruct", op_info_load_str_destruct);
         bench("Value_xfer(int)", op_value_xfer_int);
@@ -274,5 +268,5 @@ int main(void)
     PMIx_Value_destruct(&v_int);
     PMIx_Value_destruct(&v_str);
     (void) PMIx_tool_finalize();
-    return failed ? 1 : 0;
+    return nfail ? 1 : 0;
 }

@@ -116,11 +116,6 @@ static pmix_status_t jc(pmix_proc_t *targets, size_t nt, const struct dir *d, si
     return rc;
 }
 
-static void expect(const char *what, pmix_status_t got, pmix_status_t want)
-{
-    check(got == want, what, "%s, expected %s", PMIx_Error_string(got), PMIx_Error_string(want));
-}
-
 static int rules(const char *launcher)
 {
     pmix_status_t rc;
@@ -167,40 +162,40 @@ static int rules(const char *launcher)
 
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP_DIR, P("tree")}, {PMIX_CLEANUP_RECURSIVE, NULL}};
-        expect("register tree", jc(NULL, 0, d, 2), PMIX_SUCCESS);
+        check_status("register tree", jc(NULL, 0, d, 2), PMIX_SUCCESS);
     }
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP, P("files/f")}};
-        expect("register file", jc(NULL, 0, d, 1), PMIX_SUCCESS);
+        check_status("register file", jc(NULL, 0, d, 1), PMIX_SUCCESS);
     }
     {
         pmix_proc_t w;
         struct dir d[] = {{PMIX_REGISTER_CLEANUP_DIR, P("nsdir")}, {PMIX_CLEANUP_RECURSIVE, NULL}};
         PMIX_PROC_LOAD(&w, me.nspace, PMIX_RANK_WILDCARD);
-        expect("register for the namespace", jc(&w, 1, d, 2), PMIX_SUCCESS);
+        check_status("register for the namespace", jc(&w, 1, d, 2), PMIX_SUCCESS);
     }
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP, P("conflict/f1")},
                           {PMIX_REGISTER_CLEANUP_DIR, P("conflict/d")},
                           {PMIX_CLEANUP_RECURSIVE, NULL},
                           {PMIX_CLEANUP_IGNORE, P("conflict/f1")}};
-        expect("remove + ignore in one request", jc(NULL, 0, d, 4), PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES);
+        check_status("remove + ignore in one request", jc(NULL, 0, d, 4), PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES);
     }
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP, "relative/x"}};
-        expect("relative path", jc(NULL, 0, d, 1), PMIX_ERR_BAD_PARAM);
+        check_status("relative path", jc(NULL, 0, d, 1), PMIX_ERR_BAD_PARAM);
         snprintf(both, sizeof(both), "%s,relative/y", P("rel/f"));
         d[0].str = both;
-        expect("absolute + relative path", jc(NULL, 0, d, 1), PMIX_ERR_BAD_PARAM);
+        check_status("absolute + relative path", jc(NULL, 0, d, 1), PMIX_ERR_BAD_PARAM);
     }
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP, P("perm/f")}};
         PMIX_PROC_LOAD(&other[0], "rpmix.not.ours", 0);
-        expect("another namespace's rank", jc(other, 1, d, 1), PMIX_ERR_NO_PERMISSIONS);
+        check_status("another namespace's rank", jc(other, 1, d, 1), PMIX_ERR_NO_PERMISSIONS);
         PMIX_PROC_LOAD(&other[0], me.nspace, me.rank);
         PMIX_PROC_LOAD(&other[1], "rpmix.not.ours", 0);
         d[0].str = P("perm/g");
-        expect("self + another namespace's rank", jc(other, 2, d, 1), PMIX_ERR_NO_PERMISSIONS);
+        check_status("self + another namespace's rank", jc(other, 2, d, 1), PMIX_ERR_NO_PERMISSIONS);
     }
     /* an action: the host's business */
     PMIX_PROC_LOAD(&other[0], me.nspace, me.rank);
@@ -208,12 +203,11 @@ static int rules(const char *launcher)
     rc = PMIx_Job_control(other, 1, &sig, 1, NULL, NULL);
     PMIX_INFO_DESTRUCT(&sig);
     if (strcmp(launcher, "rm_simple") == 0)
-        expect("signal 0 (no job_control upcall)", rc, PMIX_ERR_NOT_SUPPORTED);
+        check_status("signal 0 (no job_control upcall)", rc, PMIX_ERR_NOT_SUPPORTED);
     else
-        expect("signal 0", rc, PMIX_SUCCESS);
+        check_status("signal 0", rc, PMIX_SUCCESS);
 
-    printf("cleanup_rules: %d passed, %d failed\n", npass, nfail);
-    fflush(stdout);
+    tu_summary("cleanup_rules");
     PMIx_Finalize(NULL, 0);
     return nfail ? 1 : 0;
 }
@@ -239,13 +233,13 @@ static int sleeper(void)
     mkf(rel2);
     {
         struct dir d[] = {{PMIX_REGISTER_CLEANUP_DIR, P(rel)}, {PMIX_CLEANUP_RECURSIVE, NULL}};
-        expect("register own dir", jc(NULL, 0, d, 2), PMIX_SUCCESS);
+        check_status("register own dir", jc(NULL, 0, d, 2), PMIX_SUCCESS);
     }
     if (me.rank == 0) {
         pmix_proc_t w;
         struct dir d[] = {{PMIX_REGISTER_CLEANUP_DIR, P("ctrlc/ns")}, {PMIX_CLEANUP_RECURSIVE, NULL}};
         PMIX_PROC_LOAD(&w, me.nspace, PMIX_RANK_WILDCARD);
-        expect("register namespace dir", jc(&w, 1, d, 2), PMIX_SUCCESS);
+        check_status("register namespace dir", jc(&w, 1, d, 2), PMIX_SUCCESS);
     }
     snprintf(rel, sizeof(rel), "ready.%u", (unsigned)me.rank);
     f = fopen(P(rel), "w");

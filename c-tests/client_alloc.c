@@ -67,6 +67,5 @@ int main(void)
     check(rc == PMIX_ERR_NOT_FOUND, "extend released", "%s", PMIx_Error_string(rc));
     rc = PMIx_Finalize(NULL, 0);
     check(rc == PMIX_SUCCESS, "finalize", "%s", PMIx_Error_string(rc));
-    printf("client_alloc: %d passed, %d failed\n", npass, nfail);
-    return nfail ? 1 : 0;
+    return tu_summary("client_alloc");
 }

@@ -31,23 +31,11 @@
 
 #include <pmix.h>
 
+#include "testutil.h" /* me, check lines "rank R: <check>: FAIL <detail>", nfail */
+
 #define MY_EVENT (PMIX_EXTERNAL_ERR_BASE - 5)
 
-static pmix_proc_t me;
 static uint32_t nranks;
-static int nfail;
-
-static void fail(const char *check, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, check, buf);
-    fflush(stdout);
-    nfail++;
-}
 
 static void note(const char *fmt, ...)
 {
@@ -69,14 +57,6 @@ static void load_info(pmix_info_t *info, const char *key, const void *data, pmix
 {
     PMIX_INFO_CONSTRUCT(info);
     if (PMIx_Info_load(info, key, data, type) != PMIX_SUCCESS) abort();
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Get and require status SUCCESS and the given type; NULL on failure. */
@@ -366,7 +346,7 @@ static void abs_deadline(struct timespec *ts, int secs)
     ts->tv_sec += secs;
 }
 
-static size_t register_handler(void)
+static size_t register_my_handler(void)
 {
     pmix_status_t code = MY_EVENT;
     pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
@@ -536,7 +516,7 @@ int main(int argc, char **argv)
 
     /* data exchange */
     put_all();
-    if (me.rank == 0 && nranks >= 2) evref = register_handler();
+    if (me.rank == 0 && nranks >= 2) evref = register_my_handler();
     fence_collect("fence (all, collect)", NULL, 0);
     for (r = 0; r < nranks; r++) check_keys_of(r);
     check_remote_scope();

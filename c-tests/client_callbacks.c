@@ -4,15 +4,20 @@
  * returned an error. Without a callback, PMIx_Register_event_handler blocks
  * and returns the handler's reference.
  *
- * Prints one line per call: "<call>: ok" or what went wrong. Run as a
+ * Prints one line per call: "<call>: ok" or "<call>: FAIL <what went
+ * wrong>"; the exit status says nothing about them. Run as a
  * singleton (no PMIx server in the environment) on both libraries; the lines
  * must be the same. */
+#define _DEFAULT_SOURCE /* usleep (the strict C99 build) */
 #include <pmix.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define TESTUTIL_CHECKS_ONLY /* a singleton */
+#include "testutil.h"
 
 static volatile int fired;
 static volatile int returned;
@@ -84,8 +89,9 @@ static void begin(void)
     caller = pthread_self();
 }
 
-/* After the call returned `rc`: one callback, never inline, iff success. */
-static void check(const char *name, pmix_status_t rc)
+/* After the call returned `rc`: one callback, never inline, iff success.
+ * One line: "<call>: ok" or "<call>: FAIL <what went wrong>". */
+static void check_callbacks(const char *name, pmix_status_t rc)
 {
     int i;
     returned = 1;
@@ -94,13 +100,13 @@ static void check(const char *name, pmix_status_t rc)
     }
     usleep(50000); /* a second callback would come by now */
     if (fired_inline) {
-        printf("%s: callback ran inside the call\n", name);
+        fail(name, "callback ran inside the call");
     } else if (rc == PMIX_SUCCESS && fired != 1) {
-        printf("%s: returned success, callback fired %d times\n", name, fired);
+        fail(name, "returned success, callback fired %d times", fired);
     } else if (rc != PMIX_SUCCESS && fired != 0) {
-        printf("%s: returned an error, callback fired %d times\n", name, fired);
+        fail(name, "returned an error, callback fired %d times", fired);
     } else {
-        printf("%s: ok\n", name);
+        check_that(true, name);
     }
 }
 
@@ -114,6 +120,7 @@ int main(void)
     pmix_status_t ref;
 
     setvbuf(stdout, NULL, _IONBF, 0);
+    tu_every = true;
     memset(&me, 0, sizeof(me));
     rc = PMIx_Init(&me, NULL, 0);
     if (PMIX_SUCCESS != rc && PMIX_ERR_UNREACH != rc) {
@@ -122,29 +129,29 @@ int main(void)
     }
 
     begin();
-    check("Get_nb own rank", PMIx_Get_nb(&me, PMIX_RANK, NULL, 0, value_cb, NULL));
+    check_callbacks("Get_nb own rank", PMIx_Get_nb(&me, PMIX_RANK, NULL, 0, value_cb, NULL));
 
     begin();
-    check("Fence_nb", PMIx_Fence_nb(NULL, 0, NULL, 0, op_cb, NULL));
+    check_callbacks("Fence_nb", PMIx_Fence_nb(NULL, 0, NULL, 0, op_cb, NULL));
 
     begin();
     PMIX_INFO_LOAD(&info, "rpmix.cb.test", "x", PMIX_STRING);
-    check("Publish_nb", PMIx_Publish_nb(&info, 1, op_cb, NULL));
+    check_callbacks("Publish_nb", PMIx_Publish_nb(&info, 1, op_cb, NULL));
     PMIX_INFO_DESTRUCT(&info);
 
     begin();
     memset(&query, 0, sizeof(query));
     query.keys = keys;
-    check("Query_info_nb abi", PMIx_Query_info_nb(&query, 1, info_cb, NULL));
+    check_callbacks("Query_info_nb abi", PMIx_Query_info_nb(&query, 1, info_cb, NULL));
 
     begin();
-    check("Register_event_handler", PMIx_Register_event_handler(NULL, 0, NULL, 0, handler, reg_cb, NULL));
+    check_callbacks("Register_event_handler", PMIx_Register_event_handler(NULL, 0, NULL, 0, handler, reg_cb, NULL));
 
     begin();
-    check("Notify_event", PMIx_Notify_event(PMIX_ERR_DEBUGGER_RELEASE, &me, PMIX_RANGE_PROC_LOCAL, NULL, 0, op_cb, NULL));
+    check_callbacks("Notify_event", PMIx_Notify_event(PMIX_ERR_DEBUGGER_RELEASE, &me, PMIX_RANGE_PROC_LOCAL, NULL, 0, op_cb, NULL));
 
     begin();
-    check("Get_nb NULL cbfunc", PMIx_Get_nb(&me, PMIX_RANK, NULL, 0, NULL, NULL));
+    check_callbacks("Get_nb NULL cbfunc", PMIx_Get_nb(&me, PMIX_RANK, NULL, 0, NULL, NULL));
 
     ref = PMIx_Register_event_handler(NULL, 0, NULL, 0, handler, NULL, NULL);
     printf("Register_event_handler blocking: %s\n", ref >= 0 ? "a reference" : "an error");

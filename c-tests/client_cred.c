@@ -24,16 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-static pmix_proc_t me;
-static int failures;
-
-static void fail(const char *what, const char *fmt, const char *detail)
-{
-    printf("client_cred: rank %u: %s: FAIL ", (unsigned)me.rank, what);
-    printf(fmt, detail);
-    printf("\n");
-    failures++;
-}
+#include "testutil.h"
 
 struct credwait {
     pthread_mutex_t m;
@@ -91,6 +82,7 @@ int main(void)
         printf("client_cred: PMIx_Init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    tu_set_prefix("client_cred: rank %u: ", (unsigned)me.rank); /* "client_cred: rank R: <what>: FAIL ..." */
     snprintf(want, sizeof(want), "rm-cred:%s:%u", me.nspace, (unsigned)me.rank);
 
     /* 1. non-blocking */
@@ -137,8 +129,8 @@ int main(void)
     }
     PMIX_BYTE_OBJECT_DESTRUCT(&cred);
 
-    if (failures == 0) printf("client_cred: rank %u: all checks passed\n", (unsigned)me.rank);
+    if (nfail == 0) printf("client_cred: rank %u: all checks passed\n", (unsigned)me.rank);
     fflush(stdout);
     PMIx_Finalize(NULL, 0);
-    return failures == 0 ? 0 : 1;
+    return nfail == 0 ? 0 : 1;
 }

@@ -49,30 +49,9 @@
 
 #include <pmix.h>
 
-static pmix_proc_t me;
-static bool on_rpmix;
-static uint32_t npass, nfail, nnotprov;
+#include "testutil.h" /* me; "rank R: <what>: FAIL <detail>" */
 
-static void check(const char *name, bool rpmix_only, bool ok, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    if (ok) {
-        npass++;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (rpmix_only && !on_rpmix) {
-        nnotprov++;
-        printf("rank %u: %s: NOT PROVIDED (rpmix-only) %s\n", (unsigned)me.rank, name, buf);
-    } else {
-        nfail++;
-        printf("rank %u: %s: FAIL %s\n", (unsigned)me.rank, name, buf);
-    }
-    fflush(stdout);
-}
+static bool on_rpmix;
 
 static bool list_has(const char *list, const char *name)
 {
@@ -105,10 +84,10 @@ static void check_env(const char *name, const char *var, const char *want)
 {
     const char *v = getenv(var);
     if (want == NULL)
-        check(name, true, v == NULL, "%s is set (\"%s\"), expected unset", var, v ? v : "");
+        check_gap(v == NULL, !on_rpmix, name, "%s is set (\"%s\"), expected unset", var, v ? v : "");
     else
-        check(name, true, v != NULL && strcmp(v, want) == 0, "%s=%s%s%s, expected \"%s\"", var,
-              v ? "\"" : "", v ? v : "(unset)", v ? "\"" : "", want);
+        check_gap(v != NULL && strcmp(v, want) == 0, !on_rpmix, name, "%s=%s%s%s, expected \"%s\"", var,
+                  v ? "\"" : "", v ? v : "(unset)", v ? "\"" : "", want);
 }
 
 /* PMIx_Get of a job-level string: a malloc'd copy, or NULL (*st says why). */
@@ -127,7 +106,7 @@ static char *get_job_string(const char *key, pmix_status_t *st)
     return out;
 }
 
-static pmix_status_t put_str(const char *key, const char *s)
+static pmix_status_t put_string(const char *key, const char *s)
 {
     pmix_value_t v;
     pmix_status_t rc;
@@ -181,11 +160,12 @@ int main(void)
         return 1;
     }
     on_rpmix = strncmp(PMIx_Get_version(), "rpmix", 5) == 0;
+    tu_gap_word = "NOT PROVIDED (rpmix-only)"; /* an rpmix-only check failing on another library */
 
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &val);
     if (rc != PMIX_SUCCESS || val == NULL || val->type != PMIX_UINT32) {
-        printf("rank %u: job size: FAIL %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
+        fail("job size", "%s", PMIx_Error_string(rc));
         PMIx_Finalize(NULL, 0);
         return 1;
     }
@@ -194,7 +174,7 @@ int main(void)
 
     /* the plain job-level key: every library */
     s = get_job_string("rpmix.t.custom", &st);
-    check("custom job key", false, s != NULL && strcmp(s, "custom-value") == 0,
+    check(s != NULL && strcmp(s, "custom-value") == 0, "custom job key",
           "PMIx_Get(rpmix.t.custom): %s%s%s", s ? "\"" : PMIx_Error_string(st), s ? s : "",
           s ? "\"" : "");
     free(s);
@@ -208,12 +188,12 @@ int main(void)
     /* the transport backend */
     tenv = getenv("OMPI_MCA_orte_precondition_transports");
     if (transport) {
-        check("transport env", true, tenv != NULL && tenv[0] != '\0',
-              "OMPI_MCA_orte_precondition_transports %s", tenv ? "is empty" : "is not set");
+        check_gap(tenv != NULL && tenv[0] != '\0', !on_rpmix, "transport env",
+                  "OMPI_MCA_orte_precondition_transports %s", tenv ? "is empty" : "is not set");
         s = get_job_string("rpmix.transport.key", &st);
-        check("transport job key", true, s != NULL && tenv != NULL && strcmp(s, tenv) == 0,
-              "PMIx_Get(rpmix.transport.key): %s%s%s, env: %s", s ? "\"" : PMIx_Error_string(st),
-              s ? s : "", s ? "\"" : "", tenv ? tenv : "(unset)");
+        check_gap(s != NULL && tenv != NULL && strcmp(s, tenv) == 0, !on_rpmix, "transport job key",
+                  "PMIx_Get(rpmix.transport.key): %s%s%s, env: %s", s ? "\"" : PMIx_Error_string(st),
+                  s ? s : "", s ? "\"" : "", tenv ? tenv : "(unset)");
         free(s);
     }
     if (pnet_selected("test")) {
@@ -223,14 +203,14 @@ int main(void)
     }
 
     /* exchange: every rank's key and counts */
-    rc = put_str("cenv.tkey", tenv ? tenv : "");
-    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.pass", npass);
-    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.fail", nfail);
-    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.np", nnotprov);
+    rc = put_string("cenv.tkey", tenv ? tenv : "");
+    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.pass", (uint32_t)npass);
+    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.fail", (uint32_t)nfail);
+    if (rc == PMIX_SUCCESS) rc = put_u32("cenv.np", (uint32_t)ngap);
     if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
     if (rc == PMIX_SUCCESS) rc = fence_all(true);
     if (rc != PMIX_SUCCESS) {
-        printf("rank %u: exchange: FAIL %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
+        fail("exchange", "%s", PMIx_Error_string(rc));
         PMIx_Finalize(NULL, 0);
         return 1;
     }
@@ -287,11 +267,11 @@ int main(void)
         free(first);
         if (transport) {
             /* counted into the totals directly (rank 0's own counts are in already) */
-            uint32_t p0 = npass, f0 = nfail, n0 = nnotprov;
-            check("transport key equal", true, same, "keys differ or are empty:%s", detail);
-            tpass += npass - p0;
-            tfail += nfail - f0;
-            tnotprov += nnotprov - n0;
+            uint32_t p0 = (uint32_t)npass, f0 = (uint32_t)nfail, n0 = (uint32_t)ngap;
+            check_gap(same, !on_rpmix, "transport key equal", "keys differ or are empty:%s", detail);
+            tpass += (uint32_t)npass - p0;
+            tfail += (uint32_t)nfail - f0;
+            tnotprov += (uint32_t)ngap - n0;
         }
         if (tnotprov > 0)
             printf("client_env: %u rpmix-only checks not provided by %s\n", (unsigned)tnotprov,
@@ -303,7 +283,7 @@ int main(void)
     /* nobody leaves before rank 0 has read everything */
     rc = fence_all(false);
     if (rc != PMIX_SUCCESS) {
-        printf("rank %u: final fence: FAIL %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
+        fail("final fence", "%s", PMIx_Error_string(rc));
         exit_code = 1;
     }
     PMIx_Finalize(NULL, 0);

@@ -333,7 +333,7 @@ static void notify(const char *what, pmix_status_t code, pmix_data_range_t range
     pmix_status_t rc = PMIx_Notify_event(code, &me, range, info, ninfo, op_cb, &w);
     /* one check: immediate success, or accepted and completed by the callback */
     if (rc == PMIX_OPERATION_SUCCEEDED)
-        check(true, what, "");
+        check_that(true, what);
     else if (rc != PMIX_SUCCESS)
         check(false, what, "PMIx_Notify_event(%s) returned %s", code_name(code), PMIx_Error_string(rc));
     else if (!op_wait(&w, WAIT_MS))
@@ -413,7 +413,7 @@ int main(void)
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32 || v->data.uint32 < 3) {
         check(false, "job size", "need PMIX_JOB_SIZE >= 3 (%s)", PMIx_Error_string(rc));
-        if (me.rank == 0) printf("client_events: %d passed, %d failed\n", npass, nfail);
+        if (me.rank == 0) tu_summary("client_events");
         PMIx_Finalize(NULL, 0);
         return 1;
     }
@@ -506,7 +506,7 @@ int main(void)
         struct opwait w = { false, PMIX_ERROR, 0 };
         rc = PMIx_Deregister_event_handler(ids[0], op_cb, &w);
         if (rc == PMIX_OPERATION_SUCCEEDED)
-            check(true, "deregister A", "");
+            check_that(true, "deregister A");
         else if (rc != PMIX_SUCCESS)
             check(false, "deregister A", "returned %s", PMIx_Error_string(rc));
         else if (!op_wait(&w, WAIT_MS))

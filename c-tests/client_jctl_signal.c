@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h" /* me; "client_jctl_signal: rank R: <what>: FAIL <detail>" */
+
 static volatile sig_atomic_t usr1;
 
 static void on_usr1(int sig)
@@ -28,24 +30,25 @@ static void on_usr1(int sig)
 
 int main(void)
 {
-    pmix_proc_t me, target, all;
+    pmix_proc_t target, all;
     pmix_info_t sig;
     struct sigaction sa;
     pmix_status_t rc;
-    int sigval = SIGUSR1, i, failed = 0;
+    int sigval = SIGUSR1, i;
 
     alarm(30);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_usr1;
     sigaction(SIGUSR1, &sa, NULL);
+    tu_set_prefix("client_jctl_signal: ");
     if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
-        printf("client_jctl_signal: PMIx_Init: FAIL %s\n", PMIx_Error_string(rc));
+        fail("PMIx_Init", "%s", PMIx_Error_string(rc));
         return 1;
     }
+    tu_set_prefix("client_jctl_signal: rank %u: ", (unsigned)me.rank);
     PMIX_PROC_LOAD(&all, me.nspace, PMIX_RANK_WILDCARD);
     if ((rc = PMIx_Fence(&all, 1, NULL, 0)) != PMIX_SUCCESS) {
-        printf("client_jctl_signal: rank %u: fence: FAIL %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
-        failed = 1;
+        fail("fence", "%s", PMIx_Error_string(rc));
     }
     if (me.rank == 0) {
         PMIX_PROC_LOAD(&target, me.nspace, 1);
@@ -53,26 +56,23 @@ int main(void)
         PMIx_Info_load(&sig, PMIX_JOB_CTRL_SIGNAL, &sigval, PMIX_INT);
         rc = PMIx_Job_control(&target, 1, &sig, 1, NULL, NULL);
         if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
-            printf("client_jctl_signal: rank 0: Job_control(SIGNAL): FAIL %s\n", PMIx_Error_string(rc));
-            failed = 1;
+            fail("Job_control(SIGNAL)", "%s", PMIx_Error_string(rc));
         }
         PMIX_INFO_DESTRUCT(&sig);
     }
     if ((rc = PMIx_Fence(&all, 1, NULL, 0)) != PMIX_SUCCESS) {
-        printf("client_jctl_signal: rank %u: second fence: FAIL %s\n", (unsigned)me.rank, PMIx_Error_string(rc));
-        failed = 1;
+        fail("second fence", "%s", PMIx_Error_string(rc));
     }
     if (me.rank == 1) {
         struct timespec ms100 = { 0, 100 * 1000 * 1000 };
         for (i = 0; i < 50 && usr1 == 0; i++) nanosleep(&ms100, NULL);
         if (usr1 == 0) {
-            printf("client_jctl_signal: rank 1: SIGUSR1: FAIL not received within 5 s\n");
-            failed = 1;
+            fail("SIGUSR1", "not received within 5 s");
         } else {
             printf("client_jctl_signal: rank 1 got SIGUSR1\n");
         }
     }
     fflush(stdout);
     PMIx_Finalize(NULL, 0);
-    return failed;
+    return nfail ? 1 : 0;
 }

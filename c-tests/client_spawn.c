@@ -45,28 +45,11 @@
 
 #include <pmix.h>
 
+#include "testutil.h"
+
 #define NCHILD 2
 
-static pmix_proc_t me;
 static bool is_child;
-static int npass, nfail;
-
-static void check(bool ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    char buf[1024];
-    FILE *out = is_child ? stderr : stdout;
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    fprintf(out, "%srank %u: %s: FAIL %s\n", is_child ? "child " : "", (unsigned)me.rank, what, buf);
-    fflush(out);
-}
 
 static void put(const char *key, const void *data, pmix_data_type_t type)
 {
@@ -292,7 +275,7 @@ static int parent_main(const char *argv0)
     }
     if (child_ns[0] == '\0') {
         check(false, "spawn", "no child namespace: skipping connect");
-        if (me.rank == 0) printf("client_spawn: %d passed, %d failed\n", npass, nfail);
+        if (me.rank == 0) tu_summary("client_spawn");
         return finalize();
     }
 
@@ -337,12 +320,15 @@ int main(int argc, char **argv)
 
     alarm(30);
     is_child = argc > 1 && strcmp(argv[1], "child") == 0;
+    /* a child's failures go to stderr, as "child rank R: ..." */
+    tu_out = is_child ? stderr : stdout;
+    tu_set_prefix("%srank ?: ", is_child ? "child " : "");
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        fprintf(is_child ? stderr : stdout, "%srank ?: init: FAIL %s\n", is_child ? "child " : "",
-                PMIx_Error_string(rc));
-        if (!is_child) printf("client_spawn: 0 passed, 1 failed\n");
+        fail("init", "%s", PMIx_Error_string(rc));
+        if (!is_child) tu_summary("client_spawn");
         return 1;
     }
+    tu_set_prefix("%srank %u: ", is_child ? "child " : "", (unsigned)me.rank);
     return is_child ? child_main() : parent_main(argv[0]);
 }

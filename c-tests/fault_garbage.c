@@ -58,6 +58,9 @@
 
 #include <pmix.h>
 
+#define TESTUTIL_CHECKS_ONLY /* ranks without testutil.h's job helpers (own now_ms) */
+#include "testutil.h"
+
 #define TAG_HELLO 1
 #define TAG_REPLY 100
 #define PROTOCOL 1
@@ -67,33 +70,9 @@
 
 static int is_rank0;
 static unsigned rank_env;
-static int npassed, nfailed;
 static int server_stuck; /* a probe failed: the raw steps stop there */
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char my_ns[PMIX_MAX_NSLEN + 1];
-
-/* ------------------------------------------------------------------ */
-/* reporting                                                           */
-
-static void result(const char *step, int ok, const char *fmt, ...)
-{
-    char buf[1024] = "";
-    if (fmt != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
-    }
-    if (ok) npassed++;
-    else nfailed++;
-    if (is_rank0) {
-        if (ok) printf("fault_garbage: %s: ok\n", step);
-        else printf("fault_garbage: %s: FAIL%s%s\n", step, buf[0] ? " " : "", buf);
-    } else if (!ok) {
-        printf("fault_garbage: rank %u: %s: FAIL %s\n", rank_env, step, buf);
-    }
-    fflush(stdout);
-}
 
 /* ------------------------------------------------------------------ */
 /* time, random                                                        */
@@ -371,11 +350,11 @@ static void step_done(const char *step, int ok, const char *detail)
     int alive = probe(why, sizeof(why));
     if (!alive) server_stuck = 1;
     if (!ok)
-        result(step, 0, "%s%s%s", detail, alive ? "" : "; then ", alive ? "" : why);
+        fail(step, "%s%s%s", detail, alive ? "" : "; then ", alive ? "" : why);
     else if (!alive)
-        result(step, 0, "server not healthy afterwards: %s", why);
+        fail(step, "server not healthy afterwards: %s", why);
     else
-        result(step, 1, NULL);
+        check_that(true, step);
 }
 
 /* Send a whole buffer on a fresh connection; the fd, or -1 (reported). */
@@ -383,12 +362,12 @@ static int conn_send(const char *step, const void *p, size_t n, int tolerate_dro
 {
     int fd = raw_connect(), rc;
     if (fd < 0) {
-        result(step, 0, "connect: %s", strerror(errno));
+        fail(step, "connect: %s", strerror(errno));
         return -1;
     }
     rc = send_all(fd, p, n);
     if (rc != 0 && !(tolerate_drop && (rc == -EPIPE || rc == -ECONNRESET))) {
-        result(step, 0, "send: %s", strerror(-rc));
+        fail(step, "send: %s", strerror(-rc));
         close(fd);
         return -1;
     }
@@ -542,7 +521,7 @@ static void raw_steps(void)
     hello_frame(&f, 11, PROTOCOL, my_ns, 9999);
     fd = raw_connect();
     if (fd < 0) {
-        result("k-hello-bytewise", 0, "connect: %s", strerror(errno));
+        fail("k-hello-bytewise", "connect: %s", strerror(errno));
     } else {
         size_t k;
         int rc = 0;
@@ -551,7 +530,7 @@ static void raw_steps(void)
             msleep(2);
         }
         if (rc != 0) {
-            result("k-hello-bytewise", 0, "send: %s", strerror(-rc));
+            fail("k-hello-bytewise", "send: %s", strerror(-rc));
         } else {
             await_peer(fd, REPLY_MS, 1000, &o);
             describe(&o, d, sizeof(d));
@@ -586,7 +565,7 @@ static void raw_steps(void)
             close(fd);
             if (o.timedout && !o.closed && !probe(d, sizeof(d))) {
                 server_stuck = 1;
-                result("g-tags-0..120-without-hello", 0, "tag %d: no answer, and %s", t, d);
+                fail("g-tags-0..120-without-hello", "tag %d: no answer, and %s", t, d);
                 free(f.b);
                 return;
             }
@@ -714,7 +693,7 @@ static int fence_collect(const char *step)
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
-        result(step, 0, "PMIx_Fence: %s", PMIx_Error_string(rc));
+        fail(step, "PMIx_Fence: %s", PMIx_Error_string(rc));
         return 0;
     }
     return 1;
@@ -730,7 +709,7 @@ static int put_u32_key(const char *step, const char *key, uint32_t v)
     PMIx_Value_destruct(&val);
     if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
-        result(step, 0, "Put/Commit(%s): %s", key, PMIx_Error_string(rc));
+        fail(step, "Put/Commit(%s): %s", key, PMIx_Error_string(rc));
         return 0;
     }
     return 1;
@@ -749,11 +728,11 @@ static int get_all(const char *step, const char *key, int expect_formula, uint32
         PMIX_LOAD_PROCID(&p, me.nspace, r);
         rc = PMIx_Get(&p, key, NULL, 0, &v);
         if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32) {
-            result(step, 0, "Get(%s, rank %u): %s", key, (unsigned)r, PMIx_Error_string(rc));
+            fail(step, "Get(%s, rank %u): %s", key, (unsigned)r, PMIx_Error_string(rc));
             bad++;
         } else if (expect_formula && v->data.uint32 != r * 7u + 1u) {
-            result(step, 0, "Get(%s, rank %u) = %u, expected %u", key, (unsigned)r,
-                   (unsigned)v->data.uint32, (unsigned)(r * 7u + 1u));
+            fail(step, "Get(%s, rank %u) = %u, expected %u", key, (unsigned)r,
+                 (unsigned)v->data.uint32, (unsigned)(r * 7u + 1u));
             bad++;
         } else {
             *sum += v->data.uint32;
@@ -784,25 +763,34 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     rank_env = rk ? (unsigned)strtoul(rk, NULL, 10) : 0;
     is_rank0 = rk != NULL && rank_env == 0;
+    /* rank 0: "fault_garbage: <step>: ok" or "...: FAIL <detail>" for every step;
+     * the others: their failures only, as "fault_garbage: rank R: <step>: FAIL <detail>" */
+    if (is_rank0) {
+        tu_set_prefix("fault_garbage: ");
+        tu_every = true;
+        tu_ok_detail = false;
+    } else {
+        tu_set_prefix("fault_garbage: rank %u: ", rank_env);
+    }
 
     if (is_rank0) {
         if (uri == NULL || ns == NULL || (p = strstr(uri, ";unix:")) == NULL) {
-            result("setup", 0, "no PMIX_SERVER_URI41 / PMIX_NAMESPACE with a unix: address");
-            printf("%d passed, %d failed\n", npassed, nfailed);
+            fail("setup", "no PMIX_SERVER_URI41 / PMIX_NAMESPACE with a unix: address");
+            tu_summary(NULL);
             return 1;
         }
         p += strlen(";unix:");
         if (strlen(p) >= sizeof(sock_path) || strlen(ns) > PMIX_MAX_NSLEN) {
-            result("setup", 0, "socket path or namespace too long");
-            printf("%d passed, %d failed\n", npassed, nfailed);
+            fail("setup", "socket path or namespace too long");
+            tu_summary(NULL);
             return 1;
         }
         memcpy(sock_path, p, strlen(p) + 1);
         memcpy(my_ns, ns, strlen(ns) + 1);
         raw_steps();
         if (server_stuck) {
-            result("init", 0, "not tried: the server failed a probe (the other ranks end by alarm)");
-            printf("%d passed, %d failed\n", npassed, nfailed);
+            fail("init", "not tried: the server failed a probe (the other ranks end by alarm)");
+            tu_summary(NULL);
             return 1;
         }
     }
@@ -810,8 +798,8 @@ int main(void)
     /* every rank: a normal PMIx life */
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        result("init", 0, "PMIx_Init: %s", PMIx_Error_string(rc));
-        if (is_rank0) printf("%d passed, %d failed\n", npassed, nfailed);
+        fail("init", "PMIx_Init: %s", PMIx_Error_string(rc));
+        if (is_rank0) tu_summary(NULL);
         return 1;
     }
     {
@@ -823,35 +811,35 @@ int main(void)
         if (v != NULL) PMIX_VALUE_RELEASE(v);
     }
     if (nranks < 2) {
-        result("init", 0, "needs a job of at least 2 ranks (job size %u)", (unsigned)nranks);
+        fail("init", "needs a job of at least 2 ranks (job size %u)", (unsigned)nranks);
         PMIx_Finalize(NULL, 0);
-        if (is_rank0) printf("%d passed, %d failed\n", npassed, nfailed);
+        if (is_rank0) tu_summary(NULL);
         return 1;
     }
-    result("init", 1, NULL);
+    check_that(true, "init");
 
-    failed_before = nfailed;
+    failed_before = nfail;
     if (put_u32_key("put-fence-get", "fg.key", me.rank * 7u + 1u) && fence_collect("put-fence-get") &&
         get_all("put-fence-get", "fg.key", 1, &sum) == 0)
-        result("put-fence-get", 1, NULL);
-    else if (nfailed == failed_before)
-        result("put-fence-get", 0, "(see above)");
+        check_that(true, "put-fence-get");
+    else if (nfail == failed_before)
+        fail("put-fence-get", "(see above)");
 
     if (is_rank0) dup_hello();
 
     /* the real connection still works: everybody's failure count, fenced again */
-    failed_before = nfailed;
-    if (put_u32_key("fence-after-dup", "fg.nfail", (uint32_t)nfailed) && fence_collect("fence-after-dup") &&
+    failed_before = nfail;
+    if (put_u32_key("fence-after-dup", "fg.nfail", (uint32_t)nfail) && fence_collect("fence-after-dup") &&
         get_all("fence-after-dup", "fg.nfail", 0, &sum) == 0) {
         if (is_rank0) {
             /* our own count is in sum too: the others' is sum - what we put */
             uint32_t others = sum - (uint32_t)failed_before;
-            result("fence-after-dup", 1, NULL);
-            result("other-ranks", others == 0, "%u failure(s) on other ranks (their stdout has details)",
-                   (unsigned)others);
+            check_that(true, "fence-after-dup");
+            check(others == 0, "other-ranks", "%u failure(s) on other ranks (their stdout has details)",
+                  (unsigned)others);
         }
-    } else if (nfailed == failed_before) {
-        result("fence-after-dup", 0, "(see above)");
+    } else if (nfail == failed_before) {
+        fail("fence-after-dup", "(see above)");
     }
 
     if (is_rank0) {
@@ -861,7 +849,7 @@ int main(void)
         if (held_c >= 0) {
             await_peer(held_c, 100, 0, &o);
             describe(&o, d, sizeof(d));
-            result("c-oversize-dropped", dropped(&o), "%s", d);
+            check(dropped(&o), "c-oversize-dropped", "%s", d);
             close(held_c);
         }
         if (held_c2 >= 0) close(held_c2);
@@ -870,7 +858,7 @@ int main(void)
     }
 
     rc = PMIx_Finalize(NULL, 0);
-    result("finalize", rc == PMIX_SUCCESS, "PMIx_Finalize: %s", PMIx_Error_string(rc));
-    if (is_rank0) printf("%d passed, %d failed\n", npassed, nfailed);
-    return nfailed == 0 ? 0 : 1;
+    check(rc == PMIX_SUCCESS, "finalize", "PMIx_Finalize: %s", PMIx_Error_string(rc));
+    if (is_rank0) tu_summary(NULL);
+    return nfail == 0 ? 0 : 1;
 }

@@ -36,29 +36,21 @@
 
 #include <pmix.h>
 
+#include "testutil.h" /* me, msleep; failures collected into why[] */
+
 #define FIRST_LIMIT_S 10.0
 #define LATER_LIMIT_S 2.0
 
 static const char *result_file;
-static pmix_proc_t me;
 static char line[2048];
 static size_t used;
 static char why[1024];
-static int failed;
 
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void msleep(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 static void add(const char *fmt, ...)
@@ -71,22 +63,6 @@ static void add(const char *fmt, ...)
     va_end(ap);
     if (w > 0) used += (size_t)w;
     if (used >= sizeof(line)) used = sizeof(line) - 1;
-}
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    size_t n = strlen(why);
-    if (n + 3 < sizeof(why)) {
-        if (failed) {
-            memcpy(why + n, "; ", 3);
-            n += 2;
-        }
-        va_start(ap, fmt);
-        vsnprintf(why + n, sizeof(why) - n, fmt, ap);
-        va_end(ap);
-    }
-    failed++;
 }
 
 /* The constant's name, as the line format wants it. */
@@ -117,7 +93,7 @@ static void write_line(void)
     int fd;
     size_t len;
     char out[3200];
-    len = (size_t)snprintf(out, sizeof(out), "%s%s%s\n", line, failed ? "FAIL " : "ok", failed ? why : "");
+    len = (size_t)snprintf(out, sizeof(out), "%s%s%s\n", line, nfail ? "FAIL " : "ok", nfail ? why : "");
     if (len >= sizeof(out)) len = sizeof(out) - 1;
     fd = open(result_file, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (fd < 0) {
@@ -162,11 +138,13 @@ int main(int argc, char **argv)
     }
     result_file = argv[1];
     is_fence = strcmp(argv[2], "fence") == 0;
+    tu_collect = why; /* the reasons go into the one result line */
+    tu_collect_size = sizeof(why);
 
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         add("rank %s: init -> %s: ", getenv("PMIX_RANK") ? getenv("PMIX_RANK") : "?", st_name(rc));
-        fail("PMIx_Init failed");
+        fail("", "PMIx_Init failed");
         write_line();
         return 1;
     }
@@ -177,14 +155,14 @@ int main(int argc, char **argv)
     if (v != NULL) PMIX_VALUE_RELEASE(v);
     if (n < 2) {
         add("(not run): ");
-        fail("job size %u, needs at least 2", (unsigned)n);
+        fail("", "job size %u, needs at least 2", (unsigned)n);
         write_line();
         return 1;
     }
     rc = PMIx_Fence(NULL, 0, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         add("(not run): ");
-        fail("first fence returned %s", st_name(rc));
+        fail("", "first fence returned %s", st_name(rc));
         write_line();
         return 1;
     }
@@ -195,44 +173,44 @@ int main(int argc, char **argv)
         msleep(500); /* the others are in their call by now */
         if (ppid <= 1) {
             add("(not run): ");
-            fail("no launcher to kill (ppid %ld)", (long)ppid);
+            fail("", "no launcher to kill (ppid %ld)", (long)ppid);
             write_line();
             return 1;
         }
         if (kill(ppid, SIGKILL) != 0) {
             add("(not run): ");
-            fail("kill(%ld, SIGKILL): %s", (long)ppid, strerror(errno));
+            fail("", "kill(%ld, SIGKILL): %s", (long)ppid, strerror(errno));
             write_line();
             return 1;
         }
         /* wait (at most 5 s) until it is gone: we are re-parented then */
         t0 = now_s();
         while (getppid() == ppid && now_s() - t0 < 5.0) msleep(5);
-        if (getppid() == ppid) fail("launcher %ld still our parent 5 s after SIGKILL", (long)ppid);
+        if (getppid() == ppid) fail("", "launcher %ld still our parent 5 s after SIGKILL", (long)ppid);
     }
 
     rc = do_op(is_fence, n, &t);
     add("%s (%.2f s); ", st_name(rc), t);
-    if (!lost(rc)) fail("expected PMIX_ERR_LOST_CONNECTION or PMIX_ERR_UNREACH");
-    else if (t > FIRST_LIMIT_S) fail("took more than %.0f s", FIRST_LIMIT_S);
+    if (!lost(rc)) fail("", "expected PMIX_ERR_LOST_CONNECTION or PMIX_ERR_UNREACH");
+    else if (t > FIRST_LIMIT_S) fail("", "took more than %.0f s", FIRST_LIMIT_S);
 
     /* later calls: an error, promptly */
     add("later: ");
     rc = do_op(1, n, &t);
     add("fence -> %s (%.2f s), ", st_name(rc), t);
-    if (rc == PMIX_SUCCESS) fail("later fence succeeded without a server");
-    if (t > LATER_LIMIT_S) fail("later fence took more than %.0f s", LATER_LIMIT_S);
+    if (rc == PMIX_SUCCESS) fail("", "later fence succeeded without a server");
+    if (t > LATER_LIMIT_S) fail("", "later fence took more than %.0f s", LATER_LIMIT_S);
     rc = do_op(0, n, &t);
     add("get -> %s (%.2f s); ", st_name(rc), t);
-    if (rc == PMIX_SUCCESS) fail("later get of a missing key succeeded");
-    if (t > LATER_LIMIT_S) fail("later get took more than %.0f s", LATER_LIMIT_S);
+    if (rc == PMIX_SUCCESS) fail("", "later get of a missing key succeeded");
+    if (t > LATER_LIMIT_S) fail("", "later get took more than %.0f s", LATER_LIMIT_S);
     {
         double t0 = now_s();
         rc = PMIx_Finalize(NULL, 0);
         t = now_s() - t0;
     }
     add("finalize -> %s (%.2f s): ", st_name(rc), t);
-    if (t > LATER_LIMIT_S) fail("finalize took more than %.0f s", LATER_LIMIT_S);
+    if (t > LATER_LIMIT_S) fail("", "finalize took more than %.0f s", LATER_LIMIT_S);
     write_line();
-    return failed ? 1 : 0;
+    return nfail ? 1 : 0;
 }

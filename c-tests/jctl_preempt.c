@@ -44,13 +44,6 @@ static volatile sig_atomic_t alerted, checkpointed;
 static char ckpt_id[128] = "-";
 static volatile int alert_timeout = -1;
 
-static void fail(const char *what, pmix_status_t rc)
-{
-    printf("rank %u: FAIL %s: %s\n", (unsigned)me.rank, what, PMIx_Error_string(rc));
-    fflush(stdout);
-    exit(1);
-}
-
 /* DIR/<name>.<rank> holding one line of text */
 static void touch_text(const char *name, const char *text)
 {
@@ -105,14 +98,15 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
+    tu_die_out = stdout; /* a fatal "rank R: FAIL <what>: <status>" goes with the other lines */
     quick = strcmp(argv[2], "quick") == 0;
     ckpt = strcmp(argv[2], "ckpt") == 0;
     alarm(40);
     setvbuf(stdout, NULL, _IOLBF, 0);
     rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) fail("PMIx_Init", rc);
+    if (rc != PMIX_SUCCESS) die("FAIL PMIx_Init: %s", PMIx_Error_string(rc));
     rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_alert, NULL, NULL);
-    if (rc < 0) fail("PMIx_Register_event_handler", rc);
+    if (rc < 0) die("FAIL PMIx_Register_event_handler: %s", PMIx_Error_string(rc));
     if (me.rank < 2 && ckpt) {
         pmix_info_t d;
         pmix_data_array_t *arr;
@@ -122,13 +116,13 @@ int main(int argc, char **argv)
         rc = PMIx_Job_control(NULL, 0, &d, 1, NULL, NULL);
         PMIX_INFO_DESTRUCT(&d);
         PMIX_DATA_ARRAY_FREE(arr);
-        if (rc != PMIX_SUCCESS) fail("register checkpoint method", rc);
+        if (rc != PMIX_SUCCESS) die("FAIL register checkpoint method: %s", PMIx_Error_string(rc));
     } else if (me.rank < 2) {
         pmix_info_t d;
         PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_PREEMPTIBLE, &t, PMIX_BOOL);
         rc = PMIx_Job_control(NULL, 0, &d, 1, NULL, NULL);
         PMIX_INFO_DESTRUCT(&d);
-        if (rc != PMIX_SUCCESS) fail("register preemptible", rc);
+        if (rc != PMIX_SUCCESS) die("FAIL register preemptible: %s", PMIx_Error_string(rc));
     }
     touch("ready", 0);
     for (i = 0; i < 3500; i++) {
@@ -136,13 +130,13 @@ int main(int argc, char **argv)
             checkpointed = 2;
             touch_text("ckpt", ckpt_id);
             rc = PMIx_Notify_event(PMIX_JCTRL_CHECKPOINT_COMPLETE, &me, PMIX_RANGE_RM, NULL, 0, NULL, NULL);
-            if (rc != PMIX_SUCCESS) fail("notify checkpoint complete", rc);
+            if (rc != PMIX_SUCCESS) die("FAIL notify checkpoint complete: %s", PMIx_Error_string(rc));
         }
         if (alerted && !reported) {
             reported = true;
             if (me.rank == 0) {
                 rc = PMIx_Notify_event(PMIX_JCTRL_CHECKPOINT_COMPLETE, &me, PMIX_RANGE_RM, NULL, 0, NULL, NULL);
-                if (rc != PMIX_SUCCESS) fail("notify checkpoint complete", rc);
+                if (rc != PMIX_SUCCESS) die("FAIL notify checkpoint complete: %s", PMIx_Error_string(rc));
             } else if (me.rank == 1 && quick) {
                 break;
             }

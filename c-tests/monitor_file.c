@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     n = find_alerts(NULL, t_cancel, NULL);
     check(n == 0, "cancel all: silence", "%d alerts after the cancel", n);
 
-    printf("monitor_file: %d passed, %d failed\n", npass, nfail);
+    tu_summary("monitor_file");
     PMIx_Finalize(NULL, 0);
     return nfail ? 1 : 0;
 }

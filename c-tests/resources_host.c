@@ -25,12 +25,16 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#define TESTUTIL_CHECKS_ONLY /* a host */
+#include "testutil.h"
+
 static pmix_server_module_t module;
 static volatile int fired;
 
 static void opcb(pmix_status_t status, void *cbdata)
 {
     (void) cbdata;
+    /* a line, not a counted failure: the exit status never counted it */
     if (status != PMIX_SUCCESS) printf("FAIL callback status %s\n", PMIx_Error_string(status));
     __sync_fetch_and_add(&fired, 1);
 }
@@ -52,7 +56,7 @@ static void show(const char *ns, const char *key)
     if (v) PMIX_VALUE_RELEASE(v);
 }
 
-static int reg_ns(const char *ns, pmix_info_t *extra)
+static void reg_ns(const char *ns, pmix_info_t *extra)
 {
     pmix_info_t info[2];
     uint32_t one = 1;
@@ -62,10 +66,8 @@ static int reg_ns(const char *ns, pmix_info_t *extra)
     if (extra) info[n++] = *extra;
     rc = PMIx_server_register_nspace(ns, 1, info, n, NULL, NULL);
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
-        printf("FAIL register_nspace %s: %s\n", ns, PMIx_Error_string(rc));
-        return 0;
+        fail("", "register_nspace %s: %s", ns, PMIx_Error_string(rc));
     }
-    return 1;
 }
 
 int main(void)
@@ -73,33 +75,37 @@ int main(void)
     pmix_info_t res[2], more, own, gone;
     uint32_t seven = 7, eight = 8;
     pmix_status_t rc;
-    int ok = 1, i;
+    int i;
     const char *keys[] = { "site.res.a", "site.res.b", "site.res.c" };
 
+    /* a failed call: "FAIL <call>: <status>" */
+    tu_verdict_first = true;
+    tu_fail_word = "FAIL ";
+    tu_detail_sep = ": ";
     if ((rc = PMIx_server_init(&module, NULL, 0)) != PMIX_SUCCESS) {
-        printf("FAIL server_init: %s\n", PMIx_Error_string(rc));
+        fail("server_init", "%s", PMIx_Error_string(rc));
         return 1;
     }
     PMIX_INFO_LOAD(&res[0], "site.res.a", "one", PMIX_STRING);
     PMIX_INFO_LOAD(&res[1], "site.res.b", &seven, PMIX_UINT32);
     rc = PMIx_server_register_resources(res, 2, NULL, NULL);
-    if (rc != PMIX_OPERATION_SUCCEEDED) { printf("FAIL register_resources (blocking): %s\n", PMIx_Error_string(rc)); ok = 0; }
+    if (rc != PMIX_OPERATION_SUCCEEDED) fail("register_resources (blocking)", "%s", PMIx_Error_string(rc));
     PMIX_INFO_LOAD(&more, "site.res.c", "three", PMIX_STRING);
     rc = PMIx_server_register_resources(&more, 1, opcb, NULL);
-    if (rc != PMIX_SUCCESS) { printf("FAIL register_resources (callback): %s\n", PMIx_Error_string(rc)); ok = 0; }
+    if (rc != PMIX_SUCCESS) fail("register_resources (callback)", "%s", PMIx_Error_string(rc));
     for (i = 0; i < 100 && rc == PMIX_SUCCESS && fired == 0; i++) usleep(10000);
-    if (rc == PMIX_SUCCESS && fired != 1) { printf("FAIL the callback fired %d times\n", fired); ok = 0; }
+    if (rc == PMIX_SUCCESS && fired != 1) fail("", "the callback fired %d times", fired);
 
     PMIX_INFO_LOAD(&own, "site.res.b", &eight, PMIX_UINT32);
-    ok &= reg_ns("ns1", &own);
+    reg_ns("ns1", &own);
     PMIX_INFO_LOAD(&gone, "site.res.a", NULL, PMIX_UNDEF);
     rc = PMIx_server_deregister_resources(&gone, 1, NULL, NULL);
-    if (rc != PMIX_OPERATION_SUCCEEDED) { printf("FAIL deregister_resources: %s\n", PMIx_Error_string(rc)); ok = 0; }
-    ok &= reg_ns("ns2", NULL);
+    if (rc != PMIX_OPERATION_SUCCEEDED) fail("deregister_resources", "%s", PMIx_Error_string(rc));
+    reg_ns("ns2", NULL);
 
     for (i = 0; i < 3; i++) show("ns1", keys[i]);
     for (i = 0; i < 3; i++) show("ns2", keys[i]);
     fflush(stdout);
     PMIx_server_finalize();
-    return ok ? 0 : 1;
+    return nfail ? 1 : 0;
 }

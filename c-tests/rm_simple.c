@@ -119,6 +119,9 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#define TESTUTIL_CHECKS_ONLY /* the host: die() only */
+#include "testutil.h"
+
 extern char **environ;
 
 enum mode { MODE_DIRECT, MODE_IMM, MODE_DEFER, MODE_TWICE };
@@ -162,17 +165,6 @@ static void logv(const char *fmt, ...)
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     fprintf(stderr, "rm_simple: %s\n", buf);
-}
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "rm_simple: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
 }
 
 static double now_s(void)
@@ -1636,6 +1628,7 @@ int main(int argc, char **argv)
     pmix_rank_t srank = 0;
     char srv_ns[PMIX_MAX_NSLEN + 1];
 
+    tu_set_prefix("rm_simple: "); /* die(): "rm_simple: <message>" on stderr, exit 1 */
     while (argi < argc && argv[argi][0] == '-') {
         const char *a = argv[argi];
         if (strcmp(a, "--") == 0) { argi++; break; }

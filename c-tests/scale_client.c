@@ -29,7 +29,8 @@
 
 #include "scale_measure.h"
 
-static int fail(const char *what, pmix_status_t rc);
+#define TESTUTIL_CHECKS_ONLY /* its own `me`, passed around */
+#include "testutil.h"
 
 static unsigned char blob_byte(pmix_rank_t r, size_t i)
 {
@@ -55,28 +56,26 @@ static int big_fence(const pmix_proc_t *me, const pmix_proc_t *peers, size_t npe
     v.data.bo.size = n;
     rc = PMIx_Put(PMIX_GLOBAL, "scale.blob", &v);
     free(bytes);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Put(blob)", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Put(blob)", rc);
     rc = PMIx_Commit();
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Commit", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Commit", rc);
     PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     t0 = now();
     rc = PMIx_Fence(&wild, 1, &collect, 1);
     t_fence = now() - t0;
     PMIX_INFO_DESTRUCT(&collect);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Fence(collect, big)", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Fence(collect, big)", rc);
     for (k = 0; k < npeers; k++) {
         rc = PMIx_Get(&peers[k], "scale.blob", NULL, 0, &got);
-        if (rc != PMIX_SUCCESS) return fail("PMIx_Get(a peer's blob)", rc);
+        if (rc != PMIX_SUCCESS) die_status("PMIx_Get(a peer's blob)", rc);
         if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != n) {
-            fprintf(stderr, "scale_client: rank %u's blob: type %d, %zu bytes\n", peers[k].rank, (int) got->type,
-                    got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : (size_t) 0);
-            return 1;
+            die("rank %u's blob: type %d, %zu bytes", peers[k].rank, (int) got->type,
+                got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : (size_t) 0);
         }
         for (i = 0; i < n; i++) {
             if ((unsigned char) got->data.bo.bytes[i] != blob_byte(peers[k].rank, i)) {
-                fprintf(stderr, "scale_client: rank %u's blob differs at byte %zu\n", peers[k].rank, i);
-                return 1;
+                die("rank %u's blob differs at byte %zu", peers[k].rank, i);
             }
         }
         PMIX_VALUE_RELEASE(got);
@@ -84,12 +83,6 @@ static int big_fence(const pmix_proc_t *me, const pmix_proc_t *peers, size_t npe
     printf("blob rank=%u bytes=%zu peers_checked=%zu fence_s=%.6f\n", me->rank, n, npeers, t_fence);
     fflush(stdout);
     return 0;
-}
-
-static int fail(const char *what, pmix_status_t rc)
-{
-    fprintf(stderr, "scale_client: %s: %s\n", what, PMIx_Error_string(rc));
-    return 1;
 }
 
 /* the PMIX_HOSTNAME of rank r of our namespace, into out */
@@ -122,29 +115,30 @@ int main(void)
     double t0, t_init, t_resolve, t_fence;
     uint32_t size;
 
+    tu_set_prefix("scale_client: "); /* a failed call: "scale_client: <what>: <status>" on stderr, exit 1 */
     t0 = now();
     rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Init", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Init", rc);
     t_init = now() - t0;
     memory_kb(&rss, &pss);
 
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(JOB_SIZE)", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Get(JOB_SIZE)", rc);
     size = v->data.uint32;
     PMIX_VALUE_RELEASE(v);
     t0 = now();
     rc = host_of(&me, 0, first, sizeof(first));
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(HOSTNAME of rank 0)", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Get(HOSTNAME of rank 0)", rc);
     rc = host_of(&me, size - 1, last, sizeof(last));
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Get(HOSTNAME of the last rank)", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Get(HOSTNAME of the last rank)", rc);
     rc = PMIx_Resolve_peers(first, me.nspace, &peers, &npeers);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Resolve_peers", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Resolve_peers", rc);
     t_resolve = now() - t0;
 
     t0 = now();
     rc = PMIx_Fence(&wild, 1, NULL, 0);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Fence", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Fence", rc);
     t_fence = now() - t0;
     memory_kb(&end_rss, &end_pss);
 
@@ -158,6 +152,6 @@ int main(void)
     }
     PMIX_PROC_FREE(peers, npeers);
     rc = PMIx_Finalize(NULL, 0);
-    if (rc != PMIX_SUCCESS) return fail("PMIx_Finalize", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Finalize", rc);
     return 0;
 }

@@ -46,10 +46,12 @@
 
 #include "scale_measure.h"
 
+#define TESTUTIL_CHECKS_ONLY /* the host */
+#include "testutil.h"
+
 extern char **environ;
 
 static int answer_immediately; /* -d */
-static void die(const char *what, pmix_status_t rc);
 static volatile int op_done;
 static volatile pmix_status_t op_status;
 
@@ -63,24 +65,17 @@ static void op_cb(pmix_status_t st, void *cbdata)
 static void wait_op(const char *what, pmix_status_t rc)
 {
     if (rc == PMIX_OPERATION_SUCCEEDED) return;
-    if (rc != PMIX_SUCCESS) die(what, rc);
+    if (rc != PMIX_SUCCESS) die_status(what, rc);
     while (!op_done) usleep(100);
     op_done = 0;
-    if (op_status != PMIX_SUCCESS) die(what, op_status);
-}
-
-static void die(const char *what, pmix_status_t rc)
-{
-    fprintf(stderr, "scale_host: %s: %s\n", what, PMIx_Error_string(rc));
-    exit(2);
+    if (op_status != PMIX_SUCCESS) die_status(what, op_status);
 }
 
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) {
-        fprintf(stderr, "scale_host: out of memory (%zu bytes)\n", n);
-        exit(2);
+        die("out of memory (%zu bytes)", n);
     }
     return p;
 }
@@ -175,8 +170,7 @@ static void sb_add(sbuf_t *b, const char *s)
         b->cap = (b->len + n + 1) * 2;
         b->s = realloc(b->s, b->cap);
         if (!b->s) {
-            fprintf(stderr, "scale_host: out of memory\n");
-            exit(2);
+            die("out of memory");
         }
     }
     memcpy(b->s + b->len, s, n + 1);
@@ -186,7 +180,7 @@ static void sb_add(sbuf_t *b, const char *s)
 static void info_add(void *list, const char *key, const void *val, pmix_data_type_t t)
 {
     pmix_status_t rc = PMIx_Info_list_add(list, key, val, t);
-    if (rc != PMIX_SUCCESS) die(key, rc);
+    if (rc != PMIX_SUCCESS) die_status(key, rc);
 }
 
 int main(int argc, char **argv)
@@ -202,6 +196,8 @@ int main(int argc, char **argv)
     int opt, status = 0, cycles = 0;
     uint32_t u32;
 
+    tu_set_prefix("scale_host: "); /* die(): "scale_host: <what>: <status>", exit 2 */
+    tu_die_status = 2;
     while ((opt = getopt(argc, argv, "N:p:c:t:dR:")) != -1) {
         switch (opt) {
         case 'N': nprocs = atol(optarg); break;
@@ -244,15 +240,15 @@ int main(int argc, char **argv)
     }
 
     rc = PMIx_server_init(&module, NULL, 0);
-    if (rc != PMIX_SUCCESS) die("PMIx_server_init", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_server_init", rc);
 
     t0 = now();
     rc = PMIx_generate_regex(nodes.s, &regex);
-    if (rc != PMIX_SUCCESS) die("PMIx_generate_regex", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_generate_regex", rc);
     t_regex = now() - t0;
     t0 = now();
     rc = PMIx_generate_ppn(ranks.s, &procmap);
-    if (rc != PMIX_SUCCESS) die("PMIx_generate_ppn", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_generate_ppn", rc);
     t_ppn = now() - t0;
     free(nodes.s);
     free(ranks.s);
@@ -286,13 +282,13 @@ int main(int argc, char **argv)
         info_add(pl, PMIX_APPNUM, &zero, PMIX_UINT32);
         info_add(pl, PMIX_HOSTNAME, host, PMIX_STRING);
         rc = PMIx_Info_list_convert(pl, &parr);
-        if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert", rc);
+        if (rc != PMIX_SUCCESS) die_status("PMIx_Info_list_convert", rc);
         info_add(list, PMIX_PROC_DATA, &parr, PMIX_DATA_ARRAY);
         PMIx_Data_array_destruct(&parr);
         PMIx_Info_list_release(pl);
     }
     rc = PMIx_Info_list_convert(list, &darr);
-    if (rc != PMIX_SUCCESS) die("PMIx_Info_list_convert", rc);
+    if (rc != PMIX_SUCCESS) die_status("PMIx_Info_list_convert", rc);
     PMIx_Info_list_release(list);
 
     if (cycles > 0) {
@@ -318,7 +314,7 @@ int main(int argc, char **argv)
     t0 = now();
     rc = PMIx_server_register_nspace(nspace, (int)local, (pmix_info_t *)darr.array, darr.size,
                                      NULL, NULL);
-    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) die("register_nspace", rc);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) die_status("register_nspace", rc);
     t_reg = now() - t0;
     PMIx_Data_array_destruct(&darr);
     free(regex);
@@ -340,10 +336,10 @@ int main(int argc, char **argv)
         char **env = NULL;
         PMIX_LOAD_PROCID(&proc, nspace, (pmix_rank_t)r);
         rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
-        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) die("register_client", rc);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) die_status("register_client", rc);
         for (char **e = environ; *e; e++) PMIX_ARGV_APPEND(rc, env, *e);
         rc = PMIx_server_setup_fork(&proc, &env);
-        if (rc != PMIX_SUCCESS) die("setup_fork", rc);
+        if (rc != PMIX_SUCCESS) die_status("setup_fork", rc);
         pids[r] = fork();
         if (pids[r] < 0) {
             perror("scale_host: fork");

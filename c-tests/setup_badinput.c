@@ -42,7 +42,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-static int npass, nfail;
+#define TESTUTIL_CHECKS_ONLY /* a server, not a rank of a job */
+#include "testutil.h"
 
 static const char *st_name(pmix_status_t st)
 {
@@ -61,21 +62,10 @@ static const char *st_name(pmix_status_t st)
     }
 }
 
-static void check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-    printf("%s: ", ok ? "ok" : "FAIL");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    if (ok) npass++; else nfail++;
-}
-
+/* "ok: <what>: <got> (expected <want>)", by the constants' names */
 static void expect(pmix_status_t got, pmix_status_t want, const char *what)
 {
-    check(got == want, "%s: %s (expected %s)", what, st_name(got), st_name(want));
+    check(got == want, what, "%s (expected %s)", st_name(got), st_name(want));
 }
 
 /* ---- callbacks (library thread) ---- */
@@ -173,6 +163,12 @@ int main(void)
     bool up;
 
     alarm(60);
+    /* every check, "ok: <text>" or "FAIL: <text>" (setup-tests.sh greps ^FAIL) */
+    tu_every = true;
+    tu_verdict_first = true;
+    tu_ok_word = "ok: ";
+    tu_fail_word = "FAIL: ";
+    tu_detail_sep = ": ";
     memset(&module, 0, sizeof(module));
 
     /* (a) unknown network backend */
@@ -189,7 +185,7 @@ int main(void)
     expect(rc, PMIX_SUCCESS, "(a) server_init afterwards, PMIX_MCA_pnet unset");
     up = rc == PMIX_SUCCESS;
     if (!up) {
-        printf("%d passed, %d failed\n", npass, nfail);
+        tu_summary(NULL);
         return 1;
     }
 
@@ -202,7 +198,7 @@ int main(void)
     rc = PMIx_server_register_nspace("sb.bad1", 1, info, 1, op_cb, NULL);
     expect(rc, PMIX_ERR_BAD_PARAM, "(b) register_nspace, PMIX_SET_ENVAR \"NOEQUALS\" (with callback)");
     msleep(200);
-    check(read_count(&op_calls) == before, "(b) ... and its callback was not called (%d calls)",
+    check(read_count(&op_calls) == before, "", "(b) ... and its callback was not called (%d calls)",
           read_count(&op_calls) - before);
     PMIX_INFO_DESTRUCT(&info[0]);
 
@@ -237,16 +233,16 @@ int main(void)
     PMIx_Info_load(&info[1], PMIX_JOB_SIZE, &u32, PMIX_UINT32);
     PMIX_ENVAR_DESTRUCT(&ev);
     rc = reg1("sb.good", 2, info, 2);
-    check(reg_ok(rc), "(b) register_nspace, well-formed PMIX_SET_ENVAR SB_X=1: %s", st_name(rc));
+    check(reg_ok(rc), "", "(b) register_nspace, well-formed PMIX_SET_ENVAR SB_X=1: %s", st_name(rc));
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
     PMIX_LOAD_PROCID(&proc, "sb.good", 0);
     rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL);
-    check(reg_ok(rc), "(b) register_client sb.good:0: %s", st_name(rc));
+    check(reg_ok(rc), "", "(b) register_client sb.good:0: %s", st_name(rc));
     env = calloc(1, sizeof(char *));
     rc = PMIx_server_setup_fork(&proc, &env);
     expect(rc, PMIX_SUCCESS, "(b) setup_fork sb.good:0");
-    check(env_get(env, "SB_X") && strcmp(env_get(env, "SB_X"), "1") == 0,
+    check(env_get(env, "SB_X") && strcmp(env_get(env, "SB_X"), "1") == 0, "",
           "(b) setup_fork sb.good:0 applied SB_X=1 (got %s)", env_get(env, "SB_X") ? env_get(env, "SB_X") : "(unset)");
     env_free(env);
 
@@ -257,7 +253,7 @@ int main(void)
     PMIX_LOAD_PROCID(&proc, "sb.never", 0);
     env = calloc(1, sizeof(char *));
     expect(PMIx_server_setup_fork(&proc, &env), PMIX_SUCCESS, "(c) setup_fork sb.never:0 (unknown nspace)");
-    check(env_get(env, "PMIX_NAMESPACE") && strcmp(env_get(env, "PMIX_NAMESPACE"), "sb.never") == 0 && env_get(env, "SB_X") == NULL,
+    check(env_get(env, "PMIX_NAMESPACE") && strcmp(env_get(env, "PMIX_NAMESPACE"), "sb.never") == 0 && env_get(env, "SB_X") == NULL, "",
           "(c) ... PMIX_NAMESPACE=sb.never and no SB_X (got %s, %s)", env_get(env, "PMIX_NAMESPACE") ? env_get(env, "PMIX_NAMESPACE") : "(unset)",
           env_get(env, "SB_X") ? env_get(env, "SB_X") : "(unset)");
     env_free(env);
@@ -265,13 +261,13 @@ int main(void)
     env = calloc(1, sizeof(char *));
     expect(PMIx_server_setup_fork(&proc, &env), PMIX_SUCCESS,
            "(c) setup_fork sb.good:1 (nspace registered, rank not)");
-    check(env_get(env, "PMIX_RANK") && strcmp(env_get(env, "PMIX_RANK"), "1") == 0, "(c) ... PMIX_RANK=1");
+    check_that(env_get(env, "PMIX_RANK") && strcmp(env_get(env, "PMIX_RANK"), "1") == 0, "(c) ... PMIX_RANK=1");
     env_free(env);
     PMIX_LOAD_PROCID(&proc, "sb.bad1", 0);
     env = calloc(1, sizeof(char *));
     expect(PMIx_server_setup_fork(&proc, &env), PMIX_SUCCESS,
            "(c) setup_fork sb.bad1:0 (registration was refused)");
-    check(env_get(env, "SB_X") == NULL, "(c) ... no directive of another namespace");
+    check_that(env_get(env, "SB_X") == NULL, "(c) ... no directive of another namespace");
     env_free(env);
 
     /* (d) setup_application / setup_local_support */
@@ -281,7 +277,7 @@ int main(void)
     expect(PMIx_server_setup_application(NULL, NULL, 0, app_cb, NULL), PMIX_ERR_BAD_PARAM,
            "(d) setup_application(NULL)");
     msleep(200);
-    check(read_count(&app_calls) == before, "(d) ... and no callback was called (%d calls)",
+    check(read_count(&app_calls) == before, "", "(d) ... and no callback was called (%d calls)",
           read_count(&app_calls) - before);
     rc = PMIx_server_setup_application("sb.app", NULL, 0, app_cb, NULL);
     expect(rc, PMIX_SUCCESS, "(d) setup_application(\"sb.app\")");
@@ -291,14 +287,14 @@ int main(void)
         pthread_mutex_lock(&lock);
         st = app_status;
         pthread_mutex_unlock(&lock);
-        check(n == 1 && st == PMIX_SUCCESS, "(d) ... called back once with success (%d calls, %s)", n,
+        check(n == 1 && st == PMIX_SUCCESS, "", "(d) ... called back once with success (%d calls, %s)", n,
               st_name(st));
     }
     before = read_count(&op_calls);
     expect(PMIx_server_setup_local_support("", NULL, 0, op_cb, NULL), PMIX_ERR_BAD_PARAM,
            "(d) setup_local_support(\"\")");
     msleep(100);
-    check(read_count(&op_calls) == before, "(d) ... and no callback was called");
+    check_that(read_count(&op_calls) == before, "(d) ... and no callback was called");
 
     /* (e) */
     {
@@ -321,7 +317,7 @@ int main(void)
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
         }
-        check(t < 1000 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        check(t < 1000 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "",
               "(e) fork child: setup_fork works, register_client answers PMIX_ERR_INIT at once (%s)",
               t == 1000 ? "hung" : "ended");
     }
@@ -336,13 +332,12 @@ int main(void)
         expect(PMIx_server_register_resources(NULL, 0, NULL, NULL), PMIX_OPERATION_SUCCEEDED,
                "(f) register_resources of nothing (blocking)");
         msleep(100);
-        check(read_count(&op_calls) == before, "(f) no callback after a refused call (%d)", read_count(&op_calls) - before);
+        check(read_count(&op_calls) == before, "", "(f) no callback after a refused call (%d)", read_count(&op_calls) - before);
     }
 
     rc = PMIx_server_finalize();
     expect(rc, PMIX_SUCCESS, "server_finalize");
     (void)op_status;
 
-    printf("%d passed, %d failed\n", npass, nfail);
-    return nfail ? 1 : 0;
+    return tu_summary(NULL);
 }

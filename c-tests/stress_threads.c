@@ -10,22 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "testutil.h" /* thread-safe checks */
+
 #define THREADS 16
 #define ROUNDS 200
 #define MY_EVENT (PMIX_EXTERNAL_ERR_BASE - 9)
 
-static pmix_proc_t me;
 static uint32_t size = 1;
-static volatile int failures;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void fail(const char *what, pmix_status_t rc)
-{
-    pthread_mutex_lock(&lock);
-    failures++;
-    if (failures < 10) printf("stress_threads %u: %s: %s\n", me.rank, what, PMIx_Error_string(rc));
-    pthread_mutex_unlock(&lock);
-}
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
                     pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -54,34 +45,34 @@ static void *worker(void *arg)
         uint32_t x = (uint32_t) (t * 1000 + i);
         snprintf(key, sizeof(key), "stress.%ld", t);
         PMIX_VALUE_LOAD(&v, &x, PMIX_UINT32);
-        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, key, &v))) fail("put", rc);
+        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, key, &v))) fail("put", "%s", PMIx_Error_string(rc));
         PMIX_VALUE_DESTRUCT(&v);
-        if (PMIX_SUCCESS != (rc = PMIx_Commit())) fail("commit", rc);
+        if (PMIX_SUCCESS != (rc = PMIx_Commit())) fail("commit", "%s", PMIx_Error_string(rc));
         if (PMIX_SUCCESS != (rc = PMIx_Get(&me, key, NULL, 0, &got))) {
-            fail("get own", rc);
+            fail("get own", "%s", PMIx_Error_string(rc));
         } else {
             PMIX_VALUE_RELEASE(got);
         }
         if (PMIX_SUCCESS != (rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &got)) || got->data.uint32 != size) {
-            fail("get job size", rc);
+            fail("get job size", "%s", PMIx_Error_string(rc));
         }
         if (NULL != got) PMIX_VALUE_RELEASE(got);
         got = NULL;
         if (i % 10 == 0) {
             pmix_status_t ref = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL);
             if (ref < 0) {
-                fail("register", ref);
+                fail("register", "%s", PMIx_Error_string(ref));
             } else if (PMIX_SUCCESS != (rc = PMIx_Deregister_event_handler((size_t) ref, NULL, NULL))) {
-                fail("deregister", rc);
+                fail("deregister", "%s", PMIx_Error_string(rc));
             }
-            if (PMIX_SUCCESS != (rc = PMIx_Notify_event(MY_EVENT, &me, PMIX_RANGE_PROC_LOCAL, NULL, 0, NULL, NULL))) fail("notify", rc);
+            if (PMIX_SUCCESS != (rc = PMIx_Notify_event(MY_EVENT, &me, PMIX_RANGE_PROC_LOCAL, NULL, 0, NULL, NULL))) fail("notify", "%s", PMIx_Error_string(rc));
         }
         if (i % 20 == 0) {
             pmix_query_t q;
             char *keys[2] = {"pmix.qry.stabiver", NULL};
             memset(&q, 0, sizeof(q));
             q.keys = keys;
-            if (PMIX_SUCCESS != (rc = PMIx_Query_info_nb(&q, 1, info_cb, NULL))) fail("query", rc);
+            if (PMIX_SUCCESS != (rc = PMIx_Query_info_nb(&q, 1, info_cb, NULL))) fail("query", "%s", PMIx_Error_string(rc));
         }
     }
     return NULL;
@@ -102,6 +93,9 @@ int main(void)
         printf("stress_threads: init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    /* "stress_threads R: <what>: FAIL <status>", the first 9 only (the threads repeat them) */
+    tu_set_prefix("stress_threads %u: ", (unsigned)me.rank);
+    tu_max_fail_lines = 9;
     PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
     if (PMIX_SUCCESS == PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &got)) {
         size = got->data.uint32;
@@ -110,13 +104,13 @@ int main(void)
     for (t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, worker, (void *) t);
     /* meanwhile, this thread fences, ten times */
     for (f = 0; f < 10; f++) {
-        if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) fail("fence", rc);
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(NULL, 0, NULL, 0))) fail("fence", "%s", PMIx_Error_string(rc));
     }
     for (t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
     rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) fail("last fence", rc);
+    if (rc != PMIX_SUCCESS) fail("last fence", "%s", PMIx_Error_string(rc));
     rc = PMIx_Finalize(NULL, 0);
-    if (rc != PMIX_SUCCESS) fail("finalize", rc);
-    printf("stress_threads %u: %s\n", me.rank, failures ? "FAIL" : "ok");
-    return failures != 0;
+    if (rc != PMIX_SUCCESS) fail("finalize", "%s", PMIx_Error_string(rc));
+    printf("stress_threads %u: %s\n", me.rank, nfail ? "FAIL" : "ok");
+    return nfail != 0;
 }

@@ -38,62 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TESTUTIL_CHECKS_ONLY
+#include "testutil.h"
+
 /* ------------------------------------------------------------------ */
 /* reporting                                                           */
 
-static int n_pass, n_fail;
 static const char *self_path;
-
-static void pass(const char *name)
-{
-    printf("%s: ok\n", name);
-    n_pass++;
-}
-
-static void fail(const char *name, const char *got, const char *want)
-{
-    printf("%s: FAIL got %s want %s\n", name, got, want);
-    n_fail++;
-}
-
-static void status_text(char *out, size_t n, pmix_status_t rc)
-{
-    const char *s = PMIx_Error_string(rc);
-    snprintf(out, n, "%d (%s)", (int) rc, s ? s : "?");
-}
-
-/* got must be w1 or w2 (pass the same code twice for one). */
-static void expect2(const char *name, pmix_status_t got, pmix_status_t w1, pmix_status_t w2)
-{
-    char g[128], a[128], b[128], w[300];
-    if (got == w1 || got == w2) {
-        pass(name);
-        return;
-    }
-    status_text(g, sizeof g, got);
-    status_text(a, sizeof a, w1);
-    status_text(b, sizeof b, w2);
-    if (w1 == w2) {
-        snprintf(w, sizeof w, "%s", a);
-    } else {
-        snprintf(w, sizeof w, "%s or %s", a, b);
-    }
-    fail(name, g, w);
-}
-
-static void expect(const char *name, pmix_status_t got, pmix_status_t want)
-{
-    expect2(name, got, want, want);
-}
-
-static void expect_true(const char *name, bool cond, const char *got, const char *want)
-{
-    if (cond) {
-        pass(name);
-    } else {
-        fail(name, got, want);
-    }
-}
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -176,84 +127,82 @@ static void test_null_pointers(void)
     v.type = PMIX_INT;
     v.data.integer = 3;
 
-    expect("value_load_null_value", PMIx_Value_load(NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("value_unload_null_value", PMIx_Value_unload(NULL, &data, &sz), PMIX_ERR_BAD_PARAM);
-    expect("value_unload_null_data", PMIx_Value_unload(&v, NULL, &sz), PMIX_ERR_BAD_PARAM);
-    expect("value_unload_null_size", PMIx_Value_unload(&v, &data, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("value_load_null_value", PMIx_Value_load(NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("value_unload_null_value", PMIx_Value_unload(NULL, &data, &sz), PMIX_ERR_BAD_PARAM);
+    check_status("value_unload_null_data", PMIx_Value_unload(&v, NULL, &sz), PMIX_ERR_BAD_PARAM);
+    check_status("value_unload_null_size", PMIx_Value_unload(&v, &data, NULL), PMIX_ERR_BAD_PARAM);
     data = NULL;
-    expect("value_unload_int_into_null_storage", PMIx_Value_unload(&v, &data, &sz),
-           PMIX_ERR_BAD_PARAM);
-    expect("value_xfer_null_dest", PMIx_Value_xfer(NULL, &v), PMIX_ERR_BAD_PARAM);
-    expect("value_xfer_null_src", PMIx_Value_xfer(&v2, NULL), PMIX_ERR_BAD_PARAM);
-    expect_true("value_compare_null_first", PMIx_Value_compare(NULL, &v) == PMIX_VALUE_COMPARISON_NOT_AVAIL,
-                "another result", "PMIX_VALUE_COMPARISON_NOT_AVAIL");
-    expect_true("value_compare_null_second", PMIx_Value_compare(&v, NULL) == PMIX_VALUE_COMPARISON_NOT_AVAIL,
-                "another result", "PMIX_VALUE_COMPARISON_NOT_AVAIL");
+    check_status("value_unload_int_into_null_storage", PMIx_Value_unload(&v, &data, &sz), PMIX_ERR_BAD_PARAM);
+    check_status("value_xfer_null_dest", PMIx_Value_xfer(NULL, &v), PMIX_ERR_BAD_PARAM);
+    check_status("value_xfer_null_src", PMIx_Value_xfer(&v2, NULL), PMIX_ERR_BAD_PARAM);
+    check(PMIx_Value_compare(NULL, &v) == PMIX_VALUE_COMPARISON_NOT_AVAIL, "value_compare_null_first",
+          "got another result want PMIX_VALUE_COMPARISON_NOT_AVAIL");
+    check(PMIx_Value_compare(&v, NULL) == PMIX_VALUE_COMPARISON_NOT_AVAIL, "value_compare_null_second",
+          "got another result want PMIX_VALUE_COMPARISON_NOT_AVAIL");
     PMIx_Value_destruct(NULL);
-    pass("value_destruct_null");
+    check_that(true, "value_destruct_null");
 
-    expect("info_load_null_info", PMIx_Info_load(NULL, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("info_load_null_key", PMIx_Info_load(&info, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("info_xfer_null_dest", PMIx_Info_xfer(NULL, &info), PMIX_ERR_BAD_PARAM);
-    expect("info_xfer_null_src", PMIx_Info_xfer(&info, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("info_load_null_info", PMIx_Info_load(NULL, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("info_load_null_key", PMIx_Info_load(&info, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("info_xfer_null_dest", PMIx_Info_xfer(NULL, &info), PMIX_ERR_BAD_PARAM);
+    check_status("info_xfer_null_src", PMIx_Info_xfer(&info, NULL), PMIX_ERR_BAD_PARAM);
 
     PMIx_Data_array_destruct(NULL);
-    pass("data_array_destruct_null");
+    check_that(true, "data_array_destruct_null");
 
-    expect("data_pack_null_buffer", PMIx_Data_pack(NULL, NULL, &ival, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_pack_null_src", PMIx_Data_pack(NULL, &b, NULL, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_pack_negative_count", PMIx_Data_pack(NULL, &b, &ival, -1, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_pack_int32_min_count", PMIx_Data_pack(NULL, &b, &ival, INT32_MIN, PMIX_INT),
-           PMIX_ERR_BAD_PARAM);
-    expect_true("data_pack_failures_leave_buffer_empty", b.bytes_used == 0 && b.base_ptr == NULL,
-                "bytes in the buffer", "an empty buffer");
+    check_status("data_pack_null_buffer", PMIx_Data_pack(NULL, NULL, &ival, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_pack_null_src", PMIx_Data_pack(NULL, &b, NULL, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_pack_negative_count", PMIx_Data_pack(NULL, &b, &ival, -1, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_pack_int32_min_count", PMIx_Data_pack(NULL, &b, &ival, INT32_MIN, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check(b.bytes_used == 0 && b.base_ptr == NULL, "data_pack_failures_leave_buffer_empty",
+          "got bytes in the buffer want an empty buffer");
     (void) PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_INT);
-    expect("data_unpack_null_buffer", PMIx_Data_unpack(NULL, NULL, &ival, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_unpack_null_dest", PMIx_Data_unpack(NULL, &b, NULL, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_unpack_null_count", PMIx_Data_unpack(NULL, &b, &ival, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_unpack_null_buffer", PMIx_Data_unpack(NULL, NULL, &ival, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_unpack_null_dest", PMIx_Data_unpack(NULL, &b, NULL, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_unpack_null_count", PMIx_Data_unpack(NULL, &b, &ival, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
     n = -1;
-    expect("data_unpack_negative_count", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_unpack_negative_count", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
     n = 1;
     ival = 0;
-    expect("data_unpack_after_bad_calls_still_works", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_INT),
-           PMIX_SUCCESS);
+    check_status("data_unpack_after_bad_calls_still_works", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_INT),
+                 PMIX_SUCCESS);
     buf_free(&b);
 
-    expect("data_copy_null_dest", PMIx_Data_copy(NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_copy_null_src", PMIx_Data_copy(&out, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect_true("data_copy_failure_leaves_dest", out == NULL, "dest changed", "dest untouched");
-    expect("data_print_null_output", PMIx_Data_print(NULL, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("data_print_null_src", PMIx_Data_print(&text, NULL, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect_true("data_print_failure_leaves_output", text == NULL, "output changed", "output untouched");
+    check_status("data_copy_null_dest", PMIx_Data_copy(NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_copy_null_src", PMIx_Data_copy(&out, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check(out == NULL, "data_copy_failure_leaves_dest", "got dest changed want dest untouched");
+    check_status("data_print_null_output", PMIx_Data_print(NULL, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("data_print_null_src", PMIx_Data_print(&text, NULL, NULL, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check(text == NULL, "data_print_failure_leaves_output", "got output changed want output untouched");
 
-    expect("data_copy_payload_null_dest", PMIx_Data_copy_payload(NULL, &b), PMIX_ERR_BAD_PARAM);
-    expect("data_copy_payload_null_src", PMIx_Data_copy_payload(&b, NULL), PMIX_ERR_BAD_PARAM);
-    expect("data_load_null_buffer", PMIx_Data_load(NULL, &bo), PMIX_ERR_BAD_PARAM);
-    expect("data_load_null_payload", PMIx_Data_load(&b, NULL), PMIX_ERR_BAD_PARAM);
-    expect("data_unload_null_buffer", PMIx_Data_unload(NULL, &bo), PMIX_ERR_BAD_PARAM);
-    expect("data_unload_null_payload", PMIx_Data_unload(&b, NULL), PMIX_ERR_BAD_PARAM);
-    expect("data_embed_null_buffer", PMIx_Data_embed(NULL, &bo), PMIX_ERR_BAD_PARAM);
-    expect("data_embed_null_payload", PMIx_Data_embed(&b, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("data_copy_payload_null_dest", PMIx_Data_copy_payload(NULL, &b), PMIX_ERR_BAD_PARAM);
+    check_status("data_copy_payload_null_src", PMIx_Data_copy_payload(&b, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("data_load_null_buffer", PMIx_Data_load(NULL, &bo), PMIX_ERR_BAD_PARAM);
+    check_status("data_load_null_payload", PMIx_Data_load(&b, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("data_unload_null_buffer", PMIx_Data_unload(NULL, &bo), PMIX_ERR_BAD_PARAM);
+    check_status("data_unload_null_payload", PMIx_Data_unload(&b, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("data_embed_null_buffer", PMIx_Data_embed(NULL, &bo), PMIX_ERR_BAD_PARAM);
+    check_status("data_embed_null_payload", PMIx_Data_embed(&b, NULL), PMIX_ERR_BAD_PARAM);
 
-    expect_true("data_compress_null_input", !PMIx_Data_compress(NULL, 8, &obytes, &onb), "true", "false");
-    expect_true("data_compress_null_output", !PMIx_Data_compress(in, 8, NULL, &onb), "true", "false");
-    expect_true("data_compress_null_size", !PMIx_Data_compress(in, 8, &obytes, NULL), "true", "false");
-    expect_true("data_compress_zero_size", !PMIx_Data_compress(in, 0, &obytes, &onb), "true", "false");
-    expect_true("data_decompress_null_input", !PMIx_Data_decompress(NULL, 8, &obytes, &onb), "true", "false");
-    expect_true("data_decompress_null_output", !PMIx_Data_decompress(in, 8, NULL, &onb), "true", "false");
-    expect_true("data_decompress_null_size", !PMIx_Data_decompress(in, 8, &obytes, NULL), "true", "false");
-    expect_true("data_decompress_zero_size", !PMIx_Data_decompress(in, 0, &obytes, &onb), "true", "false");
-    expect_true("data_compress_failures_leave_output", obytes == NULL, "output changed", "output untouched");
+    check(!PMIx_Data_compress(NULL, 8, &obytes, &onb), "data_compress_null_input", "got true want false");
+    check(!PMIx_Data_compress(in, 8, NULL, &onb), "data_compress_null_output", "got true want false");
+    check(!PMIx_Data_compress(in, 8, &obytes, NULL), "data_compress_null_size", "got true want false");
+    check(!PMIx_Data_compress(in, 0, &obytes, &onb), "data_compress_zero_size", "got true want false");
+    check(!PMIx_Data_decompress(NULL, 8, &obytes, &onb), "data_decompress_null_input", "got true want false");
+    check(!PMIx_Data_decompress(in, 8, NULL, &onb), "data_decompress_null_output", "got true want false");
+    check(!PMIx_Data_decompress(in, 8, &obytes, NULL), "data_decompress_null_size", "got true want false");
+    check(!PMIx_Data_decompress(in, 0, &obytes, &onb), "data_decompress_zero_size", "got true want false");
+    check(obytes == NULL, "data_compress_failures_leave_output", "got output changed want output untouched");
 
-    expect("parse_cpuset_null_string", PMIx_Parse_cpuset_string(NULL, &cs), PMIX_ERR_BAD_PARAM);
-    expect("parse_cpuset_null_cpuset", PMIx_Parse_cpuset_string("hwloc:0-3", NULL), PMIX_ERR_BAD_PARAM);
+    check_status("parse_cpuset_null_string", PMIx_Parse_cpuset_string(NULL, &cs), PMIX_ERR_BAD_PARAM);
+    check_status("parse_cpuset_null_cpuset", PMIx_Parse_cpuset_string("hwloc:0-3", NULL), PMIX_ERR_BAD_PARAM);
     PMIx_Cpuset_destruct(NULL);
-    pass("cpuset_destruct_null");
+    check_that(true, "cpuset_destruct_null");
 
-    expect_true("get_attribute_string_null", PMIx_Get_attribute_string(NULL) == NULL, "non-NULL", "NULL");
-    expect_true("get_attribute_name_null", PMIx_Get_attribute_name(NULL) == NULL, "non-NULL", "NULL");
-    expect_true("value_string_null", PMIx_Value_string(NULL) == NULL, "non-NULL", "NULL");
-    expect_true("info_string_null", PMIx_Info_string(NULL) == NULL, "non-NULL", "NULL");
+    check(PMIx_Get_attribute_string(NULL) == NULL, "get_attribute_string_null", "got non-NULL want NULL");
+    check(PMIx_Get_attribute_name(NULL) == NULL, "get_attribute_name_null", "got non-NULL want NULL");
+    check(PMIx_Value_string(NULL) == NULL, "value_string_null", "got non-NULL want NULL");
+    check(PMIx_Info_string(NULL) == NULL, "info_string_null", "got non-NULL want NULL");
 }
 
 /* ------------------------------------------------------------------ */
@@ -274,36 +223,34 @@ static void test_info_list(void)
     memset(&da, 0, sizeof da);
     (void) PMIx_Info_load(&info, "k.int", &ival, PMIX_INT);
 
-    expect("info_list_add_null_list", PMIx_Info_list_add(NULL, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("info_list_add_bogus_list", PMIx_Info_list_add(bogus, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("info_list_add_null_key", PMIx_Info_list_add(list, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
-    expect("info_list_add_unknown_type", PMIx_Info_list_add(list, "k", &ival, 499),
-           PMIX_ERR_UNKNOWN_DATA_TYPE);
-    expect("info_list_insert_null_list", PMIx_Info_list_insert(NULL, &info), PMIX_ERR_BAD_PARAM);
-    expect("info_list_insert_bogus_list", PMIx_Info_list_insert(bogus, &info), PMIX_ERR_BAD_PARAM);
-    expect("info_list_insert_null_info", PMIx_Info_list_insert(list, NULL), PMIX_ERR_BAD_PARAM);
-    expect("info_list_xfer_null_list", PMIx_Info_list_xfer(NULL, &info), PMIX_ERR_BAD_PARAM);
-    expect("info_list_xfer_bogus_list", PMIx_Info_list_xfer(bogus, &info), PMIX_ERR_BAD_PARAM);
-    expect("info_list_xfer_null_info", PMIx_Info_list_xfer(list, NULL), PMIX_ERR_BAD_PARAM);
-    expect("info_list_convert_null_list", PMIx_Info_list_convert(NULL, &da), PMIX_ERR_BAD_PARAM);
-    expect("info_list_convert_bogus_list", PMIx_Info_list_convert(bogus, &da), PMIX_ERR_BAD_PARAM);
-    expect("info_list_convert_null_array", PMIx_Info_list_convert(list, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_add_null_list", PMIx_Info_list_add(NULL, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_add_bogus_list", PMIx_Info_list_add(bogus, "k", &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_add_null_key", PMIx_Info_list_add(list, NULL, &ival, PMIX_INT), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_add_unknown_type", PMIx_Info_list_add(list, "k", &ival, 499), PMIX_ERR_UNKNOWN_DATA_TYPE);
+    check_status("info_list_insert_null_list", PMIx_Info_list_insert(NULL, &info), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_insert_bogus_list", PMIx_Info_list_insert(bogus, &info), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_insert_null_info", PMIx_Info_list_insert(list, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_xfer_null_list", PMIx_Info_list_xfer(NULL, &info), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_xfer_bogus_list", PMIx_Info_list_xfer(bogus, &info), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_xfer_null_info", PMIx_Info_list_xfer(list, NULL), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_convert_null_list", PMIx_Info_list_convert(NULL, &da), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_convert_bogus_list", PMIx_Info_list_convert(bogus, &da), PMIX_ERR_BAD_PARAM);
+    check_status("info_list_convert_null_array", PMIx_Info_list_convert(list, NULL), PMIX_ERR_BAD_PARAM);
     /* every add above failed: the list is still empty */
-    expect("info_list_convert_after_failed_adds_is_empty", PMIx_Info_list_convert(list, &da), PMIX_ERR_EMPTY);
+    check_status("info_list_convert_after_failed_adds_is_empty", PMIx_Info_list_convert(list, &da), PMIX_ERR_EMPTY);
     PMIx_Data_array_destruct(&da);
     PMIx_Info_list_release(NULL);
-    pass("info_list_release_null");
+    check_that(true, "info_list_release_null");
     PMIx_Info_list_release(bogus);
     for (i = 0; i < 64; i++) {
         untouched = untouched && bogus[i] == 0;
     }
-    expect_true("info_list_release_bogus_list", untouched, "the block was written", "no effect");
+    check(untouched, "info_list_release_bogus_list", "got the block was written want no effect");
 
     /* the real list still works after all that */
-    expect("info_list_add_after_bad_calls", PMIx_Info_list_add(list, "k.ok", &ival, PMIX_INT), PMIX_SUCCESS);
-    expect("info_list_convert_after_bad_calls", PMIx_Info_list_convert(list, &da), PMIX_SUCCESS);
-    expect_true("info_list_convert_result", da.type == PMIX_INFO && da.size == 1, "another array",
-                "1 PMIX_INFO");
+    check_status("info_list_add_after_bad_calls", PMIx_Info_list_add(list, "k.ok", &ival, PMIX_INT), PMIX_SUCCESS);
+    check_status("info_list_convert_after_bad_calls", PMIx_Info_list_convert(list, &da), PMIX_SUCCESS);
+    check(da.type == PMIX_INFO && da.size == 1, "info_list_convert_result", "got another array want 1 PMIX_INFO");
     PMIx_Data_array_destruct(&da);
     PMIx_Info_list_release(list);
     PMIx_Value_destruct(&info.value);
@@ -329,21 +276,20 @@ static void test_keys(void)
     memset(&da, 0, sizeof da);
 
     memset(&info, 0, sizeof info);
-    expect("info_load_unterminated_512_byte_key", PMIx_Info_load(&info, key512, &ival, PMIX_INT),
-           PMIX_ERR_BAD_PARAM);
+    check_status("info_load_unterminated_512_byte_key", PMIx_Info_load(&info, key512, &ival, PMIX_INT),
+                 PMIX_ERR_BAD_PARAM);
     PMIx_Value_destruct(&info.value);
-    expect("info_list_add_unterminated_512_byte_key", PMIx_Info_list_add(list, key512, &ival, PMIX_INT),
-           PMIX_ERR_BAD_PARAM);
+    check_status("info_list_add_unterminated_512_byte_key", PMIx_Info_list_add(list, key512, &ival, PMIX_INT),
+                 PMIX_ERR_BAD_PARAM);
 
     memset(&info, 0, sizeof info);
-    expect("info_load_511_char_key", PMIx_Info_load(&info, key511, &ival, PMIX_INT), PMIX_SUCCESS);
-    expect_true("info_load_511_char_key_kept", strlen(info.key) == PMIX_MAX_KEYLEN
-                && info.value.type == PMIX_INT && info.value.data.integer == 1,
-                "another key or value", "the full key and the int");
+    check_status("info_load_511_char_key", PMIx_Info_load(&info, key511, &ival, PMIX_INT), PMIX_SUCCESS);
+    check(strlen(info.key) == PMIX_MAX_KEYLEN && info.value.type == PMIX_INT && info.value.data.integer == 1,
+          "info_load_511_char_key_kept", "got another key or value want the full key and the int");
     PMIx_Value_destruct(&info.value);
 
-    expect("info_list_add_511_char_key", PMIx_Info_list_add(list, key511, &ival, PMIX_INT), PMIX_SUCCESS);
-    expect("info_list_convert_511_char_key", PMIx_Info_list_convert(list, &da), PMIX_SUCCESS);
+    check_status("info_list_add_511_char_key", PMIx_Info_list_add(list, key511, &ival, PMIX_INT), PMIX_SUCCESS);
+    check_status("info_list_convert_511_char_key", PMIx_Info_list_convert(list, &da), PMIX_SUCCESS);
     PMIx_Data_array_destruct(&da);
     PMIx_Info_list_release(list);
     free(key512);
@@ -369,22 +315,21 @@ static void test_unknown_types(void)
 
     /* type 0 (PMIX_UNDEF) is valid for a value and an info */
     memset(&v, 0, sizeof v);
-    expect("value_load_undef_is_valid", PMIx_Value_load(&v, &ival, PMIX_UNDEF), PMIX_SUCCESS);
+    check_status("value_load_undef_is_valid", PMIx_Value_load(&v, &ival, PMIX_UNDEF), PMIX_SUCCESS);
     PMIx_Value_destruct(&v);
 
     /* ... but not as the type of packed, unpacked, copied or printed data */
     buf_init(&b);
-    expect("data_pack_type_0", PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
-    expect_true("data_pack_type_0_leaves_buffer_empty", b.bytes_used == 0, "bytes in the buffer",
-                "an empty buffer");
+    check_status("data_pack_type_0", PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
+    check(b.bytes_used == 0, "data_pack_type_0_leaves_buffer_empty", "got bytes in the buffer want an empty buffer");
     (void) PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_INT);
     n = 1;
-    expect("data_unpack_type_0", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
+    check_status("data_unpack_type_0", PMIx_Data_unpack(NULL, &b, &ival, &n, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
     out = NULL;
-    expect("data_copy_type_0", PMIx_Data_copy(&out, &ival, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
+    check_status("data_copy_type_0", PMIx_Data_copy(&out, &ival, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
     free(out);
     text = NULL;
-    expect("data_print_type_0", PMIx_Data_print(&text, NULL, &ival, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
+    check_status("data_print_type_0", PMIx_Data_print(&text, NULL, &ival, PMIX_UNDEF), PMIX_ERR_UNKNOWN_DATA_TYPE);
     free(text);
     buf_free(&b);
 
@@ -394,52 +339,52 @@ static void test_unknown_types(void)
 
         memset(&v, 0, sizeof v);
         snprintf(name, sizeof name, "value_load_type_%u", (unsigned) t);
-        expect(name, PMIx_Value_load(&v, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Value_load(&v, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         PMIx_Value_destruct(&v);
         memset(&v, 0, sizeof v);
         snprintf(name, sizeof name, "value_load_type_%u_null_data", (unsigned) t);
-        expect(name, PMIx_Value_load(&v, NULL, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Value_load(&v, NULL, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         PMIx_Value_destruct(&v);
 
         memset(&info, 0, sizeof info);
         snprintf(name, sizeof name, "info_load_type_%u", (unsigned) t);
-        expect(name, PMIx_Info_load(&info, "k", &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Info_load(&info, "k", &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         PMIx_Value_destruct(&info.value);
 
         buf_init(&b);
         snprintf(name, sizeof name, "data_pack_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_pack(NULL, &b, &ival, 1, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_pack(NULL, &b, &ival, 1, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         snprintf(name, sizeof name, "data_pack_type_%u_zero_count", (unsigned) t);
-        expect(name, PMIx_Data_pack(NULL, &b, NULL, 0, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_pack(NULL, &b, NULL, 0, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         /* a value of that type inside a pmix_value_t */
         memset(&v, 0, sizeof v);
         v.type = t;
         snprintf(name, sizeof name, "data_pack_value_holding_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_pack(NULL, &b, &v, 1, PMIX_VALUE), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_pack(NULL, &b, &v, 1, PMIX_VALUE), PMIX_ERR_UNKNOWN_DATA_TYPE);
         /* and a data array of that type */
         memset(&da, 0, sizeof da);
         da.type = t;
         da.size = 1;
         da.array = &ival;
         snprintf(name, sizeof name, "data_pack_data_array_of_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_pack(NULL, &b, &da, 1, PMIX_DATA_ARRAY), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_pack(NULL, &b, &da, 1, PMIX_DATA_ARRAY), PMIX_ERR_UNKNOWN_DATA_TYPE);
         snprintf(name, sizeof name, "data_pack_type_%u_leaves_buffer_empty", (unsigned) t);
-        expect_true(name, b.bytes_used == 0, "bytes in the buffer", "an empty buffer");
+        check(b.bytes_used == 0, name, "got bytes in the buffer want an empty buffer");
 
         (void) PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_INT);
         n = 1;
         snprintf(name, sizeof name, "data_unpack_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_unpack(NULL, &b, &ival, &n, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_unpack(NULL, &b, &ival, &n, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         buf_free(&b);
 
         out = NULL;
         snprintf(name, sizeof name, "data_copy_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_copy(&out, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_copy(&out, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         free(out);
 
         text = NULL;
         snprintf(name, sizeof name, "data_print_type_%u", (unsigned) t);
-        expect(name, PMIx_Data_print(&text, NULL, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Data_print(&text, NULL, &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
         free(text);
 
         /* values that claim the type */
@@ -448,10 +393,10 @@ static void test_unknown_types(void)
         data = &ival;
         sz = 0;
         snprintf(name, sizeof name, "value_unload_type_%u", (unsigned) t);
-        expect(name, PMIx_Value_unload(&v, &data, &sz), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Value_unload(&v, &data, &sz), PMIX_ERR_UNKNOWN_DATA_TYPE);
         memset(&v2, 0, sizeof v2);
         snprintf(name, sizeof name, "value_xfer_type_%u", (unsigned) t);
-        expect(name, PMIx_Value_xfer(&v2, &v), PMIX_ERR_UNKNOWN_DATA_TYPE);
+        check_status(name, PMIx_Value_xfer(&v2, &v), PMIX_ERR_UNKNOWN_DATA_TYPE);
         PMIx_Value_destruct(&v2);
         memset(&info, 0, sizeof info);
         memcpy(info.key, "k", 2);
@@ -461,16 +406,16 @@ static void test_unknown_types(void)
             pmix_info_t dst;
             memset(&dst, 0, sizeof dst);
             snprintf(name, sizeof name, "info_xfer_type_%u", (unsigned) t);
-            expect(name, PMIx_Info_xfer(&dst, &info), PMIX_ERR_UNKNOWN_DATA_TYPE);
+            check_status(name, PMIx_Info_xfer(&dst, &info), PMIX_ERR_UNKNOWN_DATA_TYPE);
             PMIx_Value_destruct(&dst.value);
         }
         v2.type = t;
         snprintf(name, sizeof name, "value_compare_type_%u", (unsigned) t);
-        expect_true(name, PMIx_Value_compare(&v, &v2) == PMIX_VALUE_COMPARISON_NOT_AVAIL,
-                    "another result", "PMIX_VALUE_COMPARISON_NOT_AVAIL");
+        check(PMIx_Value_compare(&v, &v2) == PMIX_VALUE_COMPARISON_NOT_AVAIL, name,
+              "got another result want PMIX_VALUE_COMPARISON_NOT_AVAIL");
         PMIx_Value_destruct(&v);
         snprintf(name, sizeof name, "value_destruct_type_%u", (unsigned) t);
-        pass(name);
+        check_that(true, name);
 
         /* a data array of an unknown type: destruct must not walk it (it frees the block) */
         memset(&da, 0, sizeof da);
@@ -479,14 +424,14 @@ static void test_unknown_types(void)
         da.array = calloc(4, 16);
         PMIx_Data_array_destruct(&da);
         snprintf(name, sizeof name, "data_array_destruct_type_%u", (unsigned) t);
-        expect_true(name, da.array == NULL && da.size == 0, "array left set", "an emptied array");
+        check(da.array == NULL && da.size == 0, name, "got array left set want an emptied array");
         free(da.array);
 
         /* an info list refuses it too */
         {
             void *list = PMIx_Info_list_start();
             snprintf(name, sizeof name, "info_list_add_type_%u", (unsigned) t);
-            expect(name, PMIx_Info_list_add(list, "k", &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
+            check_status(name, PMIx_Info_list_add(list, "k", &ival, t), PMIX_ERR_UNKNOWN_DATA_TYPE);
             PMIx_Info_list_release(list);
         }
     }
@@ -526,12 +471,12 @@ static void test_absurd_sizes(void)
 
         memset(&v, 0, sizeof v);
         snprintf(name, sizeof name, "value_load_data_array_%s", arrays[i].name);
-        expect2(name, PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+        check_status2(name, PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
         PMIx_Value_destruct(&v);
 
         memset(&info, 0, sizeof info);
         snprintf(name, sizeof name, "info_load_data_array_%s", arrays[i].name);
-        expect2(name, PMIx_Info_load(&info, "k", &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+        check_status2(name, PMIx_Info_load(&info, "k", &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
         PMIx_Value_destruct(&info.value);
 
         memset(&v, 0, sizeof v);
@@ -539,13 +484,13 @@ static void test_absurd_sizes(void)
         v.data.darray = &da;
         memset(&v2, 0, sizeof v2);
         snprintf(name, sizeof name, "value_xfer_data_array_%s", arrays[i].name);
-        expect2(name, PMIx_Value_xfer(&v2, &v), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+        check_status2(name, PMIx_Value_xfer(&v2, &v), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
         PMIx_Value_destruct(&v2);
 
         snprintf(name, sizeof name, "data_copy_data_array_%s", arrays[i].name);
-        expect2(name, PMIx_Data_copy(&out, &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+        check_status2(name, PMIx_Data_copy(&out, &da, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
         snprintf(name, sizeof name, "data_copy_data_array_%s_leaves_dest", arrays[i].name);
-        expect_true(name, out == NULL, "dest set", "dest untouched");
+        check(out == NULL, name, "got dest set want dest untouched");
     }
 
     /* A byte object claiming SIZE_MAX bytes can never be real (more than
@@ -563,31 +508,31 @@ static void test_absurd_sizes(void)
         bo.size = SIZE_MAX;
         {
             memset(&v, 0, sizeof v);
-            expect2("value_load_byte_object_size_max", PMIx_Value_load(&v, &bo, PMIX_BYTE_OBJECT),
-                    PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+            check_status2("value_load_byte_object_size_max", PMIx_Value_load(&v, &bo, PMIX_BYTE_OBJECT),
+                          PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
             PMIx_Value_destruct(&v);
         }
         {
-            expect2("data_copy_byte_object_size_max", PMIx_Data_copy(&out, &bo, PMIX_BYTE_OBJECT),
-                    PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+            check_status2("data_copy_byte_object_size_max", PMIx_Data_copy(&out, &bo, PMIX_BYTE_OBJECT),
+                          PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
         }
         memset(&v, 0, sizeof v);
         v.type = PMIX_BYTE_OBJECT;
         v.data.bo = bo;
         {
             memset(&v2, 0, sizeof v2);
-            expect2("value_xfer_byte_object_size_max", PMIx_Value_xfer(&v2, &v), PMIX_ERR_BAD_PARAM,
-                    PMIX_ERR_NOMEM);
+            check_status2("value_xfer_byte_object_size_max", PMIx_Value_xfer(&v2, &v), PMIX_ERR_BAD_PARAM,
+                          PMIX_ERR_NOMEM);
             PMIx_Value_destruct(&v2);
         }
         {
-            expect2("value_unload_byte_object_size_max", PMIx_Value_unload(&v, &data, &sz), PMIX_ERR_BAD_PARAM,
-                    PMIX_ERR_NOMEM);
+            check_status2("value_unload_byte_object_size_max", PMIx_Value_unload(&v, &data, &sz), PMIX_ERR_BAD_PARAM,
+                          PMIX_ERR_NOMEM);
         }
         {
             buf_init(&b);
-            expect2("data_pack_byte_object_size_max", PMIx_Data_pack(NULL, &b, &bo, 1, PMIX_BYTE_OBJECT),
-                    PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
+            check_status2("data_pack_byte_object_size_max", PMIx_Data_pack(NULL, &b, &bo, 1, PMIX_BYTE_OBJECT),
+                          PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM);
             buf_free(&b);
         }
         free(bytes);
@@ -616,30 +561,29 @@ static void test_nesting(void)
     dcyc.array = &dcyc;
 
     memset(&dst, 0, sizeof dst);
-    expect("value_xfer_cyclic_value", PMIx_Value_xfer(&dst, &cyc), PMIX_ERR_BAD_PARAM);
+    check_status("value_xfer_cyclic_value", PMIx_Value_xfer(&dst, &cyc), PMIX_ERR_BAD_PARAM);
     PMIx_Value_destruct(&dst);
     memset(&dst, 0, sizeof dst);
-    expect("value_load_cyclic_value", PMIx_Value_load(&dst, &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
+    check_status("value_load_cyclic_value", PMIx_Value_load(&dst, &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
     PMIx_Value_destruct(&dst);
     memset(&dst, 0, sizeof dst);
-    expect("value_load_cyclic_data_array", PMIx_Value_load(&dst, &dcyc, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
+    check_status("value_load_cyclic_data_array", PMIx_Value_load(&dst, &dcyc, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
     PMIx_Value_destruct(&dst);
     memset(&info, 0, sizeof info);
-    expect("info_load_cyclic_value", PMIx_Info_load(&info, "k", &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
+    check_status("info_load_cyclic_value", PMIx_Info_load(&info, "k", &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
     PMIx_Value_destruct(&info.value);
-    expect("data_copy_cyclic_value", PMIx_Data_copy(&out, &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
-    expect("data_copy_cyclic_data_array", PMIx_Data_copy(&out, &dcyc, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
+    check_status("data_copy_cyclic_value", PMIx_Data_copy(&out, &cyc, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
+    check_status("data_copy_cyclic_data_array", PMIx_Data_copy(&out, &dcyc, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
     buf_init(&b);
-    expect("data_pack_cyclic_value", PMIx_Data_pack(NULL, &b, &cyc, 1, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
-    expect("data_pack_cyclic_data_array", PMIx_Data_pack(NULL, &b, &dcyc, 1, PMIX_DATA_ARRAY),
-           PMIX_ERR_BAD_PARAM);
-    expect_true("data_pack_cyclic_leaves_buffer_empty", b.bytes_used == 0, "bytes in the buffer",
-                "an empty buffer");
+    check_status("data_pack_cyclic_value", PMIx_Data_pack(NULL, &b, &cyc, 1, PMIX_VALUE), PMIX_ERR_BAD_PARAM);
+    check_status("data_pack_cyclic_data_array", PMIx_Data_pack(NULL, &b, &dcyc, 1, PMIX_DATA_ARRAY),
+                 PMIX_ERR_BAD_PARAM);
+    check(b.bytes_used == 0, "data_pack_cyclic_leaves_buffer_empty", "got bytes in the buffer want an empty buffer");
     buf_free(&b);
     cmp = PMIx_Value_compare(&cyc, &cyc);
-    expect_true("value_compare_cyclic_value",
-                cmp == PMIX_VALUE_INCOMPATIBLE_OBJECTS || cmp == PMIX_VALUE_COMPARISON_NOT_AVAIL,
-                "another result", "PMIX_VALUE_INCOMPATIBLE_OBJECTS or PMIX_VALUE_COMPARISON_NOT_AVAIL");
+    check(cmp == PMIX_VALUE_INCOMPATIBLE_OBJECTS || cmp == PMIX_VALUE_COMPARISON_NOT_AVAIL,
+          "value_compare_cyclic_value",
+          "got another result want PMIX_VALUE_INCOMPATIBLE_OBJECTS or PMIX_VALUE_COMPARISON_NOT_AVAIL");
 
     /* crafted buffers: a PMIX_VALUE nesting `levels` values around an int */
     {
@@ -667,9 +611,9 @@ static void test_nesting(void)
             snprintf(name, sizeof name, "data_unpack_values_nested_%d_deep", L);
             /* rpmix refuses nesting deeper than 32 (src/data/elem.rs MAX_DEPTH) */
             if (L < 32) {
-                expect(name, rc, PMIX_SUCCESS);
+                check_status(name, rc, PMIX_SUCCESS);
             } else {
-                expect(name, rc, PMIX_ERR_UNPACK_FAILURE);
+                check_status(name, rc, PMIX_ERR_UNPACK_FAILURE);
             }
             if (rc == PMIX_SUCCESS) {
                 PMIx_Value_destruct(&v);
@@ -831,14 +775,14 @@ static void test_isolated(void)
         char cmd[4096];
         int rc;
         if (strchr(self_path, '\'') != NULL) {
-            fail(child_cases[i].name, "a program path with a quote", "a path usable in a shell command");
+            check(false, child_cases[i].name, "got a program path with a quote want a path usable in a shell command");
             continue;
         }
         snprintf(cmd, sizeof cmd, "'%s' --child %s", self_path, child_cases[i].name);
         fflush(stdout);
         rc = system(cmd);
         if (rc == 0) {
-            pass(child_cases[i].name);
+            check_that(true, child_cases[i].name);
         } else {
             char got[96];
             /* system() gives a wait status; the shell reports a signal as 128 + n */
@@ -847,7 +791,7 @@ static void test_isolated(void)
             } else {
                 snprintf(got, sizeof got, "child status %d", rc);
             }
-            fail(child_cases[i].name, got, child_cases[i].want);
+            check(false, child_cases[i].name, "got %s want %s", got, child_cases[i].want);
         }
     }
 }
@@ -1025,7 +969,7 @@ static void test_truncation(void)
             for (k = 0; k < 4 && rc == PMIX_SUCCESS; k++) {
                 rc = sample_unpack(&b, k, true);
             }
-            expect("sample_full_buffer_round_trip", rc, PMIX_SUCCESS);
+            check_status("sample_full_buffer_round_trip", rc, PMIX_SUCCESS);
             buf_free(&b);
         }
 
@@ -1055,8 +999,8 @@ static void test_truncation(void)
             static const char *const what[] = {"strings", "infos", "data_array_of_values", "procs"};
             snprintf(name, sizeof name, "truncated_%s_buffer_L_0_to_%zu", what[step], full.size - 1);
         }
-        expect_true(name, ok, got,
-                    "PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER or PMIX_ERR_UNPACK_FAILURE for every L");
+        check(ok, name, "got %s want %s", got,
+              "PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER or PMIX_ERR_UNPACK_FAILURE for every L");
         free(full.bytes);
     }
     sample_free(&s);
@@ -1075,38 +1019,39 @@ static void test_unpack_mismatch(void)
 
     buf_init(&b);
     n = 1;
-    expect("data_unpack_empty_buffer", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
-           PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    check_status("data_unpack_empty_buffer", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
+                 PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
     (void) PMIx_Data_pack(NULL, &b, vals, 3, PMIX_INT);
     /* The default (non-described) form carries no types, as OpenPMIx's: a
      * wrong type is caught only where the bytes cannot be that type. */
     n = 3;
-    expect("data_unpack_int_as_string", PMIx_Data_unpack(NULL, &b, strs, &n, PMIX_STRING), PMIX_ERR_UNPACK_FAILURE);
+    check_status("data_unpack_int_as_string", PMIx_Data_unpack(NULL, &b, strs, &n, PMIX_STRING),
+                 PMIX_ERR_UNPACK_FAILURE);
     n = 2;
-    expect("data_unpack_3_into_room_for_2", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
-           PMIX_ERR_UNPACK_INADEQUATE_SPACE);
+    check_status("data_unpack_3_into_room_for_2", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
+                 PMIX_ERR_UNPACK_INADEQUATE_SPACE);
     n = 0;
-    expect("data_unpack_3_into_room_for_0", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
-           PMIX_ERR_UNPACK_INADEQUATE_SPACE);
-    expect_true("data_unpack_failures_keep_cursor", buf_off(&b) == 0 && strs[0] == NULL && out[0] == 0,
-                "the cursor moved or the destination changed", "nothing consumed");
+    check_status("data_unpack_3_into_room_for_0", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
+                 PMIX_ERR_UNPACK_INADEQUATE_SPACE);
+    check(buf_off(&b) == 0 && strs[0] == NULL && out[0] == 0, "data_unpack_failures_keep_cursor",
+          "got the cursor moved or the destination changed want nothing consumed");
     n = 3;
-    expect("data_unpack_after_failures", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT), PMIX_SUCCESS);
-    expect_true("data_unpack_after_failures_values", n == 3 && out[0] == 1 && out[1] == 2 && out[2] == 3,
-                "other values", "1 2 3");
+    check_status("data_unpack_after_failures", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT), PMIX_SUCCESS);
+    check(n == 3 && out[0] == 1 && out[1] == 2 && out[2] == 3, "data_unpack_after_failures_values",
+          "got other values want 1 2 3");
     /* int and int32 share their encoding; a uint64 reads the zigzag varints as they are */
     (void) PMIx_Data_pack(NULL, &b, vals, 3, PMIX_INT);
     (void) PMIx_Data_pack(NULL, &b, vals, 3, PMIX_INT);
     n = 3;
-    expect("data_unpack_int_as_int32", PMIx_Data_unpack(NULL, &b, i32s, &n, PMIX_INT32), PMIX_SUCCESS);
-    expect_true("data_unpack_int_as_int32_values", n == 3 && i32s[0] == 1 && i32s[2] == 3, "other values", "1 2 3");
+    check_status("data_unpack_int_as_int32", PMIx_Data_unpack(NULL, &b, i32s, &n, PMIX_INT32), PMIX_SUCCESS);
+    check(n == 3 && i32s[0] == 1 && i32s[2] == 3, "data_unpack_int_as_int32_values", "got other values want 1 2 3");
     n = 3;
-    expect("data_unpack_int_as_uint64", PMIx_Data_unpack(NULL, &b, u, &n, PMIX_UINT64), PMIX_SUCCESS);
-    expect_true("data_unpack_int_as_uint64_values", n == 3 && u[0] == 2 && u[1] == 4 && u[2] == 6, "other values",
-                "2 4 6 (zigzag)");
+    check_status("data_unpack_int_as_uint64", PMIx_Data_unpack(NULL, &b, u, &n, PMIX_UINT64), PMIX_SUCCESS);
+    check(n == 3 && u[0] == 2 && u[1] == 4 && u[2] == 6, "data_unpack_int_as_uint64_values",
+          "got other values want 2 4 6 (zigzag)");
     n = 1;
-    expect("data_unpack_past_end", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
-           PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    check_status("data_unpack_past_end", PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT),
+                 PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
     buf_free(&b);
 }
 
@@ -1155,38 +1100,38 @@ static void test_inconsistent_buffers(void)
         }
 
         snprintf(name, sizeof name, "inconsistent_buffer_%s_unpack", what[k]);
-        expect(name, PMIx_Data_unpack(NULL, &b, &out, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_unpack(NULL, &b, &out, &n, PMIX_INT), PMIX_ERR_BAD_PARAM);
         snprintf(name, sizeof name, "inconsistent_buffer_%s_pack", what[k]);
-        expect(name, PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_pack(NULL, &b, &ival, 1, PMIX_INT), PMIX_ERR_BAD_PARAM);
 
         buf_init(&good);
         (void) PMIx_Data_pack(NULL, &good, &ival, 1, PMIX_INT);
         snprintf(name, sizeof name, "inconsistent_buffer_%s_copy_payload_from", what[k]);
-        expect(name, PMIx_Data_copy_payload(&good, &b), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_copy_payload(&good, &b), PMIX_ERR_BAD_PARAM);
         snprintf(name, sizeof name, "inconsistent_buffer_%s_copy_payload_into", what[k]);
-        expect(name, PMIx_Data_copy_payload(&b, &good), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_copy_payload(&b, &good), PMIX_ERR_BAD_PARAM);
         buf_free(&good);
 
         memset(&bo, 0, sizeof bo);
         snprintf(name, sizeof name, "inconsistent_buffer_%s_unload", what[k]);
-        expect(name, PMIx_Data_unload(&b, &bo), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_unload(&b, &bo), PMIX_ERR_BAD_PARAM);
 
         payload = malloc(8);
         memset(payload, 1, 8);
         bo.bytes = payload;
         bo.size = 8;
         snprintf(name, sizeof name, "inconsistent_buffer_%s_load", what[k]);
-        expect(name, PMIx_Data_load(&b, &bo), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_load(&b, &bo), PMIX_ERR_BAD_PARAM);
         snprintf(name, sizeof name, "inconsistent_buffer_%s_load_keeps_payload", what[k]);
-        expect_true(name, bo.bytes == payload && bo.size == 8, "the payload was taken", "the payload untouched");
+        check(bo.bytes == payload && bo.size == 8, name, "got the payload was taken want the payload untouched");
         snprintf(name, sizeof name, "inconsistent_buffer_%s_embed", what[k]);
-        expect(name, PMIx_Data_embed(&b, &bo), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Data_embed(&b, &bo), PMIX_ERR_BAD_PARAM);
         free(payload);
 
         {
             void *copy = NULL;
             snprintf(name, sizeof name, "inconsistent_buffer_%s_data_copy", what[k]);
-            expect(name, PMIx_Data_copy(&copy, &b, PMIX_DATA_BUFFER), PMIX_ERR_BAD_PARAM);
+            check_status(name, PMIx_Data_copy(&copy, &b, PMIX_DATA_BUFFER), PMIX_ERR_BAD_PARAM);
         }
     }
 }
@@ -1209,9 +1154,9 @@ static void test_embed_own_bytes(void)
         rc = PMIx_Data_unpack(NULL, &b, out, &n, PMIX_INT);
     }
     if (rc == PMIX_SUCCESS && !(n == 4 && out[0] == 11 && out[1] == 22 && out[2] == 33 && out[3] == 44)) {
-        fail("data_embed_own_bytes", "other data after the embed", "the packed ints 11 22 33 44");
+        check(false, "data_embed_own_bytes", "got other data after the embed want the packed ints 11 22 33 44");
     } else {
-        expect("data_embed_own_bytes", rc, PMIX_SUCCESS);
+        check_status("data_embed_own_bytes", rc, PMIX_SUCCESS);
     }
     buf_free(&b);
 }
@@ -1232,16 +1177,15 @@ static void test_compress_and_cpuset(void)
     for (i = 0; i < 256; i++) {
         garbage[i] = (uint8_t) (rand() & 0xff);
     }
-    expect_true("data_decompress_garbage", !PMIx_Data_decompress(garbage, 256, &d, &nd), "true", "false");
-    expect_true("data_decompress_huge_claimed_size", !PMIx_Data_decompress(huge, sizeof huge, &d, &nd), "true",
-                "false");
-    expect_true("data_compress_4096_zeros", PMIx_Data_compress(zeros, 4096, &c, &nc) && c != NULL && nc > 0,
-                "false", "true");
+    check(!PMIx_Data_decompress(garbage, 256, &d, &nd), "data_decompress_garbage", "got true want false");
+    check(!PMIx_Data_decompress(huge, sizeof huge, &d, &nd), "data_decompress_huge_claimed_size",
+          "got true want false");
+    check(PMIx_Data_compress(zeros, 4096, &c, &nc) && c != NULL && nc > 0, "data_compress_4096_zeros",
+          "got false want true");
     if (c != NULL) {
-        expect_true("data_decompress_truncated", !PMIx_Data_decompress(c, nc / 2, &d, &nd), "true", "false");
-        expect_true("data_decompress_1_byte", !PMIx_Data_decompress(c, 1, &d, &nd), "true", "false");
-        expect_true("data_decompress_round_trip", PMIx_Data_decompress(c, nc, &d, &nd) && nd == 4096, "false",
-                    "true");
+        check(!PMIx_Data_decompress(c, nc / 2, &d, &nd), "data_decompress_truncated", "got true want false");
+        check(!PMIx_Data_decompress(c, 1, &d, &nd), "data_decompress_1_byte", "got true want false");
+        check(PMIx_Data_decompress(c, nc, &d, &nd) && nd == 4096, "data_decompress_round_trip", "got false want true");
         free(d);
         free(c);
     }
@@ -1252,13 +1196,13 @@ static void test_compress_and_cpuset(void)
         pmix_cpuset_t cs;
         memset(&cs, 0, sizeof cs);
         snprintf(name, sizeof name, "parse_cpuset_bad_string_%zu", i);
-        expect(name, PMIx_Parse_cpuset_string(bad_cpusets[i], &cs), PMIX_ERR_BAD_PARAM);
+        check_status(name, PMIx_Parse_cpuset_string(bad_cpusets[i], &cs), PMIX_ERR_BAD_PARAM);
         PMIx_Cpuset_destruct(&cs);
     }
     {
         pmix_cpuset_t cs;
         memset(&cs, 0, sizeof cs);
-        expect("parse_cpuset_good_string", PMIx_Parse_cpuset_string("hwloc:0-3,8", &cs), PMIX_SUCCESS);
+        check_status("parse_cpuset_good_string", PMIx_Parse_cpuset_string("hwloc:0-3,8", &cs), PMIX_SUCCESS);
         PMIx_Cpuset_destruct(&cs);
     }
     {
@@ -1268,26 +1212,32 @@ static void test_compress_and_cpuset(void)
         char *out = (char *) 1;
         int dummy;
         memset(&cs, 0, sizeof cs);
-        expect("get_cpuset_null", PMIx_Get_cpuset(NULL, PMIX_CPUBIND_PROCESS), PMIX_ERR_BAD_PARAM);
-        expect("get_cpuset_bad_envelope", PMIx_Get_cpuset(&cs, 7), PMIX_ERR_BAD_PARAM);
-        expect("get_cpuset_process", PMIx_Get_cpuset(&cs, PMIX_CPUBIND_PROCESS), PMIX_SUCCESS);
+        check_status("get_cpuset_null", PMIx_Get_cpuset(NULL, PMIX_CPUBIND_PROCESS), PMIX_ERR_BAD_PARAM);
+        check_status("get_cpuset_bad_envelope", PMIx_Get_cpuset(&cs, 7), PMIX_ERR_BAD_PARAM);
+        check_status("get_cpuset_process", PMIx_Get_cpuset(&cs, PMIX_CPUBIND_PROCESS), PMIX_SUCCESS);
         PMIx_Cpuset_destruct(&cs);
         memset(&foreign, 0, sizeof foreign);
         foreign.source = "hwloc";
         foreign.bitmap = &dummy; /* an object this library did not make: never read */
-        expect("generate_cpuset_string_null", PMIx_server_generate_cpuset_string(NULL, &out), PMIX_ERR_BAD_PARAM);
-        expect("generate_cpuset_string_foreign", PMIx_server_generate_cpuset_string(&foreign, &out), PMIX_ERR_BAD_PARAM);
-        expect_true("generate_cpuset_string_foreign_output", out == NULL, "non-NULL", "NULL");
+        check_status("generate_cpuset_string_null", PMIx_server_generate_cpuset_string(NULL, &out), PMIX_ERR_BAD_PARAM);
+        check_status("generate_cpuset_string_foreign", PMIx_server_generate_cpuset_string(&foreign, &out),
+                     PMIX_ERR_BAD_PARAM);
+        check(out == NULL, "generate_cpuset_string_foreign_output", "got non-NULL want NULL");
         out = (char *) 1;
-        expect("generate_locality_null_out", PMIx_server_generate_locality_string(&foreign, NULL), PMIX_ERR_BAD_PARAM);
-        expect("generate_locality_foreign", PMIx_server_generate_locality_string(&foreign, &out), PMIX_ERR_BAD_PARAM);
-        expect_true("generate_locality_foreign_output", out == NULL, "non-NULL", "NULL");
-        expect("relative_locality_null", PMIx_Get_relative_locality(NULL, "SK0", &l), PMIX_ERR_BAD_PARAM);
-        expect("relative_locality_null_out", PMIx_Get_relative_locality("SK0", "SK0", NULL), PMIX_ERR_BAD_PARAM);
-        expect("relative_locality_garbage", PMIx_Get_relative_locality("SK0:L3x", "SK0:L30", &l), PMIX_ERR_BAD_PARAM);
-        expect_true("relative_locality_garbage_unknown", l == PMIX_LOCALITY_UNKNOWN, "set", "PMIX_LOCALITY_UNKNOWN");
-        expect("relative_locality_good", PMIx_Get_relative_locality("SK0:CR1", "hwloc:SK0:CR2", &l), PMIX_SUCCESS);
-        expect_true("relative_locality_good_value", l == (PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_PACKAGE), "other bits", "node + package");
+        check_status("generate_locality_null_out", PMIx_server_generate_locality_string(&foreign, NULL),
+                     PMIX_ERR_BAD_PARAM);
+        check_status("generate_locality_foreign", PMIx_server_generate_locality_string(&foreign, &out),
+                     PMIX_ERR_BAD_PARAM);
+        check(out == NULL, "generate_locality_foreign_output", "got non-NULL want NULL");
+        check_status("relative_locality_null", PMIx_Get_relative_locality(NULL, "SK0", &l), PMIX_ERR_BAD_PARAM);
+        check_status("relative_locality_null_out", PMIx_Get_relative_locality("SK0", "SK0", NULL), PMIX_ERR_BAD_PARAM);
+        check_status("relative_locality_garbage", PMIx_Get_relative_locality("SK0:L3x", "SK0:L30", &l),
+                     PMIX_ERR_BAD_PARAM);
+        check(l == PMIX_LOCALITY_UNKNOWN, "relative_locality_garbage_unknown", "got set want PMIX_LOCALITY_UNKNOWN");
+        check_status("relative_locality_good", PMIx_Get_relative_locality("SK0:CR1", "hwloc:SK0:CR2", &l),
+                     PMIX_SUCCESS);
+        check(l == (PMIX_LOCALITY_SHARE_NODE | PMIX_LOCALITY_SHARE_PACKAGE), "relative_locality_good_value",
+              "got other bits want node + package");
     }
 }
 
@@ -1369,11 +1319,11 @@ static void test_caller_counts(void)
     char longns[600];
 
     set_nspace(&p, "ns", 0);
-    expect("fence_nprocs_2^40", PMIx_Fence(&p, (size_t) 1 << 40, NULL, 0), PMIX_ERR_BAD_PARAM);
+    check_status("fence_nprocs_2^40", PMIx_Fence(&p, (size_t) 1 << 40, NULL, 0), PMIX_ERR_BAD_PARAM);
     memset(longns, 'n', sizeof longns - 1);
     longns[sizeof longns - 1] = '\0';
-    expect("resolve_peers_overlong_nspace", PMIx_Resolve_peers(NULL, longns, &procs, &n), PMIX_ERR_BAD_PARAM);
-    expect("resolve_nodes_overlong_nspace", PMIx_Resolve_nodes(longns, &nodes), PMIX_ERR_BAD_PARAM);
+    check_status("resolve_peers_overlong_nspace", PMIx_Resolve_peers(NULL, longns, &procs, &n), PMIX_ERR_BAD_PARAM);
+    check_status("resolve_nodes_overlong_nspace", PMIx_Resolve_nodes(longns, &nodes), PMIX_ERR_BAD_PARAM);
 }
 
 static void test_random_bytes(void)
@@ -1409,7 +1359,7 @@ static void test_random_bytes(void)
             ok = fuzz_one(raw, len, t, why, sizeof why, &nsuccess);
         }
         snprintf(name, sizeof name, "random_bytes_unpack_as_type_%u", (unsigned) t);
-        expect_true(name, ok, why, "an unpack error or success, nothing consumed on error");
+        check(ok, name, "got %s want %s", why, "an unpack error or success, nothing consumed on error");
     }
 
     /* the valid sample with 1..3 random bytes changed */
@@ -1446,7 +1396,7 @@ static void test_random_bytes(void)
             buf_free(&b);
             free(m);
         }
-        expect_true("mutated_sample_buffer_unpack", ok, why, "an unpack error or success");
+        check(ok, "mutated_sample_buffer_unpack", "got %s want %s", why, "an unpack error or success");
         free(full.bytes);
         sample_free(&s);
     }
@@ -1460,6 +1410,8 @@ int main(int argc, char **argv)
     pmix_info_t info;
 
     self_path = argv[0];
+    tu_every = true;      /* one line per case */
+    tu_ok_detail = false; /* "<case>: ok", "<case>: FAIL got <...> want <...>" */
     if (argc == 3 && 0 == strcmp(argv[1], "--child")) {
         size_t k;
         for (k = 0; k < N_CHILD; k++) {
@@ -1499,6 +1451,5 @@ int main(int argc, char **argv)
     test_random_bytes();
 
     (void) PMIx_tool_finalize();
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail == 0 ? 0 : 1;
+    return tu_summary(NULL);
 }

@@ -17,10 +17,12 @@
 #include <stdint.h>
 #include <pmix_tool.h>
 
+#define TESTUTIL_CHECKS_ONLY
+#include "testutil.h"
+
 /* What the POINTER sample points at. */
 static uint64_t pointer_target = 0x1234;
 
-static int passed, failed;
 static int is_rpmix; /* checks where OpenPMIx 4.2.2 is wrong run on rpmix only */
 
 /* Operations that crash OpenPMIx 4.2.2 (measured): skipped when running on it. */
@@ -30,13 +32,6 @@ static int crashes_reference(const char *op, pmix_data_type_t t)
     if (strcmp(op, "copy") == 0) return t == PMIX_REGEX;
     if (strcmp(op, "pack") == 0) return t == PMIX_NODE_STATS || t == PMIX_REGEX;
     return 0;
-}
-
-static void check(const char *what, int ok)
-{
-    printf("%s: %s\n", what, ok ? "ok" : "FAIL");
-    fflush(stdout);
-    if (ok) passed++; else failed++;
 }
 
 static int streq(const char *a, const char *b)
@@ -489,15 +484,15 @@ static void test_value_ops(struct sample *s)
 
     rc = PMIx_Value_load(&v, load_data(s), s->type);
     snprintf(what, sizeof what, "value_load %s", s->name);
-    check(what, rc == PMIX_SUCCESS && v.type == s->type && eq_elem(s->type, value_elem(&v), &s->u));
+    check_that(rc == PMIX_SUCCESS && v.type == s->type && eq_elem(s->type, value_elem(&v), &s->u), what);
     rc = PMIx_Value_xfer(&v2, &v);
     snprintf(what, sizeof what, "value_xfer %s", s->name);
-    check(what, rc == PMIX_SUCCESS && valeq(&v, &v2));
+    check_that(rc == PMIX_SUCCESS && valeq(&v, &v2), what);
     snprintf(what, sizeof what, "value_compare %s", s->name);
-    check(what, PMIx_Value_compare(&v, &v2) == PMIX_EQUAL);
+    check_that(PMIx_Value_compare(&v, &v2) == PMIX_EQUAL, what);
     PMIx_Value_destruct(&v2);
     snprintf(what, sizeof what, "value_destruct %s", s->name);
-    check(what, v2.type == PMIX_UNDEF);
+    check_that(v2.type == PMIX_UNDEF, what);
     PMIx_Value_destruct(&v);
 }
 
@@ -515,21 +510,21 @@ static void test_unload(struct sample *s)
     if (s->type == PMIX_STRING) {
         out = NULL;
         rc = PMIx_Value_unload(&v, &out, &sz);
-        check(what, rc == PMIX_SUCCESS && streq(out, s->u.s) && sz == strlen(s->u.s));
+        check_that(rc == PMIX_SUCCESS && streq(out, s->u.s) && sz == strlen(s->u.s), what);
         free(out);
     } else if (s->type == PMIX_BYTE_OBJECT && is_rpmix) {
         /* [ours] OpenPMIx hands back the value's own bytes, so freeing them
          * (as the caller must for a copy) double-frees at destruct. */
         out = NULL;
         rc = PMIx_Value_unload(&v, &out, &sz);
-        check(what, rc == PMIX_SUCCESS && sz == s->u.bo.size && memcmp(out, s->u.bo.bytes, sz) == 0);
+        check_that(rc == PMIX_SUCCESS && sz == s->u.bo.size && memcmp(out, s->u.bo.bytes, sz) == 0, what);
         free(out);
     } else if (inline_type(s->type) && elem_size(s->type) <= 8) {
         memset(&storage, 0, sizeof storage);
         out = &storage;
         rc = PMIx_Value_unload(&v, &out, &sz);
-        check(what, rc == PMIX_SUCCESS && out == (void *) &storage && sz == elem_size(s->type)
-                    && eq_elem(s->type, &storage, &s->u));
+        check_that(rc == PMIX_SUCCESS && out == (void *) &storage && sz == elem_size(s->type)
+                    && eq_elem(s->type, &storage, &s->u), what);
     }
     PMIx_Value_destruct(&v);
 }
@@ -544,11 +539,11 @@ static void test_copy(struct sample *s)
     if (crashes_reference("copy", s->type)) return;
     rc = PMIx_Data_copy(&dest, (void *) sample_data(s), s->type);
     if (s->type == PMIX_STRING) {
-        check(what, rc == PMIX_SUCCESS && streq(dest, s->u.s));
+        check_that(rc == PMIX_SUCCESS && streq(dest, s->u.s), what);
         free(dest);
         return;
     }
-    check(what, rc == PMIX_SUCCESS && dest != NULL && eq_elem(s->type, dest, &s->u));
+    check_that(rc == PMIX_SUCCESS && dest != NULL && eq_elem(s->type, dest, &s->u), what);
     if (dest) { free_elem(s->type, dest); free(dest); }
 }
 
@@ -581,14 +576,14 @@ static void test_pack(struct sample *s)
     PMIX_DATA_BUFFER_CONSTRUCT(&buf);
     rc = PMIx_Data_pack(NULL, &buf, src, 2, s->type);
     snprintf(what, sizeof what, "pack %s", s->name);
-    check(what, rc == PMIX_SUCCESS && buf.bytes_used > 0);
+    check_that(rc == PMIX_SUCCESS && buf.bytes_used > 0, what);
     rc = PMIx_Data_unpack(NULL, &buf, dst, &n, s->type);
     if (rc == PMIX_SUCCESS) {
         not_carried(s->type, dst, &s->u);
         not_carried(s->type, dst + sz, &s->u);
     }
     snprintf(what, sizeof what, "unpack %s", s->name);
-    check(what, rc == PMIX_SUCCESS && n == 2 && eq_elem(s->type, dst, &s->u) && eq_elem(s->type, dst + sz, &s->u));
+    check_that(rc == PMIX_SUCCESS && n == 2 && eq_elem(s->type, dst, &s->u) && eq_elem(s->type, dst + sz, &s->u), what);
     if (rc == PMIX_SUCCESS) { free_elem(s->type, dst); free_elem(s->type, dst + sz); }
     PMIX_DATA_BUFFER_DESTRUCT(&buf);
     free(src);
@@ -613,7 +608,7 @@ static void test_pack_in_value(struct sample *s)
         else if (s->type == PMIX_PROC_INFO || s->type == PMIX_PROC_STATS) not_carried(s->type, out.data.ptr, v.data.ptr);
     }
     snprintf(what, sizeof what, "pack+unpack value of %s", s->name);
-    check(what, rc == PMIX_SUCCESS && n == 1 && valeq(&v, &out));
+    check_that(rc == PMIX_SUCCESS && n == 1 && valeq(&v, &out), what);
     if (rc == PMIX_SUCCESS) PMIx_Value_destruct(&out);
     PMIx_Value_destruct(&v);
     PMIX_DATA_BUFFER_DESTRUCT(&buf);
@@ -625,14 +620,14 @@ static void test_compare_order(void)
     int i1 = 1, i2 = 2;
     PMIx_Value_load(&a, &i1, PMIX_INT);
     PMIx_Value_load(&b, &i2, PMIX_INT);
-    check("compare 1<2", PMIx_Value_compare(&a, &b) == PMIX_VALUE2_GREATER);
-    check("compare 2>1", PMIx_Value_compare(&b, &a) == PMIX_VALUE1_GREATER);
+    check_that(PMIx_Value_compare(&a, &b) == PMIX_VALUE2_GREATER, "compare 1<2");
+    check_that(PMIx_Value_compare(&b, &a) == PMIX_VALUE1_GREATER, "compare 2>1");
     PMIx_Value_destruct(&b);
     PMIx_Value_load(&b, &i2, PMIX_INT32);
-    check("compare type differs", PMIx_Value_compare(&a, &b) == PMIX_VALUE_TYPE_DIFFERENT);
+    check_that(PMIx_Value_compare(&a, &b) == PMIX_VALUE_TYPE_DIFFERENT, "compare type differs");
     PMIx_Value_load(&a, "abc", PMIX_STRING);
     PMIx_Value_load(&b, "abd", PMIX_STRING);
-    check("compare abc<abd", PMIx_Value_compare(&a, &b) == PMIX_VALUE2_GREATER);
+    check_that(PMIx_Value_compare(&a, &b) == PMIX_VALUE2_GREATER, "compare abc<abd");
     PMIx_Value_destruct(&a);
     PMIx_Value_destruct(&b);
 }
@@ -642,13 +637,13 @@ static void test_info(void)
     pmix_info_t i1, i2;
     bool f = false;
     PMIx_Info_load(&i1, "flag", NULL, PMIX_BOOL);
-    check("info_load NULL bool is true", i1.value.type == PMIX_BOOL && i1.value.data.flag);
+    check_that(i1.value.type == PMIX_BOOL && i1.value.data.flag, "info_load NULL bool is true");
     PMIx_Info_load(&i1, "flag", &f, PMIX_BOOL);
-    check("info_load false", i1.value.type == PMIX_BOOL && !i1.value.data.flag);
+    check_that(i1.value.type == PMIX_BOOL && !i1.value.data.flag, "info_load false");
     PMIx_Info_load(&i1, "k", "v", PMIX_STRING);
     i1.flags = PMIX_INFO_REQD;
     PMIx_Info_xfer(&i2, &i1);
-    check("info_xfer", infoeq(&i1, &i2));
+    check_that(infoeq(&i1, &i2), "info_xfer");
     PMIx_Value_destruct(&i1.value);
     PMIx_Value_destruct(&i2.value);
 }
@@ -663,16 +658,16 @@ static void test_info_list(void)
 
     PMIx_Info_load(&extra, "inserted", "by pointer", PMIX_STRING);
     rc = PMIx_Info_list_add(list, "added.int", &x, PMIX_INT);
-    check("info_list_add", rc == PMIX_SUCCESS);
+    check_that(rc == PMIX_SUCCESS, "info_list_add");
     rc = PMIx_Info_list_xfer(list, &infos1[2]);
-    check("info_list_xfer", rc == PMIX_SUCCESS);
+    check_that(rc == PMIX_SUCCESS, "info_list_xfer");
     rc = PMIx_Info_list_insert(list, &extra);
-    check("info_list_insert", rc == PMIX_SUCCESS);
+    check_that(rc == PMIX_SUCCESS, "info_list_insert");
     rc = PMIx_Info_list_convert(list, &arr);
-    check("info_list_convert", rc == PMIX_SUCCESS && arr.type == PMIX_INFO && arr.size == 3
+    check_that(rc == PMIX_SUCCESS && arr.type == PMIX_INFO && arr.size == 3
                                    && ((pmix_info_t *) arr.array)[0].value.data.integer == 11
                                    && infoeq(&((pmix_info_t *) arr.array)[1], &infos1[2])
-                                   && infoeq(&((pmix_info_t *) arr.array)[2], &extra));
+                                   && infoeq(&((pmix_info_t *) arr.array)[2], &extra), "info_list_convert");
     PMIx_Info_list_release(list);
     PMIx_Data_array_destruct(&arr);
     PMIx_Value_destruct(&extra.value);
@@ -690,22 +685,22 @@ static void test_buffers(void)
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
     PMIx_Data_pack(NULL, &a, strs, 2, PMIX_STRING);
     rc = PMIx_Data_copy_payload(&b, &a);
-    check("copy_payload", rc == PMIX_SUCCESS && b.bytes_used == a.bytes_used);
+    check_that(rc == PMIX_SUCCESS && b.bytes_used == a.bytes_used, "copy_payload");
     rc = PMIx_Data_unload(&b, &bo);
-    check("data_unload", rc == PMIX_SUCCESS && bo.size == a.bytes_used && b.base_ptr == NULL);
+    check_that(rc == PMIX_SUCCESS && bo.size == a.bytes_used && b.base_ptr == NULL, "data_unload");
     rc = PMIx_Data_load(&b, &bo);
-    check("data_load takes the bytes", rc == PMIX_SUCCESS && bo.bytes == NULL && bo.size == 0);
+    check_that(rc == PMIX_SUCCESS && bo.bytes == NULL && bo.size == 0, "data_load takes the bytes");
     rc = PMIx_Data_unpack(NULL, &b, outs, &n, PMIX_STRING);
-    check("unpack after load", rc == PMIX_SUCCESS && n == 2 && streq(outs[0], "one") && streq(outs[1], "two"));
+    check_that(rc == PMIX_SUCCESS && n == 2 && streq(outs[0], "one") && streq(outs[1], "two"), "unpack after load");
     free(outs[0]); free(outs[1]);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
     PMIx_Data_unload(&a, &bo);
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
     rc = PMIx_Data_embed(&b, &bo);
-    check("data_embed copies", rc == PMIX_SUCCESS && bo.bytes != NULL && b.bytes_used == bo.size);
+    check_that(rc == PMIX_SUCCESS && bo.bytes != NULL && b.bytes_used == bo.size, "data_embed copies");
     n = 2;
     rc = PMIx_Data_unpack(NULL, &b, outs, &n, PMIX_STRING);
-    check("unpack after embed", rc == PMIX_SUCCESS && n == 2 && streq(outs[1], "two"));
+    check_that(rc == PMIX_SUCCESS && n == 2 && streq(outs[1], "two"), "unpack after embed");
     free(outs[0]); free(outs[1]);
     PMIX_BYTE_OBJECT_DESTRUCT(&bo);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
@@ -720,6 +715,7 @@ int main(void)
     int i, first_pack_only;
 
     setvbuf(stdout, NULL, _IONBF, 0);
+    tu_every = true; /* "<what>: ok" lines: data.rs compares them across libraries */
 
     /* OpenPMIx's data utilities need an initialised library; rpmix's do not. */
     is_rpmix = strncmp(PMIx_Get_version(), "rpmix", 5) == 0;
@@ -745,6 +741,5 @@ int main(void)
 
     for (i = 0; i < 3; i++) { PMIx_Value_destruct(&infos1[i].value); PMIx_Value_destruct(&vals1[i]); }
     PMIx_tool_finalize();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return tu_summary(NULL);
 }

@@ -11,15 +11,17 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
-static int fired, passed, failed;
+#define TESTUTIL_CHECKS_ONLY
+#include "testutil.h"
+
+static int fired;
 
 static void opcb(pmix_status_t status, void *cbdata) { (void) status; (void) cbdata; fired++; }
 
+/* "<what>: ok (<status>)" or "<what>: FAIL (<status>)" */
 static void expect(const char *what, pmix_status_t rc)
 {
-    int ok = rc == PMIX_ERR_NOT_SUPPORTED;
-    printf("%s: %s (%s)\n", what, ok ? "ok" : "FAIL", PMIx_Error_string(rc));
-    if (ok) passed++; else failed++;
+    check(rc == PMIX_ERR_NOT_SUPPORTED, what, "(%s)", PMIx_Error_string(rc));
 }
 
 int main(void)
@@ -31,6 +33,8 @@ int main(void)
     pmix_server_module_t module;
     char *env[] = {NULL};
     char **envp = env;
+
+    tu_every = true;
 
     PMIX_LOAD_PROCID(&proc, "ns", 0);
     memset(&module, 0, sizeof(module));
@@ -49,7 +53,6 @@ int main(void)
     }
     usleep(100000);
     printf("callbacks fired: %d\n", fired);
-    if (fired != 0) failed++;
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    if (fired != 0) nfail++; /* not a line of its own: the count above says it */
+    return tu_summary(NULL);
 }

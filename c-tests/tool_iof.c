@@ -30,6 +30,9 @@
 #include <unistd.h>
 #include <pmix_tool.h>
 
+#define TESTUTIL_CHECKS_ONLY /* a tool */
+#include "testutil.h"
+
 static volatile int seen;         /* bit r: "hello-r" arrived, tagged as asked */
 static volatile int reg_fired, dereg_fired;
 static volatile pmix_status_t reg_status = -1;
@@ -60,8 +63,6 @@ static void on_dereg(pmix_status_t st, void *cbdata)
     if (st == PMIX_SUCCESS) __sync_fetch_and_add(&dereg_fired, 1);
     else __sync_fetch_and_add(&dereg_fired, 100);
 }
-
-#define FAIL(...) do { printf(__VA_ARGS__); printf("\n"); return 1; } while (0)
 
 /* ---- the "detailed" and "fileonly" modes ---- */
 static char host[256];
@@ -100,29 +101,29 @@ static int detailed(const pmix_proc_t *job, int nranks, const char *dir)
     PMIX_INFO_LOAD(&dirs[2], PMIX_IOF_OUTPUT_TO_DIRECTORY, dir, PMIX_STRING);
     rc = PMIx_IOF_pull(job, 1, dirs, 3, PMIX_FWD_STDOUT_CHANNEL, on_collect, NULL, NULL);
     PMIX_INFO_FREE(dirs, 3);
-    if (rc <= 0) FAIL("detailed pull: %s", PMIx_Error_string(rc));
+    if (rc <= 0) return failure("detailed pull: %s", PMIx_Error_string(rc));
     for (r = 0; r < nranks; r++) {
         char want_err[1024], *p, file[1024], disk[4096];
         unsigned pid = 0;
         for (i = 0; i < 1000 && (strstr(got[r], "hello-") == NULL || strstr(got[r], "err-") == NULL); i++) usleep(10000);
         p = strstr(got[r], "hello-");
-        if (p == NULL || sscanf(p, "hello-%*d-%u", &pid) != 1) FAIL("rank %d: no hello line in \"%s\"", r, got[r]);
+        if (p == NULL || sscanf(p, "hello-%*d-%u", &pid) != 1) return failure("rank %d: no hello line in \"%s\"", r, got[r]);
         {
             char want[1024];
             snprintf(want, sizeof want, "[%s,%d][%s:%u]<stdout>: hello-%d-%u\n", job->nspace, r, host, pid, r, pid);
-            if (strstr(got[r], want) == NULL) FAIL("rank %d: \"%s\" not in \"%s\"", r, want, got[r]);
+            if (strstr(got[r], want) == NULL) return failure("rank %d: \"%s\" not in \"%s\"", r, want, got[r]);
             snprintf(want_err, sizeof want_err, "[%s,%d][%s:%u]<stdout>: err-%d\n", job->nspace, r, host, pid, r);
-            if (strstr(got[r], want_err) == NULL) FAIL("rank %d: merged stderr \"%s\" not in \"%s\"", r, want_err, got[r]);
+            if (strstr(got[r], want_err) == NULL) return failure("rank %d: merged stderr \"%s\" not in \"%s\"", r, want_err, got[r]);
         }
         snprintf(file, sizeof file, "%s/%s/rank.%d/stdout", dir, job->nspace, r);
         for (i = 0; i < 100; i++) {
             if (read_file(file, disk, sizeof disk) == 0 && strcmp(disk, got[r]) == 0) break;
             usleep(10000);
         }
-        if (read_file(file, disk, sizeof disk) != 0) FAIL("rank %d: no file %s", r, file);
-        if (strcmp(disk, got[r]) != 0) FAIL("rank %d: %s holds \"%s\", the callback got \"%s\"", r, file, disk, got[r]);
+        if (read_file(file, disk, sizeof disk) != 0) return failure("rank %d: no file %s", r, file);
+        if (strcmp(disk, got[r]) != 0) return failure("rank %d: %s holds \"%s\", the callback got \"%s\"", r, file, disk, got[r]);
     }
-    if (stderr_chunks) FAIL("%d chunks on the stderr channel although it is merged", stderr_chunks);
+    if (stderr_chunks) return failure("%d chunks on the stderr channel although it is merged", stderr_chunks);
     printf("tool_iof: detailed tags, merged stderr and output directory: ok\n");
     return 0;
 }
@@ -141,7 +142,7 @@ static int fileonly(const pmix_proc_t *job, int nranks, const char *file)
     PMIX_INFO_LOAD(&dirs[3], PMIX_IOF_FILE_ONLY, NULL, PMIX_BOOL);
     rc = PMIx_IOF_pull(job, 1, dirs, 4, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL, on_collect, NULL, NULL);
     PMIX_INFO_FREE(dirs, 4);
-    if (rc <= 0) FAIL("file-only pull: %s", PMIx_Error_string(rc));
+    if (rc <= 0) return failure("file-only pull: %s", PMIx_Error_string(rc));
     h = (size_t) rc;
     for (i = 0; i < 1000 && !ok; i++) {
         usleep(10000);
@@ -155,9 +156,9 @@ static int fileonly(const pmix_proc_t *job, int nranks, const char *file)
         }
     }
     rc = PMIx_IOF_deregister(h, NULL, 0, NULL, NULL);
-    if (rc != PMIX_SUCCESS) FAIL("deregister: %s", PMIx_Error_string(rc));
-    if (!ok) FAIL("%s does not hold every rank's tagged lines: \"%s\"", file, disk);
-    if (any_chunks) FAIL("the callback got %d chunks despite PMIX_IOF_FILE_ONLY", any_chunks);
+    if (rc != PMIX_SUCCESS) return failure("deregister: %s", PMIx_Error_string(rc));
+    if (!ok) return failure("%s does not hold every rank's tagged lines: \"%s\"", file, disk);
+    if (any_chunks) return failure("the callback got %d chunks despite PMIX_IOF_FILE_ONLY", any_chunks);
     printf("tool_iof: rank tags into one file, file only: ok\n");
     return 0;
 }
@@ -174,27 +175,28 @@ int main(int argc, char **argv)
     int nranks, i, all;
     char *comma;
 
-    if (argc < 3) FAIL("usage: tool_iof <server pid> <nranks>");
+    tu_die_out = stdout; /* failures: one plain line on stdout, exit 1 */
+    if (argc < 3) return failure("usage: tool_iof <server pid> <nranks>");
     pid = (pid_t) atoi(argv[1]);
     nranks = atoi(argv[2]);
     all = (1 << nranks) - 1;
     PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
     rc = PMIx_tool_init(&me, &info, 1);
-    if (rc != PMIX_SUCCESS) FAIL("tool_init: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return failure("tool_init: %s", PMIx_Error_string(rc));
     PMIX_QUERY_CONSTRUCT(&query);
     PMIX_ARGV_APPEND(rc, query.keys, PMIX_QUERY_NAMESPACES);
     rc = PMIx_Query_info(&query, 1, &results, &nresults);
-    if (rc != PMIX_SUCCESS || nresults != 1 || results[0].value.type != PMIX_STRING) FAIL("query: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS || nresults != 1 || results[0].value.type != PMIX_STRING) return failure("query: %s", PMIx_Error_string(rc));
     comma = strchr(results[0].value.data.string, ',');
     if (comma) *comma = '\0';
     PMIX_LOAD_PROCID(&job, results[0].value.data.string, PMIX_RANK_WILDCARD);
     if (argc > 4) {
         int bad;
         gethostname(host, sizeof host - 1);
-        if (nranks > 8) FAIL("at most 8 ranks in this mode");
+        if (nranks > 8) return failure("at most 8 ranks in this mode");
         if (strcmp(argv[3], "detailed") == 0) bad = detailed(&job, nranks, argv[4]);
         else if (strcmp(argv[3], "fileonly") == 0) bad = fileonly(&job, nranks, argv[4]);
-        else FAIL("unknown mode %s", argv[3]);
+        else return failure("unknown mode %s", argv[3]);
         PMIX_QUERY_DESTRUCT(&query);
         PMIX_INFO_FREE(results, nresults);
         rc = PMIx_tool_finalize();
@@ -202,10 +204,10 @@ int main(int argc, char **argv)
     }
 
     rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDIN_CHANNEL, on_output, NULL, NULL);
-    if (rc >= 0) FAIL("pull of the stdin channel: %d, expected an error", rc);
+    if (rc >= 0) return failure("pull of the stdin channel: %d, expected an error", rc);
     printf("tool_iof: pull stdin channel -> %s\n", PMIx_Error_string(rc));
     rc = PMIx_IOF_deregister(987654, NULL, 0, NULL, NULL);
-    if (rc == PMIX_SUCCESS) FAIL("deregister of an unknown handle succeeded");
+    if (rc == PMIX_SUCCESS) return failure("deregister of an unknown handle succeeded");
     printf("tool_iof: deregister unknown handle -> %s\n", PMIx_Error_string(rc));
 
     /* tagged, held until 4 KiB or the end of each rank's stream */
@@ -214,22 +216,22 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&dirs[1], PMIX_IOF_BUFFERING_SIZE, &bsize, PMIX_UINT32);
     rc = PMIx_IOF_pull(&job, 1, dirs, 2, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
     PMIX_INFO_FREE(dirs, 2);
-    if (rc <= 0) FAIL("blocking pull: %s", PMIx_Error_string(rc));
+    if (rc <= 0) return failure("blocking pull: %s", PMIx_Error_string(rc));
     printf("tool_iof: blocking pull -> handle %d\n", rc);
     for (i = 0; i < 1000 && seen != all; i++) usleep(10000);
-    if (seen != all) FAIL("output seen from ranks 0x%x, expected 0x%x", seen, all);
+    if (seen != all) return failure("output seen from ranks 0x%x, expected 0x%x", seen, all);
     rc = PMIx_IOF_deregister((size_t) rc, NULL, 0, NULL, NULL);
-    if (rc != PMIX_SUCCESS) FAIL("blocking deregister: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return failure("blocking deregister: %s", PMIx_Error_string(rc));
 
     rc = PMIx_IOF_pull(&job, 1, NULL, 0, PMIX_FWD_STDERR_CHANNEL, on_output, on_reg, NULL);
-    if (rc != PMIX_SUCCESS) FAIL("non-blocking pull: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return failure("non-blocking pull: %s", PMIx_Error_string(rc));
     for (i = 0; i < 500 && !reg_fired; i++) usleep(10000);
-    if (reg_fired != 1 || reg_status != PMIX_SUCCESS) FAIL("registration callback fired %d times, status %d", reg_fired, reg_status);
+    if (reg_fired != 1 || reg_status != PMIX_SUCCESS) return failure("registration callback fired %d times, status %d", reg_fired, reg_status);
     rc = PMIx_IOF_deregister(reg_ref, NULL, 0, on_dereg, NULL);
-    if (rc != PMIX_SUCCESS) FAIL("non-blocking deregister: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return failure("non-blocking deregister: %s", PMIx_Error_string(rc));
     for (i = 0; i < 500 && !dereg_fired; i++) usleep(10000);
     usleep(100000);
-    if (dereg_fired != 1 || reg_fired != 1) FAIL("callbacks: registration %d, deregistration %d (want 1, 1)", reg_fired, dereg_fired);
+    if (dereg_fired != 1 || reg_fired != 1) return failure("callbacks: registration %d, deregistration %d (want 1, 1)", reg_fired, dereg_fired);
     printf("tool_iof: all checks passed\n");
     PMIX_QUERY_DESTRUCT(&query);
     PMIX_INFO_FREE(results, nresults);

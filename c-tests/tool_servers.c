@@ -19,7 +19,8 @@
 #include <time.h>
 #include <pmix_tool.h>
 
-#define CHECK(cond, ...) do { if (!(cond)) { printf("tool_servers: "); printf(__VA_ARGS__); printf("\n"); return 1; } } while (0)
+#define TESTUTIL_CHECKS_ONLY /* a tool */
+#include "testutil.h"
 
 static char last_namespaces[512];
 static volatile int heard;
@@ -84,28 +85,31 @@ int main(int argc, char **argv)
     pid_t pid;
     pmix_status_t rc;
 
-    CHECK(argc == 2 || argc == 3, "usage: tool_servers <server pid> [<second server pid>]");
+    /* the first failed check ends the run: "tool_servers: <what>" on stdout, exit 1 */
+    tu_set_prefix("tool_servers: ");
+    tu_die_out = stdout;
+    require(argc == 2 || argc == 3, "usage: tool_servers <server pid> [<second server pid>]");
     pid = (pid_t) atoi(argv[1]);
     PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
     rc = PMIx_tool_init(&me, &info, 1);
-    CHECK(rc == PMIX_SUCCESS, "init unconnected: %s", PMIx_Error_string(rc));
+    require(rc == PMIX_SUCCESS, "init unconnected: %s", PMIx_Error_string(rc));
     rc = PMIx_tool_get_servers(&list, &n);
-    CHECK(rc == PMIX_ERR_NOT_FOUND && n == 0, "get_servers unconnected: %s, %zu", PMIx_Error_string(rc), n);
+    require(rc == PMIX_ERR_NOT_FOUND && n == 0, "get_servers unconnected: %s, %zu", PMIx_Error_string(rc), n);
 
     PMIX_INFO_LOAD(&target, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
     me2 = me;
     rc = PMIx_tool_attach_to_server(&me, &srv, &target, 1);
-    CHECK(rc == PMIX_SUCCESS && srv.nspace[0] != '\0', "attach: %s", PMIx_Error_string(rc));
-    CHECK(PMIX_CHECK_PROCID(&me, &me2), "attach renamed the tool: %s:%u -> %s:%u", me2.nspace, me2.rank, me.nspace, me.rank);
+    require(rc == PMIX_SUCCESS && srv.nspace[0] != '\0', "attach: %s", PMIx_Error_string(rc));
+    require(PMIX_CHECK_PROCID(&me, &me2), "attach renamed the tool: %s:%u -> %s:%u", me2.nspace, me2.rank, me.nspace, me.rank);
     printf("tool_servers: attached as %s:%u to %s:%u\n", me.nspace, me.rank, srv.nspace, srv.rank);
     rc = PMIx_tool_get_servers(&list, &n);
-    CHECK(rc == PMIX_SUCCESS && n == 1 && PMIX_CHECK_PROCID(&list[0], &srv), "get_servers: %s, %zu", PMIx_Error_string(rc), n);
+    require(rc == PMIX_SUCCESS && n == 1 && PMIX_CHECK_PROCID(&list[0], &srv), "get_servers: %s, %zu", PMIx_Error_string(rc), n);
     PMIX_PROC_FREE(list, n);
-    CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server to ours");
+    require(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server to ours");
     PMIX_LOAD_PROCID(&bogus, "no-such-server", 0);
     rc = PMIx_tool_set_server(&bogus, NULL, 0);
-    CHECK(rc == PMIX_ERR_NOT_FOUND, "set_server to an unknown server: %s", PMIx_Error_string(rc));
-    CHECK(query_namespaces() == PMIX_SUCCESS, "query while attached");
+    require(rc == PMIX_ERR_NOT_FOUND, "set_server to an unknown server: %s", PMIx_Error_string(rc));
+    require(query_namespaces() == PMIX_SUCCESS, "query while attached");
     if (argc > 2) {
         /* a second server: attached alongside, then made the primary one */
         pmix_proc_t srv2;
@@ -115,79 +119,79 @@ int main(int argc, char **argv)
         snprintf(first_ns, sizeof first_ns, "%s", last_namespaces);
         PMIX_INFO_LOAD(&target2, PMIX_SERVER_PIDINFO, &pid2, PMIX_PID);
         rc = PMIx_tool_attach_to_server(&me2, &srv2, &target2, 1);
-        CHECK(rc == PMIX_SUCCESS, "attach to a second server: %s", PMIx_Error_string(rc));
+        require(rc == PMIX_SUCCESS, "attach to a second server: %s", PMIx_Error_string(rc));
         rc = PMIx_tool_get_servers(&list, &n);
-        CHECK(rc == PMIX_SUCCESS && n == 2 && PMIX_CHECK_PROCID(&list[0], &srv) && PMIX_CHECK_PROCID(&list[1], &srv2),
-              "get_servers with two: %s, %zu", PMIx_Error_string(rc), n);
+        require(rc == PMIX_SUCCESS && n == 2 && PMIX_CHECK_PROCID(&list[0], &srv) && PMIX_CHECK_PROCID(&list[1], &srv2),
+                "get_servers with two: %s, %zu", PMIx_Error_string(rc), n);
         PMIX_PROC_FREE(list, n);
-        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server stays primary");
+        require(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server stays primary");
         /* registered while the first server is primary */
         pmix_status_t code = TOOL_CODE;
         pmix_proc_t src;
         int ref, i;
         ref = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
-        CHECK(ref >= 0, "register an event handler: %s", PMIx_Error_string(ref));
+        require(ref >= 0, "register an event handler: %s", PMIx_Error_string(ref));
         char ns1[512];
         snprintf(ns1, sizeof ns1, "%s", first_ns);
         PMIX_LOAD_PROCID(&src, strtok(ns1, ","), PMIX_RANK_WILDCARD);
         rc = PMIx_IOF_pull(&src, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
-        CHECK(rc >= 0, "IOF pull at the first server: %s", PMIx_Error_string(rc));
+        require(rc >= 0, "IOF pull at the first server: %s", PMIx_Error_string(rc));
         size_t pull = (size_t)rc;
-        CHECK(PMIx_tool_set_server(&srv2, NULL, 0) == PMIX_SUCCESS, "set_server to the second");
-        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) != 0, "requests go to the second server");
+        require(PMIx_tool_set_server(&srv2, NULL, 0) == PMIX_SUCCESS, "set_server to the second");
+        require(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) != 0, "requests go to the second server");
         printf("tool_servers: first server runs %s, second %s\n", first_ns, last_namespaces);
         /* an event through the second server reaches the handler */
         rc = PMIx_Notify_event(TOOL_CODE, &me, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL);
-        CHECK(rc == PMIX_SUCCESS, "notify through the second server: %s", PMIx_Error_string(rc));
+        require(rc == PMIX_SUCCESS, "notify through the second server: %s", PMIx_Error_string(rc));
         for (i = 0; i < 200 && heard == 0; i++) {
             struct timespec ts = {0, 10000000L};
             nanosleep(&ts, NULL);
         }
-        CHECK(heard >= 1, "the handler registered before set_server did not hear the second server's event");
+        require(heard >= 1, "the handler registered before set_server did not hear the second server's event");
         rc = PMIx_Deregister_event_handler((size_t)ref, NULL, NULL);
-        CHECK(rc == PMIX_SUCCESS, "deregister the handler after set_server: %s", PMIx_Error_string(rc));
+        require(rc == PMIX_SUCCESS, "deregister the handler after set_server: %s", PMIx_Error_string(rc));
         rc = PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL);
-        CHECK(rc == PMIX_SUCCESS, "IOF deregister of the first server's pull after set_server: %s", PMIx_Error_string(rc));
+        require(rc == PMIX_SUCCESS, "IOF deregister of the first server's pull after set_server: %s", PMIx_Error_string(rc));
         rc = PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL);
-        CHECK(rc == PMIX_ERR_BAD_PARAM, "IOF deregister twice: %s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
-        CHECK(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server back to the first");
+        require(rc == PMIX_ERR_BAD_PARAM, "IOF deregister twice: %s, expected PMIX_ERR_BAD_PARAM", PMIx_Error_string(rc));
+        require(PMIx_tool_set_server(&srv, NULL, 0) == PMIX_SUCCESS, "set_server back to the first");
         /* the second server's job ends (a few seconds): the loss names it */
         {
             pmix_status_t lc = PMIX_ERR_LOST_CONNECTION;
             int lref = PMIx_Register_event_handler(&lc, 1, NULL, 0, on_lost, NULL, NULL);
-            CHECK(lref >= 0, "register a lost-connection handler: %s", PMIx_Error_string(lref));
+            require(lref >= 0, "register a lost-connection handler: %s", PMIx_Error_string(lref));
             for (i = 0; i < 1000 && lost_events == 0; i++) {
                 struct timespec ts = {0, 10000000L};
                 nanosleep(&ts, NULL);
             }
-            CHECK(lost_events == 1, "%d lost-connection events when the second server ended, expected 1", lost_events);
-            CHECK(PMIX_CHECK_PROCID(&lost_server, &srv2), "the lost-connection event names %s:%u, not the second server %s:%u",
-                  lost_server.nspace, lost_server.rank, srv2.nspace, srv2.rank);
-            CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server still answers after the second ended");
+            require(lost_events == 1, "%d lost-connection events when the second server ended, expected 1", lost_events);
+            require(PMIX_CHECK_PROCID(&lost_server, &srv2), "the lost-connection event names %s:%u, not the second server %s:%u",
+                    lost_server.nspace, lost_server.rank, srv2.nspace, srv2.rank);
+            require(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first server still answers after the second ended");
             PMIx_Deregister_event_handler((size_t)lref, NULL, NULL);
         }
-        CHECK(PMIx_tool_disconnect(&srv2) == PMIX_SUCCESS, "disconnect the second");
-        CHECK(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first still answers");
+        require(PMIx_tool_disconnect(&srv2) == PMIX_SUCCESS, "disconnect the second");
+        require(query_namespaces() == PMIX_SUCCESS && strcmp(last_namespaces, first_ns) == 0, "the first still answers");
     }
 
     rc = PMIx_tool_disconnect(&bogus);
-    CHECK(rc == PMIX_ERR_NOT_FOUND, "disconnect from an unknown server: %s", PMIx_Error_string(rc));
+    require(rc == PMIX_ERR_NOT_FOUND, "disconnect from an unknown server: %s", PMIx_Error_string(rc));
     rc = PMIx_tool_disconnect(&srv);
-    CHECK(rc == PMIX_SUCCESS, "disconnect: %s", PMIx_Error_string(rc));
+    require(rc == PMIX_SUCCESS, "disconnect: %s", PMIx_Error_string(rc));
     rc = query_namespaces();
-    CHECK(rc != PMIX_SUCCESS, "query after disconnect succeeded");
+    require(rc != PMIX_SUCCESS, "query after disconnect succeeded");
     printf("tool_servers: query after disconnect -> %s\n", PMIx_Error_string(rc));
     rc = PMIx_tool_get_servers(&list, &n);
-    CHECK(rc == PMIX_ERR_NOT_FOUND, "get_servers after disconnect: %s", PMIx_Error_string(rc));
+    require(rc == PMIX_ERR_NOT_FOUND, "get_servers after disconnect: %s", PMIx_Error_string(rc));
 
     rc = PMIx_tool_attach_to_server(&me2, &srv, &target, 1);
-    CHECK(rc == PMIX_SUCCESS, "re-attach: %s", PMIx_Error_string(rc));
-    CHECK(query_namespaces() == PMIX_SUCCESS, "query after re-attach");
+    require(rc == PMIX_SUCCESS, "re-attach: %s", PMIx_Error_string(rc));
+    require(query_namespaces() == PMIX_SUCCESS, "query after re-attach");
     rc = PMIx_tool_connect_to_server(&me2, &target, 1);
-    CHECK(rc == PMIX_SUCCESS, "connect_to_server (same server): %s", PMIx_Error_string(rc));
-    CHECK(query_namespaces() == PMIX_SUCCESS, "query after connect_to_server");
+    require(rc == PMIX_SUCCESS, "connect_to_server (same server): %s", PMIx_Error_string(rc));
+    require(query_namespaces() == PMIX_SUCCESS, "query after connect_to_server");
     rc = PMIx_tool_finalize();
-    CHECK(rc == PMIX_SUCCESS, "finalize: %s", PMIx_Error_string(rc));
+    require(rc == PMIX_SUCCESS, "finalize: %s", PMIx_Error_string(rc));
     printf("tool_servers: all checks passed\n");
     return 0;
 }

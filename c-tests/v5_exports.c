@@ -35,9 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern char **environ;
+#define TESTUTIL_CHECKS_ONLY /* no server */
+#include "testutil.h"
 
-static int failed;
+extern char **environ;
 
 static void line(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(const char *what, const char *fmt, ...)
@@ -48,22 +49,6 @@ static void line(const char *what, const char *fmt, ...)
     vprintf(fmt, ap);
     va_end(ap);
     printf("\n");
-}
-
-/* A check whose expected answer is known: prints the line either way,
- * counts a failure. */
-static void check(int ok, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check(int ok, const char *what, const char *fmt, ...)
-{
-    va_list ap;
-    printf("%s: ", what);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf(ok ? " [ok]\n" : " [FAILED]\n");
-    if (!ok) {
-        failed++;
-    }
 }
 
 /* ---- rendering values (rotating static buffers, no pointers printed) ---- */
@@ -2178,6 +2163,11 @@ static void rpmix_only(void)
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a crash loses no line */
+    /* every check: "<what>: <values> [ok]" or "... [FAILED]" */
+    tu_every = true;
+    tu_verdict_last = true;
+    tu_ok_word = "[ok]";
+    tu_fail_word = "[FAILED]";
     names();
     argvs();
     setenvs();
@@ -2198,16 +2188,16 @@ int main(void)
     apps();
     sizes();
     tool();
-    line("done", "%s", failed ? "FAILED" : "ok");
+    line("done", "%s", nfail ? "FAILED" : "ok");
     if (NULL != getenv("V5_RPMIX_ONLY") && 0 == strcmp(getenv("V5_RPMIX_ONLY"), "1")) {
-        failed = 0;
+        nfail = 0; /* this section's own count */
         rpmix_only();
-        if (failed) {
-            line("rpmix-only", "%d FAILED", failed);
+        if (nfail) {
+            line("rpmix-only", "%d FAILED", nfail);
         } else {
             line("rpmix-only", "ok");
         }
     }
     fflush(stdout);
-    return failed ? 1 : 0;
+    return nfail ? 1 : 0;
 }
