@@ -7,11 +7,14 @@
 #   tools/systests.sh            every case
 #   tools/systests.sh --check    only check that ONLY matches some case
 #   tools/systests.sh --list     the cases, one per line
-# Environment: ONLY=<ERE>: only the cases whose name (area::[sh::|step::]…::case)
-# or area matches (make test ONLY=…).
+# Environment: ONLY=<ERE>: only the cases whose name (area::[sh::…::]case)
+# or area matches (make test ONLY=…); RPMIX_NEXTEST_PROFILE: nextest's
+# profile (default `wide`: the bash drivers side by side; `default`: one
+# bash case at a time).
 set -u
 cd "$(dirname "$0")/.."
 STORE=target/nextest
+PROFILE=${RPMIX_NEXTEST_PROFILE:-wide}
 filter=()
 [ -n "${ONLY:-}" ] && filter=(-E "test(/${ONLY}/) | binary(/${ONLY}/)")
 
@@ -28,6 +31,11 @@ case ${1:-} in
         exit 0 ;;
 esac
 
-mkdir -p "$STORE" && rm -f "$STORE/skipped.txt" "$STORE/driver-cases.txt" && touch "$STORE/.start"
-cargo nextest run -p rpmix-systests --no-fail-fast "${filter[@]}"
-python3 tools/test-summary.py "$STORE" "$STORE/.start" ${ONLY:+--filtered}
+# What the drivers would install when missing, installed first, once (the
+# drivers run side by side and would race to install the same thing).
+for installer in install-slurm install-debian13 install-consumers; do
+    tools/$installer.sh >/dev/null || { echo "make test: tools/$installer.sh failed"; echo "0 passed, 1 failed"; exit 1; }
+done
+mkdir -p "$STORE" && rm -f "$STORE/skipped.txt" "$STORE/driver-cases.txt" "$STORE/$PROFILE/junit.xml" && touch "$STORE/.start"
+cargo nextest run -p rpmix-systests --profile "$PROFILE" --no-fail-fast "${filter[@]}"
+python3 tools/test-summary.py "$STORE/$PROFILE/junit.xml" "$STORE/.start" ${ONLY:+--filtered}

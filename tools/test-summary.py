@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """The end of `make test`: what cargo-nextest ran, counted by case.
 
-  test-summary.py <nextest store dir> <run start stamp> [--filtered]
+  test-summary.py <nextest's JUnit report> <run start stamp> [--filtered]
 
-Reads the JUnit report nextest wrote (<dir>/default/junit.xml) and prints:
+Reads the JUnit report nextest wrote (target/nextest/<profile>/junit.xml)
+and prints:
 - the failed cases, each with the end of its output;
 - the cases that did not run here and why (a case calls skip(): its output
   holds "SKIP: <case>: <why>");
 - the ten slowest cases;
 - unless --filtered (only some cases ran): every case a bash driver knows that has
   no test (the drivers append the names they know to
-  <dir>/driver-cases.txt; systests/tests/*.rs name the ones they run, or
+  target/nextest/driver-cases.txt; systests/tests/*.rs name the ones they run, or
   run a driver whole as one scenario), and
   the session directories left behind by servers that ended (a directory
   /tmp/rpmix.<host>.<pid> newer than the stamp whose process is gone);
@@ -27,9 +28,9 @@ import xml.etree.ElementTree as ET
 
 
 def main():
-    store, stamp = sys.argv[1], sys.argv[2]
+    report, stamp = sys.argv[1], sys.argv[2]
     whole = "--filtered" not in sys.argv[3:]
-    report = os.path.join(store, "default", "junit.xml")
+    store = os.path.dirname(os.path.dirname(os.path.abspath(report)))
     if not os.path.exists(report):
         print(f"test-summary: no report {report} (nextest did not run)")
         print("0 passed, 1 failed")

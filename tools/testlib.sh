@@ -115,6 +115,18 @@ require_lib() {
 
 # ---- compiling once (see the header) ----
 build_once() {
+    # Drivers may run side by side (the system tests): one compile of a
+    # program at a time, the others then find it up to date.
+    local out=$1 fd rc
+    [ "$1" = --stderr ] && out=$3
+    mkdir -p "$(dirname "$out")" || return 1
+    exec {fd}>"$out.lock" || return 1
+    flock "$fd"
+    build_once_unlocked "$@"; rc=$?
+    exec {fd}>&-
+    return $rc
+}
+build_once_unlocked() {
     local errf=""
     if [ "$1" = --stderr ]; then errf=$2; shift 2; fi
     local out=$1; shift
