@@ -16,7 +16,7 @@
 //! PMIX_GROUP_CONSTRUCT_COMPLETE. Invitations stay on one server.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::msg::{self, GroupOp as Op};
@@ -26,6 +26,7 @@ use crate::runtime::{ConnId, Handle, Net};
 use crate::server::host::{Host, Upcall};
 use crate::server::nspace::{self, Nspace};
 use crate::server::{settled, ServerRole};
+use crate::server::top::CollectiveView;
 
 /// A constructed group.
 #[derive(Clone, Debug)]
@@ -45,6 +46,9 @@ struct GroupOp {
     members: Vec<Proc>,
     directives: Vec<Info>,
     arrived: Vec<(ConnId, u32, Proc)>,
+    /// When each member entered: stored beside the arrival it records (no
+    /// other cost), read only when a tool asks (`view`).
+    entered: HashMap<Proc, Instant>,
     timer: Option<u64>,
     /// Waiting for the host (other servers' members).
     at_host: bool,
@@ -147,6 +151,20 @@ fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
 }
 
 impl Groups {
+    /// The operations in progress, read-only, for a tool's query.
+    pub(super) fn view(&self, nspaces: &HashMap<String, Nspace>) -> Vec<CollectiveView> {
+        self.ops
+            .iter()
+            .map(|o| CollectiveView {
+                kind: if o.op == PMIX_GROUP_CONSTRUCT { "group-construct" } else { "group-destruct" },
+                id: o.name.clone(),
+                local: o.members.iter().filter(|p| nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).cloned().collect(),
+                entered: o.arrived.iter().map(|(_, _, p)| (p.clone(), o.entered.get(p).copied().unwrap_or_else(Instant::now))).collect(),
+                at_host: o.at_host,
+            })
+            .collect()
+    }
+
     /// GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE from a client.
     pub(super) fn on_request(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, request: msg::Group) {
         let msg::Group { op, name, procs, directives } = request;
@@ -223,6 +241,7 @@ impl Groups {
                     members,
                     directives: directives.clone(),
                     arrived: Vec::new(),
+                    entered: HashMap::new(),
                     timer: None,
                     at_host: false,
                     assign_context_id: false,
@@ -245,6 +264,7 @@ impl Groups {
             o.member_info.push((who.clone(), mine));
         }
         o.arrived.push((conn, req, who.clone()));
+        o.entered.insert(who.clone(), Instant::now());
         self.group_check_arrivals(cx, idx);
     }
 
