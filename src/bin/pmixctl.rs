@@ -42,7 +42,7 @@ Options:
 
 Commands:
   ps                          list the jobs and their sizes
-  top [--once | --json]       what each rank of the job is doing: state,
+  top [--once] [--json]       what each rank of the job is doing: state,
                               CPU %, RSS, the PMIx call it is blocked in
                               and for how long, and each collective in
                               progress with the ranks it still waits for;
