@@ -257,7 +257,7 @@ fn top_tmux_view() {
     // Sorting by state puts the stopped rank first.
     tmux(&["send-keys", "-t", &session, "s"]).ok();
     shows("sorted by state, rank 5 first", &|s| {
-        s.contains("sort (state)") && s.lines().find(|l| l.trim_start().split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok())).is_some_and(|l| l.trim_start().starts_with("5 "))
+        s.contains("sort (state)") && s.lines().find(|l| l.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok())).is_some_and(|l| l.trim_start().starts_with("5 "))
     }, &mut last);
     case.write("screen-2.txt", &last);
     tmux(&["send-keys", "-t", &session, "r"]).ok();
