@@ -306,3 +306,42 @@ fn top_1024_ranks() {
     touch(&hold);
     job.wait(secs(300)).ok();
 }
+
+/// The standard query beside ours: PMIX_QUERY_PROC_TABLE of the same job,
+/// asked by one program on rpmix's library and on OpenPMIx 4.2.2's (a tool
+/// over TCP), gives the same table, whose pids are those `top --json`
+/// shows; OpenPMIx's own `pps` lists the job.
+#[test]
+fn top_proc_table_as_openpmix_reads_it() {
+    let case = Case::new("top_proc_table_as_openpmix_reads_it");
+    let (go, hold) = (case.path("go"), case.path("hold"));
+    let job = Job::start(Cmd::new(&env().pmixrun).args(["-n", "4"]).arg(prog()).env("TOP_FENCE_RANK", "3").env("TOP_FENCE_GO", &go).env("TOP_FENCE_HOLD", &hold).on(Lib::Ours));
+    let pid = job.pid();
+    let ranks = ready(&job, 4);
+    let json = sample_when_entered(pid, 3);
+    let ns = json.split("\"nspace\":\"").nth(1).and_then(|s| s.split('"').next()).expect("the namespace").to_string();
+    let table = c_prog("top_ptable", Build::Ref);
+    let ours = run(Cmd::new(&table).arg(pid.to_string()).arg(&ns).on(Lib::Ours), secs(60)).ok();
+    let theirs = run(Cmd::new(&table).arg(pid.to_string()).arg(&ns).on(Lib::OpenPmix), secs(60)).ok();
+    ours.save(&case, "ptable-rpmix");
+    theirs.save(&case, "ptable-openpmix");
+    assert_eq!(ours.stdout, theirs.stdout, "the two libraries read different tables");
+    assert!(ours.stdout.starts_with("entries 4\n"), "{}", ours.stdout);
+    for (r, p) in &ranks {
+        let line = ours.stdout.lines().find(|l| l.starts_with(&format!("rank {r} "))).unwrap_or_else(|| panic!("no rank {r}: {}", ours.stdout));
+        assert!(line.contains(&format!(" pid {p} ")), "{line}");
+        assert!(json.contains(&format!("{{\"rank\":{r},\"state\":\"running\",\"pid\":{p},")), "rank {r} pid {p} in {json}");
+    }
+    if run(Cmd::new("sh").args(["-c", "command -v pps"]), secs(10)).code() == Some(0) {
+        // (by the contact in pmixrun's rendezvous file: pps 4.2.2 does not
+        // act on --pid, and other servers may run on the node)
+        let tmp = std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into());
+        let file = format!("{tmp}/pmix.{}.tool.{pid}", hostname());
+        let uri = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}")).lines().next().unwrap_or_default().to_string();
+        let pps = run(Cmd::new("pps").arg("--uri").arg(&uri).on(Lib::OpenPmix), secs(60));
+        assert!(pps.stderr.contains(&format!("Active nspaces: {ns}")) || pps.stdout.contains(&format!("Active nspaces: {ns}")), "{}", pps.report("pps"));
+    }
+    touch(&go);
+    touch(&hold);
+    job.wait(secs(60)).ok();
+}
