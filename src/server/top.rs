@@ -162,7 +162,15 @@ impl ServerRole {
             }
         }
         let uptime = uptime_ms();
-        for (rank, reg) in &n.clients {
+        // Ranks that ended and were deregistered are gone from the clients:
+        // they are listed as exited (their exit code is the host's to know).
+        let ranks: BTreeSet<pmix_rank_t> = n.clients.keys().chain(n.ended.iter()).copied().collect();
+        for rank in &ranks {
+            let Some(reg) = n.clients.get(rank) else {
+                let v = vec![Info::new("rpmix.top.r", Value::u32(*rank)), Info::new("rpmix.top.state", Value::string("exited"))];
+                out.push(Info::new("rpmix.top.rank", Value::infos(&v)));
+                continue;
+            };
             let p = Proc::new(ns, *rank);
             let pid = self.pid_of(&p);
             let st = proc_stat(pid, uptime);
