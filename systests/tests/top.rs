@@ -226,7 +226,8 @@ fn top_tmux_view() {
     let socket = case.path("tmux.sock");
     let tmux = |args: &[&str]| run(Cmd::new("tmux").arg("-S").arg(&socket).args(args), secs(10));
     let command = format!("env LD_LIBRARY_PATH={} {} --pid {} top", env().libdir.display(), env().pmixctl.display(), job.pid());
-    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "40", &command]).ok();
+    // (10 lines: room for 5 of the 8 ranks, so the list scrolls)
+    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "10", &command]).ok();
     struct Kill<'a>(&'a dyn Fn(&[&str]) -> Run, String);
     impl Drop for Kill<'_> {
         fn drop(&mut self) {
@@ -243,12 +244,14 @@ fn top_tmux_view() {
         })
         .unwrap_or_else(|e| panic!("{e}; screen:\n{last}"));
     };
-    shows("the ranks on the screen", &|s| s.contains("RANK") && s.contains("missing 5") && (0..8).all(|r| s.lines().any(|l| l.trim_start().starts_with(&format!("{r} ")))), &mut last);
+    let row_of = |s: &str, r: u32| s.lines().any(|l| l.trim_start().starts_with(&format!("{r} ")));
+    shows("the first ranks on the screen", &|s| s.contains("RANK") && s.contains("missing 5") && (0..5).all(|r| row_of(s, r)) && !row_of(s, 5) && s.contains("(ranks 0-4 of 8)"), &mut last);
     case.write("screen-1.txt", &last);
     // Select rank 5: the first j selects rank 0.
     for _ in 0..6 {
         tmux(&["send-keys", "-t", &session, "j"]).ok();
     }
+    shows("the list scrolled to rank 5", &|s| row_of(s, 5) && !row_of(s, 0) && s.contains("(ranks 1-5 of 8)"), &mut last);
     tmux(&["send-keys", "-t", &session, "p"]).ok();
     let pid5 = ranks[5].1;
     let state = || std::fs::read_to_string(format!("/proc/{pid5}/stat")).ok().and_then(|s| s.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().next().map(String::from))).unwrap_or_default();
@@ -333,13 +336,18 @@ fn top_proc_table_as_openpmix_reads_it() {
         assert!(json.contains(&format!("{{\"rank\":{r},\"state\":\"running\",\"pid\":{p},")), "rank {r} pid {p} in {json}");
     }
     if run(Cmd::new("sh").args(["-c", "command -v pps"]), secs(10)).code() == Some(0) {
-        // (by the contact in pmixrun's rendezvous file: pps 4.2.2 does not
-        // act on --pid, and other servers may run on the node)
+        // (by the contact in pmixrun's rendezvous file)
         let tmp = std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into());
         let file = format!("{tmp}/pmix.{}.tool.{pid}", hostname());
         let uri = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}")).lines().next().unwrap_or_default().to_string();
         let pps = run(Cmd::new("pps").arg("--uri").arg(&uri).on(Lib::OpenPmix), secs(60));
-        assert!(pps.stderr.contains(&format!("Active nspaces: {ns}")) || pps.stdout.contains(&format!("Active nspaces: {ns}")), "{}", pps.report("pps"));
+        // (pps 4.2.2 acts on neither --pid nor --uri: with other servers on
+        // the node it gives up, and says so; that is no answer of ours)
+        if pps.stderr.contains("multiple possible servers") {
+            println!("pps: other PMIx servers run on this node and pps 4.2.2 cannot be pointed at one: not compared");
+        } else {
+            assert!(pps.stderr.contains(&format!("Active nspaces: {ns}")) || pps.stdout.contains(&format!("Active nspaces: {ns}")), "{}", pps.report("pps"));
+        }
     }
     touch(&go);
     touch(&hold);
