@@ -853,3 +853,24 @@ fn a_tool_sees_who_a_fence_waits_for_and_what_each_rank_is_blocked_in() {
     assert_ne!(st, PMIX_SUCCESS);
     assert!(infos.iter().all(|i| i.key() != super::top::QUERY_KEY));
 }
+
+#[test]
+fn a_tool_sees_a_group_construct_wait_for_its_missing_member() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    let members = vec![Proc::new("job", 0), Proc::new("job", 1)];
+    let a = srv.clients[0].send(&Request::Group(msg::Group { op: GroupOp::Construct, name: "grp".into(), procs: members.clone(), directives: Vec::new() }));
+    let (st, infos) = query(&mut srv.clients[1], &[super::top::QUERY_KEY], &[Info::new("pmix.nspace", Value::string("job"))]);
+    assert_eq!(st, PMIX_SUCCESS);
+    let (colls, ranks) = top_of(&infos);
+    assert_eq!(colls.len(), 1);
+    assert_eq!(string_of(&colls[0], "rpmix.top.kind").as_deref(), Some("group-construct"));
+    assert_eq!(string_of(&colls[0], "rpmix.top.id").as_deref(), Some("grp"));
+    assert_eq!(string_of(&colls[0], "rpmix.top.missing").as_deref(), Some("1"));
+    assert_eq!(string_of(&ranks[0], "rpmix.top.call").as_deref(), Some("group-construct grp"));
+    assert_eq!(string_of(&ranks[1], "rpmix.top.call"), None);
+    let b = srv.clients[1].send(&Request::Group(msg::Group { op: GroupOp::Construct, name: "grp".into(), procs: members, directives: Vec::new() }));
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_SUCCESS);
+    assert_eq!(srv.clients[1].reply(b).status, PMIX_SUCCESS);
+    let (_, infos) = query(&mut srv.clients[1], &[super::top::QUERY_KEY], &[Info::new("pmix.nspace", Value::string("job"))]);
+    assert!(top_of(&infos).0.is_empty());
+}
