@@ -175,7 +175,9 @@ impl ServerRole {
             let pid = self.pid_of(&p);
             let st = proc_stat(pid, uptime);
             let state = match (&st, reg) {
-                (Some(s), _) if s.state == 'T' || s.state == 't' => "stopped",
+                (Some(s), _) if s.state == 'T' => "stopped",
+                // (stopped by a tracer: a debugger's hold, stop on exec)
+                (Some(s), _) if s.state == 't' => "traced",
                 (Some(s), _) if s.state == 'Z' || s.state == 'X' => "exited",
                 (_, r) if r.finalized => "finalized",
                 (_, r) if r.terminated => "exited",

@@ -364,7 +364,7 @@ fn keys_of(bytes: &[u8]) -> Vec<Key> {
 
 fn state_order(s: &str) -> u8 {
     match s {
-        "stopped" => 0,
+        "stopped" | "traced" => 0,
         "running" => 1,
         "started" => 2,
         "not started" => 3,
