@@ -13,6 +13,8 @@ use pmix::runtime::Oneshot;
 
 #[path = "shared/ptrace_probe.rs"]
 mod ptrace_probe;
+#[path = "pmixctl/top.rs"]
+mod top;
 
 const HELP: &str = "\
 usage: pmixctl [--pid PID | --uri URI | --file F | --system] [--nspace NS] COMMAND
@@ -34,10 +36,20 @@ Options:
   -f, --follow                output: until every rank closed the stream
   --stderr                    output: the ranks' stderr, not their stdout
   --timeout S                 checkpoint, run: wait at most S seconds
+  --once                      top: print one screen and exit
+  --json                      top: print one sample as JSON and exit
   -h, --help                  this text
 
 Commands:
   ps                          list the jobs and their sizes
+  top [--once] [--json]       what each rank of the job is doing: state,
+                              CPU %, RSS, the PMIx call it is blocked in
+                              and for how long, and each collective in
+                              progress with the ranks it still waits for;
+                              full screen, refreshed every second (keys: q
+                              quit, s sort by rank/state/wait, j/k or the
+                              arrows select a rank, p pause it, r resume
+                              it, K kill it)
   pause | resume | kill | terminate [--rank R]
   signal SIG [--rank R]       send a signal (number or name: TERM, USR1, ...)
   checkpoint [ID] [--rank R] [--timeout S]
@@ -582,6 +594,8 @@ struct Args {
     timeout: Option<u32>,
     cmd: Vec<String>,
     help: bool,
+    once: bool,
+    json: bool,
 }
 
 fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, lexopt::Error> {
@@ -605,6 +619,8 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args
             Long("stderr") => a.stderr = true,
             Long("timeout") => a.timeout = Some(p.value()?.parse()?),
             Long("help") | Short('h') => a.help = true,
+            Long("once") => a.once = true,
+            Long("json") => a.json = true,
             lexopt::Arg::Value(v) => {
                 a.cmd.push(v.string()?);
                 // `run`'s words are the job's, options included.
@@ -621,7 +637,7 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args
 }
 
 fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
-    let Args { mut infos, nspace, rank, follow, stderr, timeout: asked_timeout, cmd, help } = parse_args(args).map_err(|e| e.to_string())?;
+    let Args { mut infos, nspace, rank, follow, stderr, timeout: asked_timeout, cmd, help, once, json } = parse_args(args).map_err(|e| e.to_string())?;
     if help {
         println!("{HELP}");
         return Ok(());
@@ -745,6 +761,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 }
                 Ok(())
             }
+            "top" => top::run(&ns, once, json),
             "stdin" => push_stdin(&target),
             "pset" => pset(&ns, &cmd[1..]),
             other => Err(format!("unknown command '{other}' (pmixctl --help)")),

@@ -2,7 +2,7 @@
 //! fence_nb upcall, and the data a collecting fence brings back.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::data::pack::{Decoder, Encoder};
@@ -13,6 +13,7 @@ use crate::msg::{self, Collective};
 use super::host::{Host, Upcall};
 use super::modex::{blob_record, read_blob_record};
 use super::nspace::Nspace;
+use super::top::CollectiveView;
 use super::{reply, settled, ServerRole};
 
 /// The ranks of one namespace taking part in a barrier.
@@ -60,6 +61,19 @@ impl Members {
             }
         }
         Members(m)
+    }
+
+    /// The participants as a tool reads them: `ns:all`, `ns:0-3,5`.
+    fn describe(&self) -> String {
+        let each: Vec<String> = self
+            .0
+            .iter()
+            .map(|(ns, r)| match r {
+                Ranks::All => format!("{ns}:all"),
+                Ranks::Some(s) => format!("{ns}:{}", super::top::ranges(s.iter().copied())),
+            })
+            .collect();
+        each.join(";")
     }
 
     fn contains(&self, p: &Proc) -> bool {
@@ -117,7 +131,10 @@ struct Barrier {
     collect: bool,
     info: Vec<Info>,
     local_needed: BTreeSet<Proc>,
-    arrived: Vec<(ConnId, u32, Proc)>,
+    /// Who arrived, and when: the `Instant` is stored where the arrival is
+    /// already recorded (no other cost on a fence's path); read only when a
+    /// tool asks (`view`).
+    arrived: Vec<(ConnId, u32, Proc, Instant)>,
     timer: Option<u64>,
     at_host: bool,
     id: u64,
@@ -181,8 +198,8 @@ impl Fences {
         if timeout > 0 && b.timer.is_none() {
             b.timer = Some(cx.net.timer(Duration::from_secs(timeout as u64)));
         }
-        b.arrived.push((conn, req, who.clone()));
-        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+        b.arrived.push((conn, req, who.clone(), Instant::now()));
+        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
         if b.local_needed.is_subset(&arrived) {
             self.local_part_done(cx, idx);
         }
@@ -258,11 +275,29 @@ impl Fences {
         let (hit, keep): (Vec<Barrier>, Vec<Barrier>) = std::mem::take(&mut self.barriers).into_iter().partition(|b| b.members.contains(proc));
         self.barriers = keep;
         for b in hit {
-            let arrived: Vec<(ConnId, u32, Proc)> = b.arrived.iter().filter(|(_, _, p)| p != proc).cloned().collect();
+            let arrived: Vec<(ConnId, u32, Proc, Instant)> = b.arrived.iter().filter(|(_, _, p, _)| p != proc).cloned().collect();
             let b = Barrier { arrived, ..b };
             contribute_without(cx, &b, proc);
             finish(cx.net, cx.nspaces, b, st);
         }
+    }
+
+    /// The barriers in progress, read-only, for a tool's query.
+    pub(super) fn view(&self) -> Vec<CollectiveView> {
+        self.barriers
+            .iter()
+            .map(|b| CollectiveView {
+                kind: match b.kind {
+                    Collective::Fence => "fence",
+                    Collective::Connect => "connect",
+                    Collective::Disconnect => "disconnect",
+                },
+                id: b.members.describe(),
+                local: b.local_needed.clone(),
+                entered: b.arrived.iter().map(|(_, _, p, t)| (p.clone(), *t)).collect(),
+                at_host: b.at_host,
+            })
+            .collect()
     }
 
     /// The server stops: every barrier ends with `st`.
@@ -314,7 +349,7 @@ fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) {
     if b.kind != Collective::Fence || b.at_host || b.members.all_local(cx.nspaces) {
         return;
     }
-    let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p)| p.clone()).collect();
+    let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
     let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
     if local.is_empty() || !local.is_subset(&arrived) {
         return;
@@ -358,7 +393,7 @@ fn finish(net: &mut Net, nspaces: &HashMap<String, Nspace>, b: Barrier, st: pmix
     } else {
         body.u32(0);
     }
-    for (conn, req, _) in &b.arrived {
+    for (conn, req, _, _) in &b.arrived {
         reply(net, *conn, *req, st, body.bytes());
     }
 }

@@ -16,7 +16,7 @@
 //! PMIX_GROUP_CONSTRUCT_COMPLETE. Invitations stay on one server.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::msg::{self, GroupOp as Op};
@@ -26,6 +26,7 @@ use crate::runtime::{ConnId, Handle, Net};
 use crate::server::host::{Host, Upcall};
 use crate::server::nspace::{self, Nspace};
 use crate::server::{settled, ServerRole};
+use crate::server::top::CollectiveView;
 
 /// A constructed group.
 #[derive(Clone, Debug)]
@@ -44,7 +45,9 @@ struct GroupOp {
     procs: Vec<Proc>,
     members: Vec<Proc>,
     directives: Vec<Info>,
-    arrived: Vec<(ConnId, u32, Proc)>,
+    /// Who arrived, and when: the `Instant` is stored with the arrival it
+    /// records (no other cost), read only when a tool asks (`view`).
+    arrived: Vec<(ConnId, u32, Proc, Instant)>,
     timer: Option<u64>,
     /// Waiting for the host (other servers' members).
     at_host: bool,
@@ -147,6 +150,20 @@ fn flag(directives: &[Info], key: &core::ffi::CStr) -> bool {
 }
 
 impl Groups {
+    /// The operations in progress, read-only, for a tool's query.
+    pub(super) fn view(&self, nspaces: &HashMap<String, Nspace>) -> Vec<CollectiveView> {
+        self.ops
+            .iter()
+            .map(|o| CollectiveView {
+                kind: if o.op == PMIX_GROUP_CONSTRUCT { "group-construct" } else { "group-destruct" },
+                id: o.name.clone(),
+                local: o.members.iter().filter(|p| nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).cloned().collect(),
+                entered: o.arrived.iter().map(|(_, _, p, t)| (p.clone(), *t)).collect(),
+                at_host: o.at_host,
+            })
+            .collect()
+    }
+
     /// GROUP_CONSTRUCT / GROUP_DESTRUCT / GROUP_LEAVE from a client.
     pub(super) fn on_request(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, request: msg::Group) {
         let msg::Group { op, name, procs, directives } = request;
@@ -200,7 +217,7 @@ impl Groups {
             answer(cx, PMIX_ERR_LOST_CONNECTION, &[]);
             return;
         }
-        if self.ops.iter().any(|o| o.op == op && o.name == name && o.arrived.iter().any(|(_, _, p)| p == who)) {
+        if self.ops.iter().any(|o| o.op == op && o.name == name && o.arrived.iter().any(|(_, _, p, _)| p == who)) {
             crate::pmix_debug!(1, "{who}: group {name}: already taking part in this operation");
             answer(cx, PMIX_ERR_BAD_PARAM, &[]);
             return;
@@ -244,7 +261,7 @@ impl Groups {
         if !mine.is_empty() {
             o.member_info.push((who.clone(), mine));
         }
-        o.arrived.push((conn, req, who.clone()));
+        o.arrived.push((conn, req, who.clone(), Instant::now()));
         self.group_check_arrivals(cx, idx);
     }
 
@@ -255,7 +272,7 @@ impl Groups {
             return;
         }
         let local: Vec<&Proc> = o.members.iter().filter(|p| cx.nspaces.get(&p.nspace).is_some_and(|ns| ns.is_local(p.rank))).collect();
-        if local.iter().all(|p| o.arrived.iter().any(|(_, _, a)| a == *p)) {
+        if local.iter().all(|p| o.arrived.iter().any(|(_, _, a, _)| a == *p)) {
             self.group_local_part_done(cx, idx);
         }
     }
@@ -456,7 +473,7 @@ impl Groups {
         crate::pmix_debug!(5, "group {} {}: {}", o.name, if o.op == PMIX_GROUP_CONSTRUCT { "construct" } else { "destruct" }, crate::strings::error_name(st));
         let mut e = Encoder::default();
         let _ = encode_infos(&mut e, &results);
-        for (conn, req, _) in &o.arrived {
+        for (conn, req, _, _) in &o.arrived {
             cx.reply(*conn, *req, st, e.bytes());
         }
     }
@@ -504,8 +521,8 @@ impl Groups {
             let o = &mut self.ops[i];
             o.members.retain(|p| p != who);
             o.procs.retain(|p| p != who);
-            let mine: Vec<(ConnId, u32)> = o.arrived.iter().filter(|(_, _, p)| p == who).map(|(c, r, _)| (*c, *r)).collect();
-            o.arrived.retain(|(_, _, p)| p != who);
+            let mine: Vec<(ConnId, u32)> = o.arrived.iter().filter(|(_, _, p, _)| p == who).map(|(c, r, _, _)| (*c, *r)).collect();
+            o.arrived.retain(|(_, _, p, _)| p != who);
             for (c, r) in mine {
                 cx.reply_infos(c, r, PMIX_SUCCESS, &[]);
             }
@@ -546,7 +563,7 @@ impl Groups {
         let failed: Vec<u64> = self.ops.iter().filter(|o| o.members.contains(proc)).map(|o| o.seq).collect();
         for seq in failed {
             if let Some(o) = self.ops.iter_mut().find(|o| o.seq == seq) {
-                o.arrived.retain(|(_, _, p)| p != proc);
+                o.arrived.retain(|(_, _, p, _)| p != proc);
             }
             self.finish_group_op(cx, seq, PMIX_ERR_LOST_CONNECTION, Vec::new());
         }

@@ -23,6 +23,7 @@ mod query;
 pub mod session;
 pub mod setup;
 mod spawn;
+pub mod top;
 #[cfg(test)]
 mod tests;
 
@@ -224,6 +225,11 @@ impl ServerRole {
     /// else PMIX_PROC_PID as the host registered it (0: unknown).
     pub(super) fn pid_of(&self, p: &Proc) -> u32 {
         pid_of(&self.nspaces, &self.peers, p)
+    }
+
+    /// The proc a connection speaks for (None: no hello yet).
+    pub(super) fn peer_proc(&self, conn: ConnId) -> Option<Proc> {
+        self.peers.get(&conn).map(|p| p.proc.clone())
     }
 
     /// Run `f` on the fence part with what it needs of the role.

@@ -2,7 +2,7 @@
 //! host's direct_modex), PMIx_server_dmodex_request, and the data blobs
 //! fences and dmodex carry between servers.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::status::Res;
@@ -13,6 +13,7 @@ use crate::runtime::{ConnId, Net};
 use super::group;
 use super::host::Upcall;
 use super::nspace::Nspace;
+use super::top::BlockedView;
 use super::{reply, reply_infos, settled, ServerRole};
 
 /// A Get waiting for data a local client has not committed yet.
@@ -24,6 +25,9 @@ pub(super) struct ParkedGet {
     timer: Option<u64>,
     /// Set while the host's direct_modex upcall answers it (its request id).
     dmodex: Option<u64>,
+    /// When it was parked: stored with the request (no other cost on a
+    /// Get's path), read only when a tool asks (`parked_view`).
+    since: Instant,
 }
 
 /// A host's PMIx_server_dmodex_request for a local client that has not
@@ -208,7 +212,7 @@ impl ServerRole {
                 None => connected.then_some(LOCAL_GET_WAIT),
             };
             let timer = wait.map(|w| net.timer(w));
-            self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: None });
+            self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: None, since: Instant::now() });
             return Ok(());
         }
         // A proc this server does not serve: ask the host (direct modex).
@@ -219,7 +223,7 @@ impl ServerRole {
             // already asked for waits for that answer (the whole proc's data).
             if let Some(id) = self.parked.iter().find_map(|p| if p.target == target { p.dmodex } else { None }) {
                 let timer = Some(net.timer(wait));
-                self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: Some(id) });
+                self.parked.push(ParkedGet { conn, req, target, key, timer, dmodex: Some(id), since: Instant::now() });
                 return Ok(());
             }
             let mut dinfo = info;
@@ -229,7 +233,7 @@ impl ServerRole {
             let id = self.next_dmodex;
             self.next_dmodex += 1;
             let timer = Some(net.timer(wait));
-            self.parked.push(ParkedGet { conn, req, target: target.clone(), key, timer, dmodex: Some(id) });
+            self.parked.push(ParkedGet { conn, req, target: target.clone(), key, timer, dmodex: Some(id), since: Instant::now() });
             // The host may answer inside the upcall, later, or (wrongly) both:
             // the answer is queued to this thread and the first one wins.
             let h = self.handle();
@@ -374,6 +378,19 @@ impl ServerRole {
         for p in std::mem::take(&mut self.parked_dmodex) {
             (p.done)(PMIX_ERR_LOST_CONNECTION, Vec::new());
         }
+    }
+
+    /// The parked Gets, read-only, for a tool's query: who waits (the
+    /// connection's peer), for which key of which proc, since when.
+    pub(super) fn parked_view(&self) -> Vec<BlockedView> {
+        self.parked
+            .iter()
+            .filter_map(|p| {
+                let who = self.peer_proc(p.conn)?;
+                let key = if p.key.is_empty() { "(all)" } else { p.key.as_str() };
+                Some(BlockedView { proc: who, call: "get", what: format!("{key} of {}", p.target), since: p.since })
+            })
+            .collect()
     }
 
     /// A closed connection's parked Gets: nobody to answer any more.

@@ -84,6 +84,13 @@ impl ServerRole {
                         Some(v) => fallback.push(Info::new(&key, v)),
                         None => all_local = false,
                     },
+                    // What each local rank of the namespace is doing and
+                    // blocked in, and the collectives in progress: the
+                    // library's own answer whatever the host.
+                    super::top::QUERY_KEY => match self.top_answer(&qns) {
+                        Some(v) => answers.push(Info::new(&key, v)),
+                        None => all_local = false,
+                    },
                     "pmix.jctrl.preempt" | "pmix.jctrl.ckmethod" => {
                         let p = find(&quals, PMIX_PROCID).map(|i| procs_of_value(i.value_ref())).and_then(|v| v.into_iter().next()).unwrap_or_else(|| who.clone());
                         let r = jobctl::lookup(&p).unwrap_or_default();
