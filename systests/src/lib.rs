@@ -874,3 +874,9 @@ impl Job {
         self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
+
+/// A command whose standard output and error go to the files `out` and
+/// `err` (`>out 2>err`, through `sh`: for outputs too big to hold).
+pub fn to_files<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I, out: &Path, err: &Path) -> Cmd {
+    Cmd::new("sh").args(["-c", "o=$1 e=$2; shift 2; exec \"$@\" >\"$o\" 2>\"$e\"", "sh"]).arg(out).arg(err).args(argv)
+}
