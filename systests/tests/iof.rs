@@ -1,29 +1,10 @@
 //! IO forwarding: ranks' output to tools and the terminal, stdin.
 
 use rpmix_systests::*;
-
-/// Cases of the bash drivers (tools/*-tests.sh), one test each.
-mod sh {
-    use super::*;
-    /// tools/iof-tests.sh
-    mod iof {
-        use super::*;
-        driver_cases!("iof-tests.sh", "iof", secs(600), [], {
-            big_output_to_tools_and_terminal: "big_output_to_tools_and_terminal",
-            stdin_targets: "stdin_targets",
-            early_close_does_not_stall: "early_close_does_not_stall",
-            cache_before_pull: "cache_before_pull",
-            slow_tool_bounds_memory: "slow_tool_bounds_memory",
-            iof_api_from_a_c_tool: "iof_api_from_a_c_tool",
-            iof_directives_from_a_c_tool: "iof_directives_from_a_c_tool",
-        });
-    }
-}
-
-// ---------------------------------------------------------------- IO forwarding under pmixrun
-
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+// ---------------------------------------------------------------- IO forwarding under pmixrun
 
 /// MiB each rank writes per stream in the big case (`IOF_TEST_MIB`, default 50).
 fn mib() -> u64 {
@@ -59,7 +40,7 @@ fn wait_attachable(t: &TmpDir, pid: u32) {
 /// find it) and started its `n` ranks (`sh`).
 fn wait_ranks(t: &TmpDir, pid: u32, n: usize) {
     let rendezvous = t.path().join(format!("pmix.{}.tool.{pid}", hostname()));
-    wait_until(&format!("{}", rendezvous.display()), secs(60), || rendezvous.exists()).unwrap();
+    wait_until(&rendezvous.display().to_string(), secs(60), || rendezvous.exists()).unwrap();
     wait_children_running(pid, n, "sh", secs(60)).unwrap();
 }
 
