@@ -112,7 +112,8 @@ fn stdin_case(case: &Case, args: &[&str], n: u32, want: &str) {
     let mut lines = r.lines();
     lines.sort_unstable();
     let got: String = lines.iter().map(|l| format!("{l} ")).collect();
-    assert_eq!(got, want, "{}", r.report(&format!("{args:?}")));
+    let what = if args.is_empty() { "pmixrun's default".to_string() } else { args.join(" ") };
+    assert_eq!(got, want, "{}", r.report(&format!("stdin with {what}")));
 }
 
 /// pmixrun's stdin reaches rank 0 by default, the rank `--stdin 2` names,
