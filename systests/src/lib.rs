@@ -868,11 +868,6 @@ impl Job {
     pub fn wait_ended(&self, limit: Duration) -> bool {
         wait_until("the program ends", limit, || proc_ended(self.pgid)).is_ok()
     }
-
-    /// The standard error so far.
-    pub fn stderr_so_far(&self) -> String {
-        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
 }
 
 /// A command whose standard output and error go to the files `out` and
