@@ -26,7 +26,7 @@ ours=$(time_runs LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" -n 4 "$B/iof_writer
 # To an attached tool: pmixctl pulls the 4 ranks' stdout while pmixrun also
 # writes it to /dev/null; timed from the moment the ranks start writing (they
 # wait on a gate file until the tool's pull is registered) to pmixrun's exit.
-# (its own name: tools/iof-tests.sh builds iof_ranks with other flags into the same directory)
+# (its own name: the system tests build iof_ranks with other flags)
 cc -std=gnu99 -O2 -w c-tests/iof_ranks.c -o "$B/bench_iof_ranks" || exit 1
 to_tool() {
     local d; d=$(mktemp -d)

@@ -815,3 +815,63 @@ impl Drop for TmpDir {
         let _ = fs::remove_dir_all(&self.0);
     }
 }
+
+// ---------------------------------------------------------------- helpers of the fault and IO-forwarding cases
+//
+// A case's processes found by a marker of its own on their command lines
+// (ranks a launcher left behind are in process groups of their own), and a
+// program waited for without reaping it, so what it left can be looked at
+// before its group is ended.
+
+/// A string unique to this run of `case`, to put on its command lines
+/// (an argument the programs do not use).
+pub fn new_marker(case: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    format!("rpmix-{case}-{}-{nanos}", std::process::id())
+}
+
+/// The live processes (not zombies) whose command line contains `marker`.
+pub fn pids_with_marker(marker: &str) -> Vec<u32> {
+    // (an empty or short marker would match processes of other cases)
+    assert!(marker.len() >= 8, "a marker as short as {marker:?}");
+    let mut out: Vec<u32> = fs::read_dir("/proc")
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).collect())
+        .unwrap_or_default();
+    out.retain(|&p| !proc_ended(p) && fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker)));
+    out.sort_unstable();
+    out
+}
+
+/// Waits up to `grace` until no process carries `marker`; those still
+/// there are killed (SIGKILL) and returned, each as "<pid> <command line>".
+pub fn leftovers(marker: &str, grace: Duration) -> Vec<String> {
+    if wait_until(&format!("no process with {marker}"), grace, || pids_with_marker(marker).is_empty()).is_ok() {
+        return Vec::new();
+    }
+    let left = pids_with_marker(marker);
+    left.iter()
+        .map(|&p| {
+            let cmdline = fs::read(format!("/proc/{p}/cmdline")).map(|c| String::from_utf8_lossy(&c).replace('\0', " ")).unwrap_or_default();
+            // SAFETY: kill(2) on a pid found carrying this case's marker; no memory is involved.
+            unsafe {
+                libc::kill(p as i32, libc::SIGKILL);
+            }
+            format!("{p} {}", cmdline.trim_end())
+        })
+        .collect()
+}
+
+impl Job {
+    /// Waits until the program has ended, at most `limit`, without reaping
+    /// it (its process group and pipes are left alone: see [`Job::wait`]);
+    /// returns whether it ended.
+    pub fn wait_ended(&self, limit: Duration) -> bool {
+        wait_until("the program ends", limit, || proc_ended(self.pgid)).is_ok()
+    }
+}
+
+/// A command whose standard output and error go to the files `out` and
+/// `err` (`>out 2>err`, through `sh`: for outputs too big to hold).
+pub fn to_files<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I, out: &Path, err: &Path) -> Cmd {
+    Cmd::new("sh").args(["-c", "o=$1 e=$2; shift 2; exec \"$@\" >\"$o\" 2>\"$e\"", "sh"]).arg(out).arg(err).args(argv)
+}
