@@ -421,6 +421,556 @@ fn groups_under_rm_simple_deferred() {
     groups(under_rm_simple(&["-m", "defer"], 4, &c_prog("client_groups", Build::Ours), &[]));
 }
 
+// ---------------------------------------------------------------- job control, monitoring, cleanup
+
+/// The reasons a case failed, collected check by check (every check runs;
+/// the case fails at the end listing them all, with the job's output).
+#[derive(Default)]
+struct Why(Vec<String>);
+
+impl Why {
+    fn add(&mut self, why: impl Into<String>) {
+        self.0.push(why.into());
+    }
+    /// Adds `why` unless `ok`.
+    fn check(&mut self, ok: bool, why: impl Into<String>) {
+        if !ok {
+            self.add(why);
+        }
+    }
+    /// Panics when a check failed, showing them and `r`'s report.
+    fn done(self, case: &str, r: &Run) {
+        assert!(self.0.is_empty(), "{case}: {}\n{}", self.0.join(", "), r.report(case));
+    }
+}
+
+/// A string unique to this case, put on its programs' command lines so that
+/// what they leave running can be found.
+fn marker(case: &str) -> String {
+    format!("rpmix-jobctl-{}-{case}", std::process::id())
+}
+
+/// Waits (up to 5 s) until no process carries `marker` on its command line;
+/// those still there are killed and the case fails.
+fn no_leftovers(marker: &str, why: &mut Why) {
+    if wait_until(&format!("no process with {marker}"), secs(5), || running_with(marker).is_empty()).is_err() {
+        let left = running_with(marker);
+        for &p in &left {
+            // SAFETY: kill(2) on the pids of this case's processes (they carry its marker); no memory is involved.
+            unsafe {
+                libc::kill(p as i32, libc::SIGKILL);
+            }
+        }
+        why.add(format!("processes left running: {left:?}"));
+    }
+}
+
+/// A program's clean summary `<name>: N passed, 0 failed` (N > 0) is there,
+/// and no line has `: FAIL`.
+fn summary_ok(r: &Run, name: &str, why: &mut Why) {
+    let prefix = format!("{name}: ");
+    let lines = r.all_lines();
+    why.check(lines.iter().any(|l| l.strip_prefix(&prefix).is_some_and(clean_summary)), format!("no \"{name}: N passed, 0 failed\" line"));
+    let fails = lines.iter().filter(|l| l.contains(": FAIL")).count();
+    why.check(fails == 0, format!("{fails} failed checks"));
+}
+
+/// Lines `pmixrun: <ns>:<rank><rest>` (`<ns>` without spaces) whose
+/// `<rest>` satisfies `pred`.
+fn pmixrun_says(r: &Run, rank: u32, pred: impl Fn(&str) -> bool) -> usize {
+    let tag = format!(":{rank}");
+    r.all_lines()
+        .iter()
+        .filter(|l| {
+            l.strip_prefix("pmixrun: ").and_then(|rest| rest.split_once(' ')).is_some_and(|(who, rest)| {
+                who.strip_suffix(&tag).is_some_and(|ns| !ns.is_empty()) && pred(&format!(" {rest}"))
+            })
+        })
+        .count()
+}
+
+/// The lines containing `s`.
+fn count(r: &Run, s: &str) -> usize {
+    r.all_lines().iter().filter(|l| l.contains(s)).count()
+}
+
+/// A case's scratch directory for its programs (readable by all, as for
+/// files of another owner), inside its TMPDIR `t`.
+fn scratch(t: &TmpDir) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let d = t.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    for p in [t.path(), &d] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    d
+}
+
+/// pmixrun with TMPDIR `t`, on rpmix's library.
+fn pmixrun_in(t: &TmpDir) -> Cmd {
+    pmixrun().env("TMPDIR", t).on(Lib::Ours)
+}
+
+/// The C resource manager with TMPDIR `t`, on rpmix's library.
+fn rm_simple_in(t: &TmpDir) -> Cmd {
+    Cmd::new(c_prog("rm_simple", Build::Ours)).env("TMPDIR", t).on(Lib::Ours)
+}
+
+/// Every run's time limit (as `timeout` in the bash of old).
+const T: std::time::Duration = secs(45);
+
+/// Job control by the host, seen by 3 ranks of c-tests/jctl_signals.c (its
+/// header lists the checks: pause/resume, signal, checkpoint by signal and
+/// by event, its timeout and cancel, refused restart and provision, the
+/// preemptible query), ending with PMIX_JOB_CTRL_KILL of rank 2: exit 137,
+/// every check passed, "kill: ok", and the file and directory rank 2
+/// registered for cleanup gone although it was killed. Under pmixrun,
+/// pmixrun reports rank 2 killed by signal 9; under the C resource manager
+/// (its job_control upcall answering at once, `direct`, or later, `defer`)
+/// rank 1's checkpoint reaches the host as signal 12 and it sees rank 2
+/// exit with 137. No process is left.
+fn jctl_signals(host: &str) {
+    let case = Case::new(&format!("jctl_signals_{host}"));
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let prog = c_prog("jctl_signals", Build::Ours);
+    let cmd = match host.strip_prefix("rm_simple_") {
+        None => pmixrun_in(&t).args(["--timeout", "40", "-n", "3"]),
+        Some(mode) => rm_simple_in(&t).args(["-v", "-m", mode, "-t", "40", "-n", "3"]),
+    };
+    let r = run(cmd.arg(prog).arg(&d).arg(&m), T);
+    r.save(&case, "job");
+    let mut why = Why::default();
+    for p in ["r2.file", "r2.dir"] {
+        why.check(std::fs::symlink_metadata(d.join(p)).is_err(), format!("{p} still there"));
+    }
+    why.check(r.code() == Some(137), format!("exit {:?}, expected 137 (rank 2 killed)", r.code()));
+    summary_ok(&r, "jctl_signals", &mut why);
+    why.check(r.all_lines().contains(&"jctl_signals: kill: ok"), "no \"kill: ok\" line");
+    if host == "pmixrun" {
+        let killed = pmixrun_says(&r, 2, |rest| rest == " was killed by signal 9");
+        why.check(killed > 0, "pmixrun did not report rank 2 killed by signal 9");
+    } else {
+        // The C host saw the checkpoint of rank 1 as its registered signal (SIGUSR2 = 12).
+        let asked = r.all_lines().iter().any(|l| {
+            l.find("upcall job_control ")
+                .and_then(|i| l[i..].find("pmix.jctrl.sig=12").map(|j| i + j))
+                .is_some_and(|j| l[j..].contains("ckpt-r1"))
+        });
+        why.check(asked, "rm_simple was not asked for rank 1's checkpoint signal");
+        why.check(r.all_lines().contains(&"rm_simple: rank 2 exited with 137"), "rm_simple did not see rank 2 killed");
+    }
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// Job control under pmixrun (see [`jctl_signals`]).
+#[test]
+fn jctl_signals_pmixrun() {
+    jctl_signals("pmixrun");
+}
+
+/// Job control under the C resource manager answering at once.
+#[test]
+fn jctl_signals_rm_simple_direct() {
+    jctl_signals("rm_simple_direct");
+}
+
+/// Job control under the C resource manager answering later.
+#[test]
+fn jctl_signals_rm_simple_defer() {
+    jctl_signals("rm_simple_defer");
+}
+
+/// Heartbeat monitors (c-tests/monitor_hb.c: alerts, cancel, a monitor
+/// under the application's control) under `pmixrun --on-stall report` with
+/// 2 ranks: exit 0, every check passed; pmixrun reports hb1's stall exactly
+/// once, hb2's (PMIX_MONITOR_APP_CONTROL) never, no other stall.
+#[test]
+fn monitor_hb() {
+    let case = Case::new("monitor_hb");
+    let t = TmpDir::new("jobctl");
+    let m = marker(&case.name);
+    let r = run(pmixrun_in(&t).args(["--timeout", "40", "--on-stall", "report", "-n", "2"]).arg(c_prog("monitor_hb", Build::Ours)).arg(&m), T);
+    r.save(&case, "job");
+    let mut why = Why::default();
+    why.check(r.success(), format!("exit {:?}", r.code()));
+    summary_ok(&r, "monitor_hb", &mut why);
+    let n1 = pmixrun_says(&r, 1, |rest| rest == " stalled (monitor hb1)");
+    let n2 = count(&r, "monitor hb2");
+    let nall = count(&r, "stalled");
+    why.check(n1 == 1, format!("pmixrun reported hb1's stall {n1} times, expected once"));
+    why.check(n2 == 0, format!("pmixrun reported hb2 (PMIX_MONITOR_APP_CONTROL) {n2} times"));
+    why.check(nall == n1, format!("{nall} stall reports in all"));
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// File monitors (c-tests/monitor_file.c: a growing file, a still one) under
+/// `pmixrun --on-stall report` with 1 rank: exit 0, every check passed;
+/// pmixrun reports the stall of "still" once, "grow" never.
+#[test]
+fn monitor_file() {
+    let case = Case::new("monitor_file");
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let r = run(
+        pmixrun_in(&t).args(["--timeout", "40", "--on-stall", "report", "-n", "1"]).arg(c_prog("monitor_file", Build::Ours)).arg(&d).arg(&m),
+        T,
+    );
+    r.save(&case, "job");
+    let mut why = Why::default();
+    why.check(r.success(), format!("exit {:?}", r.code()));
+    summary_ok(&r, "monitor_file", &mut why);
+    let n1 = pmixrun_says(&r, 0, |rest| rest == " stalled (monitor still)");
+    let n2 = count(&r, "monitor grow");
+    why.check(n1 == 1, format!("pmixrun reported the stall of \"still\" {n1} times, expected once"));
+    why.check(n2 == 0, format!("pmixrun reported \"grow\" {n2} times"));
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// The monitors inside the library, under the C resource manager (a host
+/// without a monitor upcall): monitor_hb with 2 ranks and monitor_file with
+/// 1 exit 0 and every check of theirs passes (alerts reach the rank and its
+/// peers in their windows, cancel, drops, file growth).
+#[test]
+fn monitors_rm_simple() {
+    let case = Case::new("monitors_rm_simple");
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let mut why = Why::default();
+    let hb = run(rm_simple_in(&t).args(["-t", "40", "-n", "2"]).arg(c_prog("monitor_hb", Build::Ours)).arg(&m), T);
+    hb.save(&case, "monitor_hb");
+    why.check(hb.success(), format!("monitor_hb: exit {:?}", hb.code()));
+    summary_ok(&hb, "monitor_hb", &mut why);
+    let file = run(rm_simple_in(&t).args(["-t", "40", "-n", "1"]).arg(c_prog("monitor_file", Build::Ours)).arg(&d).arg(&m), T);
+    file.save(&case, "monitor_file");
+    why.check(file.success(), format!("monitor_file: exit {:?}", file.code()));
+    summary_ok(&file, "monitor_file", &mut why);
+    no_leftovers(&m, &mut why);
+    if !why.0.is_empty() {
+        println!("{}", hb.report("monitor_hb"));
+    }
+    why.done(&case.name, &file);
+}
+
+/// A stalled rank (monitor_hb's stall mode: rank 1 sets a heartbeat
+/// monitor and never beats) with `--on-stall <action>` (none: the
+/// default): the job ends within 5 s, pmixrun names rank 1 as stalled, no
+/// rank sleeps to its end; with `kill` pmixrun exits 137, otherwise with a
+/// failure that is not its own time limit's.
+fn stall(action: Option<&str>) {
+    let case = Case::new(&format!("stall_{}", action.unwrap_or("default")));
+    let t = TmpDir::new("jobctl");
+    let m = marker(&case.name);
+    let mut cmd = pmixrun_in(&t).args(["--timeout", "40"]);
+    if let Some(a) = action {
+        cmd = cmd.args(["--on-stall", a]);
+    }
+    let r = run(cmd.args(["-n", "2"]).arg(c_prog("monitor_hb", Build::Ours)).arg("stall").arg(&m), T);
+    r.save(&case, "job");
+    let mut why = Why::default();
+    if action == Some("kill") {
+        why.check(r.code() == Some(137), format!("exit {:?}, expected 137 (rank 1 killed)", r.code()));
+    } else {
+        why.check(r.code() != Some(0), "exit 0: the job did not fail");
+        why.check(r.code() != Some(124), "exit 124: pmixrun's own time limit hit");
+    }
+    why.check(!r.timed_out, "timeout");
+    why.check(r.elapsed <= secs(5), format!("took {:?} (limit 5 s)", r.elapsed));
+    why.check(r.all_lines().contains(&"monitor_hb: rank 1 stall monitor: SUCCESS"), "rank 1 could not start its monitor");
+    why.check(pmixrun_says(&r, 1, |rest| rest.starts_with(" stalled")) > 0, "pmixrun did not name rank 1 as stalled");
+    why.check(count(&r, "still running after 20 s") == 0, "a rank slept to the end");
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// A stalled rank with `--on-stall terminate` (see [`stall`]).
+#[test]
+fn stall_terminate() {
+    stall(Some("terminate"));
+}
+
+/// A stalled rank without `--on-stall` (terminate is the default).
+#[test]
+fn stall_default() {
+    stall(None);
+}
+
+/// A stalled rank with `--on-stall kill`: exit 137.
+#[test]
+fn stall_kill() {
+    stall(Some("kill"));
+}
+
+/// The rendezvous file for tools a server of pid `pid` writes in TMPDIR `t`.
+fn tool_rendezvous(t: &TmpDir, pid: u32) -> std::path::PathBuf {
+    t.path().join(format!("pmix.{}.tool.{pid}", hostname()))
+}
+
+/// A tool (c-tests/tool_monitor_self.c) attaches to a running pmixrun,
+/// sets a heartbeat monitor on itself and leaves: the job (4 s long) goes
+/// on, as the monitor ended with the tool's connection; pmixrun
+/// `--on-stall terminate` exits 0.
+#[test]
+fn tool_monitor_self() {
+    let case = Case::new("tool_monitor_self");
+    let t = TmpDir::new("jobctl");
+    let m = marker(&case.name);
+    let job = Job::start(pmixrun_in(&t).args(["--timeout", "30", "--on-stall", "terminate", "-n", "1", "sh", "-c", "sleep 4; true"]).arg(&m));
+    let pid = job.pid();
+    let rv = tool_rendezvous(&t, pid);
+    wait_until(&format!("the rendezvous file {}", rv.display()), secs(20), || rv.exists()).unwrap();
+    let tool = run(Cmd::new(c_prog("tool_monitor_self", Build::Ours)).arg(pid.to_string()).env("TMPDIR", &t).on(Lib::Ours), secs(20));
+    tool.save(&case, "tool");
+    let r = job.wait(T);
+    r.save(&case, "job");
+    let mut why = Why::default();
+    why.check(tool.success(), format!("the tool's attach or monitor request failed: {}", tool.report("tool_monitor_self")));
+    why.check(r.success(), format!("pmixrun exited {:?}: the job was stopped for the tool's monitor", r.code()));
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// Whether `p` is there (a link counts, not followed).
+fn exists_nofollow(p: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
+/// Checks of the disk after a job, relative to the scratch directory `d`.
+fn absent(d: &std::path::Path, paths: &[&str], why: &mut Why) {
+    for p in paths {
+        why.check(!exists_nofollow(&d.join(p)), format!("{p} still there"));
+    }
+}
+
+/// Plain files (not links) holding "precious" as they were made.
+fn present_file(d: &std::path::Path, paths: &[&str], why: &mut Why) {
+    for p in paths {
+        let f = d.join(p);
+        match std::fs::symlink_metadata(&f) {
+            Ok(md) if md.file_type().is_file() => {
+                let text = std::fs::read_to_string(&f).unwrap_or_default();
+                why.check(text.trim_end_matches('\n') == "precious", format!("{p} content changed"));
+            }
+            _ => why.add(format!("{p} missing (or not a plain file)")),
+        }
+    }
+}
+
+/// Directories (not links).
+fn present_dir(d: &std::path::Path, paths: &[&str], why: &mut Why) {
+    for p in paths {
+        why.check(std::fs::symlink_metadata(d.join(p)).is_ok_and(|m| m.is_dir()), format!("directory {p} missing"));
+    }
+}
+
+/// `ls -ld` of everything under `d`, into the case's file `disk.txt`.
+fn save_disk(case: &Case, d: &std::path::Path) {
+    let r = run(Cmd::new("sh").args(["-c", "find . -exec ls -ld {} + | sort -k9"]).current_dir(d), secs(60));
+    case.write("disk.txt", &format!("{}{}", r.stdout, r.stderr));
+}
+
+/// Cleanup registration (c-tests/cleanup_rules.c, one rank: see its header)
+/// under `host`: exit 0, every check passed, then the disk entry by entry:
+/// what was registered is gone, links removed and never followed, what
+/// conflicting, relative or foreign requests named stays, and files of
+/// another owner (made when run as root) stay with their directories.
+fn cleanup(host: &str) {
+    let case = Case::new(&format!("cleanup_{host}"));
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let prog = c_prog("cleanup_rules", Build::Ours);
+    let cmd = if host == "pmixrun" { pmixrun_in(&t).args(["--timeout", "40", "-n", "1"]) } else { rm_simple_in(&t).args(["-t", "40", "-n", "1"]) };
+    let r = run(cmd.arg(prog).arg(&d).arg("rules").arg(host).arg(&m), T);
+    r.save(&case, "job");
+    save_disk(&case, &d);
+    let mut why = Why::default();
+    why.check(r.success(), format!("exit {:?}", r.code()));
+    summary_ok(&r, "cleanup_rules", &mut why);
+    absent(&d, &["tree/a", "tree/sub/b", "tree/sub/deeper", "tree/link", "tree/dirlink", "files/f", "nsdir"], &mut why);
+    present_file(&d, &["outside/target", "outside/dir/file", "conflict/f1", "conflict/d/x", "rel/f", "perm/f", "perm/g"], &mut why);
+    present_dir(&d, &["outside/dir", "conflict/d"], &mut why);
+    if is_root() {
+        use std::os::unix::fs::MetadataExt;
+        present_file(&d, &["tree/foreign", "tree/sub/foreign2"], &mut why);
+        present_dir(&d, &["tree", "tree/sub"], &mut why);
+        let owner = std::fs::metadata(d.join("tree/foreign")).map(|m| (m.uid(), m.gid())).ok();
+        why.check(owner == Some((65534, 65534)), "tree/foreign changed owner");
+    } else {
+        absent(&d, &["tree"], &mut why);
+    }
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// Cleanup registration under pmixrun (see [`cleanup`]).
+#[test]
+fn cleanup_pmixrun() {
+    cleanup("pmixrun");
+}
+
+/// Cleanup registration under the C resource manager.
+#[test]
+fn cleanup_rm_simple() {
+    cleanup("rm_simple");
+}
+
+/// Waits (10 s at most) until every file `ready` exists in `d` and at least
+/// `min` has passed since `start`; then sends `sig` to `job`'s program
+/// itself and waits for its end. Returns the run and the time from the
+/// signal to the end.
+fn signal_when_ready(
+    job: Job,
+    d: &std::path::Path,
+    ready: &[&str],
+    start: std::time::Instant,
+    min: std::time::Duration,
+    sig: i32,
+    why: &mut Why,
+) -> (Run, std::time::Duration) {
+    let all = || ready.iter().all(|f| d.join(f).exists());
+    if wait_until("the ranks' ready files", secs(10), all).is_err() {
+        why.add("the ranks were not ready within 10 s");
+    }
+    // (the rest of the scenario's minimum time)
+    std::thread::sleep(min.saturating_sub(start.elapsed()));
+    println!("[signal {sig} to pmixrun pid {} after {:?}]", job.pid(), start.elapsed());
+    job.signal(sig);
+    let t1 = std::time::Instant::now();
+    let r = job.wait(T);
+    let took = t1.elapsed();
+    println!("[exit {:?}, {took:?} after signal {sig}]", r.code());
+    (r, took)
+}
+
+/// Ctrl-C: `pmixrun -n 2 cleanup_rules <d> sleep` (each rank registers a
+/// directory for cleanup, rank 0 one more for the namespace, then they
+/// sleep 30 s); SIGINT (its default disposition, as in a terminal) to
+/// pmixrun alone once both registered and at least 1 s after the start:
+/// pmixrun exits 130 within 5 s, the registered directories are gone and
+/// no rank slept to its end.
+#[test]
+fn ctrlc_pmixrun() {
+    let case = Case::new("ctrlc_pmixrun");
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let default_int = run(Cmd::new("env").args(["--default-signal=INT", "true"]), secs(30)).success();
+    let via = Cmd::new("env").env("TMPDIR", &t).on(Lib::Ours);
+    let via = if default_int { via.arg("--default-signal=INT") } else { via };
+    let start = std::time::Instant::now();
+    let job = Job::start(via.arg(&env().pmixrun).args(["-v", "-n", "2"]).arg(c_prog("cleanup_rules", Build::Ours)).arg(&d).arg("sleep").arg(&m));
+    let mut why = Why::default();
+    let (r, took) = signal_when_ready(job, &d, &["ready.0", "ready.1"], start, secs(1), libc::SIGINT, &mut why);
+    r.save(&case, "job");
+    save_disk(&case, &d);
+    why.check(!r.timed_out, format!("pmixrun still running after {T:?}"));
+    why.check(r.code() == Some(130), format!("exit {:?}, expected 130 (128 + SIGINT)", r.code()));
+    why.check(took <= secs(5), format!("pmixrun took {took:?} to exit after SIGINT (limit 5 s)"));
+    why.check(count(&r, ": FAIL") == 0, "a registration failed");
+    absent(&d, &["ctrlc/r0", "ctrlc/r1", "ctrlc/ns"], &mut why);
+    why.check(count(&r, "woke up") == 0, "a rank slept to the end");
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
+/// A preemption notice (c-tests/jctl_preempt.c, 3 ranks): SIGTERM to
+/// `pmixrun --preempt-notice <notice>` once every rank is ready: ranks 0
+/// and 1 (preemptible) get PMIX_JCTRL_PREEMPT_ALERT with PMIX_TIMEOUT
+/// <notice>, rank 2 does not; no rank fails; pmixrun exits 143.
+fn preempt(mode: &str, notice: u32) -> (Run, std::time::Duration, Why) {
+    let case = Case::new(&format!("preempt_{mode}"));
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let start = std::time::Instant::now();
+    let job = Job::start(
+        pmixrun_in(&t).args(["-v", "--preempt-notice"]).arg(notice.to_string()).args(["-n", "3"]).arg(c_prog("jctl_preempt", Build::Ours)).arg(&d).arg(mode).arg(&m),
+    );
+    let mut why = Why::default();
+    let (r, took) = signal_when_ready(job, &d, &["ready.0", "ready.1", "ready.2"], start, secs(0), libc::SIGTERM, &mut why);
+    r.save(&case, "job");
+    why.check(r.code() == Some(143), format!("exit {:?}, expected 143 (128 + SIGTERM)", r.code()));
+    why.check(count(&r, "FAIL") == 0, "a rank failed");
+    why.check(d.join("alert.0").is_file() && d.join("alert.1").is_file(), "rank 0 or 1 (preemptible) got no alert");
+    why.check(!d.join("alert.2").exists(), "rank 2 (not preemptible) was alerted");
+    let said = std::fs::read_to_string(d.join("alert.0")).unwrap_or_default();
+    let said = said.trim_end_matches('\n');
+    why.check(said == notice.to_string(), format!("the alert carried PMIX_TIMEOUT '{said}', expected {notice}"));
+    no_leftovers(&m, &mut why);
+    (r, took, why)
+}
+
+/// Preemption, mode "quick" (notice 20 s): rank 0 reports its checkpoint
+/// complete and rank 1 exits, so pmixrun stops the job within 5 s (see
+/// [`preempt`]).
+#[test]
+fn preempt_quick() {
+    let (r, took, mut why) = preempt("quick", 20);
+    why.check(took <= secs(5), format!("pmixrun took {took:?} to stop although every alerted rank was ready"));
+    why.done("preempt_quick", &r);
+}
+
+/// Preemption, mode "stay" (notice 2 s): rank 1 never gets ready, so the
+/// job stops after the notice: 1.8 to 7 s after the signal.
+#[test]
+fn preempt_stay() {
+    let (r, took, mut why) = preempt("stay", 2);
+    why.check(took >= std::time::Duration::from_millis(1800), format!("pmixrun stopped after {took:?}, before the 2 s notice ran out"));
+    why.check(took <= secs(7), format!("pmixrun took {took:?} to stop (notice 2 s, grace 2 s)"));
+    why.done("preempt_stay", &r);
+}
+
+/// `pmixctl checkpoint` against `pmixrun -n 3 jctl_preempt <d> ckpt`: ranks
+/// 0 and 1 (event method) each get their checkpoint with its id and
+/// complete it; a checkpoint of all ranks is refused (NOT-SUPPORTED: rank 2
+/// registered no method) and reaches nobody; no rank fails.
+#[test]
+fn pmixctl_checkpoint() {
+    let case = Case::new("pmixctl_checkpoint");
+    let t = TmpDir::new("jobctl");
+    let d = scratch(&t);
+    let m = marker(&case.name);
+    let job = Job::start(pmixrun_in(&t).args(["--timeout", "30", "-n", "3"]).arg(c_prog("jctl_preempt", Build::Ours)).arg(&d).arg("ckpt").arg(&m));
+    let pid = job.pid();
+    let mut why = Why::default();
+    let ready = || (0..3).all(|i| d.join(format!("ready.{i}")).exists());
+    if wait_until("the ranks' ready files", secs(10), ready).is_err() {
+        why.add("the ranks were not ready within 10 s");
+    }
+    let ctl = |args: &[&str]| {
+        let r = run(Cmd::new(&env().pmixctl).env("TMPDIR", &t).arg("--pid").arg(pid.to_string()).arg("checkpoint").args(args), secs(30));
+        println!("{}{}", r.stdout, r.stderr);
+        r
+    };
+    let read = |f: &str| std::fs::read_to_string(d.join(f)).map(|s| s.trim_end_matches('\n').to_string()).ok();
+    let ck1 = ctl(&["ck1", "--rank", "0", "--timeout", "10"]);
+    why.check(ck1.success(), "checkpoint of rank 0 failed");
+    why.check(read("ckpt.0").as_deref() == Some("ck1"), "rank 0 did not get checkpoint ck1");
+    // rank 2 registered no method: the request is refused and nobody is asked
+    let ck2 = ctl(&["ck2", "--timeout", "10"]);
+    why.check(!ck2.success(), "checkpoint of all ranks succeeded although rank 2 has no method");
+    let out = format!("{}{}", ck2.stdout, ck2.stderr);
+    why.check(out.contains("NOT-SUPPORTED"), format!("no NOT-SUPPORTED for a checkpoint including rank 2: {out}"));
+    why.check(!exists_nofollow(&d.join("ckpt.1")), "rank 1 was asked to checkpoint by the refused request");
+    let ck3 = ctl(&["ck3", "--rank", "1", "--timeout", "10"]);
+    why.check(ck3.success(), "checkpoint of rank 1 failed");
+    why.check(read("ckpt.1").as_deref() == Some("ck3"), "rank 1 did not get checkpoint ck3");
+    job.signal(libc::SIGINT);
+    let r = job.wait(T);
+    r.save(&case, "job");
+    let fails = [&ck1, &ck2, &ck3, &r].iter().map(|x| count(x, "FAIL")).sum::<usize>();
+    why.check(fails == 0, "a rank failed");
+    no_leftovers(&m, &mut why);
+    why.done(&case.name, &r);
+}
+
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
 mod sh {
     use super::*;
