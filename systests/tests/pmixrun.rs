@@ -974,28 +974,6 @@ fn pmixctl_checkpoint() {
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
 mod sh {
     use super::*;
-    /// tools/jobctl-tests.sh
-    mod jobctl {
-        use super::*;
-        driver_cases!("jobctl-tests.sh", "jobctl", secs(300), [], {
-            jctl_signals_pmixrun: "jctl-signals-pmixrun",
-            jctl_signals_rm_simple_direct: "jctl-signals-rm_simple-direct",
-            jctl_signals_rm_simple_defer: "jctl-signals-rm_simple-defer",
-            monitor_hb: "monitor-hb",
-            monitor_file: "monitor-file",
-            monitors_rm_simple: "monitors-rm_simple",
-            stall_terminate: "stall-terminate",
-            stall_default: "stall-default",
-            stall_kill: "stall-kill",
-            tool_monitor_self: "tool-monitor-self",
-            cleanup_pmixrun: "cleanup-pmixrun",
-            cleanup_rm_simple: "cleanup-rm_simple",
-            ctrlc_pmixrun: "ctrlc-pmixrun",
-            preempt_quick: "preempt-quick",
-            preempt_stay: "preempt-stay",
-            pmixctl_checkpoint: "pmixctl-checkpoint",
-        });
-    }
     /// tools/session-tests.sh
     mod session {
         use super::*;
