@@ -971,6 +971,243 @@ fn pmixctl_checkpoint() {
     why.done(&case.name, &r);
 }
 
+// ---------------------------------------------------------------- session directories, rendezvous files
+
+/// c-tests/server_dirs.c (a minimal server: see its header) with TMPDIR `t`.
+fn server_dirs(t: &std::path::Path) -> Cmd {
+    Cmd::new(c_prog_with("server_dirs", Build::Ours, &["-D_DEFAULT_SOURCE"])).env("TMPDIR", t).on(Lib::Ours)
+}
+
+/// c-tests/client_dirs.c (a rank using its session directories).
+fn client_dirs() -> std::path::PathBuf {
+    c_prog_with("client_dirs", Build::Ours, &["-D_DEFAULT_SOURCE"])
+}
+
+/// `find <what>` in `dir`, with `-printf <format>` when given, sorted: a
+/// tree's paths (and owners and modes) to compare before and after.
+fn find_sorted(dir: &std::path::Path, what: &[&str], printf: Option<&str>) -> Vec<String> {
+    let mut cmd = Cmd::new("find").args(what);
+    if let Some(f) = printf {
+        cmd = cmd.arg("-printf").arg(f);
+    }
+    let r = run(cmd.current_dir(dir), secs(60)).ok();
+    let mut l: Vec<String> = r.stdout.lines().map(str::to_string).collect();
+    l.sort();
+    l
+}
+
+/// Creates `p`'s directory and writes "precious" into it.
+fn precious(p: &std::path::Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, "precious\n").unwrap();
+}
+
+/// Whether `p` holds "precious" still.
+fn is_precious(p: &std::path::Path) -> bool {
+    std::fs::read_to_string(p).is_ok_and(|s| s.trim_end_matches('\n') == "precious")
+}
+
+/// A file's permission bits in octal, as `stat -c %a` prints them.
+fn mode_of(p: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).ok().map(|m| format!("{:o}", m.permissions().mode() & 0o7777))
+}
+
+/// 3 ranks under pmixrun get private PMIX_TMPDIR > PMIX_NSDIR >
+/// PMIX_PROCDIR directories (c-tests/client_dirs.c), write into them and
+/// plant a symlink to a directory outside: after the job the TMPDIR tree is
+/// exactly what it was before (a file that was there untouched), and the
+/// link was not followed (the outside file untouched).
+#[test]
+fn rank_dirs_and_cleanup() {
+    let t = TmpDir::new("session");
+    let tmp = t.path().join("tmp");
+    let outside = t.path().join("outside");
+    precious(&tmp.join("keep/inner/file"));
+    precious(&outside.join("target"));
+    let before = find_sorted(&tmp, &["."], None);
+    let r = run(pmixrun().env("TMPDIR", &tmp).on(Lib::Ours).args(["-n", "3"]).arg(client_dirs()).arg(&outside), secs(60));
+    assert!(r.success(), "{}", r.report("pmixrun -n 3 client_dirs"));
+    assert_eq!(r.lines().iter().filter(|l| l.contains("procdir")).count(), 3, "{}", r.report("not 3 ranks with their procdir"));
+    assert_eq!(find_sorted(&tmp, &["."], None), before, "the TMPDIR tree after the job (left: after, right: before)");
+    assert!(is_precious(&outside.join("target")) && is_precious(&tmp.join("keep/inner/file")), "outside files touched");
+}
+
+/// The first entry of `dir` whose name satisfies `pred`.
+fn entry_where(dir: &std::path::Path, pred: impl Fn(&str) -> bool) -> Option<std::path::PathBuf> {
+    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).find(|e| pred(&e.file_name().to_string_lossy())).map(|e| e.path())
+}
+
+/// PMIX_TDIR_RMCLEAN: a server that has it leaves its session directory,
+/// and a file the host put there, to the host (only its socket goes);
+/// without it the session directory is removed with what was put in it.
+/// Each server stays up 2 s.
+#[test]
+fn rmclean_leaves_it_to_the_host() {
+    let t = TmpDir::new("session");
+    let server = Job::start(server_dirs(t.path()).args(["rmclean", "sleep=2"]));
+    let mut d = None;
+    wait_until("the session directory rpmix.*", secs(5), || {
+        d = entry_where(t.path(), |n| n.starts_with("rpmix."));
+        d.is_some()
+    })
+    .unwrap();
+    let d = d.unwrap();
+    std::fs::write(d.join("hosts-file"), "").unwrap();
+    server.wait(secs(60)).ok();
+    assert!(d.join("hosts-file").exists(), "RMCLEAN: the host's file was removed");
+    assert!(!exists_nofollow(&d.join("server.sock")), "socket left");
+    let server = Job::start(server_dirs(t.path()).arg("sleep=2"));
+    let tail = format!(".{}", server.pid());
+    let mut d = None;
+    wait_until(&format!("the session directory rpmix.*{tail}"), secs(5), || {
+        d = entry_where(t.path(), |n| n.starts_with("rpmix.") && n.ends_with(&tail));
+        d.is_some()
+    })
+    .unwrap();
+    let d = d.unwrap();
+    std::fs::write(d.join("scratch"), "").unwrap();
+    server.wait(secs(60)).ok();
+    let left: Vec<_> = std::fs::read_dir(&d).map(|r| r.filter_map(|e| Some(e.ok()?.file_name())).collect()).unwrap_or_default();
+    assert!(!exists_nofollow(&d), "without RMCLEAN the session directory stays: {left:?}");
+}
+
+/// One system server, scheduler and system controller per node: each
+/// writes its rendezvous file `pmix.<sys|sched|sysctrlr>.<host>` 0600; a
+/// second one fails (exit 3, EXISTS); the file of one killed without
+/// finalizing is stale and the next one replaces it, and removes it at its
+/// end. A symlink planted at the rendezvous name is refused (exit 3) and
+/// left as it is, its target untouched.
+#[test]
+fn one_per_node() {
+    let t = TmpDir::new("session");
+    let host = hostname();
+    for (kind, name) in [("sys", "sys"), ("sched", "sched"), ("ctrl", "sysctrlr")] {
+        let file = t.path().join(format!("pmix.{name}.{host}"));
+        let first = Job::start(server_dirs(t.path()).args([kind, "sleep=30"]));
+        wait_until(&format!("{kind}: {}", file.display()), secs(5), || file.exists()).ok();
+        assert_eq!(mode_of(&file).as_deref(), Some("600"), "{kind}: the mode of {}", file.display());
+        let second = run(server_dirs(t.path()).arg(kind), secs(60));
+        assert!(second.code() == Some(3) && second.stdout.contains("EXISTS"), "{}", second.report(&format!("{kind}: second server")));
+        // killed without finalize: its file is stale, the next server replaces it
+        first.signal(libc::SIGKILL);
+        first.wait(secs(60));
+        assert!(file.exists(), "{kind}: no stale file to replace");
+        let third = run(server_dirs(t.path()).arg(kind), secs(60));
+        assert!(third.success(), "{}", third.report(&format!("{kind}: after a stale file")));
+        assert!(!exists_nofollow(&file), "{kind}: file left after finalize");
+        // (the killed server's session directory)
+        while let Some(d) = entry_where(t.path(), |n| n.starts_with("rpmix.")) {
+            std::fs::remove_dir_all(&d).unwrap();
+        }
+    }
+    // a symlink planted at the rendezvous name is refused, its target untouched
+    let victim = t.path().join("victim");
+    precious(&victim);
+    let link = t.path().join(format!("pmix.sys.{host}"));
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let r = run(server_dirs(t.path()).arg("sys"), secs(60));
+    assert!(
+        r.code() == Some(3) && is_precious(&victim) && std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()),
+        "{}",
+        r.report("symlink")
+    );
+}
+
+/// Starts server_dirs with `args` and TMPDIR `t`; returns it once it has
+/// printed its URI, and the URI.
+fn server_with_uri(t: &TmpDir, args: &[&str]) -> (Job, String) {
+    let server = Job::start(server_dirs(t.path()).args(args));
+    let line = server.wait_line("'server_dirs: uri ...'", secs(20), |l| l.starts_with("server_dirs: uri ")).unwrap();
+    let uri = line["server_dirs: uri ".len()..].to_string();
+    assert!(!uri.is_empty(), "no uri printed");
+    (server, uri)
+}
+
+/// As OpenPMIx: a server started without tool support accepts a tool that
+/// has its URI (`pmixctl --uri <uri> ps`: it runs no job) but writes no
+/// rendezvous file, so `pmixctl --pid` finds it only with tool support.
+/// Each server stays up 3 s.
+#[test]
+fn tool_support_required() {
+    let t = TmpDir::new("session");
+    let ctl = |args: &[&str]| run(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(args), secs(60));
+    let (server, uri) = server_with_uri(&t, &["sleep=3"]);
+    let by_uri = ctl(&["--uri", &uri, "ps"]);
+    assert!(format!("{}{}", by_uri.stdout, by_uri.stderr).contains("runs no job"), "{}", by_uri.report("without tool support, by URI"));
+    let by_pid = ctl(&["--pid", &server.pid().to_string(), "ps"]);
+    server.wait(secs(60));
+    assert!(!by_pid.success(), "{}", by_pid.report("without tool support, by pid: found a rendezvous file"));
+    let (server, _) = server_with_uri(&t, &["tool", "sleep=3"]);
+    let by_pid = ctl(&["--pid", &server.pid().to_string(), "ps"]);
+    server.wait(secs(60));
+    assert!(format!("{}{}", by_pid.stdout, by_pid.stderr).contains("runs no job"), "{}", by_pid.report("with tool support"));
+}
+
+/// PMIX_LAUNCHER_RENDEZVOUS_FILE: a tool (c-tests/tool_query.c) that names
+/// where the launcher it started writes its contact waits for the file
+/// (the launcher comes a second later) and connects (a job of 2 ranks);
+/// the file is 0600 and gone after the launcher's end.
+#[test]
+fn launcher_rendezvous_file() {
+    let case = Case::new("launcher_rendezvous_file");
+    let t = TmpDir::new("session");
+    let contact = case.path("contact");
+    let tool = Job::start(Cmd::new(c_prog("tool_query", Build::Ours)).arg(&contact).arg("10").env("TMPDIR", &t).on(Lib::Ours));
+    // (the tool is to wait for the file: the launcher comes later)
+    std::thread::sleep(secs(1));
+    let launcher = Job::start(pmixrun().env("TMPDIR", &t).env("PMIX_LAUNCHER_RENDEZVOUS_FILE", &contact).on(Lib::Ours).args(["-n", "2", "sleep", "3"]));
+    let r = tool.wait(secs(20));
+    let mode = mode_of(&contact);
+    launcher.wait(secs(60));
+    assert!(r.success() && format!("{}{}", r.stdout, r.stderr).contains("has 2 ranks"), "{}", r.report("tool"));
+    assert_eq!(mode.as_deref(), Some("600"), "contact file mode");
+    assert!(!exists_nofollow(&contact), "contact file left behind");
+}
+
+/// A root server (the C resource manager as root) whose 2 clients run as
+/// `nobody` (c-tests/client_dirs.c, from a copy nobody can read, with a
+/// copy of the library): they connect and get their own NSDIR and PROCDIR
+/// (0700, theirs) under the server's 0711 TMPDIR, use them and plant a
+/// symlink to a root-owned directory; afterwards nothing is left, and the
+/// link's target, its contents, owners and modes are as before.
+#[test]
+fn root_server_other_user_client() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() || !run(Cmd::new("id").arg("nobody"), secs(30)).success() {
+        skip("root_server_other_user_client", "needs root and a nobody user");
+        return;
+    }
+    let t = TmpDir::new("session");
+    let p = |s: &str| t.path().join(s);
+    for d in ["tmp", "outside/inner", "run"] {
+        std::fs::create_dir_all(p(d)).unwrap();
+    }
+    precious(&p("outside/inner/file"));
+    // what nobody runs, and the library, where nobody can read them
+    std::fs::copy(client_dirs(), p("run/client_dirs")).unwrap();
+    std::fs::copy(env().lib.canonicalize().unwrap(), p("run/libpmix.so.2")).unwrap();
+    for (d, mode) in [("", 0o755), ("run", 0o755), ("outside", 0o755), ("outside/inner", 0o755), ("tmp", 0o1777)] {
+        std::fs::set_permissions(p(d), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let listing = || find_sorted(t.path(), &["outside", "tmp"], Some("%p %u %g %m\n"));
+    let before = listing();
+    let r = run(
+        Cmd::new(c_prog("rm_simple", Build::Ours))
+            .env("TMPDIR", p("tmp"))
+            .env("LD_LIBRARY_PATH", p("run"))
+            .args(["-u", "nobody", "-n", "2"])
+            .arg(p("run/client_dirs"))
+            .arg(p("outside"))
+            .arg("other-user"),
+        secs(60),
+    );
+    let r = r.ok();
+    assert_eq!(r.all_lines().iter().filter(|l| l.contains("procdir /")).count(), 2, "{}", r.report("not 2 ranks with their directories"));
+    assert_eq!(listing(), before, "outside/ and tmp/ after the job (left: after, right: before)");
+    assert!(is_precious(&p("outside/inner/file")), "the link's target was touched");
+}
+
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
 mod sh {
     use super::*;
