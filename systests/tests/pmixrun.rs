@@ -1207,20 +1207,3 @@ fn root_server_other_user_client() {
     assert_eq!(listing(), before, "outside/ and tmp/ after the job (left: after, right: before)");
     assert!(is_precious(&p("outside/inner/file")), "the link's target was touched");
 }
-
-/// Cases of the bash drivers (tools/*-tests.sh), one test each.
-mod sh {
-    use super::*;
-    /// tools/session-tests.sh
-    mod session {
-        use super::*;
-        driver_cases!("session-tests.sh", "session", secs(300), [], {
-            rank_dirs_and_cleanup: "rank_dirs_and_cleanup",
-            launcher_rendezvous_file: "launcher_rendezvous_file",
-            tool_support_required: "tool_support_required",
-            rmclean_leaves_it_to_the_host: "rmclean_leaves_it_to_the_host",
-            one_per_node: "one_per_node",
-            root_server_other_user_client: "root_server_other_user_client",
-        });
-    }
-}
