@@ -1,8 +1,8 @@
 /*
  * cleanup_rules: cleanup registration through PMIx_Job_control (RFC0027),
  * end to end. The program builds a tree under SCRATCH, registers what it
- * describes below and checks the return codes; the driver
- * (tools/jobctl-tests.sh) checks the disk after the job ended.
+ * describes below and checks the return codes; the system tests
+ * (systests/tests/pmixrun.rs) check the disk after the job ended.
  *
  *   pmixrun -n 1 ./cleanup_rules SCRATCH rules pmixrun
  *   rm_simple -n 1 ./cleanup_rules SCRATCH rules rm_simple

@@ -21,9 +21,9 @@
  * PMIX_JCTRL_CHECKPOINT event a rank creates DIR/ckpt.R holding the
  * checkpoint id the event carried and reports PMIX_JCTRL_CHECKPOINT_COMPLETE.
  *
- * The driver (tools/jobctl-tests.sh) sends SIGTERM to pmixrun once every
- * ready file exists and checks which alert files appear and how long the
- * job takes to stop: at once when every alerted rank is ready ("quick"),
+ * The system tests (systests/tests/pmixrun.rs) send SIGTERM to pmixrun
+ * once every ready file exists and check which alert files appear and how
+ * long the job takes to stop: at once when every alerted rank is ready ("quick"),
  * after the notice otherwise ("stay").
  */
 #define _DEFAULT_SOURCE

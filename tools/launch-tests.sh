@@ -433,8 +433,12 @@ if selected launch/openpmix-tool-nsinfo; then
     log=$B/launch_openpmix-tool-nsinfo.log why=""
     "$PMIXCTL" run -n 2 sleep 3 >"$log.job" 2>&1 </dev/null &
     jp=$!
-    for i in $(seq 50); do grep -q 'started' "$log.job" && break; sleep 0.1; done
-    ns=$(sed -n 's/^pmixctl: job \([^ ]*\) started$/\1/p' "$log.job")
+    # (its whole line: the namespace is read from it)
+    ns=""
+    for i in $(seq 300); do
+        ns=$(sed -n 's/^pmixctl: job \([^ ]*\) started$/\1/p' "$log.job")
+        [ -n "$ns" ] && break; sleep 0.1
+    done
     (cd "$SCRATCH" && run_timed "$log" "$BIN/oex_tool")
     [ -n "$ns" ] || add "the job did not start"
     grep -q '^ACTIVE NSPACES:' "$log" || add "no namespace list"

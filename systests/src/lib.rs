@@ -579,7 +579,7 @@ pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
 }
 
 /// Declares one `#[test]` per case of a bash driver:
-/// `driver_cases!("fault-tests.sh", "faults", secs(300), [("VAR", "value")], { garbage_pmixrun: "garbage-pmixrun", ... });`
+/// `driver_cases!("launch-tests.sh", "launch", secs(300), [("VAR", "value")], { launch_stop: "launch/stop", ... });`
 /// (the driver, its build subdirectory, each case's time limit, extra
 /// environment, then each test's name and the driver's name of its case).
 #[macro_export]
