@@ -118,6 +118,12 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
             let slot = std::sync::Arc::new(parking_lot::Mutex::new(Some(done)));
             let queued_done = slot.clone();
             let queued = h.run(move |s, net| {
+                // (the host telling how one of its processes ended: kept for tools' views)
+                if status == PMIX_EVENT_PROC_TERMINATED {
+                    if let Some(code) = crate::owned::find(&info, PMIX_EXIT_CODE).and_then(|i| i.as_i32()) {
+                        s.note_exit(&source, server::nspace::ExitOf::Code(code));
+                    }
+                }
                 s.deliver_event(net, status, &source, range, &info);
                 if let Some(done) = queued_done.lock().take() {
                     done.status(PMIX_SUCCESS);

@@ -191,6 +191,21 @@ impl Value {
             }
         }
     }
+    /// The value as an i32 when it is a signed integer type that fits
+    /// (PMIX_EXIT_CODE is a PMIX_INT).
+    pub fn as_i32(&self) -> Option<i32> {
+        // SAFETY: the union field read matches the type tag.
+        unsafe {
+            match self.0.r#type {
+                PMIX_INT => Some(self.0.data.integer),
+                PMIX_INT32 => Some(self.0.data.int32),
+                PMIX_INT16 => Some(self.0.data.int16 as i32),
+                PMIX_INT8 => Some(self.0.data.int8 as i32),
+                PMIX_INT64 => i32::try_from(self.0.data.int64).ok(),
+                _ => self.as_u32().and_then(|u| i32::try_from(u).ok()),
+            }
+        }
+    }
     pub fn as_str(&self) -> Option<String> {
         if self.0.r#type != PMIX_STRING {
             return None;
@@ -320,6 +335,10 @@ impl Info {
     pub fn as_u32(&self) -> Option<u32> {
         let v = core::mem::ManuallyDrop::new(Value(self.0.value));
         v.as_u32()
+    }
+    pub fn as_i32(&self) -> Option<i32> {
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.as_i32()
     }
     pub fn as_str(&self) -> Option<String> {
         let v = core::mem::ManuallyDrop::new(Value(self.0.value));

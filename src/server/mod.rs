@@ -380,6 +380,16 @@ impl ServerRole {
         self.with_groups(net, |g, cx| g.member_ended(cx, proc));
     }
 
+    /// How a local process ended, as its host saw it (kept for tools' views:
+    /// `rpmix.qry.top`). A process this server does not serve is ignored.
+    pub fn note_exit(&mut self, proc: &Proc, how: nspace::ExitOf) {
+        if let Some(ns) = self.nspaces.get_mut(&proc.nspace) {
+            if ns.clients.contains_key(&proc.rank) || ns.ended.contains(&proc.rank) {
+                ns.exits.insert(proc.rank, how);
+            }
+        }
+    }
+
     pub fn deregister_client(&mut self, net: &mut Net, proc: &Proc) {
         self.terminated(net, proc);
         let conn = self.nspaces.get_mut(&proc.nspace).and_then(|ns| ns.clients.remove(&proc.rank)).and_then(|r| r.conn);

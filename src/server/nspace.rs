@@ -47,6 +47,9 @@ pub struct Nspace {
     pub epilog: Option<super::cleanup::Epilog>,
     /// Local ranks that have ended (finalized, exited, deregistered).
     pub ended: std::collections::BTreeSet<pmix_rank_t>,
+    /// How local ranks ended, where the host said (`note_exit`, or an event
+    /// PMIX_EVENT_PROC_TERMINATED with PMIX_EXIT_CODE): for tools' views.
+    pub exits: BTreeMap<pmix_rank_t, ExitOf>,
     /// Registered with `rpmix.cred.reqd`: a rank must present its credential.
     pub cred_required: bool,
     /// The node and process maps, compact: what a rank elsewhere needs
@@ -372,4 +375,13 @@ pub fn expand(procs: &[Proc], nspaces: &std::collections::HashMap<String, Nspace
     out.sort();
     out.dedup();
     out
+}
+
+/// How a process ended, as its host saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitOf {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
 }

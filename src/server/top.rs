@@ -15,6 +15,7 @@ use std::time::Instant;
 use crate::abi::*;
 use crate::owned::{Info, Proc, Value};
 
+use super::nspace::ExitOf;
 use super::ServerRole;
 
 /// The query key (a qualifier PMIX_NSPACE names the job; default the asker's).
@@ -166,8 +167,15 @@ impl ServerRole {
         // they are listed as exited (their exit code is the host's to know).
         let ranks: BTreeSet<pmix_rank_t> = n.clients.keys().chain(n.ended.iter()).copied().collect();
         for rank in &ranks {
+            // How it ended, where the host said.
+            let exit_infos = || match n.exits.get(rank) {
+                Some(ExitOf::Code(c)) => vec![Info::new("rpmix.top.exit", Value::int(*c))],
+                Some(ExitOf::Signal(s)) => vec![Info::new("rpmix.top.signal", Value::int(*s))],
+                None => Vec::new(),
+            };
             let Some(reg) = n.clients.get(rank) else {
-                let v = vec![Info::new("rpmix.top.r", Value::u32(*rank)), Info::new("rpmix.top.state", Value::string("exited"))];
+                let mut v = vec![Info::new("rpmix.top.r", Value::u32(*rank)), Info::new("rpmix.top.state", Value::string("exited"))];
+                v.extend(exit_infos());
                 out.push(Info::new("rpmix.top.rank", Value::infos(&v)));
                 continue;
             };
@@ -188,6 +196,9 @@ impl ServerRole {
                 (None, _) => "not started",
             };
             let mut v = vec![Info::new("rpmix.top.r", Value::u32(*rank)), Info::new("rpmix.top.state", Value::string(state))];
+            if state == "exited" {
+                v.extend(exit_infos());
+            }
             if pid > 0 {
                 v.push(Info::new("rpmix.top.pid", Value::u32(pid)));
             }

@@ -353,3 +353,29 @@ fn top_proc_table_as_openpmix_reads_it() {
     touch(&hold);
     job.wait(secs(60)).ok();
 }
+
+/// A rank that ended while the job runs shows how it ended: rank 0 exits
+/// with code 0 at once, rank 1 waits; `top --once` and `--json` name rank 0
+/// `exited 0` (pmixrun tells its server each rank's exit status).
+#[test]
+fn top_rank_exit_status() {
+    let case = Case::new("top_rank_exit_status");
+    let go = case.path("go");
+    let script = format!(
+        "if [ \"$PMIX_RANK\" = 0 ]; then exit 0; fi; echo waiting; while [ ! -e '{}' ]; do sleep 0.05; done",
+        go.display()
+    );
+    let job = Job::start(Cmd::new(&env().pmixrun).args(["-n", "2", "sh", "-c", &script]).on(Lib::Ours));
+    job.wait_line("waiting", secs(60), |l| l.contains("waiting")).unwrap_or_else(|e| panic!("{e}"));
+    let mut json = String::new();
+    let seen = wait_until("rank 0 shown as exited 0", secs(30), || {
+        json = pmixctl(job.pid(), &["top", "--json"]).stdout;
+        json.contains("\"state\":\"exited 0\"")
+    });
+    assert!(seen.is_ok(), "{seen:?}; the last sample: {json}");
+    assert_json(&json, &case);
+    let once = pmixctl(job.pid(), &["top", "--once"]).ok();
+    assert!(once.stdout.lines().any(|l| l.split_whitespace().take(3).collect::<Vec<_>>() == ["0", "exited", "0"]), "{}", once.report("rank 0's line"));
+    touch(&go);
+    job.wait(secs(60)).ok();
+}

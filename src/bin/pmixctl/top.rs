@@ -52,6 +52,10 @@ fn u32_of(infos: &[Info], key: &str) -> Option<u32> {
     infos.iter().find(|i| i.key() == key).and_then(|i| i.as_u32())
 }
 
+fn i32_of(infos: &[Info], key: &str) -> Option<i32> {
+    infos.iter().find(|i| i.key() == key).and_then(|i| i.as_i32())
+}
+
 fn str_of(infos: &[Info], key: &str) -> Option<String> {
     infos.iter().find(|i| i.key() == key).and_then(|i| i.as_str())
 }
@@ -102,7 +106,11 @@ fn sample(ns: &str) -> Result<Sample, String> {
                 let Some(rank) = u32_of(&r, "rpmix.top.r") else { continue };
                 s.ranks.push(Rank {
                     rank,
-                    state: str_of(&r, "rpmix.top.state").unwrap_or_else(|| "unknown".into()),
+                    state: match (str_of(&r, "rpmix.top.state"), i32_of(&r, "rpmix.top.exit"), i32_of(&r, "rpmix.top.signal")) {
+                        (Some(s), Some(code), _) if s == "exited" => format!("exited {code}"),
+                        (Some(s), _, Some(sig)) if s == "exited" => format!("signal {sig}"),
+                        (s, _, _) => s.unwrap_or_else(|| "unknown".into()),
+                    },
                     pid: u32_of(&r, "rpmix.top.pid"),
                     cpu_ms: u32_of(&r, "rpmix.top.cpums"),
                     age_ms: u32_of(&r, "rpmix.top.agems"),

@@ -10,6 +10,7 @@ use nix::unistd::{getgid, getuid, Pid};
 
 use pmix::abi::*;
 use pmix::owned::{Info, Proc, Value};
+use pmix::server::nspace::ExitOf;
 
 use crate::host::{AppSpec, SpawnReq};
 
@@ -616,7 +617,7 @@ impl Launcher {
         }
     }
 
-    pub fn exited(&mut self, pid: i32, code: i32) {
+    pub fn exited(&mut self, pid: i32, code: i32, signal: Option<i32>) {
         let Some(r) = self.ranks.get_mut(&pid) else { return };
         r.exited = true;
         let proc = r.proc.clone();
@@ -631,8 +632,10 @@ impl Launcher {
         }
         // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
         let p2 = proc.clone();
+        let how = signal.map_or(ExitOf::Code(code), ExitOf::Signal);
         let state = server_call(move |s, net| {
             let st = s.client_state(&p2);
+            s.note_exit(&p2, how);
             s.deregister_client(net, &p2);
             st
         })
@@ -951,9 +954,9 @@ pub fn start_reaper(tx: Sender<Event>) {
         let starts = *crate::exec::STARTS.0.lock();
         // Any child of this process; stopped or continued children are not
         // ends (a stop seen here is a traced rank's: debug.rs).
-        let (pid, code) = match waitpid(Pid::from_raw(-1), None) {
-            Ok(WaitStatus::Exited(pid, code)) => (pid, code),
-            Ok(WaitStatus::Signaled(pid, sig, _)) => (pid, 128 + sig as i32),
+        let (pid, code, signal) = match waitpid(Pid::from_raw(-1), None) {
+            Ok(WaitStatus::Exited(pid, code)) => (pid, code, None),
+            Ok(WaitStatus::Signaled(pid, sig, _)) => (pid, 128 + sig as i32, Some(sig as i32)),
             Ok(WaitStatus::Stopped(pid, sig)) => {
                 if tx.send(Event::TracedStop { pid: pid.as_raw(), sig: sig as i32 }).is_err() {
                     return;
@@ -972,7 +975,7 @@ pub fn start_reaper(tx: Sender<Event>) {
                 continue;
             }
         };
-        if tx.send(Event::Exited { pid: pid.as_raw(), code }).is_err() {
+        if tx.send(Event::Exited { pid: pid.as_raw(), code, signal }).is_err() {
             return;
         }
     });

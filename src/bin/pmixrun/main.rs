@@ -98,7 +98,8 @@ PMIX_JCTRL_CHECKPOINT_COMPLETE; restart and provisioning are not supported; proc
 and directories ranks registered, also after Ctrl-C.";
 
 pub enum Event {
-    Exited { pid: i32, code: i32 },
+    /// `code`: the exit code, or 128 + the signal that ended it (`signal`).
+    Exited { pid: i32, code: i32, signal: Option<i32> },
     Signal(i32),
     Spawn(host::SpawnReq),
     Abort { status: i32, from: String },
@@ -208,7 +209,7 @@ fn run(opts: job::Options) -> Result<u8, String> {
                 wait = wait.min(d.saturating_duration_since(Instant::now()));
             }
             match rx.recv_timeout(wait) {
-                Ok(Event::Exited { pid, code }) => launcher.exited(pid, code),
+                Ok(Event::Exited { pid, code, signal }) => launcher.exited(pid, code, signal),
                 Ok(Event::Signal(sig)) => {
                     if sig == libc::SIGTERM && launcher.preempt(opts.preempt_notice, opts.grace, 128 + sig) {
                         continue;
