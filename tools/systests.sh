@@ -23,6 +23,8 @@ case ${1:-} in
     --list) cases | sed 's/^rpmix-systests:://'; exit 0 ;;
     --check)
         [ -z "${ONLY:-}" ] && exit 0
+        # (without nextest yet, the check waits for the installers)
+        cargo nextest --version >/dev/null 2>&1 || exit 0
         if [ -z "$(cases)" ]; then
             echo "make test: no case matches ONLY='$ONLY'; the areas are:"
             ls systests/tests | sed -n 's/\.rs$//p' | sed 's/^/  /'
