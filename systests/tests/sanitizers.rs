@@ -203,3 +203,35 @@ fn contract_sweep_vs_openpmix() {
         }
     }
 }
+
+/// pmixrun itself built with AddressSanitizer (an executable: rustc links
+/// the runtime in; the ranks get gcc's through `env`, not pmixrun's
+/// environment, where a second runtime would clash), running ranks on the
+/// ASan build: a job's whole server side and every rank instrumented.
+#[test]
+fn asan_pmixrun_itself() {
+    let e = env();
+    let case = Case::new("asan_pmixrun_itself");
+    let build = run(
+        Cmd::new("cargo")
+            .args(["build", "-q", "--release", "--bin", "pmixrun", "--target", "x86_64-unknown-linux-gnu", "--target-dir"])
+            .arg(e.root.join("target/asan"))
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("RUSTFLAGS", "-Zsanitizer=address -Cunsafe-allow-abi-mismatch=sanitizer")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .current_dir(&e.root),
+        secs(3600),
+    );
+    if !build.success() {
+        panic!("{}", build.report("the AddressSanitizer build of pmixrun failed"));
+    }
+    let pmixrun = e.root.join("target/asan/x86_64-unknown-linux-gnu/release/pmixrun");
+    let options = asan_env().into_iter().find(|(k, _)| k == "ASAN_OPTIONS").map(|(_, v)| v).expect("ASAN_OPTIONS");
+    let lsan = asan_env().into_iter().find(|(k, _)| k == "LSAN_OPTIONS").map(|(_, v)| v).expect("LSAN_OPTIONS");
+    for (n, prog) in [("4", "demo_job"), ("4", "client_basic"), ("2", "client_spawn"), ("3", "client_events"), ("4", "client_groups")] {
+        let bin = c_prog(prog, Build::Ours);
+        let args: &[&str] = if prog == "client_basic" { &["4"] } else { &[] };
+        let cmd = Cmd::new(&pmixrun).args(["-n", n]).args(env_argv(&bin, args)).env("ASAN_OPTIONS", &options).env("LSAN_OPTIONS", &lsan).on(Lib::Ours);
+        clean(&case, prog, run(cmd, secs(300)));
+    }
+}
