@@ -106,15 +106,25 @@ fn asan_program(prog: &str) {
     clean(&case, prog, run(on_asan(Cmd::new(&bin)), secs(900)));
 }
 
-/// The runtime sees the library: a heap overflow in a C program's call of
-/// rpmix (PMIx_Value_load of a string read past its end is not possible
-/// from C safely, so this checks the instrumentation instead: the library
-/// calls __asan_* functions).
+/// The control: the build is instrumented (it calls the runtime's
+/// checks), and a leak of an info array the library allocated is reported
+/// by LeakSanitizer with the library's frames (c-tests/asan_leak_probe.c: the
+/// string the library copied into the info):
+/// the other cases' silence means something.
 #[test]
 fn asan_build_is_instrumented() {
     let lib = asan_libdir().join("libpmix.so.2");
     let syms = run(Cmd::new("nm").args(["-D", "--undefined-only"]).arg(&lib), secs(60)).ok();
     assert!(syms.stdout.contains("__asan_report_load"), "the ASan build calls no __asan_report_*: not instrumented");
+    let case = Case::new("asan_build_is_instrumented");
+    let probe = c_prog("asan_leak_probe", Build::Ours);
+    let r = run(on_asan(Cmd::new(&probe)), secs(120));
+    r.save(&case, "asan_leak_probe");
+    assert!(
+        r.code() == Some(66) && r.stderr.contains("ERROR: LeakSanitizer") && r.stderr.contains("src/data/elem.rs"),
+        "{}",
+        r.report("LeakSanitizer did not report the probe's leak of the library's allocation")
+    );
 }
 
 #[test]
