@@ -10,7 +10,8 @@
 #                                 (e.g. ONLY=faults, ONLY='sh::launch::', ONLY=garbage)
 #   make test-list  the cases, one per line
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
-#   make fuzz       the mutation fuzzer, FUZZ_SECONDS (default 300) per target
+#   make fuzz       the mutation fuzzer and the coverage-guided targets (cargo
+#                   fuzz, fuzz/), FUZZ_SECONDS (default 300) per target
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
 #                   pmixrun, pmixctl and their manual pages)
@@ -65,10 +66,12 @@ demo: deps build
 	cc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude c-tests/demo_job.c -o $(BUILD)/demo_job -L$(LIBDIR) -l:libpmix.so.2
 	LD_LIBRARY_PATH=$(LIBDIR) $(LIBDIR)/pmixrun -n 4 $(BUILD)/demo_job
 
-# The mutation fuzzer (src/bin/rpmix-fuzz.rs), FUZZ_SECONDS per target.
+# The mutation fuzzer (src/bin/rpmix-fuzz.rs), then the coverage-guided
+# targets (fuzz/, cargo fuzz: tools/fuzz-coverage.sh), FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 300
 fuzz: build
 	$(LIBDIR)/rpmix-fuzz --seconds $(FUZZ_SECONDS)
+	tools/fuzz-coverage.sh $(FUZZ_SECONDS)
 
 bench: deps build
 	@tools/bench-compare.sh $(BUILD)

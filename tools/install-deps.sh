@@ -29,6 +29,8 @@ command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 [ -e /usr/include/hwloc.h ] || missing="$missing libhwloc-dev"
 # ThreadSanitizer's runtime (the concurrency stress test under it)
 [ -e /usr/lib/x86_64-linux-gnu/libtsan.so.2 ] || missing="$missing libtsan2"
+# AddressSanitizer's runtime (the library's ASan build under the C programs)
+[ -e /usr/lib/x86_64-linux-gnu/libasan.so.8 ] || missing="$missing libasan8"
 # OpenPMIx's example programs (libpmix-dev's docs), tools and Python bindings.
 [ -d /usr/share/doc/libpmix-dev/examples ] || missing="$missing libpmix-dev"
 command -v pattrs >/dev/null 2>&1 || missing="$missing libpmix-bin"

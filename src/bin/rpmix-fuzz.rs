@@ -18,6 +18,12 @@
 //!            requests of a registered rank, and raw bytes) on fresh
 //!            connections; after every batch, a probe must be answered
 //!
+//!   rpmix-fuzz --write-seeds DIR
+//!
+//! writes the seed corpus of the coverage-guided targets (fuzz/, cargo
+//! fuzz) into DIR/<target>/: captured OpenPMIx requests (src/msg/captures.txt)
+//! in both codecs, and the seeds below.
+//!
 //! Each input starts from a valid seed and gets 1-8 mutations (bit flips,
 //! random bytes, boundary integers, inserted, deleted, duplicated or cut
 //! ranges). A panic or a failed probe stops the run with exit status 1 and
@@ -401,8 +407,80 @@ fn run_for(seconds: u64, mut one: impl FnMut() -> Vec<u8>) -> Result<u64, String
     Ok(n)
 }
 
+/// The hex of a captures.txt line as bytes.
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len() / 2).filter_map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).ok()).collect()
+}
+
+/// The seed corpus of the coverage-guided targets (fuzz/fuzz_targets/*.rs:
+/// each reads its first bytes as the choices this writes).
+fn write_seeds(dir: &std::path::Path, unpack_seeds: &[(pmix_data_type_t, Vec<u8>)]) -> std::io::Result<usize> {
+    use pmix::msg::{snapshot, v41, Hello, ToolHello};
+    let mut sets: Vec<(&str, Vec<Vec<u8>>)> = Vec::new();
+    let who = Proc::new("captured", 0);
+    let (mut v41_req, mut rpmix_req) = (Vec::new(), Vec::new());
+    for line in include_str!("../msg/captures.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let Some((form, h)) = line.split_once(' ') else { continue };
+        let bytes = unhex(h);
+        if let Ok(v41::Incoming::Request(req)) = v41::decode(&bytes, form == "true", &who) {
+            if let Ok(body) = req.encode() {
+                rpmix_req.push([req.tag().to_le_bytes().to_vec(), body].concat());
+            }
+        }
+        v41_req.push([vec![u8::from(form == "true")], bytes].concat());
+    }
+    v41_req.extend(openpmix_request_seeds().into_iter().map(|b| [vec![0], b].concat()));
+    let mut get = Encoder::default();
+    Proc::new("ns", 1).encode(&mut get);
+    encode_str(&mut get, "k.str");
+    let _ = encode_infos(&mut get, &sample_infos());
+    rpmix_req.push([pmix::wire::GET.to_le_bytes().to_vec(), get.into_bytes()].concat());
+    rpmix_req.push([pmix::wire::LOG.to_le_bytes().to_vec(), encoded_infos()].concat());
+    rpmix_req.push([pmix::wire::JOB_CONTROL.to_le_bytes().to_vec(), encoded_procs(), encoded_infos()].concat());
+    sets.push(("rpmix_request", rpmix_req));
+    sets.push(("v41_request", v41_req));
+    sets.push(("v41_answer", openpmix_seeds().into_iter().flat_map(|b| [[vec![0], b.clone()].concat(), [vec![1], b].concat()]).collect()));
+    let mut data = Vec::new();
+    for (t, b) in unpack_seeds {
+        for sel in [1u8, 2 | (1 << 2), 2 | (3 << 2)] {
+            data.push([vec![*t as u8, sel], b.clone()].concat());
+        }
+    }
+    data.push([vec![PMIX_INFO as u8, 1 << 2], encoded_infos()[4..].to_vec()].concat());
+    data.push([vec![PMIX_PROC as u8, 2 << 2], encoded_procs()[4..].to_vec()].concat());
+    sets.push(("data_unpack", data));
+    let mut hellos = vec![
+        Hello { protocol: pmix::wire::PROTOCOL, proc: Proc::new("job.1", 3), token: None }.encode(),
+        Hello { protocol: pmix::wire::PROTOCOL, proc: Proc::new("job.1", 3), token: Some("a-token".into()) }.encode(),
+        ToolHello { protocol: pmix::wire::PROTOCOL, chosen: Some(Proc::new("tool.1", 0)) }.encode(),
+        ToolHello { protocol: pmix::wire::PROTOCOL, chosen: None }.encode(),
+        pmix::ptl::connect_message(&Proc::new("ns", 1), "4.2.2", false)[16..].to_vec(),
+        pmix::ptl::connect_message(&Proc::new("ns", 1), "4.2.2", true)[16..].to_vec(),
+    ];
+    if let Ok(t) = pmix::ptl::tool_connect_message(None, "4.2.2", false, &sample_infos()) {
+        hellos.push(t[16..].to_vec());
+    }
+    sets.push(("hello", hellos));
+    let snap = snapshot::encode(&[(0, b"rank zero".as_slice()), (1, b"one".as_slice()), (7, b"".as_slice())]);
+    sets.push(("snapshot", [0u32, 1, 7, 3].iter().map(|r| [r.to_le_bytes().to_vec(), snap.clone()].concat()).collect()));
+    let mut n = 0;
+    for (target, seeds) in sets {
+        let d = dir.join(target);
+        std::fs::create_dir_all(&d)?;
+        let mut seen = std::collections::HashSet::new();
+        for s in seeds {
+            if seen.insert(s.clone()) {
+                std::fs::write(d.join(format!("seed-{:03}", seen.len())), &s)?;
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
+}
+
 fn main() -> std::process::ExitCode {
     let mut seconds = 15u64;
+    let mut seeds_dir: Option<std::path::PathBuf> = None;
     let mut target = "all".to_string();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -413,6 +491,7 @@ fn main() -> std::process::ExitCode {
             "--seconds" => seconds = v.parse().unwrap_or(seconds),
             "--target" => target = v,
             "--seed" => seed = v.parse().unwrap_or(seed),
+            "--write-seeds" => seeds_dir = Some(v.into()),
             other => {
                 eprintln!("rpmix-fuzz: unknown argument {other} (see the source's header)");
                 return std::process::ExitCode::from(2);
@@ -449,6 +528,18 @@ fn main() -> std::process::ExitCode {
             b
         };
         unpack_seeds.push((t, bytes));
+    }
+    if let Some(dir) = seeds_dir {
+        return match write_seeds(&dir, &unpack_seeds) {
+            Ok(n) => {
+                println!("rpmix-fuzz: {n} seeds in {}", dir.display());
+                std::process::ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("rpmix-fuzz: {}: {e}", dir.display());
+                std::process::ExitCode::from(1)
+            }
+        };
     }
     let mut report = Vec::new();
     let all = target == "all";

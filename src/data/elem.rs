@@ -374,6 +374,9 @@ pub unsafe fn destruct_darray(d: &mut pmix_data_array_t) {
     // SAFETY: the caller upholds the contract above: `d` is a valid (possibly zeroed) data array.
     unsafe {
         match Kind::of(d.r#type) {
+            // Elements that own nothing: the block alone is freed, whatever
+            // size the array claims (left alone, the caller's block leaked).
+            Some(k) if !sane_len(k, d.size) && matches!(k, Kind::Num(_) | Kind::Proc | Kind::Nspace) => cmem::free(d.array),
             Some(k) if !sane_len(k, d.size) => {
                 crate::pmix_debug!(1, "PMIx_Data_array_destruct: impossible size {}, array left alone", d.size);
                 return;

@@ -346,3 +346,25 @@ fn stats_and_buffers_round_trip() {
         buffer::release(&mut b);
     }
 }
+
+/// A data array of a type whose elements own nothing, with a size no memory
+/// could hold: destructing it frees the caller's block (found by
+/// LeakSanitizer: the block was left alone and leaked), and empties the array.
+#[test]
+fn darray_destruct_of_impossible_size_frees_a_plain_block() {
+    // SAFETY: a calloc'd block handed to the destructor, which frees it.
+    unsafe {
+        let block = libc::calloc(4, core::mem::size_of::<i32>());
+        assert!(!block.is_null());
+        let mut d = pmix_data_array_t { r#type: PMIX_INT, size: usize::MAX, array: block };
+        elem::destruct_darray(&mut d);
+        assert!(d.array.is_null() && d.size == 0, "the block was left in the array");
+        // an array whose elements own memory is still left alone (its
+        // elements cannot be walked)
+        let block = libc::calloc(1, core::mem::size_of::<pmix_info_t>());
+        let mut d = pmix_data_array_t { r#type: PMIX_INFO, size: usize::MAX, array: block };
+        elem::destruct_darray(&mut d);
+        assert_eq!(d.array, block);
+        libc::free(block);
+    }
+}
