@@ -37,8 +37,8 @@ impl Rng {
     }
 }
 
-/// How many fences each rank makes.
-const FENCES: u64 = 12;
+/// The fences a rank names on its output (the points a round strikes at).
+const NAMED_FENCES: u64 = 20;
 /// How long a round may take, from start to the launcher's end.
 const BOUND: Duration = Duration::from_secs(45);
 
@@ -127,18 +127,21 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
         _ => Strike::StopTool(rng.range(50, 1500)),
     };
     let victim = rng.range(0, n - 1);
-    let at = rng.range(1, FENCES - 2);
+    let at = rng.range(1, NAMED_FENCES - 2);
     let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at rank {victim}'s fence {at}");
     println!("{what}");
     let marker = format!("chaos-{seed}-{r}-{}", std::process::id());
     let t = TmpDir::new("chaos");
+    let case = Case::new(&format!("chaos_round_{}", r % 8));
+    // (the ranks fence until this file is there: made after the strike)
+    let stop = case.path("stop");
     let prog = c_prog("chaos_rank", Build::Ours);
     let cmd = match launcher {
         Launcher::Pmixrun => Cmd::new(&env().pmixrun).env("TMPDIR", &t).args(["--timeout", "40", "-n", &n.to_string()]),
         Launcher::RmSimple => Cmd::new(c_prog("rm_simple", Build::Ours)).env("TMPDIR", &t).args(["-t", "40", "-n", &n.to_string()]),
     };
     let started = Instant::now();
-    let job = Job::start(cmd.arg(&prog).arg(FENCES.to_string()).arg(&marker).on(Lib::Ours));
+    let job = Job::start(cmd.arg(&prog).arg(&stop).arg(&marker).on(Lib::Ours));
     let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
     let line = format!("chaos: rank {victim} fence {at}");
     let mut tool = None;
@@ -166,7 +169,9 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
             }
         }
     }
+    case.write("stop", "");
     let out = job.wait(BOUND + secs(15));
+    out.save(&case, "job");
     let took = started.elapsed();
     let tool_out = tool.map(|t| t.wait(secs(30)));
     let all = out.all_lines();
