@@ -20,6 +20,9 @@ fn env_num(name: &str, default: usize) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Sample {
     rss_kb: u64,
+    /// Of which anonymous (heap, stacks): RSS less the program's and
+    /// libraries' pages, which grow as more of their code is first run.
+    anon_kb: u64,
     fds: usize,
     threads: usize,
     dirs: usize,
@@ -29,11 +32,8 @@ struct Sample {
 impl Sample {
     fn of(pid: u32, tmp: &Path) -> Sample {
         let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let rss_kb = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0);
+        let field = |k: &str| status.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0);
+        let (rss_kb, anon_kb) = (field("VmRSS:"), field("RssAnon:"));
         let count = |d: String| fs::read_dir(d).map(|r| r.count()).unwrap_or(0);
         let (mut dirs, mut sockets) = (0, 0);
         walk(tmp, &mut |_, t| {
@@ -43,15 +43,15 @@ impl Sample {
                 sockets += 1;
             }
         });
-        Sample { rss_kb, fds: count(format!("/proc/{pid}/fd")), threads: count(format!("/proc/{pid}/task")), dirs, sockets }
+        Sample { rss_kb, anon_kb, fds: count(format!("/proc/{pid}/fd")), threads: count(format!("/proc/{pid}/task")), dirs, sockets }
     }
     /// The same as `base` (fds, threads, directories and sockets exactly;
-    /// RSS within `rss_slack_kb`).
+    /// anonymous RSS within `rss_slack_kb`).
     fn back_to(&self, base: &Sample, rss_slack_kb: u64) -> bool {
-        self.fds == base.fds && self.threads == base.threads && self.dirs == base.dirs && self.sockets == base.sockets && self.rss_kb <= base.rss_kb + rss_slack_kb
+        self.fds == base.fds && self.threads == base.threads && self.dirs == base.dirs && self.sockets == base.sockets && self.anon_kb <= base.anon_kb + rss_slack_kb
     }
     fn line(&self, at: &str) -> String {
-        format!("{at:>12}: rss_kb={} fds={} threads={} dirs={} sockets={}", self.rss_kb, self.fds, self.threads, self.dirs, self.sockets)
+        format!("{at:>12}: rss_kb={} anon_kb={} fds={} threads={} dirs={} sockets={}", self.rss_kb, self.anon_kb, self.fds, self.threads, self.dirs, self.sockets)
     }
 }
 
