@@ -142,6 +142,7 @@ fn soak(name: &str, jobs: usize, width: usize) {
     let case = Case::new(name);
     let t = TmpDir::new("soak");
     let spawner = c_prog("client_spawn", Build::Ours);
+    let began = std::time::Instant::now();
     let server = Job::start(Cmd::new(&env().pmixrun).env("TMPDIR", &t).arg("--persistent").on(Lib::Ours));
     let pid = server.pid();
     wait_until("the persistent pmixrun answers", secs(60), || {
@@ -217,7 +218,8 @@ fn soak(name: &str, jobs: usize, width: usize) {
         listing(t.path())
     );
     run(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(["--pid", &pid.to_string(), "stop"]), secs(60)).ok();
-    server.wait(secs(60)).exit_code(0);
+    // (Job::wait's limit counts from the launcher's start)
+    server.wait(began.elapsed() + secs(60)).exit_code(0);
     let left = listing(t.path());
     assert!(left.is_empty(), "left under the launcher's TMPDIR after it ended: {left:?}");
 }
