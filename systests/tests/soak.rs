@@ -81,12 +81,12 @@ fn listing(d: &Path) -> Vec<String> {
 const RSS_SLACK_KB: u64 = 4096;
 
 /// The kinds of jobs, in turn.
-const KINDS: [&str; 7] = ["plain", "failing", "killed", "spawning", "output", "stdin", "plain2"];
+const KINDS: [&str; 7] = ["plain", "failing", "killed", "spawning", "chain", "output", "stdin"];
 
 /// Runs job `i` (of kind `i % KINDS.len()`) through `pmixctl run` against
 /// the persistent pmixrun `pid` and checks its exit code and output; an
 /// error names what was wrong.
-fn one_job(t: &TmpDir, case: &Case, pid: u32, i: usize, spawner: &Path) -> Result<(), String> {
+fn one_job(t: &TmpDir, case: &Case, pid: u32, i: usize, (spawner, chain): (&Path, &Path)) -> Result<(), String> {
     let ctl = || Cmd::new(&env().pmixctl).env("TMPDIR", t).arg("--pid").arg(pid.to_string()).arg("run");
     let kind = KINDS[i % KINDS.len()];
     let check = |r: &Run, code: i32, ok: &dyn Fn(&Run) -> bool| -> Result<(), String> {
@@ -96,7 +96,7 @@ fn one_job(t: &TmpDir, case: &Case, pid: u32, i: usize, spawner: &Path) -> Resul
         Ok(())
     };
     match kind {
-        "plain" | "plain2" => {
+        "plain" => {
             let r = run(ctl().args(["-n", "2", "sh", "-c"]).arg(format!("echo \"job{i} r$PMIX_RANK\"")), secs(60));
             check(&r, 0, &|r| {
                 let mut l = r.lines();
@@ -117,6 +117,11 @@ fn one_job(t: &TmpDir, case: &Case, pid: u32, i: usize, spawner: &Path) -> Resul
             // (2 ranks that PMIx_Spawn 2 more and PMIx_Connect with them)
             let r = run(ctl().args(["-n", "2"]).arg(spawner).on(Lib::Ours), secs(90));
             check(&r, 0, &|r| r.all_lines().iter().any(|l| l.starts_with("client_spawn: ") && l.ends_with(" passed, 0 failed")))
+        }
+        "chain" => {
+            // (a job that spawns a job that spawns again, each connecting with the next)
+            let r = run(ctl().args(["-n", "1"]).arg(chain).arg("2").on(Lib::Ours), secs(90));
+            check(&r, 0, &|r| r.lines() == ["spawn_chain: 2 generations below connected"])
         }
         "output" => {
             // (heavy output through the tool: 20,000 lines, 960 kB, counted)
@@ -142,6 +147,7 @@ fn soak(name: &str, jobs: usize, width: usize) {
     let case = Case::new(name);
     let t = TmpDir::new("soak");
     let spawner = c_prog("client_spawn", Build::Ours);
+    let chain = c_prog("spawn_chain", Build::Ours);
     let began = std::time::Instant::now();
     let server = Job::start(Cmd::new(&env().pmixrun).env("TMPDIR", &t).arg("--persistent").on(Lib::Ours));
     let pid = server.pid();
@@ -179,7 +185,7 @@ fn soak(name: &str, jobs: usize, width: usize) {
                     if i >= to {
                         break;
                     }
-                    if let Err(e) = one_job(&t, &case, pid, i, &spawner) {
+                    if let Err(e) = one_job(&t, &case, pid, i, (&spawner, &chain)) {
                         failures.lock().unwrap().push(e);
                     }
                     let d = done.fetch_add(1, Ordering::SeqCst) + 1;
