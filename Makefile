@@ -12,6 +12,14 @@
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make fuzz       the mutation fuzzer and the coverage-guided targets (cargo
 #                   fuzz, fuzz/), FUZZ_SECONDS (default 300) per target
+#   make soak       the soak (systests/tests/soak.rs) at full size: a persistent
+#                   pmixrun takes SOAK_JOBS (default 10000) jobs of mixed kinds,
+#                   SOAK_WIDTH (4) at a time; a C host runs SOAK_NAMESPACES
+#                   (10000) namespaces; their RSS, fds, threads, directories
+#                   and sockets are printed every tenth and must come back
+#   make chaos      the chaos rounds (systests/tests/chaos.rs) at full size:
+#                   CHAOS_ROUNDS (200) seeded rounds of 64-256 ranks, a rank or
+#                   tool killed or stopped in each; CHAOS_SEED replays a run
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
 #                   pmixrun, pmixctl and their manual pages)
@@ -29,7 +37,7 @@ BINARIES := pmixrun pmixctl
 # ONLY=<ERE> reaches tools/systests.sh as ONLY.
 RUN_TESTS = $(if $(ONLY),ONLY='$(value ONLY)') tools/systests.sh
 
-.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench fuzz install deb clean
+.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench soak chaos fuzz install deb clean
 
 all: build
 
@@ -88,6 +96,18 @@ bench: deps build
 	@tools/bench-scale.py $(BUILD)
 	@tools/bench-consumers.sh $(BUILD)
 	@tools/bench-launch.sh $(BUILD)
+
+SOAK_JOBS       ?= 10000
+SOAK_WIDTH      ?= 4
+SOAK_NAMESPACES ?= 10000
+soak: build
+	RPMIX_SOAK_JOBS=$(SOAK_JOBS) RPMIX_SOAK_WIDTH=$(SOAK_WIDTH) RPMIX_SOAK_NAMESPACES=$(SOAK_NAMESPACES) \
+	  $(CARGO) nextest run -p rpmix-systests --test soak -j1 --no-capture
+
+CHAOS_ROUNDS ?= 200
+chaos: build
+	$(if $(CHAOS_SEED),RPMIX_CHAOS_SEED=$(CHAOS_SEED)) RPMIX_CHAOS_ROUNDS=$(CHAOS_ROUNDS) RPMIX_CHAOS_MIN_RANKS=64 RPMIX_CHAOS_MAX_RANKS=256 \
+	  $(CARGO) nextest run -p rpmix-systests --test chaos -j1 --no-capture
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

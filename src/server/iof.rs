@@ -104,6 +104,16 @@ impl Iof {
         q.push_back(chunk);
     }
 
+    /// Forget what was kept of a namespace's output, and which of its
+    /// sources were asked of the host: called when the namespace is
+    /// deregistered (no pull can name it afterwards). Without it a
+    /// long-lived server keeps every ended job's unread output.
+    pub fn forget_nspace(&mut self, nspace: &str) {
+        self.cache.retain(|(p, _), _| p.nspace != nspace);
+        self.cached_bytes.retain(|(p, _), _| p.nspace != nspace);
+        self.asked.retain(|(p, _)| p.nspace != nspace);
+    }
+
     /// Take the cached chunks a new pull matches, in order per source/channel.
     pub fn take_cached(&mut self, pull_id: u32) -> Vec<(Proc, pmix_iof_channel_t, Chunk)> {
         let Some(p) = self.pulls.iter().find(|p| p.id == pull_id) else { return Vec::new() };
@@ -242,6 +252,21 @@ mod tests {
         let id = n.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::new("ns", 1)], Channels::STDERR);
         let got: Vec<u8> = n.take_cached(id).into_iter().flat_map(|(_, _, c)| c.0).collect();
         assert_eq!(got, b"1234567890");
+    }
+
+    /// A deregistered namespace's kept output is dropped, another's kept.
+    #[test]
+    fn forget_nspace_drops_its_cache() {
+        let mut i = Iof::default();
+        i.cache(&Proc::new("gone", 0), PMIX_FWD_STDOUT_CHANNEL, (b"old".to_vec(), false));
+        i.cache(&Proc::new("gone", 1), PMIX_FWD_STDERR_CHANNEL, (b"old".to_vec(), true));
+        i.cache(&Proc::new("live", 0), PMIX_FWD_STDOUT_CHANNEL, (b"new".to_vec(), false));
+        i.asked.insert((Proc::new("gone", 0), Channels::STDOUT));
+        i.forget_nspace("gone");
+        assert_eq!((i.cache.len(), i.cached_bytes.len(), i.asked.len()), (1, 1, 0));
+        let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("gone"), Proc::wildcard("live")], Channels::from(PMIX_FWD_ALL_CHANNELS));
+        let got: Vec<Vec<u8>> = i.take_cached(id).into_iter().map(|(_, _, c)| c.0).collect();
+        assert_eq!(got, vec![b"new".to_vec()]);
     }
 
     #[test]

@@ -402,6 +402,7 @@ impl ServerRole {
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
         self.groups.qualified.retain(|(p, _), _| p.nspace != name);
+        self.iof.forget_nspace(name);
         if let Some(mut ns) = self.nspaces.remove(name) {
             // The namespace's directory, if we made it (with what its ranks left there).
             if let Some(sd) = &self.session_dir {

@@ -117,7 +117,22 @@ pub enum Event {
     EndSession,
 }
 
+/// glibc's malloc arenas this process may use. By default glibc gives
+/// each new thread that allocates an arena of its own, up to 8 per core,
+/// and keeps what it freed there: a launcher that starts threads for each
+/// job's output and input (a persistent one, thousands of jobs) grew its
+/// RSS by 14 MB over 10,000 jobs with its live heap flat. Two arenas keep
+/// its few busy threads apart and the memory it frees reusable.
+const MALLOC_ARENAS: i32 = 2;
+
 fn main() -> ExitCode {
+    // (before any other thread exists; MALLOC_ARENA_MAX in the environment still wins)
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt(3) only sets a tunable of glibc's allocator; no memory is passed.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
+        }
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match job::parse(&args) {
         Ok(Some(o)) => o,

@@ -1,0 +1,243 @@
+//! Chaos: seeded rounds in which a job of many ranks (c-tests/chaos_rank.c:
+//! init, fences, output) is struck at a random point: a random rank gets
+//! SIGKILL, or SIGSTOP for a while then SIGCONT, or a tool attached with
+//! `pmixctl output --follow` does. Each round asserts that the job ends
+//! within its bound, that the survivors see what the Standard names, that
+//! the exit code is the documented one and that nothing is left.
+//!
+//! `make test` runs 20 rounds of 16-64 ranks; `make chaos` 200 rounds of
+//! 64-256 (`RPMIX_CHAOS_ROUNDS`, `RPMIX_CHAOS_MIN_RANKS`,
+//! `RPMIX_CHAOS_MAX_RANKS`). Every round prints its seed: `RPMIX_CHAOS_SEED=S
+//! RPMIX_CHAOS_ROUND=R` replays round R alone.
+
+use rpmix_systests::*;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A number from the environment, or `default`.
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// splitmix64: a small seeded generator (a round's choices from its seed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// In `lo..=hi`.
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+}
+
+/// The fences a rank names on its output (the points a round strikes at).
+const NAMED_FENCES: u64 = 20;
+/// How long a round may take, from start to the launcher's end.
+const BOUND: Duration = Duration::from_secs(45);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Launcher {
+    Pmixrun,
+    RmSimple,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Strike {
+    /// SIGKILL to a rank.
+    KillRank,
+    /// SIGSTOP to a rank, SIGCONT after the given milliseconds.
+    StopRank(u64),
+    /// SIGKILL to a tool following the job's output.
+    KillTool,
+    /// SIGSTOP to that tool, SIGCONT after the given milliseconds.
+    StopTool(u64),
+}
+
+/// The pids of processes whose command line holds `marker`.
+fn marked(marker: &str) -> Vec<u32> {
+    let mut v = Vec::new();
+    for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let cmd = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if cmd.split(|b| *b == 0).any(|a| a == marker.as_bytes()) && proc_state(pid).is_some_and(|s| s != 'Z') {
+            v.push(pid);
+        }
+    }
+    v
+}
+
+/// The pid of the process marked `marker` whose PMIX_RANK is `rank`.
+fn rank_pid(marker: &str, rank: u64) -> Option<u32> {
+    let want = format!("PMIX_RANK={rank}");
+    marked(marker).into_iter().find(|p| fs::read(format!("/proc/{p}/environ")).unwrap_or_default().split(|b| *b == 0).any(|kv| kv == want.as_bytes()))
+}
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: kill(2) on a pid; no memory is involved.
+    unsafe {
+        libc::kill(pid as i32, sig);
+    }
+}
+
+/// SIGSTOP to `pid`, SIGCONT `ms` later: the length of the stop is the
+/// fault injected, not a wait for something to happen.
+fn stop_for(pid: u32, ms: u64) {
+    signal(pid, libc::SIGSTOP);
+    std::thread::sleep(Duration::from_millis(ms));
+    signal(pid, libc::SIGCONT);
+}
+
+/// What is left under `d`.
+fn listing(d: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut stack = vec![d.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        for e in fs::read_dir(&p).into_iter().flatten().flatten() {
+            v.push(e.path().display().to_string());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            }
+        }
+    }
+    v
+}
+
+/// The statuses a survivor's fence may return when a participant is killed:
+/// the connection lost, the process aborted/terminated, the fence timed out.
+const LOST: [&str; 5] = ["LOST_CONNECTION", "PROC_ABORTED", "TIMEOUT", "PROC_TERM_WO_SYNC", "UNREACH"];
+
+/// One round; panics with the seed and round on a failure.
+fn round(seed: u64, r: u64, min: u64, max: u64) {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0x2545_f491_4f6c_dd1d));
+    let n = rng.range(min, max);
+    // (one round in four under the C host)
+    let launcher = if rng.range(0, 3) == 0 { Launcher::RmSimple } else { Launcher::Pmixrun };
+    let strikes = if launcher == Launcher::Pmixrun { 4 } else { 2 };
+    let strike = match rng.range(0, strikes - 1) {
+        0 => Strike::KillRank,
+        1 => Strike::StopRank(rng.range(50, 1500)),
+        2 => Strike::KillTool,
+        _ => Strike::StopTool(rng.range(50, 1500)),
+    };
+    let victim = rng.range(0, n - 1);
+    let at = rng.range(1, NAMED_FENCES - 2);
+    let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at rank {victim}'s fence {at}");
+    println!("{what}");
+    let marker = format!("chaos-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaos");
+    let case = Case::new(&format!("chaos_round_{}", r % 8));
+    // (the ranks fence until this file is there: made after the strike)
+    let stop = case.path("stop");
+    let prog = c_prog("chaos_rank", Build::Ours);
+    let cmd = match launcher {
+        Launcher::Pmixrun => Cmd::new(&env().pmixrun).env("TMPDIR", &t).args(["--timeout", "40", "-n", &n.to_string()]),
+        Launcher::RmSimple => Cmd::new(c_prog("rm_simple", Build::Ours)).env("TMPDIR", &t).args(["-t", "40", "-n", &n.to_string()]),
+    };
+    let started = Instant::now();
+    let job = Job::start(cmd.arg(&prog).arg(&stop).arg(&marker).on(Lib::Ours));
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    let line = format!("chaos: rank {victim} fence {at}");
+    let mut tool = None;
+    if matches!(strike, Strike::KillTool | Strike::StopTool(_)) {
+        // (attached once the job runs: its first fence line)
+        job.wait_line("'fence 0'", secs(30), |l| l.ends_with(" fence 0")).unwrap_or_else(|e| fail(e));
+        tool = Some(Job::start(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(["--pid", &job.pid().to_string(), "output", "--follow"]).on(Lib::Ours)));
+    }
+    job.wait_line(&format!("'{line}'"), secs(30), |l| l == line).unwrap_or_else(|e| fail(e));
+    match strike {
+        Strike::KillRank | Strike::StopRank(_) => {
+            let pid = rank_pid(&marker, victim).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
+            if let Strike::StopRank(ms) = strike {
+                stop_for(pid, ms);
+            } else {
+                signal(pid, libc::SIGKILL);
+            }
+        }
+        Strike::KillTool | Strike::StopTool(_) => {
+            let pid = tool.as_ref().expect("a tool").pid();
+            if let Strike::StopTool(ms) = strike {
+                stop_for(pid, ms);
+            } else {
+                signal(pid, libc::SIGKILL);
+            }
+        }
+    }
+    case.write("stop", "");
+    let out = job.wait(BOUND + secs(15));
+    out.save(&case, "job");
+    let took = started.elapsed();
+    let tool_out = tool.map(|t| t.wait(secs(30)));
+    let all = out.all_lines();
+    let done = all.iter().filter(|l| l.starts_with("chaos: rank ") && l.ends_with(" done")).count() as u64;
+    let returned: Vec<&&str> = all.iter().filter(|l| l.contains(" returned ")).collect();
+    if out.timed_out || took > BOUND || out.code() == Some(124) {
+        fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
+    }
+    match strike {
+        Strike::KillRank => {
+            // The first failing rank's exit code: the killed one (128+9) or
+            // a survivor whose fence failed (chaos_rank exits 3).
+            if !matches!(out.code(), Some(137) | Some(3)) {
+                fail(out.report("exit code not 137 or 3"));
+            }
+            if let Some(bad) = returned.iter().find(|l| !LOST.iter().any(|s| l.ends_with(s))) {
+                fail(format!("a survivor's fence returned something else: {bad}\n{}", out.report("the job")));
+            }
+            match launcher {
+                Launcher::Pmixrun => {
+                    if !all.iter().any(|l| l.contains(&format!(":{victim} was killed by signal 9"))) {
+                        fail(out.report(&format!("pmixrun did not report rank {victim} killed by signal 9")));
+                    }
+                }
+                Launcher::RmSimple => {
+                    // (the C host kills nobody: every survivor hears of it)
+                    if returned.len() as u64 + done != n - 1 || returned.is_empty() {
+                        fail(out.report(&format!("{} survivors' fences returned an error, {done} ended, of {}", returned.len(), n - 1)));
+                    }
+                }
+            }
+        }
+        _ => {
+            // A stop and a continue, or a tool's fate, changes nothing.
+            if out.code() != Some(0) || done != n {
+                fail(out.report(&format!("{done} of {n} ranks done")));
+            }
+        }
+    }
+    if let (Strike::StopTool(_), Some(to)) = (strike, &tool_out) {
+        if to.timed_out {
+            fail(to.report("the stopped tool did not end with its job"));
+        }
+    }
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
+        fail(format!("{e}: {:?} left", marked(&marker)));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+}
+
+/// The rounds: `RPMIX_CHAOS_ROUNDS` (20) of `RPMIX_CHAOS_MIN_RANKS` (16) to
+/// `RPMIX_CHAOS_MAX_RANKS` (64) ranks, from `RPMIX_CHAOS_SEED` (else the
+/// clock's); `RPMIX_CHAOS_ROUND` runs one round only.
+#[test]
+fn chaos_rounds() {
+    let seed = env_num("RPMIX_CHAOS_SEED", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64 % 1_000_000_007).unwrap_or(1));
+    let (min, max) = (env_num("RPMIX_CHAOS_MIN_RANKS", 16), env_num("RPMIX_CHAOS_MAX_RANKS", 64));
+    let rounds: Vec<u64> = match std::env::var("RPMIX_CHAOS_ROUND").ok().and_then(|v| v.parse().ok()) {
+        Some(r) => vec![r],
+        None => (0..env_num("RPMIX_CHAOS_ROUNDS", 20)).collect(),
+    };
+    println!("chaos: seed {seed}, {} rounds of {min}-{max} ranks", rounds.len());
+    for r in rounds {
+        round(seed, r, min, max);
+    }
+}
