@@ -334,20 +334,24 @@ rm -rf /mytmpdir /myjobtmpdir /tmp/dev_shm
 exit $rc
 "#;
 
-/// The same in a private mount namespace, on a root of its own: a fresh
-/// /tmp, and / made of binds of the real one's entries, so that /mytmpdir
-/// and the others are this case's alone.
+/// The same in a private mount namespace, on a root of its own (a tmpfs at
+/// `$ROOTDIR`): / made of binds of the real one's entries but a fresh /tmp,
+/// so that /mytmpdir and the others are this case's alone. The launcher's
+/// and the program's directories are bound at their own paths, wherever
+/// the checkout is (under /tmp too).
 const RFC0027_PRIVATE_ROOT: &str = r#"
 set -e
-mount -t tmpfs rfc0027 /tmp
-R=/tmp/root
-mkdir -m 755 "$R"
+mount -t tmpfs rfc0027 "$ROOTDIR"
+R=$ROOTDIR
 for e in /*; do
     n=${e#/}
     if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$R/$n"
-    elif [ "$n" = tmp ]; then mkdir -m 1777 "$R/tmp"
+    elif [ "$n" = tmp ]; then mkdir -m 1777 "$R/tmp"; mount -t tmpfs rfc0027tmp "$R/tmp"
     elif [ -d "$e" ]; then mkdir "$R/$n"; mount --rbind "$e" "$R/$n"
     fi
+done
+for d in "$(dirname "$PMIXRUN")" "$(dirname "$PROG")" "$(dirname "$LEFT")"; do
+    case $d in /tmp/*) mkdir -p "$R$d"; mount --rbind "$d" "$R$d" ;; esac
 done
 set +e
 exec chroot "$R" /bin/sh -c "$RUN"
@@ -367,8 +371,10 @@ fn rfc0027_cleanup() {
     let case = Case::new("rfc0027_cleanup");
     let prog = rfc_example(&case, "rfc0027_cleanup");
     let left = case.path("left.txt");
+    let root = case.path("root");
+    std::fs::create_dir_all(&root).expect("the private root's mount point");
     let script = |c: Cmd| {
-        c.env("PMIXRUN", &env().pmixrun).env("PROG", &prog).env("LEFT", &left).env("RUN", RFC0027_RUN).on(Lib::Ours)
+        c.env("PMIXRUN", &env().pmixrun).env("PROG", &prog).env("LEFT", &left).env("ROOTDIR", &root).env("RUN", RFC0027_RUN).on(Lib::Ours)
     };
     let private = run(Cmd::new("unshare").args(["-m", "--propagation", "private", "true"]), secs(60)).success();
     let r = if private {
