@@ -156,6 +156,8 @@ impl Holds {
             // is left with keeps it stopped once untraced.
             if unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP as libc::c_long) } != 0 {
                 pmix::pmix_debug!(1, "pmixrun: detaching from {ns}:{rank} (pid {pid}): {}", std::io::Error::last_os_error());
+            } else if !wait_stopped(pid) {
+                pmix::pmix_debug!(1, "pmixrun: {ns}:{rank} (pid {pid}) not seen stopped after its detach");
             }
             h.stopped.insert(rank, pid);
         }
@@ -265,4 +267,22 @@ impl Hold {
 fn continue_rank(pid: i32) {
     // SAFETY: signalling the process group pmixrun created for the rank.
     unsafe { libc::kill(-pid, libc::SIGCONT) };
+}
+
+/// Waits (at most a second) until `pid` is in a stop: detached with a
+/// SIGSTOP, a rank runs for a moment before the signal stops it, and the
+/// tool told PMIX_READY_FOR_DEBUG must find it stopped, not running.
+fn wait_stopped(pid: i32) -> bool {
+    let path = format!("/proc/{pid}/stat");
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        let state = std::fs::read_to_string(&path).ok().and_then(|s| s.rfind(')').and_then(|i| s[i + 1..].split_whitespace().next().map(str::to_string)));
+        match state.as_deref() {
+            Some("T") | Some("t") => return true,
+            // (gone, or a zombie: nothing to wait for)
+            None | Some("Z") | Some("X") => return false,
+            _ if std::time::Instant::now() >= end => return false,
+            _ => std::thread::sleep(std::time::Duration::from_micros(100)),
+        }
+    }
 }
