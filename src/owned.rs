@@ -101,6 +101,21 @@ impl Value {
         // SAFETY: x is a u32 element.
         unsafe { Value::load(&x as *const u32 as *const c_void, PMIX_UINT32).unwrap() }
     }
+    pub fn u64(x: u64) -> Value {
+        // SAFETY: x is a u64 element.
+        unsafe { Value::load(&x as *const u64 as *const c_void, PMIX_UINT64).unwrap() }
+    }
+    /// The value as a u64 when it is an unsigned integer type.
+    pub fn as_u64(&self) -> Option<u64> {
+        // SAFETY: the union field read matches the type tag.
+        unsafe {
+            match self.0.r#type {
+                PMIX_UINT64 => Some(self.0.data.uint64),
+                PMIX_SIZE => Some(self.0.data.size as u64),
+                _ => self.as_u32().map(u64::from),
+            }
+        }
+    }
     pub fn int(x: i32) -> Value {
         // SAFETY: x is a C int element.
         unsafe { Value::load(&x as *const i32 as *const c_void, PMIX_INT).unwrap() }
@@ -339,6 +354,10 @@ impl Info {
     pub fn as_i32(&self) -> Option<i32> {
         let v = core::mem::ManuallyDrop::new(Value(self.0.value));
         v.as_i32()
+    }
+    pub fn as_u64(&self) -> Option<u64> {
+        let v = core::mem::ManuallyDrop::new(Value(self.0.value));
+        v.as_u64()
     }
     pub fn as_str(&self) -> Option<String> {
         let v = core::mem::ManuallyDrop::new(Value(self.0.value));

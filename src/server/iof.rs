@@ -52,11 +52,14 @@ pub struct Iof {
     pub drop_newest: bool,
     /// (source, channel) combinations already asked of the host's iof_pull.
     asked: std::collections::HashSet<(Proc, Channels)>,
+    /// Bytes the host handed over per source, stdout and stderr (tools'
+    /// views: `rpmix.qry.top`).
+    delivered: HashMap<Proc, [u64; 2]>,
 }
 
 impl Default for Iof {
     fn default() -> Self {
-        Iof { pulls: Vec::new(), next_id: 1, cache: HashMap::new(), cached_bytes: HashMap::new(), cache_size: 1 << 20, drop_newest: false, asked: Default::default() }
+        Iof { pulls: Vec::new(), next_id: 1, cache: HashMap::new(), cached_bytes: HashMap::new(), cache_size: 1 << 20, drop_newest: false, asked: Default::default(), delivered: HashMap::new() }
     }
 }
 
@@ -112,6 +115,12 @@ impl Iof {
         self.cache.retain(|(p, _), _| p.nspace != nspace);
         self.cached_bytes.retain(|(p, _), _| p.nspace != nspace);
         self.asked.retain(|(p, _)| p.nspace != nspace);
+        self.delivered.retain(|p, _| p.nspace != nspace);
+    }
+
+    /// Bytes of stdout and stderr the host handed over for `source`.
+    pub fn delivered(&self, source: &Proc) -> Option<[u64; 2]> {
+        self.delivered.get(source).copied()
     }
 
     /// Take the cached chunks a new pull matches, in order per source/channel.
@@ -161,6 +170,14 @@ impl Iof {
     /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
     /// `origin`: where the source runs, for detailed output tags.
     pub(super) fn deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool, origin: &Origin<'_>) {
+        let which = match channel {
+            PMIX_FWD_STDOUT_CHANNEL => Some(0),
+            PMIX_FWD_STDERR_CHANNEL => Some(1),
+            _ => None,
+        };
+        if let (Some(w), false) = (which, data.is_empty()) {
+            self.delivered.entry(source.clone()).or_default()[w] += data.len() as u64;
+        }
         let targets: Vec<(ConnId, u32)> = self.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
         if targets.is_empty() {
             self.cache(source, channel, (data.to_vec(), complete));
@@ -262,8 +279,10 @@ mod tests {
         i.cache(&Proc::new("gone", 1), PMIX_FWD_STDERR_CHANNEL, (b"old".to_vec(), true));
         i.cache(&Proc::new("live", 0), PMIX_FWD_STDOUT_CHANNEL, (b"new".to_vec(), false));
         i.asked.insert((Proc::new("gone", 0), Channels::STDOUT));
+        i.delivered.insert(Proc::new("gone", 0), [3, 0]);
+        i.delivered.insert(Proc::new("live", 0), [3, 0]);
         i.forget_nspace("gone");
-        assert_eq!((i.cache.len(), i.cached_bytes.len(), i.asked.len()), (1, 1, 0));
+        assert_eq!((i.cache.len(), i.cached_bytes.len(), i.asked.len(), i.delivered.len()), (1, 1, 0, 1));
         let id = i.add_pull(3, 7, Proc::new("tool", 0), vec![Proc::wildcard("gone"), Proc::wildcard("live")], Channels::from(PMIX_FWD_ALL_CHANNELS));
         let got: Vec<Vec<u8>> = i.take_cached(id).into_iter().map(|(_, _, c)| c.0).collect();
         assert_eq!(got, vec![b"new".to_vec()]);

@@ -207,6 +207,10 @@ impl ServerRole {
                 v.push(Info::new("rpmix.top.agems", Value::u32(s.age_ms.min(u32::MAX as u64) as u32)));
                 v.push(Info::new("rpmix.top.rsskb", Value::u32(s.rss_kb.min(u32::MAX as u64) as u32)));
             }
+            if let Some([out, err]) = self.iof.delivered(&p) {
+                v.push(Info::new("rpmix.top.stdout", Value::u64(out)));
+                v.push(Info::new("rpmix.top.stderr", Value::u64(err)));
+            }
             if let Some((call, what, since)) = blocked.get(rank) {
                 v.push(Info::new("rpmix.top.call", Value::string(&format!("{call} {what}"))));
                 v.push(Info::new("rpmix.top.callms", ms(*since, now)));

@@ -355,22 +355,25 @@ fn top_proc_table_as_openpmix_reads_it() {
 }
 
 /// A rank that ended while the job runs shows how it ended: rank 0 exits
-/// with code 0 at once, rank 1 waits; `top --once` and `--json` name rank 0
-/// `exited 0` (pmixrun tells its server each rank's exit status).
+/// with code 0 at once, rank 1 writes 8 bytes to stdout and 5 to stderr and
+/// waits; `top --once` and `--json` name rank 0 `exited 0` (pmixrun tells
+/// its server each rank's exit status) and count rank 1's bytes.
 #[test]
 fn top_rank_exit_status() {
     let case = Case::new("top_rank_exit_status");
     let go = case.path("go");
     let script = format!(
-        "if [ \"$PMIX_RANK\" = 0 ]; then exit 0; fi; echo waiting; while [ ! -e '{}' ]; do sleep 0.05; done",
+        "if [ \"$PMIX_RANK\" = 0 ]; then exit 0; fi; printf 12345 >&2; echo waiting; while [ ! -e '{}' ]; do sleep 0.05; done",
         go.display()
     );
     let job = Job::start(Cmd::new(&env().pmixrun).args(["-n", "2", "sh", "-c", &script]).on(Lib::Ours));
     job.wait_line("waiting", secs(60), |l| l.contains("waiting")).unwrap_or_else(|e| panic!("{e}"));
     let mut json = String::new();
-    let seen = wait_until("rank 0 shown as exited 0", secs(30), || {
+    let rank1 = |j: &str| j.split("{\"rank\":1,").nth(1).and_then(|r| r.split('}').next()).unwrap_or("").to_string();
+    let seen = wait_until("rank 0 shown as exited 0, rank 1's 8 + 5 bytes counted", secs(30), || {
         json = pmixctl(job.pid(), &["top", "--json"]).stdout;
-        json.contains("\"state\":\"exited 0\"")
+        let r1 = rank1(&json);
+        json.contains("\"state\":\"exited 0\"") && r1.contains("\"stdout_bytes\":8,") && r1.contains("\"stderr_bytes\":5,")
     });
     assert!(seen.is_ok(), "{seen:?}; the last sample: {json}");
     assert_json(&json, &case);

@@ -34,6 +34,9 @@ struct Rank {
     rss_kb: Option<u32>,
     call: Option<String>,
     call_ms: Option<u32>,
+    /// Bytes of stdout and stderr its host forwarded so far.
+    out_bytes: Option<u64>,
+    err_bytes: Option<u64>,
     /// CPU % over the last interval (the first sample: over its life).
     cpu_pct: Option<f64>,
 }
@@ -50,6 +53,10 @@ struct Sample {
 
 fn u32_of(infos: &[Info], key: &str) -> Option<u32> {
     infos.iter().find(|i| i.key() == key).and_then(|i| i.as_u32())
+}
+
+fn u64_of(infos: &[Info], key: &str) -> Option<u64> {
+    infos.iter().find(|i| i.key() == key).and_then(|i| i.as_u64())
 }
 
 fn i32_of(infos: &[Info], key: &str) -> Option<i32> {
@@ -117,6 +124,8 @@ fn sample(ns: &str) -> Result<Sample, String> {
                     rss_kb: u32_of(&r, "rpmix.top.rsskb"),
                     call: str_of(&r, "rpmix.top.call"),
                     call_ms: u32_of(&r, "rpmix.top.callms"),
+                    out_bytes: u64_of(&r, "rpmix.top.stdout"),
+                    err_bytes: u64_of(&r, "rpmix.top.stderr"),
                     cpu_pct: None,
                 });
             }
@@ -138,6 +147,17 @@ fn cpu_percent(s: &mut Sample, prev: &mut HashMap<u32, (u32, Instant)>) {
             _ => r.age_ms.filter(|a| *a > 0).map(|a| cpu as f64 * 100.0 / a as f64),
         };
         prev.insert(r.rank, (cpu, now));
+    }
+}
+
+/// A byte count, short (`-`: unknown).
+fn bytes(b: Option<u64>) -> String {
+    match b {
+        None => "-".into(),
+        Some(b) if b >= 1 << 30 => format!("{:.1}G", b as f64 / (1u64 << 30) as f64),
+        Some(b) if b >= 1 << 20 => format!("{:.1}M", b as f64 / (1u64 << 20) as f64),
+        Some(b) if b >= 1 << 10 => format!("{:.1}K", b as f64 / 1024.0),
+        Some(b) => format!("{b}B"),
     }
 }
 
@@ -167,7 +187,7 @@ fn header(s: &Sample) -> Vec<String> {
         out.push(format!("{} {}: entered {}/{}, missing {}, waiting {} ms{host}", c.kind, c.id, c.entered, c.parts, missing, c.wait_ms));
     }
     out.push(String::new());
-    out.push(format!("{:>6}  {:<10} {:>8} {:>6} {:>8}  {:<40} {:>9}", "RANK", "STATE", "PID", "CPU%", "RSS", "BLOCKED IN", "FOR (ms)"));
+    out.push(format!("{:>6}  {:<10} {:>8} {:>6} {:>8} {:>7} {:>7}  {:<40} {:>9}", "RANK", "STATE", "PID", "CPU%", "RSS", "STDOUT", "STDERR", "BLOCKED IN", "FOR (ms)"));
     out
 }
 
@@ -177,12 +197,14 @@ fn row(r: &Rank) -> String {
         call = call.chars().take(39).collect::<String>() + "~";
     }
     format!(
-        "{:>6}  {:<10} {:>8} {:>6} {:>8}  {:<40} {:>9}",
+        "{:>6}  {:<10} {:>8} {:>6} {:>8} {:>7} {:>7}  {:<40} {:>9}",
         r.rank,
         r.state,
         r.pid.map_or("unknown".into(), |p| p.to_string()),
         r.cpu_pct.map_or("unknown".into(), |c| format!("{c:.1}")),
         rss(r.rss_kb),
+        bytes(r.out_bytes),
+        bytes(r.err_bytes),
         call,
         r.call_ms.map_or("-".into(), |m| m.to_string())
     )
@@ -229,13 +251,15 @@ fn json(s: &Sample) -> String {
     for (k, r) in s.ranks.iter().enumerate() {
         let _ = write!(
             o,
-            "{}{{\"rank\":{},\"state\":{},\"pid\":{},\"cpu_percent\":{},\"rss_kb\":{},\"blocked_in\":{},\"blocked_ms\":{}}}",
+            "{}{{\"rank\":{},\"state\":{},\"pid\":{},\"cpu_percent\":{},\"rss_kb\":{},\"stdout_bytes\":{},\"stderr_bytes\":{},\"blocked_in\":{},\"blocked_ms\":{}}}",
             if k > 0 { "," } else { "" },
             r.rank,
             json_str(&r.state),
             json_opt(r.pid),
             json_opt(r.cpu_pct.map(|c| format!("{c:.1}"))),
             json_opt(r.rss_kb),
+            json_opt(r.out_bytes),
+            json_opt(r.err_bytes),
             r.call.as_deref().map_or("null".into(), json_str),
             json_opt(r.call_ms)
         );
