@@ -8,6 +8,7 @@ and prints:
 - the failed cases, each with the end of its output;
 - the cases that did not run here and why (a case calls skip(): its output
   holds "SKIP: <case>: <why>");
+- the cases that failed once and passed on their retry (flaky);
 - the ten slowest cases;
 - unless --filtered (only some cases ran): every case a bash driver knows that has
   no test (the drivers append the names they know to
@@ -35,12 +36,15 @@ def main():
         print(f"test-summary: no report {report} (nextest did not run)")
         print("0 passed, 1 failed")
         return 1
-    passed, failed, skipped, times = [], [], [], []
+    passed, failed, skipped, times, flaky = [], [], [], [], []
     for case in ET.parse(report).getroot().iter("testcase"):
         name = f"{case.get('classname', '').split('::')[-1]}::{case.get('name')}"
         times.append((float(case.get("time") or 0), name))
         out = "".join((e.text or "") for e in case if e.tag in ("system-out", "system-err"))
         bad = [e for e in case if e.tag in ("failure", "error")]
+        flaked = [e for e in case if e.tag in ("flakyFailure", "flakyError")]
+        if flaked and not bad:
+            flaky.append((name, (flaked[0].get("message") or "") + "\n" + (flaked[0].text or "")))
         if bad:
             failed.append((name, (bad[0].get("message") or "") + "\n" + (bad[0].text or "") + out))
             continue
@@ -60,6 +64,12 @@ def main():
                 print(f"    {line}")
     for what in extra_failures:
         print(f"FAIL: {what}")
+    if flaky:
+        print(f"\n{len(flaky)} cases failed once and passed on their retry (.config/nextest.toml says whose):")
+        for name, text in flaky:
+            print(f"  FLAKY {name}")
+            for line in text.strip().splitlines()[-6:]:
+                print(f"      {line}")
     if skipped:
         print(f"\n{len(skipped)} cases did not run here:")
         for name, why in skipped:

@@ -875,3 +875,30 @@ impl Job {
 pub fn to_files<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I, out: &Path, err: &Path) -> Cmd {
     Cmd::new("sh").args(["-c", "o=$1 e=$2; shift 2; exec \"$@\" >\"$o\" 2>\"$e\"", "sh"]).arg(out).arg(err).args(argv)
 }
+
+// ---------------------------------------------------------------- sanitizer builds
+
+/// rpmix built with a sanitizer (`"thread"`, `"address"`): `cargo build
+/// --release` of `what` (`["--lib"]`, `["--bin", "pmixrun"]`) on the stable
+/// toolchain (RUSTC_BOOTSTRAP) into `target/<dir>`, whose release
+/// directory it returns (`x86_64-unknown-linux-gnu/release`: a target
+/// named, so build scripts and proc macros are not instrumented).
+pub fn sanitized_build(sanitizer: &str, dir: &str, what: &[&str]) -> PathBuf {
+    let e = env();
+    let build = run(
+        Cmd::new("cargo")
+            .args(["build", "-q", "--release"])
+            .args(what)
+            .args(["--target", "x86_64-unknown-linux-gnu", "--target-dir"])
+            .arg(e.root.join("target").join(dir))
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("RUSTFLAGS", format!("-Zsanitizer={sanitizer} -Cunsafe-allow-abi-mismatch=sanitizer"))
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .current_dir(&e.root),
+        secs(3600),
+    );
+    if !build.success() {
+        panic!("{}", build.report(&format!("the {sanitizer} sanitizer build of {what:?}")));
+    }
+    e.root.join("target").join(dir).join("x86_64-unknown-linux-gnu/release")
+}

@@ -603,22 +603,10 @@ fn threads_stress_16_tsan() {
             e.root.join("c-tests/tsan_shim.c").as_os_str(),
         ],
     );
-    let build = run(
-        Cmd::new("cargo")
-            .args(["build", "-q", "--release", "--lib", "--target", "x86_64-unknown-linux-gnu", "--target-dir"])
-            .arg(e.root.join("target/tsan"))
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env("RUSTFLAGS", "-Zsanitizer=thread -Cunsafe-allow-abi-mismatch=sanitizer")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .current_dir(&e.root),
-        secs(3600),
-    );
-    if !build.success() {
-        panic!("{}", build.report("the ThreadSanitizer build failed"));
-    }
+    let release = sanitized_build("thread", "tsan", &["--lib"]);
     let tsandir = case.path("tsan-lib");
     fs::create_dir_all(&tsandir).expect("tsan-lib");
-    std::os::unix::fs::symlink(e.root.join("target/tsan/x86_64-unknown-linux-gnu/release/libpmix.so"), tsandir.join("libpmix.so.2"))
+    std::os::unix::fs::symlink(release.join("libpmix.so"), tsandir.join("libpmix.so.2"))
         .expect("the link to the ThreadSanitizer build");
     let preload = format!("{} {}", rt.display(), shim.display());
     let run_tsan = |options: &str| {

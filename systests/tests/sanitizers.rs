@@ -27,24 +27,12 @@ fn asan_libdir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let e = env();
-        let build = run(
-            Cmd::new("cargo")
-                .args(["build", "-q", "--release", "--lib", "--target", "x86_64-unknown-linux-gnu", "--target-dir"])
-                .arg(e.root.join("target/asan"))
-                .env("RUSTC_BOOTSTRAP", "1")
-                .env("RUSTFLAGS", "-Zsanitizer=address -Cunsafe-allow-abi-mismatch=sanitizer")
-                .env_remove("CARGO_ENCODED_RUSTFLAGS")
-                .current_dir(&e.root),
-            secs(3600),
-        );
-        if !build.success() {
-            panic!("{}", build.report("the AddressSanitizer build failed"));
-        }
+        let release = sanitized_build("address", "asan", &["--lib"]);
         let dir = e.root.join("target/asan/lib");
         std::fs::create_dir_all(&dir).expect("target/asan/lib");
         let link = dir.join("libpmix.so.2");
         let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(e.root.join("target/asan/x86_64-unknown-linux-gnu/release/libpmix.so"), &link).expect("the link to the ASan build");
+        std::os::unix::fs::symlink(release.join("libpmix.so"), &link).expect("the link to the ASan build");
         dir
     })
     .clone()
@@ -220,22 +208,8 @@ fn contract_sweep_vs_openpmix() {
 /// ASan build: a job's whole server side and every rank instrumented.
 #[test]
 fn asan_pmixrun_itself() {
-    let e = env();
     let case = Case::new("asan_pmixrun_itself");
-    let build = run(
-        Cmd::new("cargo")
-            .args(["build", "-q", "--release", "--bin", "pmixrun", "--target", "x86_64-unknown-linux-gnu", "--target-dir"])
-            .arg(e.root.join("target/asan"))
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env("RUSTFLAGS", "-Zsanitizer=address -Cunsafe-allow-abi-mismatch=sanitizer")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .current_dir(&e.root),
-        secs(3600),
-    );
-    if !build.success() {
-        panic!("{}", build.report("the AddressSanitizer build of pmixrun failed"));
-    }
-    let pmixrun = e.root.join("target/asan/x86_64-unknown-linux-gnu/release/pmixrun");
+    let pmixrun = sanitized_build("address", "asan", &["--bin", "pmixrun"]).join("pmixrun");
     let options = asan_env().into_iter().find(|(k, _)| k == "ASAN_OPTIONS").map(|(_, v)| v).expect("ASAN_OPTIONS");
     let lsan = asan_env().into_iter().find(|(k, _)| k == "LSAN_OPTIONS").map(|(_, v)| v).expect("LSAN_OPTIONS");
     for (n, prog) in [("4", "demo_job"), ("4", "client_basic"), ("2", "client_spawn"), ("3", "client_events"), ("4", "client_groups")] {
