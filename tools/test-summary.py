@@ -68,8 +68,10 @@ def main():
         print(f"\n{len(flaky)} cases failed once and passed on their retry (.config/nextest.toml says whose):")
         for name, text in flaky:
             print(f"  FLAKY {name}")
-            for line in text.strip().splitlines()[-6:]:
-                print(f"      {line}")
+            # (the driver's verdict lines say what failed; else the message)
+            said = list(dict.fromkeys(ln.strip() for ln in text.splitlines() if ln.lstrip().startswith("FAIL")))
+            for line in (said or text.strip().splitlines()[:4])[:4]:
+                print(f"      {line.strip()[:300]}")
     if skipped:
         print(f"\n{len(skipped)} cases did not run here:")
         for name, why in skipped:
