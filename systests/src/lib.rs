@@ -522,8 +522,18 @@ pub fn skip(case: &str, why: &str) {
 /// anchored), in `c-tests/build/<subdir>`, with `extra` in its environment;
 /// the case passes when the driver prints its PASS (or `ok`) line and
 /// nothing failed. The driver's output is the test's output.
-pub fn driver_case(driver: &str, subdir: &str, case: &str, extra: &[(&str, &str)], limit: Duration) {
+/// A `tools/*-tests.sh` driver's command: its build directory, the shared
+/// compiled programs, and the file where it lists the cases it knows.
+fn driver_cmd(driver: &str, subdir: &str) -> Cmd {
     let e = env();
+    Cmd::new(e.root.join("tools").join(driver))
+        .arg(e.build.join(subdir))
+        .env("RPMIX_BIN", &e.build)
+        .env("RPMIX_CASES_SEEN", e.root.join("target/nextest/driver-cases.txt"))
+        .current_dir(&e.root)
+}
+
+pub fn driver_case(driver: &str, subdir: &str, case: &str, extra: &[(&str, &str)], limit: Duration) {
     let mut anchored = String::from("^");
     for ch in case.chars() {
         if "\\^$.|?*+()[]{}".contains(ch) {
@@ -532,12 +542,7 @@ pub fn driver_case(driver: &str, subdir: &str, case: &str, extra: &[(&str, &str)
         anchored.push(ch);
     }
     anchored.push('$');
-    let mut cmd = Cmd::new(e.root.join("tools").join(driver))
-        .arg(e.build.join(subdir))
-        .env("RPMIX_CASE", &anchored)
-        .env("RPMIX_BIN", &e.build)
-        .env("RPMIX_CASES_SEEN", e.root.join("target/nextest/driver-cases.txt"))
-        .current_dir(&e.root);
+    let mut cmd = driver_cmd(driver, subdir).env("RPMIX_CASE", &anchored);
     for (k, v) in extra {
         cmd = cmd.env(k, v);
     }
@@ -564,15 +569,7 @@ pub fn driver_case(driver: &str, subdir: &str, case: &str, extra: &[(&str, &str)
 /// steps, each needing the ones before (a fresh root set up, then used):
 /// it passes when every step passed. Its steps are listed in its output.
 pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
-    let e = env();
-    let r = run(
-        Cmd::new(e.root.join("tools").join(driver))
-            .arg(e.build.join(subdir))
-            .env("RPMIX_BIN", &e.build)
-            .env("RPMIX_CASES_SEEN", e.root.join("target/nextest/driver-cases.txt"))
-            .current_dir(&e.root),
-        limit,
-    );
+    let r = run(driver_cmd(driver, subdir), limit);
     println!("{}\n{}", r.stdout, r.stderr);
     let clean = r.stdout.lines().any(|l| l.ends_with(" passed, 0 failed") && !l.starts_with("0 passed"));
     assert!(clean && r.success(), "{}", r.report(&format!("the scenario of {driver}")));
