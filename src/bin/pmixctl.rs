@@ -49,7 +49,8 @@ Commands:
                               full screen, refreshed every second (keys: q
                               quit, s sort by rank/state/wait, j/k or the
                               arrows select a rank, p pause it, r resume
-                              it, K kill it)
+                              it, K kill it, S send it a signal, J or Tab
+                              show the server's next job)
   pause | resume | kill | terminate [--rank R]
   signal SIG [--rank R]       send a signal (number or name: TERM, USR1, ...)
   checkpoint [ID] [--rank R] [--timeout S]
@@ -153,6 +154,42 @@ unsafe extern "C" fn on_job_end(
     if let Some(f) = cbfunc {
         f(PMIX_EVENT_ACTION_COMPLETE, core::ptr::null_mut(), 0, None, core::ptr::null_mut(), cbdata);
     }
+}
+
+/// PMIX_JOB_CTRL_SIGNAL with `sig`.
+fn signal_directive(sig: i32) -> Info {
+    // SAFETY: an int value for PMIX_JOB_CTRL_SIGNAL.
+    let v = unsafe { Value::load(&sig as *const i32 as *const core::ffi::c_void, PMIX_INT) }.expect("an int is a value");
+    Info::new("pmix.jctrl.sig", v)
+}
+
+/// The namespaces the server lists (PMIX_QUERY_NAMESPACES), with the
+/// query's status.
+fn namespaces() -> Result<(pmix_status_t, Vec<String>), String> {
+    let keys = pmix::cmem::argv_from(&["pmix.qry.ns"]);
+    // SAFETY: all-zero is a valid query; it only borrows `keys` below.
+    let mut one: pmix_query_t = unsafe { core::mem::zeroed() };
+    one.keys = keys;
+    // SAFETY: `one` is a valid query; CArray::copy deep-copies it.
+    let q = unsafe { pmix::data::carray::CArray::copy(pmix::data::kind::Kind::Query, &one as *const pmix_query_t as *const u8, 1) };
+    // SAFETY: made by argv_from, no longer referenced.
+    unsafe { pmix::cmem::argv_free(keys) };
+    let q = q.map_err(|e| pmix::strings::error_name(e).to_string())?;
+    let done = Oneshot::new();
+    let d = done.clone();
+    pmix::facade::query(&q, pmix::runtime::Completion::new(move |st, r| d.set((st, r))));
+    let (st, r) = done.wait().ok_or("lost the server")?;
+    let names = r.first().and_then(|i| i.as_str()).map(|s| s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()).unwrap_or_default();
+    Ok((st, names))
+}
+
+/// The jobs the server runs (its namespaces without the tools').
+fn jobs() -> Result<Vec<String>, String> {
+    let (st, names) = namespaces()?;
+    if st != PMIX_SUCCESS && names.is_empty() {
+        return Err(format!("query: {}", pmix::strings::error_name(st)));
+    }
+    Ok(names.into_iter().filter(|n| !n.contains(".tool.")).collect())
 }
 
 /// Job control `dirs` on `target`, waiting for the answer.
@@ -665,20 +702,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
             _ => {}
         }
         // The job: --nspace, else the first namespace the server lists.
-        let keys = pmix::cmem::argv_from(&["pmix.qry.ns"]);
-        // SAFETY: all-zero is a valid query; it only borrows `keys` below.
-        let mut one: pmix_query_t = unsafe { core::mem::zeroed() };
-        one.keys = keys;
-        // SAFETY: `one` is a valid query; CArray::copy deep-copies it.
-        let q = unsafe { pmix::data::carray::CArray::copy(pmix::data::kind::Kind::Query, &one as *const pmix_query_t as *const u8, 1) };
-        // SAFETY: made by argv_from, no longer referenced.
-        unsafe { pmix::cmem::argv_free(keys) };
-        let q = q.map_err(|e| pmix::strings::error_name(e).to_string())?;
-        let done = Oneshot::new();
-        let d = done.clone();
-        pmix::facade::query(&q, pmix::runtime::Completion::new(move |st, r| d.set((st, r))));
-        let (st, r) = done.wait().ok_or("lost the server")?;
-        let names: Vec<String> = r.first().and_then(|i| i.as_str()).map(|s| s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()).unwrap_or_default();
+        let (st, names) = namespaces()?;
         if st != PMIX_SUCCESS && names.is_empty() {
             return Err(format!("query: {}", pmix::strings::error_name(st)));
         }
@@ -712,9 +736,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
             }
             "signal" => {
                 let sig = cmd.get(1).and_then(|s| signal_number(s)).ok_or("signal: which signal?")?;
-                // SAFETY: an int value for PMIX_JOB_CTRL_SIGNAL.
-                let v = unsafe { Value::load(&sig as *const i32 as *const core::ffi::c_void, PMIX_INT) }.unwrap();
-                jc(vec![Info::new("pmix.jctrl.sig", v)])
+                jc(vec![signal_directive(sig)])
             }
             "output" => {
                 let channel = if stderr { PMIX_FWD_STDERR_CHANNEL } else { PMIX_FWD_STDOUT_CHANNEL };

@@ -208,68 +208,166 @@ fn top_mpirun_rank5_late() {
     job.wait(secs(60)).ok();
 }
 
+/// A command in a detached tmux session (ended when this is dropped), its
+/// screen read with capture-pane. None, with the case skipped, without tmux.
+struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    fn start(case: &Case, name: &str, rows: u32, command: &str) -> Option<Tmux> {
+        if run(Cmd::new("sh").args(["-c", "command -v tmux"]), secs(10)).code() != Some(0) {
+            skip(name, "no tmux");
+            return None;
+        }
+        let t = Tmux { socket: case.path("tmux.sock"), session: format!("rpmix-{name}-{}", std::process::id()) };
+        let rows = rows.to_string();
+        t.tmux(&["new-session", "-d", "-s", &t.session, "-x", "160", "-y", &rows, command]).ok();
+        Some(t)
+    }
+
+    fn tmux(&self, args: &[&str]) -> Run {
+        run(Cmd::new("tmux").arg("-S").arg(&self.socket).args(args), secs(10))
+    }
+
+    /// Type `keys` (tmux key names: "j", "Enter", ...).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.session];
+        args.extend_from_slice(keys);
+        self.tmux(&args).ok();
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", &self.session]).stdout
+    }
+
+    /// The screen, once `cond` holds of it.
+    fn shows(&self, what: &str, cond: &dyn Fn(&str) -> bool) -> String {
+        let mut last = String::new();
+        wait_until(what, secs(30), || {
+            last = self.screen();
+            cond(&last)
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{last}"));
+        last
+    }
+
+    fn wait_ended(&self) {
+        wait_until("the view ends on q", secs(30), || !self.tmux(&["has-session", "-t", &self.session]).success()).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-session", "-t", &self.session]);
+    }
+}
+
+/// Whether a screen has the row of rank `r`.
+fn row_of(s: &str, r: u32) -> bool {
+    s.lines().any(|l| l.trim_start().starts_with(&format!("{r} ")))
+}
+
 /// The full-screen view in a real terminal (tmux): it shows the ranks,
 /// `s` sorts, `j` selects, `p` pauses the selected rank (its /proc state
 /// becomes T), `r` resumes it, `q` quits.
 #[test]
 fn top_tmux_view() {
-    if run(Cmd::new("sh").args(["-c", "command -v tmux"]), secs(10)).code() != Some(0) {
-        skip("top_tmux_view", "no tmux");
-        return;
-    }
     let case = Case::new("top_tmux_view");
     let (go, hold) = (case.path("go"), case.path("hold"));
     let job = Job::start(Cmd::new(&env().pmixrun).args(["-n", "8"]).arg(prog()).env("TOP_FENCE_GO", &go).env("TOP_FENCE_HOLD", &hold).on(Lib::Ours));
     let ranks = ready(&job, 8);
     sample_when_entered(job.pid(), 7);
-    let session = format!("rpmix-top-{}", std::process::id());
-    let socket = case.path("tmux.sock");
-    let tmux = |args: &[&str]| run(Cmd::new("tmux").arg("-S").arg(&socket).args(args), secs(10));
     let command = format!("env LD_LIBRARY_PATH={} {} --pid {} top", env().libdir.display(), env().pmixctl.display(), job.pid());
     // (10 lines: room for 5 of the 8 ranks, so the list scrolls)
-    tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "10", &command]).ok();
-    struct Kill<'a>(&'a dyn Fn(&[&str]) -> Run, String);
-    impl Drop for Kill<'_> {
-        fn drop(&mut self) {
-            (self.0)(&["kill-session", "-t", &self.1]);
-        }
-    }
-    let _end = Kill(&tmux, session.clone());
-    let screen = || tmux(&["capture-pane", "-p", "-t", &session]).stdout;
-    let mut last = String::new();
-    let shows = |what: &str, cond: &dyn Fn(&str) -> bool, last: &mut String| {
-        wait_until(what, secs(30), || {
-            *last = screen();
-            cond(last)
-        })
-        .unwrap_or_else(|e| panic!("{e}; screen:\n{last}"));
-    };
-    let row_of = |s: &str, r: u32| s.lines().any(|l| l.trim_start().starts_with(&format!("{r} ")));
-    shows("the first ranks on the screen", &|s| s.contains("RANK") && s.contains("missing 5") && (0..5).all(|r| row_of(s, r)) && !row_of(s, 5) && s.contains("(ranks 0-4 of 8)"), &mut last);
+    let Some(view) = Tmux::start(&case, "top_tmux_view", 10, &command) else { return };
+    let last = view.shows("the first ranks on the screen", &|s| s.contains("RANK") && s.contains("missing 5") && (0..5).all(|r| row_of(s, r)) && !row_of(s, 5) && s.contains("(ranks 0-4 of 8)"));
     case.write("screen-1.txt", &last);
     // Select rank 5: the first j selects rank 0.
-    for _ in 0..6 {
-        tmux(&["send-keys", "-t", &session, "j"]).ok();
-    }
-    shows("the list scrolled to rank 5", &|s| row_of(s, 5) && !row_of(s, 0) && s.contains("(ranks 1-5 of 8)"), &mut last);
-    tmux(&["send-keys", "-t", &session, "p"]).ok();
+    view.keys(&["j"; 6]);
+    view.shows("the list scrolled to rank 5", &|s| row_of(s, 5) && !row_of(s, 0) && s.contains("(ranks 1-5 of 8)"));
+    view.keys(&["p"]);
     let pid5 = ranks[5].1;
     let state = || std::fs::read_to_string(format!("/proc/{pid5}/stat")).ok().and_then(|s| s.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().next().map(String::from))).unwrap_or_default();
-    wait_until("rank 5 stopped (state T)", secs(30), || state() == "T").unwrap_or_else(|e| panic!("{e}; state {}; screen:\n{}", state(), screen()));
-    shows("the pause done and rank 5 stopped", &|s| s.contains("pause rank 5: done") && s.lines().any(|l| l.trim_start().starts_with("5 ") && l.contains("stopped")), &mut last);
+    wait_until("rank 5 stopped (state T)", secs(30), || state() == "T").unwrap_or_else(|e| panic!("{e}; state {}; screen:\n{}", state(), view.screen()));
+    view.shows("the pause done and rank 5 stopped", &|s| s.contains("pause rank 5: done") && s.lines().any(|l| l.trim_start().starts_with("5 ") && l.contains("stopped")));
     // Sorting by state puts the stopped rank first.
-    tmux(&["send-keys", "-t", &session, "s"]).ok();
-    shows("sorted by state, rank 5 first", &|s| {
+    view.keys(&["s"]);
+    let last = view.shows("sorted by state, rank 5 first", &|s| {
         s.contains("sort (state)") && s.lines().find(|l| l.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok())).is_some_and(|l| l.trim_start().starts_with("5 "))
-    }, &mut last);
+    });
     case.write("screen-2.txt", &last);
-    tmux(&["send-keys", "-t", &session, "r"]).ok();
-    wait_until("rank 5 running again", secs(30), || state() != "T").unwrap_or_else(|e| panic!("{e}; screen:\n{}", screen()));
-    tmux(&["send-keys", "-t", &session, "q"]).ok();
-    wait_until("the view ends on q", secs(30), || !tmux(&["has-session", "-t", &session]).success()).unwrap_or_else(|e| panic!("{e}"));
+    view.keys(&["r"]);
+    wait_until("rank 5 running again", secs(30), || state() != "T").unwrap_or_else(|e| panic!("{e}; screen:\n{}", view.screen()));
+    view.keys(&["q"]);
+    view.wait_ended();
     touch(&go);
     touch(&hold);
     job.wait(secs(60)).ok();
+}
+
+/// The view of a persistent pmixrun running two jobs (started by `pmixctl
+/// run`): it shows the first, `J` moves to the other (the footer counts
+/// them), and `S` with a signal's name sends it to the selected rank: the
+/// rank ends by that signal, and its job with it (a job fails as a whole,
+/// as under mpirun).
+#[test]
+fn top_tmux_jobs_and_signal() {
+    let case = Case::new("top_tmux_jobs_and_signal");
+    let (go, hold) = (case.path("go"), case.path("hold"));
+    let t = TmpDir::new("top");
+    let server = Job::start(
+        Cmd::new(&env().pmixrun)
+            .env("TMPDIR", t.path())
+            .env("TOP_FENCE_RANK", "1")
+            .env("TOP_FENCE_GO", &go)
+            .env("TOP_FENCE_HOLD", &hold)
+            .arg("--persistent")
+            .on(Lib::Ours),
+    );
+    let p = server.pid();
+    let ctl = |args: &[&str]| Cmd::new(&env().pmixctl).env("TMPDIR", t.path()).arg("--pid").arg(p.to_string()).args(args).on(Lib::Ours);
+    wait_until("the persistent pmixrun answers", secs(60), || {
+        let r = run(ctl(&["ps"]), secs(30));
+        r.stderr.contains("runs no job")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let prog = prog().display().to_string();
+    let mut jobs: Vec<Option<Job>> = (0..2).map(|_| Some(Job::start(ctl(&["run", "-n", "2", &prog])))).collect();
+    let pids: Vec<Vec<(u32, u32)>> = jobs.iter().flatten().map(|j| ready(j, 2)).collect();
+    let names: Vec<String> = run(ctl(&["ps"]), secs(30)).ok().stdout.lines().filter_map(|l| l.split('\t').next().map(String::from)).collect();
+    assert_eq!(names.len(), 2, "pmixctl ps: {names:?}");
+    let command = format!("env TMPDIR={} LD_LIBRARY_PATH={} {} --pid {p} top", t.path().display(), env().libdir.display(), env().pmixctl.display());
+    let Some(view) = Tmux::start(&case, "top_tmux_jobs_and_signal", 12, &command) else { return };
+    let job_shown = |s: &str| names.iter().position(|n| s.contains(&format!("job {n}: ")));
+    let first = view.shows("one of the two jobs, job 1 of 2", &|s| job_shown(s).is_some() && s.contains("J job 1/2") && row_of(s, 1));
+    case.write("screen-1.txt", &first);
+    let a = job_shown(&first).unwrap();
+    view.keys(&["J"]);
+    let second = view.shows("the other job, job 2 of 2", &|s| job_shown(s) == Some(1 - a) && s.contains("J job 2/2") && row_of(s, 1));
+    case.write("screen-2.txt", &second);
+    // Which of the two `pmixctl run`s started the job shown: its rank 1's pid is on the screen.
+    let b = (0..2).find(|&i| second.lines().any(|l| l.trim_start().starts_with("1 ") && l.contains(&format!(" {} ", pids[i][1].1)))).expect("rank 1's pid on the screen");
+    let rank1 = pids[b].iter().find(|(r, _)| *r == 1).unwrap().1;
+    // Select rank 1 (the first j selects rank 0), then S TERM Enter.
+    view.keys(&["j", "j", "S"]);
+    view.shows("the signal prompt for rank 1", &|s| s.contains("signal to rank 1 "));
+    view.keys(&["T", "E", "R", "M", "Enter"]);
+    let last = view.shows("the signal sent", &|s| s.contains("signal TERM to rank 1: done"));
+    case.write("screen-3.txt", &last);
+    wait_until("rank 1 of the job shown ended", secs(30), || proc_ended(rank1)).unwrap_or_else(|e| panic!("{e}"));
+    let r = jobs[b].take().unwrap().wait(secs(60));
+    assert_eq!(r.code(), Some(128 + libc::SIGTERM), "{}", r.report("pmixctl run of the signalled job: 128+TERM"));
+    // The other job runs on, untouched.
+    assert!(pids[1 - b].iter().all(|(_, pid)| !proc_ended(*pid)), "the other job's ranks ended too");
+    view.keys(&["q"]);
+    view.wait_ended();
+    touch(&go);
+    touch(&hold);
+    jobs[1 - b].take().unwrap().wait(secs(60)).ok();
+    run(ctl(&["stop"]), secs(60)).ok();
+    server.wait(secs(60)).exit_code(0);
 }
 
 /// 1,024 ranks, ranks 5 and 100-199 late: the sample is well-formed JSON,

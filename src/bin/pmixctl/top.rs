@@ -347,12 +347,16 @@ enum Sort {
 
 struct View {
     ns: String,
+    /// The jobs `J` moves between (the server's, as last listed).
+    jobs: Vec<String>,
     sort: Sort,
     /// The selected rank (by rank number, so it stays when the order changes).
     selected: Option<u32>,
     /// The first row shown.
     top: usize,
     message: String,
+    /// The signal being typed after `S` (Enter sends it, Escape drops it).
+    prompt: Option<String>,
 }
 
 /// What a key press asks.
@@ -366,32 +370,31 @@ enum Key {
     Pause,
     Resume,
     Kill,
+    /// Ask for a signal to send to the selected rank.
+    Signal,
+    NextJob,
     Other,
 }
 
-fn keys_of(bytes: &[u8]) -> Vec<Key> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let k = match &bytes[i..] {
-            [0x1b, b'[', b'A', ..] => (Key::Up, 3),
-            [0x1b, b'[', b'B', ..] => (Key::Down, 3),
-            [0x1b, b'[', b'5', b'~', ..] => (Key::PageUp, 4),
-            [0x1b, b'[', b'6', b'~', ..] => (Key::PageDown, 4),
-            [b'q', ..] | [3, ..] => (Key::Quit, 1),
-            [b's', ..] => (Key::Sort, 1),
-            [b'j', ..] => (Key::Down, 1),
-            [b'k', ..] => (Key::Up, 1),
-            [b' ', ..] => (Key::PageDown, 1),
-            [b'p', ..] => (Key::Pause, 1),
-            [b'r', ..] => (Key::Resume, 1),
-            [b'K', ..] => (Key::Kill, 1),
-            _ => (Key::Other, 1),
-        };
-        out.push(k.0);
-        i += k.1;
+/// The key at the start of `bytes`, and how many bytes it took.
+fn key_of(bytes: &[u8]) -> (Key, usize) {
+    match bytes {
+        [0x1b, b'[', b'A', ..] => (Key::Up, 3),
+        [0x1b, b'[', b'B', ..] => (Key::Down, 3),
+        [0x1b, b'[', b'5', b'~', ..] => (Key::PageUp, 4),
+        [0x1b, b'[', b'6', b'~', ..] => (Key::PageDown, 4),
+        [b'q', ..] | [3, ..] => (Key::Quit, 1),
+        [b's', ..] => (Key::Sort, 1),
+        [b'j', ..] => (Key::Down, 1),
+        [b'k', ..] => (Key::Up, 1),
+        [b' ', ..] => (Key::PageDown, 1),
+        [b'p', ..] => (Key::Pause, 1),
+        [b'r', ..] => (Key::Resume, 1),
+        [b'K', ..] => (Key::Kill, 1),
+        [b'S', ..] => (Key::Signal, 1),
+        [b'J', ..] | [b'\t', ..] => (Key::NextJob, 1),
+        _ => (Key::Other, 1),
     }
-    out
 }
 
 fn state_order(s: &str) -> u8 {
@@ -407,7 +410,53 @@ fn state_order(s: &str) -> u8 {
 
 impl View {
     fn new(ns: &str) -> View {
-        View { ns: ns.to_string(), sort: Sort::Rank, selected: None, top: 0, message: String::new() }
+        View { ns: ns.to_string(), jobs: vec![ns.to_string()], sort: Sort::Rank, selected: None, top: 0, message: String::new(), prompt: None }
+    }
+
+    /// The next job the server runs after the one shown (the list is asked
+    /// again each time: a persistent launcher's jobs come and go).
+    fn next_job(&mut self) -> Option<String> {
+        match crate::jobs() {
+            Ok(jobs) if !jobs.is_empty() => self.jobs = jobs,
+            Ok(_) => return None,
+            Err(e) => {
+                self.message = e;
+                return None;
+            }
+        }
+        let at = self.jobs.iter().position(|j| *j == self.ns).map_or(0, |i| (i + 1) % self.jobs.len());
+        Some(self.jobs[at].clone())
+    }
+
+    /// A byte typed at the signal prompt; Some(signal) when Enter ends it.
+    fn prompt_byte(&mut self, b: u8) -> Option<String> {
+        let text = self.prompt.as_mut()?;
+        match b {
+            b'\r' | b'\n' => return self.prompt.take(),
+            0x1b | 3 => self.prompt = None,
+            0x7f | 8 => {
+                text.pop();
+            }
+            b if b.is_ascii_alphanumeric() && text.len() < 16 => text.push(b as char),
+            _ => {}
+        }
+        None
+    }
+
+    /// Send `sig` (a name or number) to the selected rank.
+    fn send_signal(&mut self, sig: &str) {
+        let Some(r) = self.selected else {
+            self.message = "select a rank first (j/k or the arrows)".into();
+            return;
+        };
+        let Some(n) = crate::signal_number(sig) else {
+            self.message = format!("signal: '{sig}' is not a signal (a name such as TERM or USR1, or a number)");
+            return;
+        };
+        self.message = match crate::job_control(&Proc::new(&self.ns, r), vec![crate::signal_directive(n)]) {
+            Ok(()) => format!("signal {sig} to rank {r}: done"),
+            Err(e) => format!("signal {sig} to rank {r}: {e}"),
+        };
     }
 
     fn order(&self, ranks: &mut [Rank]) {
@@ -420,6 +469,11 @@ impl View {
 
     fn run(mut self, prev: &mut HashMap<u32, (u32, Instant)>) -> Result<(), String> {
         let _raw = Raw::enter()?;
+        if let Ok(jobs) = crate::jobs() {
+            if jobs.contains(&self.ns) {
+                self.jobs = jobs;
+            }
+        }
         let mut s = sample(&self.ns)?;
         cpu_percent(&mut s, prev);
         let mut next = Instant::now() + Duration::from_secs(1);
@@ -438,12 +492,36 @@ impl View {
                 if got <= 0 {
                     return Ok(());
                 }
-                for k in keys_of(&buf[..got as usize]) {
-                    if !self.key(k, &s) {
-                        return Ok(());
+                let mut bytes = &buf[..got as usize];
+                while !bytes.is_empty() {
+                    if self.prompt.is_some() {
+                        if let Some(sig) = self.prompt_byte(bytes[0]) {
+                            self.send_signal(&sig);
+                        }
+                        bytes = &bytes[1..];
+                        continue;
+                    }
+                    let (k, used) = key_of(bytes);
+                    bytes = &bytes[used..];
+                    match k {
+                        Key::Quit => return Ok(()),
+                        Key::NextJob => {
+                            if let Some(ns) = self.next_job() {
+                                self.ns = ns;
+                                self.selected = None;
+                                self.top = 0;
+                                prev.clear();
+                                next = Instant::now();
+                            }
+                        }
+                        Key::Signal if self.selected.is_none() => self.message = "select a rank first (j/k or the arrows)".into(),
+                        Key::Signal => self.prompt = Some(String::new()),
+                        k => self.key(k, &s),
                     }
                 }
-                continue;
+                if Instant::now() < next {
+                    continue;
+                }
             }
             if Instant::now() >= next {
                 match sample(&self.ns) {
@@ -458,8 +536,8 @@ impl View {
         }
     }
 
-    /// Act on a key; false: quit.
-    fn key(&mut self, k: Key, s: &Sample) -> bool {
+    /// Act on a key that acts on the sample shown.
+    fn key(&mut self, k: Key, s: &Sample) {
         let pos = self.selected.and_then(|sel| s.ranks.iter().position(|r| r.rank == sel));
         let (rows, _) = term_size();
         let page = rows.saturating_sub(header(s).len() + 2).max(1);
@@ -474,7 +552,6 @@ impl View {
             Some(s.ranks[p].rank)
         };
         match k {
-            Key::Quit => return false,
             Key::Sort => {
                 self.sort = match self.sort {
                     Sort::Rank => Sort::State,
@@ -490,7 +567,7 @@ impl View {
             Key::Pause | Key::Resume | Key::Kill => {
                 let Some(r) = self.selected else {
                     self.message = "select a rank first (j/k or the arrows)".into();
-                    return true;
+                    return;
                 };
                 let (what, key) = match k {
                     Key::Pause => ("pause", "pmix.jctrl.pause"),
@@ -502,9 +579,8 @@ impl View {
                     Err(e) => format!("{what} rank {r}: {e}"),
                 };
             }
-            Key::Other => {}
+            Key::Quit | Key::Signal | Key::NextJob | Key::Other => {}
         }
-        true
     }
 
     fn draw(&mut self, s: &Sample) {
@@ -515,7 +591,11 @@ impl View {
             Sort::State => "state",
             Sort::Wait => "wait",
         };
-        let foot = format!("q quit  s sort ({sort})  j/k select  p pause  r resume  K kill   {}", self.message);
+        let foot = match &self.prompt {
+            Some(text) => format!("signal to rank {} (name or number, Enter sends, Esc cancels): {text}", self.selected.unwrap_or(0)),
+            None if self.jobs.len() > 1 => format!("q quit  s sort ({sort})  j/k select  p pause  r resume  K kill  S signal  J job {}/{}   {}", self.jobs.iter().position(|j| *j == self.ns).map_or(0, |i| i + 1), self.jobs.len(), self.message),
+            None => format!("q quit  s sort ({sort})  j/k select  p pause  r resume  K kill  S signal  J job   {}", self.message),
+        };
         let room = rows.saturating_sub(head.len() + 1).max(1);
         // Keep the selected row on the screen.
         if let Some(p) = self.selected.and_then(|sel| s.ranks.iter().position(|r| r.rank == sel)) {
