@@ -78,7 +78,11 @@
  *                  The job ends once every rank exited and every pipe
  *                  closed (at most 5 s after the last exit);
  *                - iof_pull returns PMIX_OPERATION_SUCCEEDED (the library
- *                  keeps the pulls and the cache of output not pulled yet).
+ *                  keeps the pulls and the cache of output not pulled yet);
+ *                - a rank's end is told to the library as a host tells
+ *                  it: PMIx_Notify_event(PMIX_EVENT_PROC_TERMINATED) from
+ *                  the rank, with PMIX_EXIT_CODE (its exit status, or
+ *                  128+signal), range PMIX_RANGE_LOCAL.
  *              tool_connected and query answer inline, or from the main
  *              thread under -m defer; each answers once, also under -m
  *              twice.
@@ -1609,6 +1613,15 @@ static void reap(void)
         }
         pthread_mutex_unlock(&lock);
         if (i < nprocs) logv("rank %d exited with %d", i, code);
+        if (i < nprocs && tool_support) {
+            pmix_proc_t who;
+            pmix_info_t exit_code;
+            PMIX_LOAD_PROCID(&who, job_nspace, (pmix_rank_t)i);
+            PMIX_INFO_LOAD(&exit_code, PMIX_EXIT_CODE, &code, PMIX_INT);
+            pmix_status_t nrc = PMIx_Notify_event(PMIX_EVENT_PROC_TERMINATED, &who, PMIX_RANGE_LOCAL, &exit_code, 1, NULL, NULL);
+            if (nrc != PMIX_SUCCESS && nrc != PMIX_OPERATION_SUCCEEDED) logv("notify of rank %d's end: %s", i, PMIx_Error_string(nrc));
+            PMIX_INFO_DESTRUCT(&exit_code);
+        }
     }
 }
 

@@ -183,6 +183,8 @@ impl ServerRole {
             let pid = self.pid_of(&p);
             let st = proc_stat(pid, uptime);
             let state = match (&st, reg) {
+                // (the host said how it ended: whether or not it ever connected)
+                _ if n.exits.contains_key(rank) => "exited",
                 (Some(s), _) if s.state == 'T' => "stopped",
                 // (stopped by a tracer: a debugger's hold, stop on exec)
                 (Some(s), _) if s.state == 't' => "traced",

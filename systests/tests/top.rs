@@ -480,3 +480,34 @@ fn top_rank_exit_status() {
     touch(&go);
     job.wait(secs(60)).ok();
 }
+
+/// Under a C host (rm_simple -T), which tells the library each rank's end
+/// as any host can (PMIx_Notify_event of PMIX_EVENT_PROC_TERMINATED with
+/// PMIX_EXIT_CODE): rank 0 exits 3 and rank 1 dies of SIGTERM (the host
+/// reports 128+15) while rank 2 runs; `top --json` through the host's tool
+/// support shows both ends and rank 2 running.
+#[test]
+fn top_c_host_exit_codes() {
+    let case = Case::new("top_c_host_exit_codes");
+    let go = case.path("go");
+    let t = TmpDir::new("top");
+    let script = format!(
+        "case \"$PMIX_RANK\" in 0) exit 3;; 1) kill -TERM $$;; esac; echo waiting; while [ ! -e '{}' ]; do sleep 0.05; done",
+        go.display()
+    );
+    let host = Job::start(Cmd::new(c_prog("rm_simple", Build::Ours)).env("TMPDIR", t.path()).args(["-T", "-t", "60", "-n", "3", "sh", "-c", &script]).on(Lib::Ours));
+    host.wait_line("waiting", secs(60), |l| l.contains("waiting")).unwrap_or_else(|e| panic!("{e}"));
+    let mut json = String::new();
+    let rank = |j: &str, r: u32| j.split(&format!("{{\"rank\":{r},")).nth(1).and_then(|x| x.split('}').next()).unwrap_or("").to_string();
+    let seen = wait_until("ranks 0 and 1 shown as exited 3 and 143, rank 2 running", secs(30), || {
+        json = run(Cmd::new(&env().pmixctl).env("TMPDIR", t.path()).args(["--pid", &host.pid().to_string(), "top", "--json"]).on(Lib::Ours), secs(30)).stdout;
+        rank(&json, 0).starts_with("\"state\":\"exited 3\"") && rank(&json, 1).starts_with("\"state\":\"exited 143\"") && rank(&json, 2).starts_with("\"state\":\"")
+    });
+    assert!(seen.is_ok(), "{seen:?}; the last sample: {json}");
+    assert!(!rank(&json, 2).contains("exited"), "rank 2 still runs: {json}");
+    assert_json(&json, &case);
+    touch(&go);
+    let r = host.wait(secs(60));
+    // (whichever of ranks 0 and 1 the host reaped first)
+    assert!(matches!(r.code(), Some(3) | Some(143)), "{}", r.report("rm_simple: the first failing rank's code, 3 or 143"));
+}
