@@ -46,6 +46,8 @@ pub struct Env {
     /// OpenPMIx 4.2.2's headers and library (Debian's libpmix-dev).
     pub ref_inc: PathBuf,
     pub ref_lib: PathBuf,
+    /// OpenPMIx's example sources (`OPENPMIX_EXAMPLES`).
+    pub oex_src: PathBuf,
 }
 
 fn path_var(name: &str, default: PathBuf) -> PathBuf {
@@ -65,6 +67,7 @@ pub fn env() -> &'static Env {
             pmixctl: libdir.join("pmixctl"),
             ref_inc: path_var("OPENPMIX_INCLUDE", "/usr/lib/x86_64-linux-gnu/pmix2/include".into()),
             ref_lib: "/usr/lib/x86_64-linux-gnu/libpmix.so.2".into(),
+            oex_src: path_var("OPENPMIX_EXAMPLES", "/usr/share/doc/libpmix-dev/examples".into()),
             libdir,
             root,
         }
@@ -449,7 +452,8 @@ pub fn libpmix_mapped(pid: u32) -> BTreeSet<PathBuf> {
 
 // ---------------------------------------------------------------- C programs
 
-/// How a C test program is built (`c-tests/Makefile`).
+/// How a C test program is built (`c-tests/Makefile`, which also holds
+/// what a program needs besides its kind: `CFLAGS_<prog>`, `LIBS_<prog>`).
 #[derive(Clone, Copy, Debug)]
 pub enum Build {
     /// Strict C99 against rpmix's headers, linked with rpmix's library: `<prog>_ours`.
@@ -459,20 +463,30 @@ pub enum Build {
     Ref,
     /// C++11 against rpmix's headers: `<prog>_cxx`.
     Cxx,
+    /// gnu99, strict, without PMIx (a helper): `<prog>_plain`.
+    Plain,
+    /// A shared object to preload, without PMIx: `lib<prog>.so`.
+    Preload,
+    /// OpenPMIx's example `<prog>.c` (`env().oex_src`), with
+    /// `c-tests/openpmix-examples/examples.h`: `oex_<prog>`.
+    OpenPmixExample,
 }
 
 /// `c-tests/<prog>.c` built the way `build` says, by make (again only when
-/// its sources or headers changed); returns the program's path.
+/// its sources, headers or the Makefile changed); returns the program's path.
 pub fn c_prog(prog: &str, build: Build) -> PathBuf {
     let e = env();
     let bin = e.build.join("make");
     fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
-    let suffix = match build {
-        Build::Ours => "ours",
-        Build::Ref => "ref",
-        Build::Cxx => "cxx",
+    let file = match build {
+        Build::Ours => format!("{prog}_ours"),
+        Build::Ref => format!("{prog}_ref"),
+        Build::Cxx => format!("{prog}_cxx"),
+        Build::Plain => format!("{prog}_plain"),
+        Build::Preload => format!("lib{prog}.so"),
+        Build::OpenPmixExample => format!("oex_{prog}"),
     };
-    let out = bin.join(format!("{prog}_{suffix}"));
+    let out = bin.join(file);
     // Cases run side by side: one make at a time in this directory.
     let lock = File::create(bin.join(".lock")).expect("lock file");
     // SAFETY: flock(2) on a descriptor this function owns for the call's length.
@@ -486,6 +500,7 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
             .arg(format!("BIN={}", bin.display()))
             .arg(format!("LIBDIR={}", e.libdir.display()))
             .arg(format!("REF_INC={}", e.ref_inc.display()))
+            .arg(format!("OEX_SRC={}", e.oex_src.display()))
             .arg(&out),
         secs(300),
     );
@@ -576,7 +591,7 @@ pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
 }
 
 /// Declares one `#[test]` per case of a bash driver:
-/// `driver_cases!("launch-tests.sh", "launch", secs(300), [("VAR", "value")], { launch_stop: "launch/stop", ... });`
+/// `driver_cases!("mixed-tests.sh", "mixed", secs(300), [("VAR", "value")], { server_hello: "server/hello", ... });`
 /// (the driver, its build subdirectory, each case's time limit, extra
 /// environment, then each test's name and the driver's name of its case).
 #[macro_export]
@@ -610,72 +625,6 @@ impl Cmd {
 /// stream, in the order the lines were written), through `sh`.
 pub fn merged<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I) -> Cmd {
     Cmd::new("sh").args(["-c", "exec \"$@\" 2>&1", "sh"]).args(argv)
-}
-
-/// Compiles `args` (a compiler and its arguments, sources included) into
-/// `c-tests/build/make/<out>`, again only when the command changed or a file
-/// the compiler read (its dependency file) is newer than `<out>`; returns
-/// the path of `<out>`. For builds `c-tests/Makefile` has no kind for
-/// (other libraries, shared objects).
-pub fn cc_once(out: &str, args: &[&OsStr]) -> PathBuf {
-    let bin = env().build.join("make");
-    fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
-    let target = bin.join(out);
-    let deps = bin.join(format!("{out}.deps"));
-    let stamp = bin.join(format!("{out}.cmd"));
-    let mut cmd = Cmd::new(args[0]).args(&args[1..]);
-    cmd = cmd.arg("-MMD").arg("-MF").arg(&deps).arg("-o").arg(&target);
-    let shown = cmd.shown().to_string();
-    let lock = File::create(bin.join(".lock")).expect("lock file");
-    // SAFETY: flock(2) on a descriptor this function owns for the call's length.
-    unsafe {
-        libc::flock(lock.as_raw_fd(), libc::LOCK_EX);
-    }
-    let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    let fresh = match (mtime(&target), fs::read_to_string(&stamp), fs::read_to_string(&deps)) {
-        (Some(t), Ok(s), Ok(d)) if s == shown => d
-            .split_whitespace()
-            .filter(|w| *w != "\\" && !w.ends_with(':'))
-            .all(|f| mtime(Path::new(f)).is_some_and(|m| m <= t)),
-        _ => false,
-    };
-    if !fresh {
-        let _ = fs::remove_file(&stamp);
-        let r = run(cmd, secs(300));
-        if !r.success() {
-            panic!("{}", r.report(&format!("building {}", target.display())));
-        }
-        fs::write(&stamp, &shown).unwrap_or_else(|e| panic!("cannot write {}: {e}", stamp.display()));
-    }
-    drop(lock);
-    target
-}
-
-/// `c-tests/<prog>.c` built as [`c_prog`] builds it, with `extra` compiler
-/// arguments added (`-Werror`, `-lhwloc`, ...): `<prog>_<kind>+<extra>`.
-pub fn c_prog_with(prog: &str, build: Build, extra: &[&str]) -> PathBuf {
-    let e = env();
-    let src = e.root.join("c-tests").join(format!("{prog}.c"));
-    let inc = |d: &Path| format!("-I{}", d.display());
-    let libdir = format!("-L{}", e.libdir.display());
-    let strict = ["-Wall", "-Wextra", "-pedantic", "-Werror", "-g"];
-    let (suffix, mut args): (&str, Vec<String>) = match build {
-        Build::Ours => ("ours", ["cc", "-std=c99"].into_iter().chain(strict).map(String::from).chain([inc(&e.root.join("include"))]).collect()),
-        Build::Ref => ("ref", ["cc", "-std=gnu99", "-Wall", "-Wextra", "-g"].into_iter().map(String::from).chain([inc(&e.ref_inc)]).collect()),
-        Build::Cxx => (
-            "cxx",
-            ["c++", "-std=c++11"].into_iter().chain(strict).chain(["-x", "c++"]).map(String::from).chain([inc(&e.root.join("include"))]).collect(),
-        ),
-    };
-    args.push(src.to_string_lossy().into_owned());
-    if !matches!(build, Build::Ref) {
-        args.push(libdir);
-    }
-    args.extend(["-l:libpmix.so.2", "-lpthread"].map(String::from));
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let tag: String = extra.iter().map(|x| format!("+{}", x.trim_start_matches('-'))).collect();
-    let argv: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    cc_once(&format!("{prog}_{suffix}{tag}"), &argv)
 }
 
 /// This machine's host name (as `hostname` prints it).
