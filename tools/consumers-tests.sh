@@ -52,8 +52,8 @@ if ! CACHE=$("$ROOT/tools/install-consumers.sh" 2>"$log" | tail -n 1) || [ ! -d 
 fi
 M4P=$CACHE/mpi4py/test
 IMPI=$CACHE/impi
-WHICH=$BIN/libwhich_pmix.so
-if ! build_once "$WHICH" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$WHICH" -ldl >"$B/build.log" 2>&1; then
+WHICH=$MK/libwhich_pmix.so
+if ! make_progs libwhich_pmix.so >"$B/build.log" 2>&1; then
     fail build "which_pmix.c" "$B/build.log"; finish
 fi
 

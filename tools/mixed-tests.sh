@@ -71,10 +71,8 @@ SYSLIB=$(readlink -f "${SYSLIB:-/usr/lib/x86_64-linux-gnu/libpmix.so.2}")
 build_log=$B/build.log
 : >"$build_log"
 ok=1
-build_once "$BIN/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$BIN/libwhich_pmix.so" -ldl >>"$build_log" 2>&1 || ok=0
-for p in rm_simple client_basic client_abort client_events client_cred client_jctl_signal; do
-    build_prog_refh "$p" >>"$build_log" 2>&1 || ok=0
-done
+make_progs libwhich_pmix.so rm_simple_ref client_basic_ref client_abort_ref client_events_ref client_cred_ref \
+    client_jctl_signal_ref >>"$build_log" 2>&1 || ok=0
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
     build_example "$ex" "$OEX" >>"$build_log" 2>&1 || ok=0
 done
@@ -88,7 +86,7 @@ for lib in openpmix rpmix; do
         echo '#!/bin/sh'
         [ $lib = rpmix ] && echo "LD_LIBRARY_PATH='$LIBDIR'; export LD_LIBRARY_PATH"
         [ $lib = openpmix ] && echo 'unset LD_LIBRARY_PATH'
-        echo "LD_PRELOAD='$BIN/libwhich_pmix.so'; export LD_PRELOAD"
+        echo "LD_PRELOAD='$MK/libwhich_pmix.so'; export LD_PRELOAD"
         echo 'exec "$@"'
     } >"$W/run-$lib"
     chmod +x "$W/run-$lib"
@@ -155,30 +153,30 @@ mixed_case() {
     pass "$name"
 }
 
-RB=$BIN
+RB=$MK
 # Each run's time limit (s), and whether a run that hit it is tried again.
 LIMIT=45 RETRY_HANGS=0
 # The C resource manager on OpenPMIx; its clients built against OpenPMIx's headers.
 mixed_case rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
-    "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_basic_refh" 4
+    "$RB/rm_simple_ref" -n 4 "$W/run-@LIB@" "$RB/client_basic_ref" 4
 # The same in the fully described buffer form (both the ranks' requests and
 # the server's answers carry types; see docs/compatibility.md, "rpmix programs under OpenPMIx servers").
 mixed_case rm/client_basic-described 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
-    "$RB/rm_simple_refh" -n 4 env PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC "$W/run-@LIB@" "$RB/client_basic_refh" 4
+    "$RB/rm_simple_ref" -n 4 env PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC "$W/run-@LIB@" "$RB/client_basic_ref" 4
 # Credentials: rm_simple's get/validate upcalls (a toy scheme), reached
 # through the server's GET_CREDENTIAL / VALIDATE_CRED commands.
 mixed_case rm/client_cred 4 0 '^client_cred: rank [0-3]: all checks passed' 4 1 \
-    "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_cred_refh"
+    "$RB/rm_simple_ref" -n 4 "$W/run-@LIB@" "$RB/client_cred_ref"
 # Job control: rank 0 has the host signal rank 1 (rm_simple's job_control).
 mixed_case rm/client_jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 1 \
-    "$RB/rm_simple_refh" -n 2 "$W/run-@LIB@" "$RB/client_jctl_signal_refh"
+    "$RB/rm_simple_ref" -n 2 "$W/run-@LIB@" "$RB/client_jctl_signal_ref"
 mixed_case rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 1 \
-    "$RB/rm_simple_refh" -m defer -n 4 "$W/run-@LIB@" "$RB/client_basic_refh" 4
+    "$RB/rm_simple_ref" -m defer -n 4 "$W/run-@LIB@" "$RB/client_basic_ref" 4
 # client_events fails some checks on OpenPMIx ranks (default handlers that
 # its 4.2.2 server never feeds): rpmix ranks must fail none of the others.
 if selected rm/client_events; then
     for lib in openpmix rpmix; do
-        run_host $lib "$B/events.$lib.log" "$B/events.$lib.proof" "$RB/rm_simple_refh" -n 3 "$W/run-$lib" "$RB/client_events_refh"
+        run_host $lib "$B/events.$lib.log" "$B/events.$lib.proof" "$RB/rm_simple_ref" -n 3 "$W/run-$lib" "$RB/client_events_ref"
         judge "$B/events.$lib.log" "$B/events.$lib.proof" $lib 3 "$RC" '^client_events: [0-9]+ passed' 1
         [ -z "$why" ] || break
         sed -nE 's/^rank [0-9]+: (.*): FAIL.*/\1/p' "$B/events.$lib.log" | sort -u >"$B/events.$lib.failed"
@@ -193,7 +191,7 @@ if selected rm/client_events; then
 fi
 # (the host kills the other ranks when one aborts, some maybe before they start)
 mixed_case rm/client_abort 1-4 7 '.' 0 1 \
-    "$RB/rm_simple_refh" -n 4 "$W/run-@LIB@" "$RB/client_abort_refh"
+    "$RB/rm_simple_ref" -n 4 "$W/run-@LIB@" "$RB/client_abort_ref"
 # ---- tools attached to rm_simple -T (issue 15, test 4; see the header) ----
 cat >"$W/tick" <<'TICK'
 #!/bin/sh
@@ -226,11 +224,11 @@ tool_host() {
         cd "$TD" || exit 1
         if [ "$lib" = rpmix ]; then export LD_LIBRARY_PATH=$LIBDIR; else unset LD_LIBRARY_PATH; fi
         export MIXED_MARKER=$TOOL_MARKER TMPDIR=$TD
-        exec timeout -k 3 30 "$RB/rm_simple_refh" -T -v -n 2 "$W/tick" 8 0.4 2 >"$TL/host.out" 2>"$TL/host.err" </dev/null
+        exec timeout -k 3 30 "$RB/rm_simple_ref" -T -v -n 2 "$W/tick" 8 0.4 2 >"$TL/host.out" 2>"$TL/host.err" </dev/null
     ) &
     HOST_JOB=$! HP=""
     for i in $(seq 100); do
-        [ -z "$HP" ] && HP=$(pgrep -P "$HOST_JOB" -x rm_simple_refh)
+        [ -z "$HP" ] && HP=$(pgrep -P "$HOST_JOB" -x rm_simple_ref)
         [ -n "$HP" ] && grep -q '^tick 1 ' "$TL/host.out" 2>/dev/null && return 0
         sleep 0.1
     done

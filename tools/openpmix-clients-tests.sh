@@ -80,10 +80,8 @@ trap 'rm -rf "$SCRATCH"' EXIT
 blog=$B/build.log
 : >"$blog"
 ok=1
-build_once "$BIN/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$BIN/libwhich_pmix.so" -ldl >>"$blog" 2>&1 || ok=0
-for p in rm_simple client_basic client_events client_jctl_signal client_await_event tool_pull jctl_signals monitor_hb client_spawn client_abort; do
-    build_prog_refh "$p" >>"$blog" 2>&1 || ok=0
-done
+make_progs libwhich_pmix.so rm_simple_ref client_basic_ref client_events_ref client_jctl_signal_ref client_await_event_ref \
+    tool_pull_ref jctl_signals_ref monitor_hb_ref client_spawn_ref client_abort_ref >>"$blog" 2>&1 || ok=0
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
     build_example "$ex" "$OEX" >>"$blog" 2>&1 || ok=0
 done
@@ -97,14 +95,14 @@ if [ $ok = 1 ]; then pass build; else fail build "compilation failed" "$blog"; f
 {
     echo '#!/bin/sh'
     echo 'if [ "$RANK_LIB" = rpmix ]; then LD_LIBRARY_PATH='"'$LIBDIR'"'; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi'
-    echo "LD_PRELOAD='$BIN/libwhich_pmix.so'; export LD_PRELOAD"
+    echo "LD_PRELOAD='$MK/libwhich_pmix.so'; export LD_PRELOAD"
     echo 'exec "$@"'
 } >"$W/proof"
 # alternate: even ranks on rpmix, odd ranks on OpenPMIx
 {
     echo '#!/bin/sh'
     echo 'if [ $((PMIX_RANK % 2)) = 0 ]; then LD_LIBRARY_PATH='"'$LIBDIR'"'; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi'
-    echo "LD_PRELOAD='$BIN/libwhich_pmix.so'; export LD_PRELOAD"
+    echo "LD_PRELOAD='$MK/libwhich_pmix.so'; export LD_PRELOAD"
     echo 'exec "$@"'
 } >"$W/alternate"
 chmod +x "$W/proof" "$W/alternate"
@@ -169,15 +167,15 @@ both() {
 }
 
 P=("$PMIXRUN" --timeout 50)
-both pmixrun/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${P[@]}" -n 4 "$W/proof" "$BIN/client_basic_refh" 4
-both pmixrun/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${P[@]}" -n 3 "$W/proof" "$BIN/client_events_refh"
-both pmixrun/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${P[@]}" -n 2 "$W/proof" "$BIN/client_jctl_signal_refh"
+both pmixrun/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${P[@]}" -n 4 "$W/proof" "$MK/client_basic_ref" 4
+both pmixrun/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${P[@]}" -n 3 "$W/proof" "$MK/client_events_ref"
+both pmixrun/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${P[@]}" -n 2 "$W/proof" "$MK/client_jctl_signal_ref"
 # (it ends with a kill of rank 2: pmixrun says 137)
-both pmixrun/jctl_signals 3 137 '^jctl_signals: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 3 "$W/proof" "$BIN/jctl_signals_refh" "$SCRATCH"
-both pmixrun/monitor_hb 2 0 '^monitor_hb: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" --on-stall report -n 2 "$W/proof" "$BIN/monitor_hb_refh"
+both pmixrun/jctl_signals 3 137 '^jctl_signals: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 3 "$W/proof" "$MK/jctl_signals_ref" "$SCRATCH"
+both pmixrun/monitor_hb 2 0 '^monitor_hb: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" --on-stall report -n 2 "$W/proof" "$MK/monitor_hb_ref"
 # (the children are started by pmixrun without the wrapper: parents proven)
-both pmixrun/client_spawn 2-4 0 '^client_spawn: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 2 "$W/proof" "$BIN/client_spawn_refh"
-both pmixrun/client_abort 0-4 7 '.' 0 "${P[@]}" -n 4 "$W/proof" "$BIN/client_abort_refh"
+both pmixrun/client_spawn 2-4 0 '^client_spawn: [1-9][0-9]* passed, 0 failed$' 1 "${P[@]}" -n 2 "$W/proof" "$MK/client_spawn_ref"
+both pmixrun/client_abort 0-4 7 '.' 0 "${P[@]}" -n 4 "$W/proof" "$MK/client_abort_ref"
 for spec in "hello PMIx_Finalize.successfully.completed 2" "client PMIx_Finalize.successfully.completed 2" \
     "client2 PMIx_Finalize.successfully.completed 2" "dmodex rank.0:PMIx_Finalize.successfully 1" \
     "nodeinfo PMIx_Finalize.successfully.completed 2" "pub UNPUBLISH.SUCCEEDED 1" "pubi UNPUBLISH.SUCCEEDED 1"; do
@@ -195,17 +193,17 @@ both pmixrun/mpi/hello pmix=4 0 '^hello [0-3]/4 pmix=' 4 "${P[@]}" -n 4 "$W/proo
 # (parent rank 0 and both children name their library)
 both pmixrun/mpi/spawn pmix=3 0 '^spawn ok: 4 parents, 2 children' 1 "${P[@]}" -n 4 "$W/proof" "$MPI/spawn"
 both pmixrun/mpi/abort 0-4 3 '.' 0 "${P[@]}" -n 4 "$W/proof" "$MPI/abort"
-RM=(env LD_LIBRARY_PATH="$LIBDIR" "$BIN/rm_simple_refh" -t 45)
-both rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -n 4 "$W/proof" "$BIN/client_basic_refh" 4
-both rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -m defer -n 4 "$W/proof" "$BIN/client_basic_refh" 4
-both rm/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${RM[@]}" -n 3 "$W/proof" "$BIN/client_events_refh"
-both rm/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${RM[@]}" -n 2 "$W/proof" "$BIN/client_jctl_signal_refh"
-both rm/client_abort 0-4 7 '.' 0 "${RM[@]}" -n 4 "$W/proof" "$BIN/client_abort_refh"
+RM=(env LD_LIBRARY_PATH="$LIBDIR" "$MK/rm_simple_ref" -t 45)
+both rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -n 4 "$W/proof" "$MK/client_basic_ref" 4
+both rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -m defer -n 4 "$W/proof" "$MK/client_basic_ref" 4
+both rm/client_events 3 0 '^client_events: [0-9]+ passed, 0 failed' 1 "${RM[@]}" -n 3 "$W/proof" "$MK/client_events_ref"
+both rm/jctl_signal 2 0 '^client_jctl_signal: rank 1 got SIGUSR1' 1 "${RM[@]}" -n 2 "$W/proof" "$MK/client_jctl_signal_ref"
+both rm/client_abort 0-4 7 '.' 0 "${RM[@]}" -n 4 "$W/proof" "$MK/client_abort_ref"
 
 # One job, both libraries.
 if selected mixed/client_basic; then
     log=$B/mixed_client_basic.log proof=$B/mixed_client_basic.proof
-    run_job rpmix "$log" "$proof" "${P[@]}" -n 4 "$W/alternate" "$BIN/client_basic_refh" 4
+    run_job rpmix "$log" "$proof" "${P[@]}" -n 4 "$W/alternate" "$MK/client_basic_ref" 4
     why=""
     [ "$RC" = 0 ] || add "exit $RC"
     grep -q '^client_basic: 4 ranks, all checks passed' "$log" || add "not every check passed"
@@ -307,7 +305,7 @@ if selected tools/pevent; then
     else
         log=$B/tools_pevent.log
         ready=$SCRATCH/pevent-ready; rm -rf "$ready"; mkdir -p "$ready"
-        if tool_job pevent 2 "$W/proof" "$BIN/client_await_event_refh" 4242 "$ready"; then
+        if tool_job pevent 2 "$W/proof" "$MK/client_await_event_ref" 4242 "$ready"; then
             for i in $(seq 100); do [ -e "$ready/ready.0" ] && [ -e "$ready/ready.1" ] && break; sleep 0.1; done
             (export TMPDIR=$TJ_TMP; unset LD_LIBRARY_PATH; timeout 15 pevent --event 4242 --range 2) >"$log" 2>&1 || add "pevent: exit $?"
         else add "no rendezvous file"; fi
@@ -321,8 +319,8 @@ fi
 if selected tools/iof; then
     why="" log=$B/tools_iof.log
     if tool_job iof 3 sh -c 'sleep 2; echo "line-of-$PMIX_RANK"; exec >&- 2>&-; sleep 2'; then
-        (export TMPDIR=$TJ_TMP; unset LD_LIBRARY_PATH; LD_PRELOAD=$BIN/libwhich_pmix.so WHICH_PMIX_OUT=$SCRATCH/iof.proof \
-            timeout 25 "$BIN/tool_pull_refh" "$TJ_PID" 3) >"$log" 2>&1 || add "tool_pull: exit $?"
+        (export TMPDIR=$TJ_TMP; unset LD_LIBRARY_PATH; LD_PRELOAD=$MK/libwhich_pmix.so WHICH_PMIX_OUT=$SCRATCH/iof.proof \
+            timeout 25 "$MK/tool_pull_ref" "$TJ_PID" 3) >"$log" 2>&1 || add "tool_pull: exit $?"
     else add "no rendezvous file"; fi
     tool_job_end
     for r in 0 1 2; do grep -q "^tool_pull: rank $r: line-of-$r\$" "$log" || add "rank $r's line missing"; done

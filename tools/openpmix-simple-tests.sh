@@ -85,7 +85,7 @@ extract bindings/python/tests/python/client.py "$SRC/client.py" || ok=0
 for p in $PROGS; do extract "test/simple/$p.c" "$SRC/$p.c" || { echo "cannot extract $p.c" >>"$blog"; ok=0; }; done
 
 # ---- build ----
-build_once "$BINS/libwhich_pmix.so" $CC -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$BINS/libwhich_pmix.so" -ldl >>"$blog" 2>&1 || ok=0
+make_progs libwhich_pmix.so >>"$blog" 2>&1 || ok=0
 for p in $PROGS; do
     build_once "$BINS/$p" $CC -std=gnu99 -g -O1 -w -I"$SHIM" -I"$REF_INC" -I"$SRC" "$SRC/$p.c" "$SHIM/shim.c" \
         -o "$BINS/$p" -l:libpmix.so.2 -levent_core -levent_pthreads -lpthread >>"$blog" 2>&1 || { echo "build of $p failed" >>"$blog"; ok=0; }
@@ -105,7 +105,7 @@ HAVE_PY=1; $PY -c 'import pmix' >/dev/null 2>&1 || HAVE_PY=0
 {
     echo '#!/bin/sh'
     echo 'if [ "$RUN_LIB" = rpmix ]; then LD_LIBRARY_PATH='"'$LIBDIR'"'; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi'
-    echo "LD_PRELOAD='$BINS/libwhich_pmix.so'; WHICH_PMIX_OUT=\$PROOF_OUT; export LD_PRELOAD WHICH_PMIX_OUT"
+    echo "LD_PRELOAD='$MK/libwhich_pmix.so'; WHICH_PMIX_OUT=\$PROOF_OUT; export LD_PRELOAD WHICH_PMIX_OUT"
     echo 'exec "$@"'
 } >"$W/proof"
 chmod +x "$W/proof"
