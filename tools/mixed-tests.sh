@@ -10,7 +10,7 @@
 #            against OpenPMIx's headers
 #   server   OpenPMIx's own example server (server.c, built as
 #            tools/examples-tests.sh builds it)
-#   mpirun   Open MPI 4.1.4's mpirun (its MPI programs are in ompi-tests.sh,
+#   mpirun   Open MPI 4.1.4's mpirun (its MPI programs are in systests/tests/openmpi.rs,
 #            cases mpirun/mixed/*; here PMIx C programs)
 # Each case runs twice: ranks on OpenPMIx (the reference) and ranks on rpmix
 # (LD_LIBRARY_PATH given to the ranks alone: a wrapper script, or mpirun's

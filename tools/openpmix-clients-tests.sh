@@ -67,9 +67,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 PY=/usr/bin/python3
 OEX=$BIN/oex
 OEXSRC=$ROOT/c-tests/openpmix-examples
-MPI=$BIN/mpi
 W=$B/wrap
-mkdir -p "$OEX" "$MPI" "$W"
+mkdir -p "$OEX" "$W"
 SYSLIB=$(ldconfig -p | awk '/libpmix\.so\.2 .*x86-64/ {print $NF; exit}')
 SYSLIB=$(readlink -f "${SYSLIB:-/usr/lib/x86_64-linux-gnu/libpmix.so.2}")
 OURLIB=$(readlink -f "$LIBDIR/libpmix.so.2")
@@ -85,9 +84,7 @@ make_progs libwhich_pmix.so rm_simple_ref client_basic_ref client_events_ref cli
 for ex in hello client client2 dmodex nodeinfo pub pubi; do
     build_example "$ex" "$OEX" >>"$blog" 2>&1 || ok=0
 done
-for p in hello spawn abort; do
-    build_once "$MPI/$p" mpicc -O2 -Wall -Wextra -o "$MPI/$p" "$ROOT/c-tests/mpi/$p.c" -ldl >>"$blog" 2>&1 || ok=0
-done
+make_progs mpi_hello mpi_spawn mpi_abort >>"$blog" 2>&1 || ok=0
 if [ $ok = 1 ]; then pass build; else fail build "compilation failed" "$blog"; finish; fi
 
 # proof: runs its arguments on the run's library (RANK_LIB: rpmix gets
@@ -189,10 +186,10 @@ for spec in "hello PMIx_Finalize.successfully.completed 2" "client PMIx_Finalize
         fi
     done
 done
-both pmixrun/mpi/hello pmix=4 0 '^hello [0-3]/4 pmix=' 4 "${P[@]}" -n 4 "$W/proof" "$MPI/hello"
+both pmixrun/mpi/hello pmix=4 0 '^hello [0-3]/4 pmix=' 4 "${P[@]}" -n 4 "$W/proof" "$MK/mpi_hello"
 # (parent rank 0 and both children name their library)
-both pmixrun/mpi/spawn pmix=3 0 '^spawn ok: 4 parents, 2 children' 1 "${P[@]}" -n 4 "$W/proof" "$MPI/spawn"
-both pmixrun/mpi/abort 0-4 3 '.' 0 "${P[@]}" -n 4 "$W/proof" "$MPI/abort"
+both pmixrun/mpi/spawn pmix=3 0 '^spawn ok: 4 parents, 2 children' 1 "${P[@]}" -n 4 "$W/proof" "$MK/mpi_spawn"
+both pmixrun/mpi/abort 0-4 3 '.' 0 "${P[@]}" -n 4 "$W/proof" "$MK/mpi_abort"
 RM=(env LD_LIBRARY_PATH="$LIBDIR" "$MK/rm_simple_ref" -t 45)
 both rm/client_basic 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -n 4 "$W/proof" "$MK/client_basic_ref" 4
 both rm/client_basic-deferred 4 0 '^client_basic: 4 ranks, all checks passed' 1 "${RM[@]}" -m defer -n 4 "$W/proof" "$MK/client_basic_ref" 4

@@ -470,6 +470,8 @@ pub enum Build {
     /// OpenPMIx's example `<prog>.c` (`env().oex_src`), with
     /// `c-tests/openpmix-examples/examples.h`: `oex_<prog>`.
     OpenPmixExample,
+    /// `c-tests/mpi/<prog>.c` built with Open MPI's mpicc: `mpi_<prog>`.
+    Mpi,
 }
 
 /// `c-tests/<prog>.c` built the way `build` says, by make (again only when
@@ -485,6 +487,7 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
         Build::Plain => format!("{prog}_plain"),
         Build::Preload => format!("lib{prog}.so"),
         Build::OpenPmixExample => format!("oex_{prog}"),
+        Build::Mpi => format!("mpi_{prog}"),
     };
     let out = bin.join(file);
     // Cases run side by side: one make at a time in this directory.
@@ -786,6 +789,34 @@ pub fn pids_with_marker(marker: &str) -> Vec<u32> {
     out.retain(|&p| !proc_ended(p) && fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker)));
     out.sort_unstable();
     out
+}
+
+/// The live processes (not zombies) whose environment holds `<var>=<value>`
+/// (inherited by every descendant, whatever its command line).
+pub fn pids_with_env(var: &str, value: &str) -> Vec<u32> {
+    // (an empty or short value would match processes of other cases)
+    assert!(value.len() >= 8, "a marker as short as {value:?}");
+    let want = format!("{var}={value}");
+    let mut out: Vec<u32> = fs::read_dir("/proc")
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).collect())
+        .unwrap_or_default();
+    out.retain(|&p| {
+        p != std::process::id() && !proc_ended(p) && fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+    });
+    out.sort_unstable();
+    out
+}
+
+/// Kills (SIGKILL) every process [`pids_with_env`] finds; returns their pids.
+pub fn kill_with_env(var: &str, value: &str) -> Vec<u32> {
+    let pids = pids_with_env(var, value);
+    for &p in &pids {
+        // SAFETY: kill(2) on a pid found carrying this case's marker; no memory is involved.
+        unsafe {
+            libc::kill(p as i32, libc::SIGKILL);
+        }
+    }
+    pids
 }
 
 /// Waits up to `grace` until no process carries `marker`; those still

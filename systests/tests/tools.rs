@@ -585,27 +585,16 @@ impl Launcher {
     }
     /// Pids of the live processes carrying its marker in their environment.
     fn marked(&self) -> Vec<u32> {
-        let want = format!("LAUNCH_MARKER={}", self.marker);
-        let mut out: Vec<u32> = fs::read_dir("/proc")
-            .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).collect())
-            .unwrap_or_default();
-        out.retain(|&p| !proc_ended(p) && fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes())));
-        out
+        pids_with_env("LAUNCH_MARKER", &self.marker)
     }
 }
 
 impl Drop for Launcher {
     fn drop(&mut self) {
         drop(self.job.take());
-        for p in self.marked() {
-            // SAFETY: kill(2) on a pid found carrying this launcher's marker; no memory is involved.
-            unsafe {
-                libc::kill(p as i32, libc::SIGKILL);
-            }
-        }
+        kill_with_env("LAUNCH_MARKER", &self.marker);
     }
 }
-
 
 /// A line of `lines` starting with `prefix`.
 fn has_line_starting(lines: &str, prefix: &str) -> bool {
