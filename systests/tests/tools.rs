@@ -1071,7 +1071,7 @@ fn launch_proc_table() {
     }
     let prog = c_prog("proc_table", Build::Ref);
     let lib_of = |r: &Run| {
-        r.stderr.lines().filter_map(|x| x.strip_prefix("proc_table: library ")).last().map(|p| fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
+        r.stderr.lines().filter_map(|x| x.strip_prefix("proc_table: library ")).next_back().map(|p| fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
     };
     let ours = run(l.cmd(&prog).arg("3").arg(&app), secs(40));
     ours.save(&case, "rpmix");
