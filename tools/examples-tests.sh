@@ -19,8 +19,8 @@
 #   OPENPMIX_INCLUDE    OpenPMIx's headers (/usr/lib/x86_64-linux-gnu/pmix2/include)
 #   CC                  the C compiler (default: cc)
 #
-# Build (into BUILD_DIR/oex, each once: build_once, tools/testlib.sh; the
-# ones tools/slurm-tests.sh also runs are shared): every example except pmi1client.c (needs
+# Build (by c-tests/Makefile, linked into BUILD_DIR/oex: build_example,
+# tools/testlib.sh; shared with the other drivers and the Rust tests): every example except pmi1client.c (needs
 # PMI-1's pmi.h) against OpenPMIx's headers, -std=gnu99, linked with
 # -l:libpmix.so.2 (the loader picks the library at run time from
 # LD_LIBRARY_PATH). examples.h is ours (c-tests/openpmix-examples/examples.h,
@@ -84,7 +84,6 @@ T_DEFAULT=15
 MARKER_PREFIX=rpmix-oex
 EXDIR=$OEX_SRC
 PMIX_INC=$REF_INC
-OEXSRC=$ROOT/c-tests/openpmix-examples
 OEX=$B/oex
 HOSTNAME_=$(hostname)
 SRV_TRIES=5
@@ -187,18 +186,13 @@ declare -A BOTH=(
 build_log=$OEX/build.log
 : >"$build_log"
 built=1
-EX_CFLAGS="-std=gnu99 -g -O1 -w"
 for src in "$EXDIR"/*.c; do
     n=$(basename "$src" .c)
     case $n in pmi1client|server) continue ;; esac
-    # ($CC $EX_CFLAGS -I"$OEXSRC" -I"$PMIX_INC" <example>.c -l:libpmix.so.2 -lpthread)
     build_example "$n" "$OEX" >>"$build_log" 2>&1 || { built=0; echo "build of $n failed" >>"$build_log"; }
 done
-# server.c: "src/..." resolves in the shim, "../include/pmix_server.h" in its src/../include
-SHIM=$ROOT/c-tests/openpmix-shim
-build_once "$OEX/server" $CC $EX_CFLAGS -I"$SHIM" -I"$SHIM/src" -I"$OEXSRC" -I"$PMIX_INC" \
-    "$EXDIR/server.c" "$SHIM/shim.c" -o "$OEX/server" -l:libpmix.so.2 -levent_core -levent_pthreads -lpthread >>"$build_log" 2>&1 \
-    || { built=0; echo "build of server failed" >>"$build_log"; }
+# server.c, with the shim of OpenPMIx's internal headers (c-tests/Makefile)
+build_example server "$OEX" >>"$build_log" 2>&1 || { built=0; echo "build of server failed" >>"$build_log"; }
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 
 api_log=$OEX/server-public-api.log

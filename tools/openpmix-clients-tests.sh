@@ -66,7 +66,6 @@ require_lib "$LIBDIR" "$B"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 PY=/usr/bin/python3
 OEX=$BIN/oex
-OEXSRC=$ROOT/c-tests/openpmix-examples
 W=$B/wrap
 mkdir -p "$OEX" "$W"
 SYSLIB=$(ldconfig -p | awk '/libpmix\.so\.2 .*x86-64/ {print $NF; exit}')
