@@ -56,9 +56,7 @@ fn write_exe(p: &Path, text: &str) {
 }
 
 /// How a mixed case's output is judged: the exit code, the ranks that
-/// must report (min, max), the lines (a pattern as the driver's regular
-/// expressions had it: `.` any character, `[a-b]` one of a range, `^` at
-/// its start anchors it) and how many at least.
+/// must report (min, max), the lines (see [`holds`]) and how many at least.
 struct Want {
     exit: i32,
     ranks: (usize, usize),
@@ -67,46 +65,68 @@ struct Want {
 }
 
 /// One position of a [`Want`] pattern.
+#[derive(Clone, Copy)]
 enum Tok {
     Char(char),
     Any,
     Range(char, char),
 }
 
-/// Whether `line` holds `pattern` (see [`Want`]).
-fn holds(line: &str, pattern: &str) -> bool {
-    let (anchored, pat) = match pattern.strip_prefix('^') {
-        Some(p) => (true, p),
-        None => (false, pattern),
-    };
-    let mut toks = Vec::new();
-    let mut it = pat.chars().peekable();
-    while let Some(c) = it.next() {
-        toks.push(match c {
-            '.' => Tok::Any,
-            '[' => {
-                let lo = it.next().expect("[a-b]");
-                it.next();
-                let hi = it.next().expect("[a-b]");
-                it.next();
-                Tok::Range(lo, hi)
-            }
-            c => Tok::Char(c),
-        });
+impl Tok {
+    fn fits(self, c: char) -> bool {
+        match self {
+            Tok::Char(p) => p == c,
+            Tok::Any => true,
+            Tok::Range(lo, hi) => (lo..=hi).contains(&c),
+        }
     }
+}
+
+/// A pattern's positions, each with its least and most count.
+fn tokens(pat: &str) -> Vec<(Tok, usize, usize)> {
+    let mut toks: Vec<(Tok, usize, usize)> = Vec::new();
+    let mut it = pat.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '*' => {
+                let last = toks.last_mut().expect("a token before *");
+                (last.1, last.2) = (0, usize::MAX);
+            }
+            '+' => toks.last_mut().expect("a token before +").2 = usize::MAX,
+            _ => {
+                let t = match c {
+                    '.' => Tok::Any,
+                    '[' => {
+                        let (lo, _, hi, _) = (it.next(), it.next(), it.next(), it.next());
+                        Tok::Range(lo.expect("[a-b]"), hi.expect("[a-b]"))
+                    }
+                    c => Tok::Char(c),
+                };
+                toks.push((t, 1, 1));
+            }
+        }
+    }
+    toks
+}
+
+/// Whether `toks` match at the start of `line` (to its end when `to_end`).
+fn match_here(toks: &[(Tok, usize, usize)], line: &[char], to_end: bool) -> bool {
+    let Some(&(t, min, max)) = toks.first() else { return !to_end || line.is_empty() };
+    let most = line.iter().take(max).take_while(|&&c| t.fits(c)).count();
+    (min..=most).rev().any(|n| match_here(&toks[1..], &line[n..], to_end))
+}
+
+/// Whether `line` holds `pattern`: a regular expression as the drivers
+/// wrote them (`^`, `$`, `.`, `[a-b]`, `*`, `+`).
+fn holds(line: &str, pattern: &str) -> bool {
+    let (anchored, pat) = pattern.strip_prefix('^').map_or((false, pattern), |p| (true, p));
+    let (to_end, pat) = pat.strip_suffix('$').map_or((false, pat), |p| (true, p));
+    let toks = tokens(pat);
     let chars: Vec<char> = line.chars().collect();
-    let at = |i: usize| {
-        i + toks.len() <= chars.len()
-            && toks.iter().zip(&chars[i..]).all(|(t, c)| match t {
-                Tok::Char(p) => p == c,
-                Tok::Any => true,
-                Tok::Range(lo, hi) => (lo..=hi).contains(&c),
-            })
-    };
     if anchored {
-        at(0)
+        match_here(&toks, &chars, to_end)
     } else {
-        chars.len() >= toks.len() && (0..=chars.len() - toks.len()).any(at)
+        (0..=chars.len()).any(|i| match_here(&toks, &chars[i..], to_end))
     }
 }
 
@@ -379,6 +399,385 @@ fn mixed_patterns() {
     assert!(holds("client_cred: rank 3: all checks passed", "^client_cred: rank [0-3]: all checks passed"));
     assert!(!holds("client_cred: rank 4: all checks passed", "^client_cred: rank [0-3]: all checks passed"));
     assert!(!holds("", "."));
+    assert!(holds("jctl_signals: 12 passed, 0 failed", "^jctl_signals: [1-9][0-9]* passed, 0 failed$"));
+    assert!(holds("jctl_signals: 1 passed, 0 failed", "^jctl_signals: [1-9][0-9]* passed, 0 failed$"));
+    assert!(!holds("jctl_signals: 0 passed, 0 failed", "^jctl_signals: [1-9][0-9]* passed, 0 failed$"));
+    assert!(!holds("jctl_signals: 3 passed, 0 failed!", "^jctl_signals: [1-9][0-9]* passed, 0 failed$"));
+    assert!(holds("client_events: 40 passed, 0 failed", "^client_events: [0-9]+ passed, 0 failed"));
+    assert!(!holds("client_events:  passed, 0 failed", "^client_events: [0-9]+ passed, 0 failed"));
+}
+
+// ---------------------------------------------------------------- OpenPMIx ranks under rpmix's servers
+//
+// Programs linked to the system's OpenPMIx 4.2.2 as ranks of pmixrun and
+// of the C host rm_simple on rpmix: they find the server through
+// PMIX_SERVER_URI41 (a tcp4:// contact), connect over loopback with
+// OpenPMIx's handshake and speak its protocol (src/server/openpmix/).
+// Every case runs twice: with rpmix ranks (the same-library reference: its
+// failure is a skip) and with OpenPMIx ranks. Each rank proves its library
+// (which_pmix, preloaded by the wrapper `proof`).
+
+/// The wrappers of the case's directory: `proof` runs its arguments on
+/// RANK_LIB's library (rpmix: LD_LIBRARY_PATH; openpmix: none, whatever
+/// the host's), `alternate` even ranks on rpmix and odd ones on OpenPMIx;
+/// both with which_pmix preloaded.
+fn rank_wrappers(dir: &Path) {
+    let which = c_prog("which_pmix", Build::Preload);
+    let libdir = env().libdir.display().to_string();
+    for (name, test) in [("proof", "[ \"$RANK_LIB\" = rpmix ]"), ("alternate", "[ $((PMIX_RANK % 2)) = 0 ]")] {
+        write_exe(
+            &dir.join(name),
+            &format!("#!/bin/sh\nif {test}; then LD_LIBRARY_PATH='{libdir}'; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\nLD_PRELOAD='{}'; export LD_PRELOAD\nexec \"$@\"\n", which.display()),
+        );
+    }
+}
+
+/// A job of `argv` (pmixrun or rm_simple, on rpmix) whose ranks go on `lib`
+/// (RANK_LIB; and the command's own LD_LIBRARY_PATH is rpmix's for rpmix
+/// ranks, none otherwise), at most 60 s, with `env_add`; the which_pmix
+/// reports go to `<log>.proof`. What still carries the run's marker
+/// (OPX_MARKER) afterwards is killed and makes the run fail.
+fn run_job(case: &Case, log: &str, argv: &[String], lib: Lib, env_add: &[(&str, &str)]) -> (Run, PathBuf, bool) {
+    let marker = new_marker(&format!("{}-{log}", case.name));
+    let proof = case.path(&format!("{log}.proof"));
+    fs::write(&proof, "").unwrap();
+    let mut cmd = merged(argv.iter().map(OsStr::new))
+        .on(lib)
+        .env("WHICH_PMIX_OUT", &proof)
+        .env("OPX_MARKER", &marker)
+        .env("RANK_LIB", rank_lib(lib))
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .current_dir(&case.dir);
+    for (k, v) in env_add {
+        cmd = cmd.env(k, v);
+    }
+    let r = run(cmd, secs(60));
+    r.save(case, log);
+    let clean = wait_until("the run's processes end", secs(5), || pids_with_env("OPX_MARKER", &marker).is_empty()).is_ok();
+    if !clean {
+        kill_with_env("OPX_MARKER", &marker);
+    }
+    (r, proof, clean)
+}
+
+/// Which ranks of a run must prove their library: `Reports(min, max)`
+/// which_pmix reports, each naming it; or `Names(n)`, Open MPI programs,
+/// which load libpmix late and unload it before exit (so the preloaded
+/// proof may find none): n lines of their own output name the library
+/// (`pmix=<PMIx_Get_version()>`), and none names another.
+#[derive(Clone, Copy)]
+enum Ranks {
+    Reports(usize, usize),
+    Names(usize),
+}
+
+/// What a job of OpenPMIx ranks must show: its ranks' proof, its exit
+/// code, at least `count` lines matching `pattern` (see [`holds`]).
+#[derive(Clone, Copy)]
+struct JobWant {
+    ranks: Ranks,
+    exit: i32,
+    pattern: &'static str,
+    count: usize,
+}
+
+/// Why a job is not as wanted (and what it left running).
+fn judge_job(r: &Run, proof: &Path, clean: bool, lib: Lib, want: JobWant) -> Vec<String> {
+    let JobWant { ranks, exit, pattern, count } = want;
+    let mut why = Vec::new();
+    if r.timed_out || r.code() != Some(exit) {
+        why.push(format!("exit {:?}{}, expected {exit}", r.code(), if r.timed_out { " (time limit)" } else { "" }));
+    }
+    if !clean {
+        why.push("processes left running".to_string());
+    }
+    let lines = r.all_lines();
+    let n = lines.iter().filter(|l| holds(l, pattern)).count();
+    if n < count {
+        why.push(format!("{n} of {count} lines /{pattern}/"));
+    }
+    match ranks {
+        Ranks::Names(want) => {
+            let name = format!("pmix={} ", if lib == Lib::Ours { "rpmix" } else { "OpenPMIx" });
+            let n = lines.iter().filter(|l| l.contains(&name)).count();
+            if n < want {
+                why.push(format!("{n} of {want} lines name {name}"));
+            }
+            if lines.iter().any(|l| l.contains("pmix=") && !l.contains(&name)) {
+                why.push("a process names another library".to_string());
+            }
+        }
+        Ranks::Reports(min, max) => why.extend(proof_ranks(proof, &lib.file(), (min, max))),
+    }
+    why
+}
+
+/// A case of OpenPMIx ranks: the reference with rpmix ranks (its failure
+/// is a skip), then OpenPMIx's; returns both runs (none after a skip).
+fn both(name: &str, argv: &[String], ranks: Ranks, exit: i32, pattern: &'static str, count: usize) -> Vec<Run> {
+    let want = JobWant { ranks, exit, pattern, count };
+    let case = Case::new(name);
+    rank_wrappers(&case.dir);
+    let mut runs = Vec::new();
+    for lib in [Lib::Ours, Lib::OpenPmix] {
+        let (r, proof, clean) = run_job(&case, rank_lib(lib), argv, lib, &[]);
+        let why = judge_job(&r, &proof, clean, lib, want);
+        if !why.is_empty() {
+            if lib == Lib::Ours {
+                skip(name, &format!("fails with rpmix ranks too: {}", why.join(", ")));
+                return Vec::new();
+            }
+            panic!("{}", r.report(&format!("OpenPMIx ranks: {}", why.join(", "))));
+        }
+        runs.push(r);
+    }
+    runs
+}
+
+/// `pmixrun --timeout 50 <args> ./proof <prog> <prog args>`.
+fn pmixrun_proof(args: &[&str], prog: &Path, prog_args: &[&str]) -> Vec<String> {
+    let mut v = vec![s(&env().pmixrun), "--timeout".into(), "50".into()];
+    v.extend(args.iter().map(|a| a.to_string()));
+    v.push("./proof".into());
+    v.push(s(prog));
+    v.extend(prog_args.iter().map(|a| a.to_string()));
+    v
+}
+
+/// `env LD_LIBRARY_PATH=<rpmix> rm_simple_ref -t 45 <args> ./proof <prog> <prog args>`.
+fn rm_proof(args: &[&str], prog: &Path, prog_args: &[&str]) -> Vec<String> {
+    let mut v = vec!["env".to_string(), format!("LD_LIBRARY_PATH={}", env().libdir.display()), s(c_prog("rm_simple", Build::Ref)), "-t".into(), "45".into()];
+    v.extend(args.iter().map(|a| a.to_string()));
+    v.push("./proof".into());
+    v.push(s(prog));
+    v.extend(prog_args.iter().map(|a| a.to_string()));
+    v
+}
+
+fn refp(prog: &str) -> PathBuf {
+    c_prog(prog, Build::Ref)
+}
+
+const CLIENT_EVENTS_OK: &str = "^client_events: [0-9]+ passed, 0 failed";
+
+/// Job data, Put/Commit/Fence/Get (local peers, scopes, missing keys with
+/// timeouts), events, publish/lookup.
+#[test]
+fn opx_pmixrun_client_basic() {
+    both("opx_pmixrun_client_basic", &pmixrun_proof(&["-n", "4"], &refp("client_basic"), &["4"]), Ranks::Reports(4, 4), 0, CLIENT_BASIC_OK, 1);
+}
+/// Event handlers, chains, ranges (every check).
+#[test]
+fn opx_pmixrun_client_events() {
+    both("opx_pmixrun_client_events", &pmixrun_proof(&["-n", "3"], &refp("client_events"), &[]), Ranks::Reports(3, 3), 0, CLIENT_EVENTS_OK, 1);
+}
+/// Job control: rank 0 has pmixrun signal rank 1.
+#[test]
+fn opx_pmixrun_jctl_signal() {
+    both("opx_pmixrun_jctl_signal", &pmixrun_proof(&["-n", "2"], &refp("client_jctl_signal"), &[]), Ranks::Reports(2, 2), 0, "^client_jctl_signal: rank 1 got SIGUSR1", 1);
+}
+/// Job control at length (c-tests/jctl_signals.c: pause, resume, signal,
+/// checkpoint by signal and by event); it ends with a kill of rank 2:
+/// pmixrun says 137.
+#[test]
+fn opx_pmixrun_jctl_signals() {
+    let scratch = TmpDir::new("opx");
+    let argv = pmixrun_proof(&["-n", "3"], &refp("jctl_signals"), &[&s(scratch.path())]);
+    both("opx_pmixrun_jctl_signals", &argv, Ranks::Reports(3, 3), 137, "^jctl_signals: [1-9][0-9]* passed, 0 failed$", 1);
+}
+/// Heartbeat monitoring (c-tests/monitor_hb.c).
+#[test]
+fn opx_pmixrun_monitor_hb() {
+    let argv = pmixrun_proof(&["--on-stall", "report", "-n", "2"], &refp("monitor_hb"), &[]);
+    both("opx_pmixrun_monitor_hb", &argv, Ranks::Reports(2, 2), 0, "^monitor_hb: [1-9][0-9]* passed, 0 failed$", 1);
+}
+/// PMIx_Spawn, PMIX_PARENT_ID, connect, data across the two jobs,
+/// disconnect (c-tests/client_spawn.c); the children are started by
+/// pmixrun without the wrapper: the parents are proven.
+#[test]
+fn opx_pmixrun_client_spawn() {
+    let argv = pmixrun_proof(&["-n", "2"], &refp("client_spawn"), &[]);
+    both("opx_pmixrun_client_spawn", &argv, Ranks::Reports(2, 4), 0, "^client_spawn: [1-9][0-9]* passed, 0 failed$", 1);
+}
+/// PMIx_Abort: pmixrun exits with its status.
+#[test]
+fn opx_pmixrun_client_abort() {
+    both("opx_pmixrun_client_abort", &pmixrun_proof(&["-n", "4"], &refp("client_abort"), &[]), Ranks::Reports(0, 4), 7, ".", 0);
+}
+
+/// OpenPMIx's example `ex` (built against its headers), 2 ranks under
+/// pmixrun; an example that fails writes "failed" on its output: none may.
+fn opx_oex(ex: &str, pattern: &'static str, count: usize) {
+    let name = format!("opx_pmixrun_oex_{ex}");
+    let runs = both(&name, &pmixrun_proof(&["-n", "2"], &c_prog(ex, Build::OpenPmixExample), &[]), Ranks::Reports(2, 2), 0, pattern, count);
+    for r in runs {
+        let out = r.all_lines();
+        assert!(
+            !(out.iter().any(|l| l.contains("failed")) && !out.iter().any(|l| l.contains("coordinates"))),
+            "{}",
+            r.report("a run printed a failure")
+        );
+    }
+}
+
+#[test]
+fn opx_pmixrun_oex_hello() {
+    opx_oex("hello", FINALIZED, 2);
+}
+#[test]
+fn opx_pmixrun_oex_client() {
+    opx_oex("client", FINALIZED, 2);
+}
+#[test]
+fn opx_pmixrun_oex_client2() {
+    opx_oex("client2", FINALIZED, 2);
+}
+#[test]
+fn opx_pmixrun_oex_dmodex() {
+    opx_oex("dmodex", "rank.0:PMIx_Finalize.successfully", 1);
+}
+#[test]
+fn opx_pmixrun_oex_nodeinfo() {
+    opx_oex("nodeinfo", FINALIZED, 2);
+}
+#[test]
+fn opx_pmixrun_oex_pub() {
+    opx_oex("pub", "UNPUBLISH.SUCCEEDED", 1);
+}
+#[test]
+fn opx_pmixrun_oex_pubi() {
+    opx_oex("pubi", "UNPUBLISH.SUCCEEDED", 1);
+}
+
+/// Open MPI 4.1.4's hello (Allreduce) as pmixrun's ranks.
+#[test]
+fn opx_pmixrun_mpi_hello() {
+    both("opx_pmixrun_mpi_hello", &pmixrun_proof(&["-n", "4"], &c_prog("hello", Build::Mpi), &[]), Ranks::Names(4), 0, "^hello [0-3]/4 pmix=", 4);
+}
+/// Its spawn: parent rank 0 and both children name their library.
+#[test]
+fn opx_pmixrun_mpi_spawn() {
+    both("opx_pmixrun_mpi_spawn", &pmixrun_proof(&["-n", "4"], &c_prog("spawn", Build::Mpi), &[]), Ranks::Names(3), 0, "^spawn ok: 4 parents, 2 children", 1);
+}
+/// Its MPI_Abort(3).
+#[test]
+fn opx_pmixrun_mpi_abort() {
+    both("opx_pmixrun_mpi_abort", &pmixrun_proof(&["-n", "4"], &c_prog("abort", Build::Mpi), &[]), Ranks::Reports(0, 4), 3, ".", 0);
+}
+
+/// Under rm_simple on rpmix: inline answers.
+#[test]
+fn opx_rm_client_basic() {
+    both("opx_rm_client_basic", &rm_proof(&["-n", "4"], &refp("client_basic"), &["4"]), Ranks::Reports(4, 4), 0, CLIENT_BASIC_OK, 1);
+}
+/// Under rm_simple on rpmix: deferred answers.
+#[test]
+fn opx_rm_client_basic_deferred() {
+    both("opx_rm_client_basic_deferred", &rm_proof(&["-m", "defer", "-n", "4"], &refp("client_basic"), &["4"]), Ranks::Reports(4, 4), 0, CLIENT_BASIC_OK, 1);
+}
+#[test]
+fn opx_rm_client_events() {
+    both("opx_rm_client_events", &rm_proof(&["-n", "3"], &refp("client_events"), &[]), Ranks::Reports(3, 3), 0, CLIENT_EVENTS_OK, 1);
+}
+#[test]
+fn opx_rm_jctl_signal() {
+    both("opx_rm_jctl_signal", &rm_proof(&["-n", "2"], &refp("client_jctl_signal"), &[]), Ranks::Reports(2, 2), 0, "^client_jctl_signal: rank 1 got SIGUSR1", 1);
+}
+#[test]
+fn opx_rm_client_abort() {
+    both("opx_rm_client_abort", &rm_proof(&["-n", "4"], &refp("client_abort"), &[]), Ranks::Reports(0, 4), 7, ".", 0);
+}
+
+/// One job, even ranks on rpmix and odd ranks on OpenPMIx: fence, modex
+/// and Gets across them.
+#[test]
+fn opx_mixed_client_basic() {
+    let case = Case::new("opx_mixed_client_basic");
+    rank_wrappers(&case.dir);
+    let mut argv = pmixrun_proof(&["-n", "4"], &refp("client_basic"), &["4"]);
+    let at = argv.iter().position(|a| a == "./proof").expect("the wrapper");
+    argv[at] = "./alternate".into();
+    let (r, proof, clean) = run_job(&case, "run", &argv, Lib::Ours, &[]);
+    let mut why = Vec::new();
+    if !r.success() {
+        why.push(format!("exit {:?}", r.code()));
+    }
+    if !clean {
+        why.push("processes left running".to_string());
+    }
+    if !r.all_lines().iter().any(|l| holds(l, CLIENT_BASIC_OK)) {
+        why.push("not every check passed".to_string());
+    }
+    let text = fs::read_to_string(&proof).unwrap_or_default();
+    let libs: Vec<PathBuf> = text.lines().filter_map(|l| l.split_whitespace().nth(1)).filter_map(|p| fs::canonicalize(p).ok()).collect();
+    let (ours, sys) = (libs.iter().filter(|p| **p == Lib::Ours.file()).count(), libs.iter().filter(|p| **p == Lib::OpenPmix.file()).count());
+    if (ours, sys) != (2, 2) {
+        why.push(format!("{ours} ranks on rpmix and {sys} on OpenPMIx, expected 2 and 2"));
+    }
+    assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
+}
+
+/// Raw connect messages (c-tests/ptl_probe.py, a rank of pmixrun: its
+/// environment names the listener and holds its credential): a rank
+/// claiming another uid is refused; a process of another user (nobody)
+/// claiming root is refused; a client announcing OpenPMIx 3's
+/// serialisation (v3) is refused with a log line saying so; the rank's own
+/// claim is accepted (the accepted raw connection ends without finalize).
+#[test]
+fn opx_tcp_identity() {
+    let case = Case::new("opx_tcp_identity");
+    let pr = format!("/usr/bin/python3 {}", env().root.join("c-tests/ptl_probe.py").display());
+    write_exe(&case.path("identity"), &format!("#!/bin/sh\n{pr} claim 4242\nsetpriv --reuid=65534 --regid=65534 --clear-groups {pr} claim 0\n{pr} bfrops v3\n{pr} claim \"$(id -u)\"\n"));
+    let argv = vec![s(&env().pmixrun), "--timeout".into(), "50".into(), "-n".into(), "1".into(), "./identity".into()];
+    let (r, _, _) = run_job(&case, "run", &argv, Lib::Ours, &[("PMIX_DEBUG", "1")]);
+    let out = r.all_lines();
+    let mut why = Vec::new();
+    let refused = out.iter().filter(|l| **l == "refused").count();
+    if refused != 3 {
+        why.push(format!("{refused} of 3 false claims refused"));
+    }
+    for (text, what) in [
+        ("speaks serialisation 'v3'; only v41", "no log line for the v3 client"),
+        ("claims uid 4242; the kernel says its socket is uid", "no log line for the false uid"),
+        ("claims uid 0; the kernel says its socket is uid 65534", "no log line for nobody's claim"),
+    ] {
+        if !out.iter().any(|l| l.contains(text)) {
+            why.push(what.to_string());
+        }
+    }
+    if !out.contains(&"accepted") {
+        why.push("the rank's own claim was not accepted".to_string());
+    }
+    assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
+}
+
+/// 200 garbage connect messages (random, truncated, bit-flipped, huge
+/// lengths) at the listener, then OpenPMIx's hello connects and finalizes
+/// in the same job.
+#[test]
+fn opx_tcp_fuzz() {
+    let case = Case::new("opx_tcp_fuzz");
+    rank_wrappers(&case.dir);
+    let hello = c_prog("hello", Build::OpenPmixExample);
+    write_exe(
+        &case.path("fuzz"),
+        &format!("#!/bin/sh\nunset LD_LIBRARY_PATH\n/usr/bin/python3 {} fuzz 200 || exit 9\nexec ./proof {}\n", env().root.join("c-tests/ptl_probe.py").display(), hello.display()),
+    );
+    let argv = vec![s(&env().pmixrun), "--timeout".into(), "50".into(), "-n".into(), "1".into(), "./fuzz".into()];
+    let (r, _, _) = run_job(&case, "run", &argv, Lib::OpenPmix, &[]);
+    let out = r.all_lines();
+    let mut why = Vec::new();
+    if !r.success() {
+        why.push(format!("exit {:?}", r.code()));
+    }
+    if !out.iter().any(|l| l.starts_with("fuzz done 200")) {
+        why.push("the fuzzer did not finish".to_string());
+    }
+    if !out.iter().any(|l| l.contains("PMIx_Finalize successfully completed")) {
+        why.push("hello did not complete after the fuzzing".to_string());
+    }
+    assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
 }
 
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
@@ -399,31 +798,6 @@ mod sh {
     mod openpmix_ranks {
         use super::*;
         driver_cases!("openpmix-clients-tests.sh", "opxclients", secs(300), [], {
-            pmixrun_client_basic: "pmixrun/client_basic",
-            pmixrun_client_events: "pmixrun/client_events",
-            pmixrun_jctl_signal: "pmixrun/jctl_signal",
-            pmixrun_jctl_signals: "pmixrun/jctl_signals",
-            pmixrun_monitor_hb: "pmixrun/monitor_hb",
-            pmixrun_client_spawn: "pmixrun/client_spawn",
-            pmixrun_client_abort: "pmixrun/client_abort",
-            pmixrun_oex_hello: "pmixrun/oex/hello",
-            pmixrun_oex_client: "pmixrun/oex/client",
-            pmixrun_oex_client2: "pmixrun/oex/client2",
-            pmixrun_oex_dmodex: "pmixrun/oex/dmodex",
-            pmixrun_oex_nodeinfo: "pmixrun/oex/nodeinfo",
-            pmixrun_oex_pub: "pmixrun/oex/pub",
-            pmixrun_oex_pubi: "pmixrun/oex/pubi",
-            pmixrun_mpi_hello: "pmixrun/mpi/hello",
-            pmixrun_mpi_spawn: "pmixrun/mpi/spawn",
-            pmixrun_mpi_abort: "pmixrun/mpi/abort",
-            rm_client_basic: "rm/client_basic",
-            rm_client_basic_deferred: "rm/client_basic-deferred",
-            rm_client_events: "rm/client_events",
-            rm_jctl_signal: "rm/jctl_signal",
-            rm_client_abort: "rm/client_abort",
-            mixed_client_basic: "mixed/client_basic",
-            tcp_identity: "tcp/identity",
-            tcp_fuzz: "tcp/fuzz",
             tools_pps: "tools/pps",
             tools_pevent: "tools/pevent",
             tools_iof: "tools/iof",
