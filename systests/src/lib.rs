@@ -594,7 +594,7 @@ pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
 }
 
 /// Declares one `#[test]` per case of a bash driver:
-/// `driver_cases!("mixed-tests.sh", "mixed", secs(300), [("VAR", "value")], { server_hello: "server/hello", ... });`
+/// `driver_cases!("mixed-tests.sh", "mixed", secs(300), [("VAR", "value")], { rm_pps: "rm/pps", ... });`
 /// (the driver, its build subdirectory, each case's time limit, extra
 /// environment, then each test's name and the driver's name of its case).
 #[macro_export]
