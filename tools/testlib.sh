@@ -170,14 +170,15 @@ build_once_unlocked() {
 # again only when its source, a header or the Makefile changed: <prog>_ours
 # (strict C99 against include/, linked with $LIBDIR's library), <prog>_ref
 # (against OpenPMIx's headers, -l:libpmix.so.2), lib<prog>.so (to preload),
-# oex_<name> (OpenPMIx's example <name>.c); see the Makefile.
+# oex_<name> (OpenPMIx's example <name>.c), simple_<name> (OpenPMIx's test
+# program, from $OPENPMIX_SRC when set), mpi_<name>; see the Makefile.
 MK=$BIN/make
 make_progs() {
     local t a=()
     for t in "$@"; do a+=("$MK/$t"); done
     mkdir -p "$MK" || return 1
     flock "$MK/.lock" make -s -C "$ROOT/c-tests" BIN="$MK" LIBDIR="$LIBDIR" REF_INC="$REF_INC" \
-        OEX_SRC="$OEX_SRC" CC="$CC" "${a[@]}"
+        OEX_SRC="$OEX_SRC" ${OPENPMIX_SRC:+OPENPMIX_SRC="$OPENPMIX_SRC"} CC="$CC" "${a[@]}"
 }
 # build_example <name> <dir>: OpenPMIx's example <name>.c as <dir>/<name>
 # (a link to $MK/oex_<name>: the examples find each other by name in their

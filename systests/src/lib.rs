@@ -472,6 +472,10 @@ pub enum Build {
     OpenPmixExample,
     /// `c-tests/mpi/<prog>.c` built with Open MPI's mpicc: `mpi_<prog>`.
     Mpi,
+    /// OpenPMIx 4.2.2's own test program `test/simple/<prog>.c` (from
+    /// its source package: [`consumers_cache`]), with the shim of its
+    /// internal headers: `simple_<prog>`.
+    OpenPmixTest,
 }
 
 /// `c-tests/<prog>.c` built the way `build` says, by make (again only when
@@ -488,6 +492,11 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
         Build::Preload => format!("lib{prog}.so"),
         Build::OpenPmixExample => format!("oex_{prog}"),
         Build::Mpi => format!("mpi_{prog}"),
+        Build::OpenPmixTest => format!("simple_{prog}"),
+    };
+    let opx_src = match build {
+        Build::OpenPmixTest => Some(openpmix_src()),
+        _ => None,
     };
     let out = bin.join(file);
     // Cases run side by side: one make at a time in this directory.
@@ -504,6 +513,7 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
             .arg(format!("LIBDIR={}", e.libdir.display()))
             .arg(format!("REF_INC={}", e.ref_inc.display()))
             .arg(format!("OEX_SRC={}", e.oex_src.display()))
+            .args(opx_src.map(|d| format!("OPENPMIX_SRC={}", d.display())))
             .arg(&out),
         secs(300),
     );
@@ -512,6 +522,51 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
         panic!("{}", r.report(&format!("building {}", out.display())));
     }
     out
+}
+
+/// tools/install-consumers.sh's cache of the programs of the field and
+/// OpenPMIx's sources (it installs what is missing, then prints the
+/// cache's path last), run once per test process.
+pub fn consumers_cache() -> &'static Path {
+    static CACHE: OnceLock<PathBuf> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        let r = run(Cmd::new(env().root.join("tools/install-consumers.sh")), secs(3600));
+        let dir = PathBuf::from(r.stdout.lines().last().unwrap_or("").trim());
+        assert!(r.success() && dir.is_dir(), "{}", r.report("tools/install-consumers.sh failed"));
+        dir
+    })
+}
+
+/// OpenPMIx 4.2.2's sources (`OPENPMIX_SRC`, else [`consumers_cache`]'s).
+pub fn openpmix_src() -> PathBuf {
+    std::env::var_os("OPENPMIX_SRC").map(PathBuf::from).unwrap_or_else(|| consumers_cache().join("openpmix-src"))
+}
+
+/// Why the reports of c-tests/which_pmix.c in `proof` ("<pid> <library>
+/// <version>" per process) fail: a process that loaded a libpmix.so.2
+/// other than `want`, or fewer than `min` on it (processes that loaded
+/// none, "not-loaded", do not count).
+pub fn which_pmix_loaded(proof: &Path, want: &Path, min: usize) -> Vec<String> {
+    let text = fs::read_to_string(proof).unwrap_or_default();
+    let (mut n, mut other) = (0, Vec::new());
+    for path in text.lines().filter_map(|l| l.split_whitespace().nth(1)) {
+        if path == "not-loaded" {
+            continue;
+        }
+        if fs::canonicalize(path).is_ok_and(|p| p == want) {
+            n += 1;
+        } else {
+            other.push(path.to_string());
+        }
+    }
+    let mut why = Vec::new();
+    if !other.is_empty() {
+        why.push(format!("processes on another library: {}", other.join(" ")));
+    }
+    if n < min {
+        why.push(format!("{n} processes on {}, fewer than {min}", want.display()));
+    }
+    why
 }
 
 // ---------------------------------------------------------------- skips

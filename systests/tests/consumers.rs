@@ -5,7 +5,6 @@ use rpmix_systests::*;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Open MPI's mpirun as root, more ranks than cores allowed.
 const MPIRUN: [&str; 3] = ["mpirun", "--allow-run-as-root", "--oversubscribe"];
@@ -190,18 +189,6 @@ fn py_compare_mpirun_rpmix() {
 // c-tests/which_pmix.c: every one that loaded a libpmix.so.2 must name the
 // case's library, and at least as many as the ranks asked must have.
 
-/// tools/install-consumers.sh's cache (it prints it last), installed once
-/// per test process.
-fn cache() -> &'static Path {
-    static CACHE: OnceLock<PathBuf> = OnceLock::new();
-    CACHE.get_or_init(|| {
-        let r = run(Cmd::new(env().root.join("tools/install-consumers.sh")), secs(3600));
-        let dir = PathBuf::from(r.stdout.lines().last().unwrap_or("").trim());
-        assert!(r.success() && dir.is_dir(), "{}", r.report("tools/install-consumers.sh failed"));
-        dir
-    })
-}
-
 /// The launcher of a run.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum How {
@@ -266,31 +253,6 @@ impl Launch<'_> {
     }
 }
 
-/// Why the which_pmix reports in `proof` fail: a process that loaded a
-/// libpmix.so.2 other than `want`, or fewer than `min` on it.
-fn proof_loaded(proof: &Path, want: &Path, min: usize) -> Vec<String> {
-    let text = fs::read_to_string(proof).unwrap_or_default();
-    let (mut n, mut other) = (0, Vec::new());
-    for path in text.lines().filter_map(|l| l.split_whitespace().nth(1)) {
-        if path == "not-loaded" {
-            continue;
-        }
-        if fs::canonicalize(path).is_ok_and(|p| p == want) {
-            n += 1;
-        } else {
-            other.push(path.to_string());
-        }
-    }
-    let mut why = Vec::new();
-    if !other.is_empty() {
-        why.push(format!("processes on another library: {}", other.join(" ")));
-    }
-    if n < min {
-        why.push(format!("{n} processes on {}, fewer than {min}", want.display()));
-    }
-    why
-}
-
 fn verdict(r: &Run, why: &[String]) {
     assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
 }
@@ -302,7 +264,7 @@ fn verdict(r: &Run, why: &[String]) {
 fn mpi4py(name: &str, how: How, n: usize) {
     let case = Case::new(name);
     let l = Launch { how, lib: Lib::Ours, n, extra_ld: None, env_x: &[] };
-    let (r, proof) = l.run(&case, "run", &[PY.as_ref(), "runtests.py".as_ref(), "-q".as_ref()], Some(&cache().join("mpi4py/test")));
+    let (r, proof) = l.run(&case, "run", &[PY.as_ref(), "runtests.py".as_ref(), "-q".as_ref()], Some(&consumers_cache().join("mpi4py/test")));
     let out = r.all_lines();
     let mut why = Vec::new();
     if !r.success() {
@@ -320,7 +282,7 @@ fn mpi4py(name: &str, how: How, n: usize) {
     if ran < 1000 {
         why.push(format!("only {ran} tests ran"));
     }
-    why.extend(proof_loaded(&proof, &Lib::Ours.file(), n));
+    why.extend(which_pmix_loaded(&proof, &Lib::Ours.file(), n));
     verdict(&r, &why);
     println!("Ran {ran} tests, {n} ranks, {:?}", r.elapsed);
 }
@@ -373,7 +335,7 @@ fn futures(name: &str, how: How, mode: &str) {
     if !r.all_lines().iter().any(|l| want.contains(l)) {
         why.push(format!("no line {want:?}"));
     }
-    why.extend(proof_loaded(&proof, &Lib::Ours.file(), 3));
+    why.extend(which_pmix_loaded(&proof, &Lib::Ours.file(), 3));
     verdict(&r, &why);
 }
 
@@ -413,7 +375,7 @@ fn rixa_lib(pkg: &Path) -> PathBuf {
 /// say they mapped the library they should.
 fn rixa(name: &str, how: How, lib: Lib, ours: bool) {
     let case = Case::new(name);
-    let bundled_pkg = cache().join("rixa");
+    let bundled_pkg = consumers_cache().join("rixa");
     let pkg = if ours {
         let copy = case.path("rixa-on-rpmix");
         fs::create_dir_all(&copy).expect("the copy's directory");
@@ -484,7 +446,7 @@ const IMB_RUNS: [&str; 4] = [
 /// ("<binary> # Benchmarking <name>", sorted, unique per binary) and why
 /// the run fails.
 fn imb(case: &Case, how: How, lib: Lib, n: usize) -> (Vec<String>, Vec<String>, Run) {
-    let impi = cache().join("impi");
+    let impi = consumers_cache().join("impi");
     let libfile = lib.file();
     let env_x = [("I_MPI_PMI", "pmix".to_string()), ("I_MPI_PMI_LIBRARY", libfile.to_string_lossy().into_owned()), ("I_MPI_FABRICS", "shm".to_string())];
     let (mut list, mut why, mut last) = (Vec::new(), Vec::new(), None);
@@ -503,7 +465,7 @@ fn imb(case: &Case, how: How, lib: Lib, n: usize) -> (Vec<String>, Vec<String>, 
         mine.sort();
         mine.dedup();
         list.extend(mine);
-        why.extend(proof_loaded(&proof, &libfile, n));
+        why.extend(which_pmix_loaded(&proof, &libfile, n));
         last = Some(r);
     }
     (list, why, last.expect("runs"))

@@ -779,6 +779,535 @@ fn opx_tcp_fuzz() {
     assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
 }
 
+// ---------------------------------------------------------------- OpenPMIx 4.2.2's own test programs
+//
+// test/simple/*.c of OpenPMIx 4.2.2 (from its source package, which
+// tools/install-consumers.sh unpacks; built by c-tests/Makefile against
+// OpenPMIx's headers and c-tests/openpmix-shim/, our stand-ins for the
+// internal headers they include) and bindings/python/tests/python/client.py,
+// on both libraries. A case is <launcher>/<program>[-variant]: mpirun
+// (Open MPI 4.1.4's, on the run's library with its ranks), pmixrun (rpmix
+// only; its reference is the same program under mpirun on OpenPMIx),
+// simptest (OpenPMIx's server starting N clients itself), single (servers
+// and tools started alone). A case fails only when it passes on OpenPMIx
+// and fails on rpmix; one that fails on OpenPMIx too is a skip. Every run
+// has a time limit (SIMPLE_TIMEOUT, default 20 s), its processes (marked
+// through OPXS_MARKER) are ended afterwards, and each process proves its
+// library (which_pmix).
+
+/// The programs, each in the case's directory under its own name.
+const SIMPLE_PROGS: [&str; 24] = [
+    "simptest", "simpclient", "simppub", "simpdyn", "simpft", "simpdmodex", "test_pmix", "simptool", "simpdie", "simptimeout", "gwtest",
+    "gwclient", "stability", "quietclient", "simpjctrl", "simpio", "simpsched", "simpcoord", "simpcycle", "doubleget", "simpfabric",
+    "get_put_example", "simpvni", "hybrid",
+];
+
+fn simple_timeout() -> u64 {
+    std::env::var("SIMPLE_TIMEOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(20)
+}
+
+/// The case's directory as the programs' own (simptest starts
+/// ./simpclient and the like): each program, netconfig.txt, and `proof`,
+/// which runs its arguments on RUN_LIB's library with which_pmix
+/// preloaded (reporting to PROOF_OUT).
+fn simple_dir(case: &Case) {
+    for p in SIMPLE_PROGS {
+        std::os::unix::fs::symlink(c_prog(p, Build::OpenPmixTest), case.path(p)).expect("a program's link");
+    }
+    fs::copy(openpmix_src().join("test/simple/netconfig.txt"), case.path("netconfig.txt")).expect("netconfig.txt");
+    let which = c_prog("which_pmix", Build::Preload);
+    write_exe(
+        &case.path("proof"),
+        &format!(
+            "#!/bin/sh\nif [ \"$RUN_LIB\" = rpmix ]; then LD_LIBRARY_PATH='{}'; export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\nLD_PRELOAD='{}'; WHICH_PMIX_OUT=$PROOF_OUT; export LD_PRELOAD WHICH_PMIX_OUT\nexec \"$@\"\n",
+            env().libdir.display(),
+            which.display()
+        ),
+    );
+}
+
+/// One run of `argv` in the case's directory with a private TMPDIR, the
+/// library of `lib` for the launcher and all it starts.
+fn simple_run(case: &Case, log: &str, lib: Lib, argv: &[String]) -> (Run, PathBuf, bool) {
+    let marker = new_marker(&format!("{}-{log}", case.name));
+    let proof = case.path(&format!("{log}.proof"));
+    fs::write(&proof, "").unwrap();
+    let t = TmpDir::new("opxs");
+    let cmd = merged(argv.iter().map(OsStr::new))
+        .on(lib)
+        .env("OPXS_MARKER", &marker)
+        .env("RUN_LIB", rank_lib(lib))
+        .env("PROOF_OUT", &proof)
+        .env("TMPDIR", &t)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .current_dir(&case.dir);
+    let r = run(cmd, secs(simple_timeout()));
+    r.save(case, log);
+    let clean = wait_until("the run's processes end", secs(5), || pids_with_env("OPXS_MARKER", &marker).is_empty()).is_ok();
+    if !clean {
+        kill_with_env("OPXS_MARKER", &marker);
+    }
+    (r, proof, clean)
+}
+
+/// Why a run of a test program fails its rule (`spec`, for `n` ranks), as
+/// the driver judged it.
+fn simple_judge(r: &Run, spec: &str, n: usize) -> Vec<String> {
+    let lines = r.all_lines();
+    let t = simple_timeout();
+    let timed_out = r.timed_out || r.signal() == Some(libc::SIGKILL);
+    let mut why = Vec::new();
+    let need_rc = |why: &mut Vec<String>, want: i32| {
+        if r.code() != Some(want) {
+            why.push(if timed_out { format!("timeout ({t}s)") } else { format!("exit {:?}, expected {want}", r.code()) });
+        }
+    };
+    let need = |why: &mut Vec<String>, pattern: &str, count: usize| {
+        let got = lines.iter().filter(|l| holds(l, pattern)).count();
+        if got < count {
+            why.push(format!("{got} of {count} lines /{pattern}/"));
+        }
+    };
+    // (lines that report a failure; not those both libraries print for a missing optional value)
+    let no_bad = |why: &mut Vec<String>| {
+        let bad = ["failed", "FAILED", "ERROR", "wrong", "incorrect"];
+        let benign = ["CREDENTIAL failed", "Register fabric failed with error NOT-SUPPORTED"];
+        if let Some(l) = lines.iter().find(|l| bad.iter().any(|b| l.contains(b)) && !benign.iter().any(|b| l.contains(b))) {
+            why.push(format!("printed: {}", l.chars().take(110).collect::<String>()));
+        }
+    };
+    let finalized = "PMIx_Finalize successfully completed";
+    let simptest = |why: &mut Vec<String>| {
+        need_rc(why, 0);
+        need(why, "^Test finished OK!", 1);
+    };
+    match spec {
+        "final" | "final2x" | "dyn" => {
+            need_rc(&mut why, 0);
+            need(&mut why, finalized, match spec { "final" => n, "final2x" => 2 * n, _ => n + 2 });
+            no_bad(&mut why);
+            if spec == "dyn" {
+                need(&mut why, "job .* size 2", 1);
+            }
+        }
+        "dmodex" => {
+            need_rc(&mut why, 0);
+            need(&mut why, finalized, n);
+            no_bad(&mut why);
+        }
+        // the job ends on its own with a non-zero status (the abort)
+        "abort" => {
+            if timed_out {
+                why.push(format!("timeout ({t}s)"));
+            } else if r.success() {
+                why.push("exit 0 after an abort".to_string());
+            }
+        }
+        // n - 1 survivors say "NOTIFIED", no hang
+        "die" | "st_die" => {
+            if timed_out {
+                why.push(format!("timeout ({t}s)"));
+            }
+            need(&mut why, "NOTIFIED with status", n - 1);
+        }
+        "quiet" | "doubleget" => {
+            need_rc(&mut why, 0);
+            no_bad(&mut why);
+        }
+        "getput" => {
+            need_rc(&mut why, 0);
+            need(&mut why, "Get complete and successful", n);
+            no_bad(&mut why);
+        }
+        "testpmix" => {
+            need_rc(&mut why, 0);
+            need(&mut why, "^I am rank", n);
+        }
+        "hybrid" => {
+            need_rc(&mut why, 0);
+            need(&mut why, "^Test completed", n);
+            need(&mut why, "^Entered parallel_region_OMP_cb", n);
+            need(&mut why, "^Entered parallel_region_MPI_cb", n);
+        }
+        "tool" => {
+            need(&mut why, "Client received result foobar:0", 1);
+            need(&mut why, "Client received result spastic:1", 1);
+            need(&mut why, finalized, 1);
+            no_bad(&mut why);
+        }
+        "py" => {
+            need_rc(&mut why, 0);
+            need(&mut why, "^12 / 12 TESTS PASSED", n);
+            let mut f: Vec<&str> = lines.iter().copied().filter(|l| l.contains("TEST FAILED")).collect();
+            f.sort_unstable();
+            f.dedup();
+            if !f.is_empty() {
+                why.push(f.join(";").chars().take(120).collect());
+            }
+        }
+        "fabric" | "sched" | "stability" => simptest(&mut why),
+        "vni" => {
+            need_rc(&mut why, 0);
+            need(&mut why, "^VNI: ", 1);
+        }
+        "gw" => {
+            simptest(&mut why);
+            need(&mut why, finalized, n);
+        }
+        "st_final" | "st_final2x" | "st_dyn" | "st_dmodex" | "st_quiet" => {
+            simptest(&mut why);
+            no_bad(&mut why);
+            match spec {
+                "st_final" | "st_dmodex" => need(&mut why, finalized, n),
+                "st_final2x" => need(&mut why, finalized, 2 * n),
+                "st_dyn" => need(&mut why, finalized, n + 2),
+                _ => {}
+            }
+        }
+        "st_getput" => {
+            simptest(&mut why);
+            need(&mut why, "Get complete and successful", n);
+            no_bad(&mut why);
+        }
+        "st_abort" => {
+            simptest(&mut why);
+            need(&mut why, "SERVER: ABORT", 1);
+        }
+        other => why.push(format!("no rule for {other}")),
+    }
+    why
+}
+
+/// A run judged: its rule, what it left running, its processes' library
+/// (at least `min_proofs` reports).
+fn simple_one(case: &Case, lib: Lib, spec: &str, n: usize, min_proofs: usize, argv: &[String]) -> (Run, Vec<String>) {
+    let (r, proof, clean) = simple_run(case, rank_lib(lib), lib, argv);
+    let mut why = simple_judge(&r, spec, n);
+    if !clean {
+        why.push("processes left running".to_string());
+    }
+    why.extend(which_pmix_loaded(&proof, &lib.file(), min_proofs));
+    (r, why)
+}
+
+/// The verdict: a skip when the reference (OpenPMIx) fails, a failure
+/// when it passes and rpmix fails.
+fn simple_verdict(name: &str, reference: &[String], ours: (Run, Vec<String>)) {
+    let (r, why) = ours;
+    let said = |w: &[String]| if w.is_empty() { "pass".to_string() } else { format!("fail: {}", w.join(", ")) };
+    if !reference.is_empty() {
+        skip(name, &format!("fails on OpenPMIx too: {}; rpmix: {}", said(reference), said(&why)));
+        return;
+    }
+    assert!(why.is_empty(), "{}", r.report(&format!("passes on OpenPMIx, rpmix: {}", said(&why))));
+}
+
+/// `argv` on OpenPMIx, then on rpmix.
+fn simple_both(name: &str, spec: &str, n: usize, min_proofs: usize, argv: &[String]) {
+    let case = Case::new(name);
+    simple_dir(&case);
+    let (_, reference) = simple_one(&case, Lib::OpenPmix, spec, n, min_proofs, argv);
+    let ours = simple_one(&case, Lib::Ours, spec, n, min_proofs, argv);
+    simple_verdict(name, &reference, ours);
+}
+
+/// `argv` on rpmix alone; its reference is `ref_argv` on OpenPMIx.
+fn simple_rpmix_only(name: &str, spec: &str, n: usize, min_proofs: usize, ref_argv: &[String], argv: &[String]) {
+    let case = Case::new(name);
+    simple_dir(&case);
+    let (_, reference) = simple_one(&case, Lib::OpenPmix, spec, n, min_proofs, ref_argv);
+    let ours = simple_one(&case, Lib::Ours, spec, n, min_proofs, argv);
+    simple_verdict(name, &reference, ours);
+}
+
+fn strings(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// `mpirun -n <n> ./proof ./<prog> <args>`.
+fn simple_mpirun(n: usize, prog: &str, args: &[&str]) -> Vec<String> {
+    let mut v = strings(&["mpirun", "--allow-run-as-root", "--oversubscribe", "-n"]);
+    v.extend([n.to_string(), "./proof".into(), format!("./{prog}")]);
+    v.extend(strings(args));
+    v
+}
+
+/// `pmixrun -n <n> ./proof ./<prog> <args>`.
+fn simple_pmixrun(n: usize, prog: &str, args: &[&str]) -> Vec<String> {
+    let mut v = vec![s(&env().pmixrun), "-n".into(), n.to_string(), "./proof".into(), format!("./{prog}")];
+    v.extend(strings(args));
+    v
+}
+
+/// `./proof ./simptest -n <n> -e ./<prog> <args>`: the server starts the clients.
+fn simple_simptest(n: usize, prog: &str, args: &[&str]) -> Vec<String> {
+    let mut v = strings(&["./proof", "./simptest", "-n"]);
+    v.extend([n.to_string(), "-e".into(), format!("./{prog}")]);
+    v.extend(strings(args));
+    v
+}
+
+#[test]
+fn simple_single_simpfabric() {
+    simple_both("simple_single_simpfabric", "fabric", 1, 1, &strings(&["./proof", "./simpfabric"]));
+}
+#[test]
+fn simple_single_simpsched() {
+    simple_both("simple_single_simpsched", "sched", 1, 1, &strings(&["./proof", "./simpsched"]));
+}
+#[test]
+fn simple_single_simpvni() {
+    simple_both("simple_single_simpvni", "vni", 1, 1, &strings(&["./proof", "./simpvni"]));
+}
+#[test]
+fn simple_single_hybrid() {
+    simple_both("simple_single_hybrid", "hybrid", 1, 1, &strings(&["./proof", "./hybrid"]));
+}
+#[test]
+fn simple_single_gwtest() {
+    simple_both("simple_single_gwtest", "gw", 2, 3, &strings(&["./proof", "./gwtest", "-n", "2"]));
+}
+#[test]
+fn simple_single_stability() {
+    simple_both("simple_single_stability", "stability", 1, 2, &strings(&["./proof", "./stability", "-n", "2", "-reps", "3"]));
+}
+/// simptool as simptest's child (it connects to its parent, which answers the query).
+#[test]
+fn simple_simptest_simptool() {
+    simple_both("simple_simptest_simptool", "tool", 1, 2, &strings(&["./proof", "./simptest", "-n", "1", "-e", "./simptool"]));
+}
+
+/// client.py of the Python bindings (python3-pmix), `launcher` words first.
+fn simple_py(launcher: &[String]) -> Option<Vec<String>> {
+    if !run(Cmd::new("/usr/bin/python3").args(["-c", "import pmix"]), secs(60)).success() {
+        return None;
+    }
+    let mut v = launcher.to_vec();
+    v.extend(["./proof".to_string(), "/usr/bin/python3".into(), s(openpmix_src().join("bindings/python/tests/python/client.py"))]);
+    Some(v)
+}
+fn mpirun_2() -> Vec<String> {
+    strings(&["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"])
+}
+#[test]
+fn simple_mpirun_py_client() {
+    let Some(argv) = simple_py(&mpirun_2()) else { return skip("simple_mpirun_py_client", "no python3-pmix") };
+    simple_both("simple_mpirun_py_client", "py", 2, 2, &argv);
+}
+#[test]
+fn simple_pmixrun_py_client() {
+    let (Some(reference), Some(argv)) = (simple_py(&mpirun_2()), simple_py(&[s(&env().pmixrun), "-n".into(), "2".into()])) else {
+        return skip("simple_pmixrun_py_client", "no python3-pmix");
+    };
+    simple_rpmix_only("simple_pmixrun_py_client", "py", 2, 2, &reference, &argv);
+}
+
+/// OpenPMIx's test programs link only public PMIx_* symbols of
+/// libpmix.so.2, and export no pmix_* symbol (nm).
+#[test]
+fn simple_programs_public_symbols_only() {
+    let mut bad = Vec::new();
+    for p in SIMPLE_PROGS {
+        let prog = c_prog(p, Build::OpenPmixTest);
+        let undefined = run(Cmd::new("nm").arg("-u").arg(&prog), secs(60)).ok();
+        let defined = run(Cmd::new("nm").args(["-D", "--defined-only"]).arg(&prog), secs(60)).ok();
+        let name = |l: &str| l.split_whitespace().last().unwrap_or("").to_string();
+        bad.extend(undefined.lines().iter().map(|l| name(l)).filter(|n| n.to_ascii_lowercase().starts_with("pmix") && !n.starts_with("PMIx_")).map(|n| format!("{p}: {n}")));
+        bad.extend(defined.lines().iter().map(|l| name(l)).filter(|n| n.to_ascii_lowercase().starts_with("pmix")).map(|n| format!("{p}: {n}")));
+    }
+    assert!(bad.is_empty(), "internal symbols: {bad:?}");
+}
+
+#[test]
+fn simple_mpirun_simpclient() {
+    simple_both("simple_mpirun_simpclient", "final", 2, 2, &simple_mpirun(2, "simpclient", &[]));
+}
+#[test]
+fn simple_pmixrun_simpclient() {
+    simple_rpmix_only("simple_pmixrun_simpclient", "final", 2, 2, &simple_mpirun(2, "simpclient", &[]), &simple_pmixrun(2, "simpclient", &[]));
+}
+#[test]
+fn simple_simptest_simpclient() {
+    simple_both("simple_simptest_simpclient", "st_final", 2, 3, &simple_simptest(2, "simpclient", &[]));
+}
+#[test]
+fn simple_mpirun_simpclient_abort() {
+    simple_both("simple_mpirun_simpclient_abort", "abort", 2, 2, &simple_mpirun(2, "simpclient", &["-abort"]));
+}
+#[test]
+fn simple_pmixrun_simpclient_abort() {
+    simple_rpmix_only("simple_pmixrun_simpclient_abort", "abort", 2, 2, &simple_mpirun(2, "simpclient", &["-abort"]), &simple_pmixrun(2, "simpclient", &["-abort"]));
+}
+#[test]
+fn simple_simptest_simpclient_abort() {
+    simple_both("simple_simptest_simpclient_abort", "st_abort", 2, 3, &simple_simptest(2, "simpclient", &["-abort"]));
+}
+#[test]
+fn simple_mpirun_simppub() {
+    simple_both("simple_mpirun_simppub", "final", 2, 2, &simple_mpirun(2, "simppub", &[]));
+}
+#[test]
+fn simple_pmixrun_simppub() {
+    simple_rpmix_only("simple_pmixrun_simppub", "final", 2, 2, &simple_mpirun(2, "simppub", &[]), &simple_pmixrun(2, "simppub", &[]));
+}
+#[test]
+fn simple_simptest_simppub() {
+    simple_both("simple_simptest_simppub", "st_final", 2, 3, &simple_simptest(2, "simppub", &[]));
+}
+#[test]
+fn simple_mpirun_simpdyn() {
+    simple_both("simple_mpirun_simpdyn", "dyn", 2, 2, &simple_mpirun(2, "simpdyn", &[]));
+}
+#[test]
+fn simple_pmixrun_simpdyn() {
+    simple_rpmix_only("simple_pmixrun_simpdyn", "dyn", 2, 2, &simple_mpirun(2, "simpdyn", &[]), &simple_pmixrun(2, "simpdyn", &[]));
+}
+#[test]
+fn simple_simptest_simpdyn() {
+    simple_both("simple_simptest_simpdyn", "st_dyn", 2, 3, &simple_simptest(2, "simpdyn", &[]));
+}
+#[test]
+fn simple_mpirun_simpft() {
+    simple_both("simple_mpirun_simpft", "abort", 2, 2, &simple_mpirun(2, "simpft", &[]));
+}
+#[test]
+fn simple_pmixrun_simpft() {
+    simple_rpmix_only("simple_pmixrun_simpft", "abort", 2, 2, &simple_mpirun(2, "simpft", &[]), &simple_pmixrun(2, "simpft", &[]));
+}
+#[test]
+fn simple_simptest_simpft() {
+    simple_both("simple_simptest_simpft", "st_abort", 2, 3, &simple_simptest(2, "simpft", &[]));
+}
+#[test]
+fn simple_mpirun_simpdmodex() {
+    simple_both("simple_mpirun_simpdmodex", "dmodex", 2, 2, &simple_mpirun(2, "simpdmodex", &[]));
+}
+#[test]
+fn simple_pmixrun_simpdmodex() {
+    simple_rpmix_only("simple_pmixrun_simpdmodex", "dmodex", 2, 2, &simple_mpirun(2, "simpdmodex", &[]), &simple_pmixrun(2, "simpdmodex", &[]));
+}
+#[test]
+fn simple_simptest_simpdmodex() {
+    simple_both("simple_simptest_simpdmodex", "st_dmodex", 2, 3, &simple_simptest(2, "simpdmodex", &[]));
+}
+#[test]
+fn simple_mpirun_simptimeout() {
+    simple_both("simple_mpirun_simptimeout", "final", 2, 2, &simple_mpirun(2, "simptimeout", &[]));
+}
+#[test]
+fn simple_pmixrun_simptimeout() {
+    simple_rpmix_only("simple_pmixrun_simptimeout", "final", 2, 2, &simple_mpirun(2, "simptimeout", &[]), &simple_pmixrun(2, "simptimeout", &[]));
+}
+#[test]
+fn simple_simptest_simptimeout() {
+    simple_both("simple_simptest_simptimeout", "st_final", 2, 3, &simple_simptest(2, "simptimeout", &[]));
+}
+#[test]
+fn simple_mpirun_simpdie() {
+    simple_both("simple_mpirun_simpdie", "die", 2, 2, &simple_mpirun(2, "simpdie", &[]));
+}
+#[test]
+fn simple_pmixrun_simpdie() {
+    simple_rpmix_only("simple_pmixrun_simpdie", "die", 2, 2, &simple_mpirun(2, "simpdie", &[]), &simple_pmixrun(2, "simpdie", &[]));
+}
+#[test]
+fn simple_simptest_simpdie() {
+    simple_both("simple_simptest_simpdie", "st_die", 2, 3, &simple_simptest(2, "simpdie", &[]));
+}
+#[test]
+fn simple_mpirun_quietclient() {
+    simple_both("simple_mpirun_quietclient", "quiet", 2, 2, &simple_mpirun(2, "quietclient", &[]));
+}
+#[test]
+fn simple_pmixrun_quietclient() {
+    simple_rpmix_only("simple_pmixrun_quietclient", "quiet", 2, 2, &simple_mpirun(2, "quietclient", &[]), &simple_pmixrun(2, "quietclient", &[]));
+}
+#[test]
+fn simple_simptest_quietclient() {
+    simple_both("simple_simptest_quietclient", "st_quiet", 2, 3, &simple_simptest(2, "quietclient", &[]));
+}
+#[test]
+fn simple_mpirun_simpio() {
+    simple_both("simple_mpirun_simpio", "final", 2, 2, &simple_mpirun(2, "simpio", &[]));
+}
+#[test]
+fn simple_pmixrun_simpio() {
+    simple_rpmix_only("simple_pmixrun_simpio", "final", 2, 2, &simple_mpirun(2, "simpio", &[]), &simple_pmixrun(2, "simpio", &[]));
+}
+#[test]
+fn simple_simptest_simpio() {
+    simple_both("simple_simptest_simpio", "st_final", 2, 3, &simple_simptest(2, "simpio", &[]));
+}
+#[test]
+fn simple_mpirun_simpcoord() {
+    simple_both("simple_mpirun_simpcoord", "final", 2, 2, &simple_mpirun(2, "simpcoord", &[]));
+}
+#[test]
+fn simple_pmixrun_simpcoord() {
+    simple_rpmix_only("simple_pmixrun_simpcoord", "final", 2, 2, &simple_mpirun(2, "simpcoord", &[]), &simple_pmixrun(2, "simpcoord", &[]));
+}
+#[test]
+fn simple_simptest_simpcoord() {
+    simple_both("simple_simptest_simpcoord", "st_final", 2, 3, &simple_simptest(2, "simpcoord", &[]));
+}
+#[test]
+fn simple_mpirun_simpcycle() {
+    simple_both("simple_mpirun_simpcycle", "final2x", 2, 2, &simple_mpirun(2, "simpcycle", &[]));
+}
+#[test]
+fn simple_pmixrun_simpcycle() {
+    simple_rpmix_only("simple_pmixrun_simpcycle", "final2x", 2, 2, &simple_mpirun(2, "simpcycle", &[]), &simple_pmixrun(2, "simpcycle", &[]));
+}
+#[test]
+fn simple_simptest_simpcycle() {
+    simple_both("simple_simptest_simpcycle", "st_final2x", 2, 3, &simple_simptest(2, "simpcycle", &[]));
+}
+#[test]
+fn simple_mpirun_simpjctrl() {
+    simple_both("simple_mpirun_simpjctrl", "final", 2, 2, &simple_mpirun(2, "simpjctrl", &[]));
+}
+#[test]
+fn simple_pmixrun_simpjctrl() {
+    simple_rpmix_only("simple_pmixrun_simpjctrl", "final", 2, 2, &simple_mpirun(2, "simpjctrl", &[]), &simple_pmixrun(2, "simpjctrl", &[]));
+}
+#[test]
+fn simple_mpirun_doubleget() {
+    simple_both("simple_mpirun_doubleget", "doubleget", 2, 2, &simple_mpirun(2, "doubleget", &[]));
+}
+#[test]
+fn simple_pmixrun_doubleget() {
+    simple_rpmix_only("simple_pmixrun_doubleget", "doubleget", 2, 2, &simple_mpirun(2, "doubleget", &[]), &simple_pmixrun(2, "doubleget", &[]));
+}
+#[test]
+fn simple_mpirun_get_put_example() {
+    simple_both("simple_mpirun_get_put_example", "getput", 2, 2, &simple_mpirun(2, "get_put_example", &[]));
+}
+#[test]
+fn simple_pmixrun_get_put_example() {
+    simple_rpmix_only("simple_pmixrun_get_put_example", "getput", 2, 2, &simple_mpirun(2, "get_put_example", &[]), &simple_pmixrun(2, "get_put_example", &[]));
+}
+#[test]
+fn simple_simptest_get_put_example() {
+    simple_both("simple_simptest_get_put_example", "st_getput", 2, 3, &simple_simptest(2, "get_put_example", &[]));
+}
+#[test]
+fn simple_mpirun_test_pmix() {
+    simple_both("simple_mpirun_test_pmix", "testpmix", 2, 2, &simple_mpirun(2, "test_pmix", &[]));
+}
+#[test]
+fn simple_pmixrun_test_pmix() {
+    simple_rpmix_only("simple_pmixrun_test_pmix", "testpmix", 2, 2, &simple_mpirun(2, "test_pmix", &[]), &simple_pmixrun(2, "test_pmix", &[]));
+}
+#[test]
+fn simple_mpirun_hybrid() {
+    simple_both("simple_mpirun_hybrid", "hybrid", 2, 2, &simple_mpirun(2, "hybrid", &[]));
+}
+#[test]
+fn simple_pmixrun_hybrid() {
+    simple_rpmix_only("simple_pmixrun_hybrid", "hybrid", 2, 2, &simple_mpirun(2, "hybrid", &[]), &simple_pmixrun(2, "hybrid", &[]));
+}
+
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
 mod sh {
     use super::*;
@@ -807,63 +1336,7 @@ mod sh {
     mod test_programs {
         use super::*;
         driver_cases!("openpmix-simple-tests.sh", "opxsimple", secs(300), [("SIMPLE_TIMEOUT", "20"), ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
-            mpirun_simpclient: "mpirun/simpclient",
-            pmixrun_simpclient: "pmixrun/simpclient",
-            simptest_simpclient: "simptest/simpclient",
-            mpirun_simpclient_abort: "mpirun/simpclient-abort",
-            pmixrun_simpclient_abort: "pmixrun/simpclient-abort",
-            simptest_simpclient_abort: "simptest/simpclient-abort",
-            mpirun_simppub: "mpirun/simppub",
-            pmixrun_simppub: "pmixrun/simppub",
-            simptest_simppub: "simptest/simppub",
-            mpirun_simpft: "mpirun/simpft",
-            pmixrun_simpft: "pmixrun/simpft",
-            simptest_simpft: "simptest/simpft",
-            mpirun_simptimeout: "mpirun/simptimeout",
-            pmixrun_simptimeout: "pmixrun/simptimeout",
-            simptest_simptimeout: "simptest/simptimeout",
-            simptest_simpdie: "simptest/simpdie",
-            mpirun_simpio: "mpirun/simpio",
-            pmixrun_simpio: "pmixrun/simpio",
-            simptest_simpio: "simptest/simpio",
-            mpirun_simpcycle: "mpirun/simpcycle",
-            pmixrun_simpcycle: "pmixrun/simpcycle",
-            simptest_simpcycle: "simptest/simpcycle",
-            mpirun_simpjctrl: "mpirun/simpjctrl",
-            pmixrun_simpjctrl: "pmixrun/simpjctrl",
-            mpirun_doubleget: "mpirun/doubleget",
-            pmixrun_doubleget: "pmixrun/doubleget",
-            mpirun_get_put_example: "mpirun/get_put_example",
-            pmixrun_get_put_example: "pmixrun/get_put_example",
-            simptest_get_put_example: "simptest/get_put_example",
-            mpirun_hybrid: "mpirun/hybrid",
-            pmixrun_hybrid: "pmixrun/hybrid",
-            single_simpfabric: "single/simpfabric",
-            single_simpsched: "single/simpsched",
-            single_simpvni: "single/simpvni",
-            single_hybrid: "single/hybrid",
-            simptest_simptool: "simptest/simptool",
             attach_simptool: "attach/simptool",
-            mpirun_py_client: "mpirun/py-client",
-            mpirun_quietclient: "mpirun/quietclient",
-            mpirun_simpcoord: "mpirun/simpcoord",
-            mpirun_simpdie: "mpirun/simpdie",
-            mpirun_simpdmodex: "mpirun/simpdmodex",
-            mpirun_simpdyn: "mpirun/simpdyn",
-            mpirun_test_pmix: "mpirun/test_pmix",
-            pmixrun_py_client: "pmixrun/py-client",
-            pmixrun_quietclient: "pmixrun/quietclient",
-            pmixrun_simpcoord: "pmixrun/simpcoord",
-            pmixrun_simpdie: "pmixrun/simpdie",
-            pmixrun_simpdmodex: "pmixrun/simpdmodex",
-            pmixrun_simpdyn: "pmixrun/simpdyn",
-            pmixrun_test_pmix: "pmixrun/test_pmix",
-            simptest_quietclient: "simptest/quietclient",
-            simptest_simpcoord: "simptest/simpcoord",
-            simptest_simpdmodex: "simptest/simpdmodex",
-            simptest_simpdyn: "simptest/simpdyn",
-            single_gwtest: "single/gwtest",
-            single_stability: "single/stability",
         });
     }
     /// tools/examples-tests.sh
