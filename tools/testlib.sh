@@ -39,9 +39,10 @@
 # driver was started in.
 #
 # Compiling: the programs of c-tests/*.c and OpenPMIx's examples are
-# built by c-tests/Makefile (make_progs, below). build_once is for the rest
-# (mpicc programs, the examples' server with its shim, builds inside a
-# namespace host): build_once [--stderr <file>] <out> <command...> runs the compile
+# built by c-tests/Makefile (make_progs, below). build_once is for the
+# Slurm and two-host drivers' own builds (into their hosts' directories, with
+# their own flags, some inside the Debian 13 root):
+# build_once [--stderr <file>] <out> <command...> runs the compile
 # <command> (which writes <out>) only when <out> is not up to date: it must
 # have been written by this very command (kept in <out>.cmd) and be newer
 # than the .c files of the command, the .h files next to them, under its -I
