@@ -1308,6 +1308,638 @@ fn simple_pmixrun_hybrid() {
     simple_rpmix_only("simple_pmixrun_hybrid", "hybrid", 2, 2, &simple_mpirun(2, "hybrid", &[]), &simple_pmixrun(2, "hybrid", &[]));
 }
 
+// ---------------------------------------------------------------- OpenPMIx's examples under three hosts
+//
+// OpenPMIx 4.2.2's example programs, on OpenPMIx's libpmix.so.2 and on
+// rpmix's, under OpenPMIx's server.c (`server -n NP -e ./prog`), Open MPI
+// 4.1.4's mpirun (`--host <this host>:NP`, so PMIX_UNIV_SIZE = NP; on
+// rpmix, mpirun's embedded server and the ranks all run on it) and rpmix's
+// pmixrun (rpmix only: its reference is OpenPMIx under mpirun), with the
+// outputs compared. Every run: in a directory holding every example
+// (dynamic.c and debugger.c spawn ./client and ./debuggerd from there), a
+// private TMPDIR, the example's time limit, EXAMPLES_MARKER in the
+// environment of all its processes (what carries it afterwards is killed
+// and fails the run). A run passes when its exit is the expected one (0,
+// or any but a time-out for examples whose rank 0 exits 1 on purpose), no
+// line shows a failure message (but the example's informational ones) and
+// the completion line appears as often as expected. server.c has a race
+// of its own (it stops when `wakeup`, decremented by both a client's
+// finalize upcall and its SIGCHLD, reaches 0, so it can finalize while a
+// client still needs it): runs under it are tried up to 5 times on both
+// libraries. When both libraries pass under server or mpirun, the sorted
+// normalised outputs must be equal; under pmixrun the comparison with
+// OpenPMIx under mpirun is printed for information. A case fails when
+// OpenPMIx passes and rpmix fails; failing on both, it is a skip with the
+// reason (`example_both_reason`).
+
+/// Why a run fails on both libraries (host, example).
+fn example_both_reason(host: &str, ex: &str) -> &'static str {
+    match (host, ex) {
+        ("server", "dynamic") => "server.c's spawn upcall only registers DYNSPACE and never starts procs: PMIx_Spawn never completes",
+        ("server", "fault") => "server.c never notifies PMIX_ERR_PROC_ABORTED/JOB_TERMINATED: rank 1 waits for it forever",
+        ("server", "alloc") | ("mpirun", "alloc") => "rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE, which no host sends",
+        ("server", "jctrl") => "server.c has no job_control upcall: OpenPMIx answers NOT_SUPPORTED (-47)",
+        ("server", "log") => "OpenPMIx: PMIx_Log under server.c (log upcall answering inside the upcall) never returns",
+        ("server", "group") | ("server", "group_dmodex") | ("server", "group_lcl_cid") => "server.c has no group upcall: Group_construct NOT_SUPPORTED on OpenPMIx",
+        ("server", "asyncgroup") => "server.c has no group upcall: Group_invite NOT_SUPPORTED on OpenPMIx",
+        ("mpirun", "group") | ("mpirun", "group_dmodex") | ("mpirun", "group_lcl_cid") => "Open MPI 4.1's ORTE has no PMIx group support: Group_construct NOT_SUPPORTED",
+        ("mpirun", "asyncgroup") => "Open MPI 4.1's ORTE cannot pack the group-invite event (pmix.evrange UNSUPPORTED TYPE)",
+        ("mpirun", "abi_with_init") => "ORTE's query upcall fails the whole query (PMIX_ERROR) on the unknown ABI/namespace keys",
+        ("mpirun", "bad_exit") => "mpirun aborts the job when rank 0 exits 1, before rank 1 finalizes",
+        ("mpirun", "pubi") => "ORTE answers the PMIX_WAIT lookup before rank 0's publish lands: empty nspace (\"wrong nspace\")",
+        ("mpirun", "fault") => "ORTE aborts the job when rank 0 exits 1 before rank 1 is notified",
+        ("server", "tool") => "tool as a job's only process: see the log",
+        ("server", "bad_exit") => "rank 0 exits 1 by design; see the log",
+        ("mpirun", "tool") => "OpenPMIx: tool_init/query of namespaces under mpirun never completes (timed out)",
+        ("server", "launcher") | ("mpirun", "launcher") => "launcher PMIx_Spawns 128 procs of 'app' and waits for their completion event",
+        ("server", "debugger") => "debugger waits for the spawned job's termination event, which server.c's fake spawn never sends",
+        ("mpirun", "debugger") => "OpenPMIx: the debugger under mpirun never completes (timed out)",
+        _ => "no reason recorded; see the logs",
+    }
+}
+
+/// The case's directory as the examples' own: each example (and server.c,
+/// debuggerd) under its name.
+fn example_dir(case: &Case) {
+    let mut names: Vec<&str> = EXAMPLES.iter().map(|e| e.0).collect();
+    names.extend(["server", "debuggerd"]);
+    for n in names {
+        std::os::unix::fs::symlink(c_prog(n, Build::OpenPmixExample), case.path(n)).expect("an example's link");
+    }
+}
+
+/// One run of `ex` under `host` on `lib`; returns it and whether it left
+/// processes running.
+fn example_once(case: &Case, host: &str, lib: Lib, ex: &str, np: usize, limit: u64, attempt: usize) -> (Run, bool) {
+    let marker = new_marker(&format!("{}-{host}-{}", case.name, rank_lib(lib)));
+    let t = TmpDir::new("oex");
+    let npn = np.to_string();
+    let prog = format!("./{ex}");
+    let mut argv: Vec<String> = strings(&["timeout", "-k", "2"]);
+    argv.push(limit.to_string());
+    match host {
+        "server" => argv.extend([s(case.path("server")), "-n".into(), npn, "-e".into(), prog]),
+        "mpirun" => {
+            argv.extend(strings(&["mpirun", "--allow-run-as-root", "--oversubscribe", "--host"]));
+            argv.extend([format!("{}:{np}", hostname()), "-np".into(), npn, prog]);
+        }
+        _ => argv.extend([s(&env().pmixrun), "-n".into(), npn, prog]),
+    }
+    // (timeout -k: mpirun sometimes ignores a SIGTERM; a KILL 2 s later, exit 137, is a time-out too)
+    let cmd = merged(argv.iter().map(OsStr::new)).on(lib).env("TMPDIR", &t).env("EXAMPLES_MARKER", &marker).current_dir(&case.dir);
+    let r = run(as_root_env(cmd), secs(limit + 5));
+    r.save(case, &format!("{host}.{ex}.{}.{attempt}", rank_lib(lib)));
+    let left = wait_until("the run's processes end", secs(5), || pids_with_env("EXAMPLES_MARKER", &marker).is_empty()).is_err();
+    if left {
+        kill_with_env("EXAMPLES_MARKER", &marker);
+    }
+    (r, left)
+}
+
+fn as_root_env(cmd: Cmd) -> Cmd {
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+}
+
+/// Whether a run hit its time limit (timeout's 124, or 137 once killed).
+fn example_timed_out(r: &Run) -> bool {
+    r.timed_out || matches!(r.code(), Some(124) | Some(137))
+}
+
+/// Why a run of an example fails (empty: it passed).
+fn example_judge(r: &Run, host: &str, ex: &(&str, usize, u64, bool, &str, usize), left: bool) -> Vec<String> {
+    let &(name, _, _, exit_any, re, count) = ex;
+    let lines = r.all_lines();
+    let mut why = Vec::new();
+    if example_timed_out(r) {
+        why.push("timed out".to_string());
+    } else if !exit_any && !r.success() {
+        why.push(format!("exit {:?}", r.code()));
+    }
+    let fail_words = ["failed", "FAILED", "Error", "ERROR", "wrong", "WASN'T RETURNED", "WAS NOT RETURNED", "incorrect", "requires a minimum of", "Failed to", "PMIX ERROR", "ORTE_ERROR"];
+    // (no fabric coordinates exist on one machine: nodeinfo says so and goes on)
+    let informational = |l: &str| name == "nodeinfo" && holds(l, "PMIx_Get coordinates.* failed: NOT-FOUND");
+    if let Some(l) = lines.iter().find(|l| fail_words.iter().any(|w| l.contains(w)) && !informational(l)) {
+        why.push(l.chars().take(110).collect());
+    }
+    let n = lines.iter().filter(|l| holds(l, re)).count();
+    if count > 0 && n < count && why.is_empty() {
+        why.push(format!("{n} of {count} completion lines"));
+    }
+    if left {
+        why.push("processes left running".to_string());
+    }
+    let raced = |l: &&str| {
+        l.contains("UNREACH")
+            || ["LOST-CONNECTION", "LOST_CONNECTION", "LOST CONNECTION"].iter().any(|w| l.contains(w))
+            || ["failed -25", "failed: -25", "status -25", "status: -25"].iter().any(|w| l.ends_with(w))
+    };
+    if host == "server" && lines.iter().any(raced) {
+        why.push("server.c finished while a client still needed it (its wakeup race)".to_string());
+    }
+    why
+}
+
+/// The runs of `ex` under `host` on `lib` (up to 5 under server.c, a
+/// time-out not retried); the last, and why it fails.
+fn example_lib(case: &Case, host: &str, lib: Lib, ex: &(&str, usize, u64, bool, &str, usize)) -> (Run, Vec<String>) {
+    let tries = if host == "server" { 5 } else { 1 };
+    let mut last = None;
+    for attempt in 1..=tries {
+        let (r, left) = example_once(case, host, lib, ex.0, ex.1, ex.2, attempt);
+        let why = example_judge(&r, host, ex, left);
+        let (done, hung) = (why.is_empty(), example_timed_out(&r));
+        last = Some((r, why));
+        if done || hung {
+            break;
+        }
+    }
+    last.expect("a run")
+}
+
+/// Whether `line` has `word` at `i` between non-word characters.
+fn word_at(line: &str, i: usize, word: &str) -> bool {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    line[i..].starts_with(word)
+        && !line[..i].chars().next_back().is_some_and(is_word)
+        && !line[i + word.len()..].chars().next().is_some_and(is_word)
+}
+
+/// Each match of `m` (given the character before and the rest of the
+/// line: the length it matches) replaced by `with`, left to right.
+fn rewrite(line: &str, with: &str, m: impl Fn(Option<char>, &str) -> Option<usize>) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < line.len() {
+        let prev = line[..i].chars().next_back();
+        match m(prev, &line[i..]).filter(|&n| n > 0) {
+            Some(n) => {
+                out.push_str(with);
+                i += n;
+            }
+            None => {
+                let c = line[i..].chars().next().expect("a character");
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// How many ASCII digits `s` begins with.
+fn digits(s: &str) -> usize {
+    s.bytes().take_while(u8::is_ascii_digit).count()
+}
+
+/// An output made stable for comparing (pids, host name, namespaces:
+/// mpirun's numeric jobids, rpmixrun.<pid>.<n>, prterun-*; handler refs,
+/// temporary paths, times), its lines sorted (ranks interleave).
+fn normalise(out: &str) -> Vec<String> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let host = hostname();
+    // mpirun's numeric namespace (its jobid) may have fewer than 8 digits:
+    // learnt from a "ns <jobid> rank" line and replaced wherever it stands
+    let ns = out.lines().find_map(|l| {
+        l.match_indices("ns ").find_map(|(i, _)| {
+            let d = digits(&l[i + 3..]);
+            let ok = !l[..i].chars().next_back().is_some_and(is_word) && d >= 5 && l[i + 3 + d..].starts_with(" rank");
+            ok.then(|| l[i + 3..i + 3 + d].to_string())
+        })
+    });
+    let mut lines: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let mut l = l.to_string();
+            if let Some(ns) = &ns {
+                l = rewrite(&l, "NS", |_, rest| (rest.starts_with(ns.as_str()) && word_at(rest, 0, ns)).then_some(ns.len()));
+            }
+            l = rewrite(&l, "TMP", |_, rest| rest.starts_with("/tmp/").then(|| 5 + rest[5..].chars().take_while(|c| *c != ' ').map(char::len_utf8).sum::<usize>()));
+            if !host.is_empty() {
+                l = rewrite(&l, "HOST", |prev, rest| (rest.starts_with(host.as_str()) && !prev.is_some_and(is_word) && !rest[host.len()..].chars().next().is_some_and(is_word)).then_some(host.len()));
+            }
+            l = rewrite(&l, "NS", |_, rest| {
+                let r = rest.strip_prefix("rpmixrun.")?;
+                let a = digits(r);
+                let b = digits(r.get(a + 1..)?);
+                (a > 0 && r[a..].starts_with('.') && b > 0).then_some(9 + a + 1 + b)
+            });
+            l = rewrite(&l, "NS", |_, rest| {
+                rest.strip_prefix("prterun-").map(|r| 8 + r.chars().take_while(|c| c.is_ascii_alphanumeric() || "_.-".contains(*c)).count())
+            });
+            l = rewrite(&l, "NS", |prev, rest| {
+                let d = digits(rest);
+                (d >= 8 && !prev.is_some_and(is_word) && !rest[d..].chars().next().is_some_and(is_word)).then_some(d)
+            });
+            l = rewrite(&l, "pid PID", |_, rest| rest.strip_prefix("pid ").map(digits).filter(|&d| d > 0).map(|d| 4 + d));
+            if let Some(rest) = l.strip_prefix("Client ") {
+                let d = digits(rest);
+                if d > 0 && rest[d..].starts_with(": Running") {
+                    l = format!("Client PID{}", &rest[d..]);
+                }
+            }
+            if let Some(rest) = l.strip_prefix('[') {
+                let d = digits(rest);
+                if d > 0 && rest[d..].starts_with("] ") {
+                    l = format!("[PID] {}", &rest[d + 2..]);
+                }
+            }
+            l = rewrite(&l, "[HOST:PID]", |_, rest| {
+                let r = rest.strip_prefix("[HOST:")?;
+                let d = digits(r);
+                (d > 0 && r[d..].starts_with(']')).then_some(6 + d + 1)
+            });
+            l = rewrite(&l, "ref=N", |_, rest| rest.strip_prefix("ref=").map(digits).filter(|&d| d > 0).map(|d| 4 + d));
+            l = rewrite(&l, "[[JOB]]", |_, rest| {
+                let r = rest.strip_prefix("[[")?;
+                let a = digits(r);
+                let r2 = r[a..].strip_prefix(',')?;
+                let b = digits(r2);
+                let r3 = r2[b..].strip_prefix("],")?;
+                let c = digits(r3);
+                (a > 0 && b > 0 && c > 0 && r3[c..].starts_with(']')).then_some(2 + a + 1 + b + 2 + c + 1)
+            });
+            rewrite(&l, "N ms", |_, rest| {
+                let d = digits(rest);
+                (d > 0 && rest[d..].starts_with(" ms") && !rest[d + 3..].chars().next().is_some_and(is_word)).then_some(d + 3)
+            })
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `ex` under `host`: see the section's comment.
+fn example_case(host: &str, name: &str) {
+    let ex = EXAMPLES.iter().find(|e| e.0 == name).expect("an example of the table");
+    let case = Case::new(&format!("examples_{host}_{name}"));
+    example_dir(&case);
+    let said = |w: &[String]| if w.is_empty() { "pass".to_string() } else { w.join("; ") };
+    if host == "pmixrun" {
+        let (reference, ref_why) = example_lib(&case, "mpirun", Lib::OpenPmix, ex);
+        let (r, why) = example_lib(&case, "pmixrun", Lib::Ours, ex);
+        if why.is_empty() {
+            if normalise(&reference.stdout) != normalise(&r.stdout) {
+                println!("(differs from OpenPMIx under mpirun: information only)");
+            }
+            return;
+        }
+        if !ref_why.is_empty() {
+            skip(&case.name, "fails on both (reference: OpenPMIx under mpirun)");
+            return;
+        }
+        panic!("{}", r.report(&format!("rpmix: {}", said(&why))));
+    }
+    let (theirs, their_why) = example_lib(&case, host, Lib::OpenPmix, ex);
+    let (ours, mut why) = example_lib(&case, host, Lib::Ours, ex);
+    if why.is_empty() && their_why.is_empty() {
+        // (server.c's own "FINALIZED" lines depend on its wakeup race)
+        let norm = |r: &Run| normalise(&r.stdout).into_iter().filter(|l| !l.starts_with("SERVER: FINALIZED")).collect::<Vec<_>>();
+        let (a, b) = (norm(&theirs), norm(&ours));
+        if a != b {
+            let only: Vec<String> = a.iter().filter(|l| !b.contains(l)).map(|l| format!("< {l}")).chain(b.iter().filter(|l| !a.contains(l)).map(|l| format!("> {l}"))).take(4).collect();
+            why.push(format!("output differs from OpenPMIx's: {only:?}"));
+        }
+    }
+    if why.is_empty() {
+        return;
+    }
+    if !their_why.is_empty() {
+        skip(&case.name, &format!("fails on both: {} (OpenPMIx: {}; rpmix: {})", example_both_reason(host, name), said(&their_why), said(&why)));
+        return;
+    }
+    panic!("{}", ours.report(&format!("rpmix: {}", said(&why))));
+}
+
+/// The built server.c imports no lower-case pmix_* symbol (only the
+/// public API: its internals come from our shim).
+#[test]
+fn examples_server_public_api() {
+    let r = run(Cmd::new("nm").args(["-D", "--undefined-only"]).arg(c_prog("server", Build::OpenPmixExample)), secs(60)).ok();
+    let internal: Vec<&str> = r.lines().into_iter().filter(|l| l.split_whitespace().last().is_some_and(|n| n.starts_with("pmix_"))).collect();
+    assert!(internal.is_empty(), "the built server imports pmix_* internals: {internal:?}");
+}
+
+/// LD_LIBRARY_PATH=<rpmix's directory> selects rpmix's libpmix.so.2 for an
+/// example (ldd).
+#[test]
+fn examples_rpmix_lib_selected() {
+    let e = env();
+    let r = run(Cmd::new("ldd").arg(c_prog("hello", Build::OpenPmixExample)).on(Lib::Ours), secs(60)).ok();
+    let want = format!("libpmix.so.2 => {}", e.lib.display());
+    assert!(r.stdout.contains(&want), "{}", r.report(&format!("no '{want}'")));
+}
+
+/// The normalisation, as the driver's sed script did it.
+#[test]
+fn examples_normalise() {
+    let h = hostname();
+    let out = format!(
+        "Client ns 12345678 rank 0 pid 4242: Running on {h}\n[{h}:77] x\nref=12 took 35 ms\n[[1234,1],0] at /tmp/rpmix-oex.ab/x y\nrpmixrun.99.1 prterun-a.b-1@2\nns 54321 rank 1\n[9] z 54321\nClient 31: Running"
+    );
+    let want = [
+        "Client PID: Running",
+        "Client ns NS rank 0 pid PID: Running on HOST",
+        "NS NS@2",
+        "[HOST:PID] x",
+        "[PID] z 54321",
+        "[[JOB]] at TMP y",
+        "ns 54321 rank 1",
+        "ref=N took N ms",
+    ];
+    assert_eq!(normalise(&out), want);
+}
+
+/// OpenPMIx's examples: name, ranks, time limit (s), any exit but a time-out (else 0), completion line, how many.
+const EXAMPLES: [(&str, usize, u64, bool, &str, usize); 22] = [
+    ("hello", 2, 10, false, "PMIx_Finalize.successfully.completed", 2),
+    ("nodeinfo", 2, 10, false, "PMIx_Finalize.successfully.completed", 2),
+    ("client", 2, 10, false, "PMIx_Finalize.successfully.completed", 2),
+    ("client2", 2, 10, false, "PMIx_Finalize.successfully.completed", 2),
+    ("dmodex", 2, 10, false, "rank.0:PMIx_Finalize.successfully", 1),
+    ("pub", 2, 10, false, "UNPUBLISH.SUCCEEDED", 1),
+    ("pubi", 2, 10, false, "UNPUBLISH.SUCCEEDED", 1),
+    ("log", 2, 8, false, "PMIx_Finalize.successfully.completed", 2),
+    ("jctrl", 2, 10, false, "PMIx_Finalize.successfully.completed", 2),
+    ("dynamic", 2, 8, false, "PMIx_Finalize.successfully.completed", 4),
+    ("alloc", 2, 5, false, "PMIx_Finalize.successfully.completed", 2),
+    ("fault", 2, 8, true, "DEBUGGER.DAEMON.NOTIFIED.TERMINATED", 1),
+    ("bad_exit", 2, 10, true, "rank.1:PMIx_Finalize.successfully", 1),
+    ("abi_no_init", 2, 10, false, "ABI..Stable", 2),
+    ("abi_with_init", 2, 10, false, "Namespaces:", 2),
+    ("group", 4, 10, false, "Group.construct.complete", 3),
+    ("group_dmodex", 4, 10, false, ":[0-9]+.COMPLETE", 4),
+    ("group_lcl_cid", 4, 10, false, "PMIx_Get.LOCAL.CID.for.rank.*SUCCESS", 16),
+    ("asyncgroup", 4, 8, false, ":[0-9]+.COMPLETE", 4),
+    ("tool", 1, 5, false, "ACTIVE.NSPACES", 1),
+    ("launcher", 1, 5, false, ".", 0),
+    ("debugger", 1, 5, false, ".", 0),
+];
+
+#[test]
+fn examples_server_hello() {
+    example_case("server", "hello");
+}
+#[test]
+fn examples_mpirun_hello() {
+    example_case("mpirun", "hello");
+}
+#[test]
+fn examples_pmixrun_hello() {
+    example_case("pmixrun", "hello");
+}
+#[test]
+fn examples_server_nodeinfo() {
+    example_case("server", "nodeinfo");
+}
+#[test]
+fn examples_mpirun_nodeinfo() {
+    example_case("mpirun", "nodeinfo");
+}
+#[test]
+fn examples_pmixrun_nodeinfo() {
+    example_case("pmixrun", "nodeinfo");
+}
+#[test]
+fn examples_server_client() {
+    example_case("server", "client");
+}
+#[test]
+fn examples_mpirun_client() {
+    example_case("mpirun", "client");
+}
+#[test]
+fn examples_pmixrun_client() {
+    example_case("pmixrun", "client");
+}
+#[test]
+fn examples_server_client2() {
+    example_case("server", "client2");
+}
+#[test]
+fn examples_mpirun_client2() {
+    example_case("mpirun", "client2");
+}
+#[test]
+fn examples_pmixrun_client2() {
+    example_case("pmixrun", "client2");
+}
+#[test]
+fn examples_server_dmodex() {
+    example_case("server", "dmodex");
+}
+#[test]
+fn examples_mpirun_dmodex() {
+    example_case("mpirun", "dmodex");
+}
+#[test]
+fn examples_pmixrun_dmodex() {
+    example_case("pmixrun", "dmodex");
+}
+#[test]
+fn examples_server_pub() {
+    example_case("server", "pub");
+}
+#[test]
+fn examples_mpirun_pub() {
+    example_case("mpirun", "pub");
+}
+#[test]
+fn examples_pmixrun_pub() {
+    example_case("pmixrun", "pub");
+}
+#[test]
+fn examples_server_pubi() {
+    example_case("server", "pubi");
+}
+#[test]
+fn examples_mpirun_pubi() {
+    example_case("mpirun", "pubi");
+}
+#[test]
+fn examples_pmixrun_pubi() {
+    example_case("pmixrun", "pubi");
+}
+#[test]
+fn examples_server_log() {
+    example_case("server", "log");
+}
+#[test]
+fn examples_mpirun_log() {
+    example_case("mpirun", "log");
+}
+#[test]
+fn examples_pmixrun_log() {
+    example_case("pmixrun", "log");
+}
+#[test]
+fn examples_server_jctrl() {
+    example_case("server", "jctrl");
+}
+#[test]
+fn examples_mpirun_jctrl() {
+    example_case("mpirun", "jctrl");
+}
+#[test]
+fn examples_pmixrun_jctrl() {
+    example_case("pmixrun", "jctrl");
+}
+#[test]
+fn examples_server_dynamic() {
+    example_case("server", "dynamic");
+}
+#[test]
+fn examples_mpirun_dynamic() {
+    example_case("mpirun", "dynamic");
+}
+#[test]
+fn examples_pmixrun_dynamic() {
+    example_case("pmixrun", "dynamic");
+}
+#[test]
+fn examples_server_alloc() {
+    example_case("server", "alloc");
+}
+#[test]
+fn examples_mpirun_alloc() {
+    example_case("mpirun", "alloc");
+}
+#[test]
+fn examples_pmixrun_alloc() {
+    example_case("pmixrun", "alloc");
+}
+#[test]
+fn examples_server_fault() {
+    example_case("server", "fault");
+}
+#[test]
+fn examples_mpirun_fault() {
+    example_case("mpirun", "fault");
+}
+#[test]
+fn examples_pmixrun_fault() {
+    example_case("pmixrun", "fault");
+}
+#[test]
+fn examples_server_bad_exit() {
+    example_case("server", "bad_exit");
+}
+#[test]
+fn examples_mpirun_bad_exit() {
+    example_case("mpirun", "bad_exit");
+}
+#[test]
+fn examples_pmixrun_bad_exit() {
+    example_case("pmixrun", "bad_exit");
+}
+#[test]
+fn examples_server_abi_no_init() {
+    example_case("server", "abi_no_init");
+}
+#[test]
+fn examples_mpirun_abi_no_init() {
+    example_case("mpirun", "abi_no_init");
+}
+#[test]
+fn examples_pmixrun_abi_no_init() {
+    example_case("pmixrun", "abi_no_init");
+}
+#[test]
+fn examples_server_abi_with_init() {
+    example_case("server", "abi_with_init");
+}
+#[test]
+fn examples_mpirun_abi_with_init() {
+    example_case("mpirun", "abi_with_init");
+}
+#[test]
+fn examples_pmixrun_abi_with_init() {
+    example_case("pmixrun", "abi_with_init");
+}
+#[test]
+fn examples_server_group() {
+    example_case("server", "group");
+}
+#[test]
+fn examples_mpirun_group() {
+    example_case("mpirun", "group");
+}
+#[test]
+fn examples_pmixrun_group() {
+    example_case("pmixrun", "group");
+}
+#[test]
+fn examples_server_group_dmodex() {
+    example_case("server", "group_dmodex");
+}
+#[test]
+fn examples_mpirun_group_dmodex() {
+    example_case("mpirun", "group_dmodex");
+}
+#[test]
+fn examples_pmixrun_group_dmodex() {
+    example_case("pmixrun", "group_dmodex");
+}
+#[test]
+fn examples_server_group_lcl_cid() {
+    example_case("server", "group_lcl_cid");
+}
+#[test]
+fn examples_mpirun_group_lcl_cid() {
+    example_case("mpirun", "group_lcl_cid");
+}
+#[test]
+fn examples_pmixrun_group_lcl_cid() {
+    example_case("pmixrun", "group_lcl_cid");
+}
+#[test]
+fn examples_server_asyncgroup() {
+    example_case("server", "asyncgroup");
+}
+#[test]
+fn examples_mpirun_asyncgroup() {
+    example_case("mpirun", "asyncgroup");
+}
+#[test]
+fn examples_pmixrun_asyncgroup() {
+    example_case("pmixrun", "asyncgroup");
+}
+#[test]
+fn examples_server_tool() {
+    example_case("server", "tool");
+}
+#[test]
+fn examples_mpirun_tool() {
+    example_case("mpirun", "tool");
+}
+#[test]
+fn examples_pmixrun_tool() {
+    example_case("pmixrun", "tool");
+}
+#[test]
+fn examples_server_launcher() {
+    example_case("server", "launcher");
+}
+#[test]
+fn examples_mpirun_launcher() {
+    example_case("mpirun", "launcher");
+}
+#[test]
+fn examples_pmixrun_launcher() {
+    example_case("pmixrun", "launcher");
+}
+#[test]
+fn examples_server_debugger() {
+    example_case("server", "debugger");
+}
+#[test]
+fn examples_mpirun_debugger() {
+    example_case("mpirun", "debugger");
+}
+#[test]
+fn examples_pmixrun_debugger() {
+    example_case("pmixrun", "debugger");
+}
+
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
 mod sh {
     use super::*;
@@ -1337,78 +1969,6 @@ mod sh {
         use super::*;
         driver_cases!("openpmix-simple-tests.sh", "opxsimple", secs(300), [("SIMPLE_TIMEOUT", "20"), ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
             attach_simptool: "attach/simptool",
-        });
-    }
-    /// tools/examples-tests.sh
-    mod examples {
-        use super::*;
-        driver_cases!("examples-tests.sh", "", secs(300), [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
-            server_hello: "server-hello",
-            mpirun_hello: "mpirun-hello",
-            pmixrun_hello: "pmixrun-hello",
-            server_nodeinfo: "server-nodeinfo",
-            mpirun_nodeinfo: "mpirun-nodeinfo",
-            pmixrun_nodeinfo: "pmixrun-nodeinfo",
-            server_client: "server-client",
-            mpirun_client: "mpirun-client",
-            pmixrun_client: "pmixrun-client",
-            server_client2: "server-client2",
-            mpirun_client2: "mpirun-client2",
-            pmixrun_client2: "pmixrun-client2",
-            server_dmodex: "server-dmodex",
-            mpirun_dmodex: "mpirun-dmodex",
-            pmixrun_dmodex: "pmixrun-dmodex",
-            server_pub: "server-pub",
-            mpirun_pub: "mpirun-pub",
-            pmixrun_pub: "pmixrun-pub",
-            server_pubi: "server-pubi",
-            pmixrun_pubi: "pmixrun-pubi",
-            server_log: "server-log",
-            mpirun_log: "mpirun-log",
-            pmixrun_log: "pmixrun-log",
-            server_jctrl: "server-jctrl",
-            mpirun_jctrl: "mpirun-jctrl",
-            pmixrun_jctrl: "pmixrun-jctrl",
-            mpirun_dynamic: "mpirun-dynamic",
-            pmixrun_dynamic: "pmixrun-dynamic",
-            server_bad_exit: "server-bad_exit",
-            server_abi_no_init: "server-abi_no_init",
-            mpirun_abi_no_init: "mpirun-abi_no_init",
-            pmixrun_abi_no_init: "pmixrun-abi_no_init",
-            server_abi_with_init: "server-abi_with_init",
-            pmixrun_abi_with_init: "pmixrun-abi_with_init",
-            server_group: "server-group",
-            mpirun_group: "mpirun-group",
-            pmixrun_group: "pmixrun-group",
-            server_group_dmodex: "server-group_dmodex",
-            mpirun_group_dmodex: "mpirun-group_dmodex",
-            pmixrun_group_dmodex: "pmixrun-group_dmodex",
-            server_group_lcl_cid: "server-group_lcl_cid",
-            mpirun_group_lcl_cid: "mpirun-group_lcl_cid",
-            pmixrun_group_lcl_cid: "pmixrun-group_lcl_cid",
-            server_asyncgroup: "server-asyncgroup",
-            mpirun_asyncgroup: "mpirun-asyncgroup",
-            pmixrun_asyncgroup: "pmixrun-asyncgroup",
-            server_tool: "server-tool",
-            pmixrun_tool: "pmixrun-tool",
-            mpirun_abi_with_init: "mpirun-abi_with_init",
-            mpirun_alloc: "mpirun-alloc",
-            mpirun_bad_exit: "mpirun-bad_exit",
-            mpirun_debugger: "mpirun-debugger",
-            mpirun_fault: "mpirun-fault",
-            mpirun_launcher: "mpirun-launcher",
-            mpirun_pubi: "mpirun-pubi",
-            mpirun_tool: "mpirun-tool",
-            pmixrun_alloc: "pmixrun-alloc",
-            pmixrun_bad_exit: "pmixrun-bad_exit",
-            pmixrun_debugger: "pmixrun-debugger",
-            pmixrun_fault: "pmixrun-fault",
-            pmixrun_launcher: "pmixrun-launcher",
-            server_alloc: "server-alloc",
-            server_debugger: "server-debugger",
-            server_dynamic: "server-dynamic",
-            server_fault: "server-fault",
-            server_launcher: "server-launcher",
         });
     }
 }
