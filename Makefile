@@ -7,7 +7,7 @@
 #                   (tools/systests.sh); the last line is "N passed, M failed",
 #                   the JUnit report target/nextest/default/junit.xml
 #   make test ONLY=<ERE>          only the cases whose name or area matches
-#                                 (e.g. ONLY=faults, ONLY='sh::launch::', ONLY=garbage)
+#                                 (e.g. ONLY=faults, ONLY='^launch_', ONLY=garbage)
 #   make test-list  the cases, one per line
 #   make bench      rpmix vs OpenPMIx 4.2.2, side by side
 #   make fuzz       the mutation fuzzer and the coverage-guided targets (cargo

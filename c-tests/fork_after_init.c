@@ -3,8 +3,10 @@
  * /bin/true); a fourth calls PMIx_Fence, which must fail at once (the
  * connection is the parent's: a request written there would interleave
  * with the parent's). None may hang, and the parent's connection must still
- * work: Put/Commit/Fence/Get and Finalize afterwards. Under a launcher; prints
- * "fork_after_init <rank>: ok" and exits 0. alarm(30) bounds it. */
+ * work: Put/Commit/Fence/Get and Finalize afterwards. Under a launcher; each
+ * failed check is a line "fork_after_init <rank>: <what>: FAIL ..."
+ * (testutil.h), the last line "fork_after_init <rank>: N passed, M failed";
+ * exit 0 when none failed. alarm(30) bounds it. */
 #define _DEFAULT_SOURCE
 #include <pmix.h>
 #include <stdio.h>
@@ -12,19 +14,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 int main(void)
 {
-    pmix_proc_t me, wild, peer;
+    pmix_proc_t wild, peer;
     pmix_value_t v, *got = NULL;
     pmix_status_t rc;
     uint32_t size = 1;
-    int how, status, failed = 0;
+    int how, status;
+    char name[64];
 
     alarm(30);
-    if (PMIX_SUCCESS != (rc = PMIx_Init(&me, NULL, 0))) {
-        printf("fork_after_init: init: %s\n", PMIx_Error_string(rc));
-        return 1;
-    }
+    tu_set_prefix("fork_after_init: ");
+    require_ok("init", PMIx_Init(&me, NULL, 0));
+    snprintf(name, sizeof name, "fork_after_init %u", me.rank);
+    tu_set_prefix("%s: ", name);
     for (how = 0; how < 4; how++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -35,10 +40,8 @@ int main(void)
             execl("/bin/true", "true", (char *) NULL);
             _exit(127);
         }
-        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            printf("fork_after_init %u: child %d did not end cleanly\n", me.rank, how);
-            failed = 1;
-        }
+        check(pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "child", "%d did not end cleanly", how);
     }
     PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
     if (PMIX_SUCCESS == PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &got)) {
@@ -55,11 +58,7 @@ int main(void)
         if (got->data.uint32 != peer.rank) rc = PMIX_ERROR;
         PMIX_VALUE_RELEASE(got);
     }
-    if (rc != PMIX_SUCCESS) {
-        printf("fork_after_init %u: after the forks: %s\n", me.rank, PMIx_Error_string(rc));
-        failed = 1;
-    }
-    rc = PMIx_Finalize(NULL, 0);
-    printf("fork_after_init %u: %s\n", me.rank, failed || rc != PMIX_SUCCESS ? "FAIL" : "ok");
-    return failed || rc != PMIX_SUCCESS;
+    check_status("after the forks", rc, PMIX_SUCCESS);
+    check_status("finalize", PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    return tu_summary(name);
 }

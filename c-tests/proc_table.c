@@ -13,7 +13,8 @@
  * state, and whether the pid is right: a process stopped (state T) that
  * runs that program. Nothing in a line differs between two runs, so the
  * lines of the two libraries can be compared (stderr names the library
- * the run is on). Exit 0 when every step worked.
+ * the run is on, and has the failed checks, as testutil.h prints them).
+ * Exit 0 when every step worked.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define TESTUTIL_CHECKS_ONLY /* a tool: its own `me` */
+#include "testutil.h"
 
 static volatile int ready, ended;
 static char app_ns[PMIX_MAX_NSLEN + 1];
@@ -72,10 +76,12 @@ int main(int argc, char **argv)
     size_t nres = 0, i;
     char want[4096];
     bool yes = true;
-    int nranks, ok = 1, can_exec = 0;
+    int nranks, can_exec = 0;
 
     if (argc < 3 || !realpath(argv[2], want)) { fprintf(stderr, "usage: proc_table <nranks> <program>\n"); return 2; }
     nranks = atoi(argv[1]);
+    tu_out = stderr; /* (stdout holds the table alone) */
+    tu_set_prefix("proc_table: ");
     {
         /* which library this run is on (the driver checks it) */
         Dl_info di;
@@ -100,11 +106,8 @@ int main(int argc, char **argv)
     app.maxprocs = nranks;
     PMIX_INFO_LOAD(&jinfo[0], PMIX_DEBUG_STOP_ON_EXEC, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&jinfo[1], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
-    if ((rc = PMIx_Spawn(jinfo, 2, &app, 1, app_ns)) != PMIX_SUCCESS) {
-        fprintf(stderr, "proc_table: FAIL spawn: %s\n", PMIx_Error_string(rc));
-        return 1;
-    }
-    if (!wait_for(&ready)) { fprintf(stderr, "proc_table: FAIL no READY_FOR_DEBUG\n"); return 1; }
+    require_ok("spawn", PMIx_Spawn(jinfo, 2, &app, 1, app_ns));
+    if (!check_that(wait_for(&ready), "READY_FOR_DEBUG")) return tu_summary("proc_table");
 
     PMIX_QUERY_CONSTRUCT(&q);
     PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_PROC_TABLE);
@@ -113,12 +116,10 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_NSPACE, app_ns, PMIX_STRING);
     res = NULL; nres = 0;
     rc = PMIx_Query_info(&q, 1, &res, &nres);
-    if (rc != PMIX_SUCCESS || nres != 1 || !PMIX_CHECK_KEY(&res[0], PMIX_QUERY_PROC_TABLE)
-        || res[0].value.type != PMIX_DATA_ARRAY || res[0].value.data.darray == NULL
-        || res[0].value.data.darray->type != PMIX_PROC_INFO) {
-        fprintf(stderr, "proc_table: FAIL query: %s (%zu answers)\n", PMIx_Error_string(rc), nres);
-        ok = 0;
-    } else {
+    if (check(rc == PMIX_SUCCESS && nres == 1 && PMIX_CHECK_KEY(&res[0], PMIX_QUERY_PROC_TABLE)
+               && res[0].value.type == PMIX_DATA_ARRAY && res[0].value.data.darray != NULL
+               && res[0].value.data.darray->type == PMIX_PROC_INFO,
+               "query", "%s (%zu answers)", PMIx_Error_string(rc), nres)) {
         pmix_proc_info_t *pi = (pmix_proc_info_t *) res[0].value.data.darray->array;
         size_t n = res[0].value.data.darray->size;
         char host[256] = "";
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
                    strcmp(pi[i].proc.nspace, app_ns) == 0, pi[i].hostname && strcmp(pi[i].hostname, host) == 0,
                    pi[i].executable_name ? pi[i].executable_name : "(null)", pid_right(pi[i].pid, want));
         }
-        if ((int) n != nranks) ok = 0;
+        check_eq("entries", (long long) n, nranks);
     }
     fflush(stdout);
 
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&rel, PMIX_EVENT_CUSTOM_RANGE, &da, PMIX_DATA_ARRAY);
     }
     PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
-    if (!wait_for(&ended)) { fprintf(stderr, "proc_table: FAIL no job-end event\n"); ok = 0; }
+    check_that(wait_for(&ended), "job-end event");
     PMIx_tool_finalize();
-    return ok ? 0 : 1;
+    return tu_summary("proc_table");
 }

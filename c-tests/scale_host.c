@@ -48,10 +48,10 @@
 
 #define TESTUTIL_CHECKS_ONLY /* the host */
 #include "testutil.h"
+#include "testutil_host.h"
 
 extern char **environ;
 
-static int answer_immediately; /* -d */
 static volatile int op_done;
 static volatile pmix_status_t op_status;
 
@@ -80,61 +80,7 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-/* ---- upcalls: every one completes before it returns ---- */
-
-static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
-                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)proc;
-    (void)server_object;
-    if (answer_immediately || !cbfunc) return PMIX_OPERATION_SUCCEEDED;
-    cbfunc(PMIX_SUCCESS, cbdata);
-    return PMIX_SUCCESS;
-}
-
-static pmix_status_t up_finalized(const pmix_proc_t *proc, void *server_object,
-                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    return up_connected(proc, server_object, cbfunc, cbdata);
-}
-
-static pmix_status_t up_abort(const pmix_proc_t *proc, void *server_object, int status,
-                              const char msg[], pmix_proc_t procs[], size_t nprocs,
-                              pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)server_object;
-    (void)procs;
-    (void)nprocs;
-    fprintf(stderr, "scale_host: rank %u aborted (%d): %s\n", proc->rank, status, msg ? msg : "");
-    if (answer_immediately || !cbfunc) return PMIX_OPERATION_SUCCEEDED;
-    cbfunc(PMIX_SUCCESS, cbdata);
-    return PMIX_SUCCESS;
-}
-
-/* The other nodes contribute nothing: the local data is the whole result. */
-static void release_copy(void *data)
-{
-    free(data);
-}
-
-static pmix_status_t up_fence_nb(const pmix_proc_t procs[], size_t nprocs,
-                                 const pmix_info_t info[], size_t ninfo, char *data,
-                                 size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
-{
-    char *copy = NULL;
-    (void)procs;
-    (void)nprocs;
-    (void)info;
-    (void)ninfo;
-    if (ndata) {
-        copy = xmalloc(ndata);
-        memcpy(copy, data, ndata);
-    }
-    /* the data must live until the library releases it: OpenPMIx reads it
-     * later, on its own thread */
-    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_copy : NULL, copy);
-    return PMIX_SUCCESS;
-}
+/* ---- upcalls: every one completes before it returns (testutil_host.h) ---- */
 
 static pmix_status_t up_direct_modex(const pmix_proc_t *proc, const pmix_info_t info[],
                                      size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
@@ -148,10 +94,10 @@ static pmix_status_t up_direct_modex(const pmix_proc_t *proc, const pmix_info_t 
 }
 
 static pmix_server_module_t module = {
-    .client_connected = up_connected,
-    .client_finalized = up_finalized,
-    .abort = up_abort,
-    .fence_nb = up_fence_nb,
+    .client_connected = host_op_done,
+    .client_finalized = host_op_done,
+    .abort = host_abort,
+    .fence_nb = host_fence_nb,
     .direct_modex = up_direct_modex,
 };
 
@@ -196,6 +142,7 @@ int main(int argc, char **argv)
     int opt, status = 0, cycles = 0;
     uint32_t u32;
 
+    host_name = "scale_host";
     tu_set_prefix("scale_host: "); /* die(): "scale_host: <what>: <status>", exit 2 */
     tu_die_status = 2;
     while ((opt = getopt(argc, argv, "N:p:c:t:dR:")) != -1) {
@@ -204,7 +151,7 @@ int main(int argc, char **argv)
         case 'p': ppn = atol(optarg); break;
         case 'c': local = atol(optarg); break;
         case 't': timeout_s = atol(optarg); break;
-        case 'd': answer_immediately = 1; break;
+        case 'd': host_answer_now = true; break;
         case 'R': cycles = atoi(optarg); break;
         default: goto usage;
         }

@@ -29,45 +29,15 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "testutil_host.h"
+
 extern char **environ;
 
-static pmix_status_t up_done(const pmix_proc_t *proc, void *server_object,
-                             pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)proc;
-    (void)server_object;
-    if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
-    return PMIX_SUCCESS;
-}
-
-static void release(void *data)
-{
-    free(data);
-}
-
-/* one node: the local contributions are the whole result */
-static pmix_status_t up_fence_nb(const pmix_proc_t procs[], size_t nprocs,
-                                 const pmix_info_t info[], size_t ninfo, char *data,
-                                 size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
-{
-    char *copy = NULL;
-    (void)procs;
-    (void)nprocs;
-    (void)info;
-    (void)ninfo;
-    if (ndata) {
-        copy = malloc(ndata);
-        if (!copy) return PMIX_ERR_NOMEM;
-        memcpy(copy, data, ndata);
-    }
-    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release : NULL, copy);
-    return PMIX_SUCCESS;
-}
-
 static pmix_server_module_t module = {
-    .client_connected = up_done,
-    .client_finalized = up_done,
-    .fence_nb = up_fence_nb,
+    .client_connected = host_op_done,
+    .client_finalized = host_op_done,
+    .abort = host_abort,
+    .fence_nb = host_fence_nb,
 };
 
 static long count_dir(const char *path)
@@ -112,6 +82,7 @@ int main(int argc, char **argv)
     long cycles = 0, every = 0, ranks = 2;
     int opt, status = 0;
     pmix_status_t rc;
+    host_name = "soak_host";
     while ((opt = getopt(argc, argv, "c:n:e:")) != -1) {
         switch (opt) {
         case 'c': cycles = atol(optarg); break;
@@ -128,7 +99,6 @@ int main(int argc, char **argv)
     }
     if (every <= 0) every = cycles / 10 > 0 ? cycles / 10 : 1;
     alarm((unsigned)(cycles / 5 + 60));
-
     rc = PMIx_server_init(&module, NULL, 0);
     if (rc != PMIX_SUCCESS) die("PMIx_server_init", rc);
     sample(0);

@@ -31,9 +31,9 @@
  * leaving it stopped, before the release continues them.
  * With TOOL_LAUNCH_LEAVE set, the tool leaves (exit 4) right after the
  * spawn, before any rank could be released.
- * Its own lines go to stderr ("tool_launch: ..."), so its stdout holds the
- * job's. Exit 0 when all of it held; a step that does not complete within
- * 30 s fails.
+ * Its own lines go to stderr ("tool_launch: ...", failed checks as
+ * testutil.h prints them), so its stdout holds the job's. Exit 0 when all
+ * of it held; a step that does not complete within 30 s fails.
  */
 #define _GNU_SOURCE
 #include <pmix_tool.h>
@@ -45,6 +45,9 @@
 #include <errno.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+
+#define TESTUTIL_CHECKS_ONLY /* a tool: its own `me` */
+#include "testutil.h"
 
 static volatile int ready, ended = -1, daemons_ended = -1;
 static unsigned long long ready_mask;
@@ -108,7 +111,7 @@ static int check_stopped_on_exec(const char *ns, int nranks, const char *program
 {
     char want[4096], path[64], exe[4096], stat[512];
     int r, ok = 1, attached = 0;
-    if (!realpath(program, want)) { fprintf(stderr, "tool_launch: FAIL realpath %s\n", program); return 0; }
+    if (!realpath(program, want)) { fail("realpath", "%s", program); return 0; }
     for (r = 0; r < nranks; r++) {
         pmix_proc_t p;
         pmix_value_t *v = NULL;
@@ -118,7 +121,7 @@ static int check_stopped_on_exec(const char *ns, int nranks, const char *program
         char *state;
         PMIX_LOAD_PROCID(&p, ns, r);
         if (PMIx_Get(&p, PMIX_PROC_PID, NULL, 0, &v) != PMIX_SUCCESS || v == NULL) {
-            fprintf(stderr, "tool_launch: FAIL no PMIX_PROC_PID for rank %d\n", r);
+            fail("PMIX_PROC_PID", "none for rank %d", r);
             return 0;
         }
         pid = v->data.pid;
@@ -131,7 +134,7 @@ static int check_stopped_on_exec(const char *ns, int nranks, const char *program
         if ((f = fopen(path, "r")) != NULL) { if (!fgets(stat, sizeof stat, f)) stat[0] = 0; fclose(f); }
         state = strrchr(stat, ')');
         if (state == NULL || state[1] != ' ' || state[2] != 'T' || strcmp(exe, want) != 0) {
-            fprintf(stderr, "tool_launch: FAIL rank %d (pid %d): state '%c', exe %s\n", r, (int) pid, state ? state[2] : '?', exe);
+            fail("stopped on exec", "rank %d (pid %d): state '%c', exe %s", r, (int) pid, state ? state[2] : '?', exe);
             ok = 0;
             continue;
         }
@@ -139,16 +142,14 @@ static int check_stopped_on_exec(const char *ns, int nranks, const char *program
          * (Yama's ptrace_scope may refuse a non-root attach: said, not failed.) */
         if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) != 0) {
             if (errno == EPERM) { fprintf(stderr, "tool_launch: attach to rank %d refused here (EPERM)\n", r); continue; }
-            fprintf(stderr, "tool_launch: FAIL attach to rank %d: %s\n", r, strerror(errno));
+            fail("attach", "rank %d: %s", r, strerror(errno));
             ok = 0;
             continue;
         }
         {
             int st = 0;
-            if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
-                fprintf(stderr, "tool_launch: FAIL rank %d not stopped under the debugger\n", r);
+            if (!check(waitpid(pid, &st, __WALL) == pid && WIFSTOPPED(st), "stopped under the debugger", "rank %d", r))
                 ok = 0;
-            }
             ptrace(PTRACE_DETACH, pid, NULL, (void *) (long) SIGSTOP);
             attached++;
         }
@@ -170,6 +171,8 @@ int main(int argc, char **argv)
     int nranks;
 
     if (argc < 3) { fprintf(stderr, "usage: tool_launch <nranks> <program> [args...]\n"); return 2; }
+    tu_out = stderr;
+    tu_set_prefix("tool_launch: ");
     nranks = atoi(argv[1]);
     on_exec = getenv("TOOL_LAUNCH_ON_EXEC") != NULL;
     PMIX_INFO_LOAD(&info, PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
@@ -194,13 +197,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "tool_launch: the launcher cannot stop on exec here\n");
             return 77;
         }
-        if (rc != PMIX_SUCCESS || !fwd || !stop) {
-            fprintf(stderr, "tool_launch: FAIL support query: %s (fwd %d, stop %d)\n", PMIx_Error_string(rc), fwd, stop);
-            return 1;
-        }
+        if (!check(rc == PMIX_SUCCESS && fwd && stop, "support query", "%s (fwd %d, stop %d)", PMIx_Error_string(rc), fwd, stop))
+            return tu_summary("tool_launch");
     }
     rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_event, NULL, NULL);
-    if (rc < 0) { fprintf(stderr, "tool_launch: FAIL register: %s\n", PMIx_Error_string(rc)); return 1; }
+    if (rc < 0) die_status("register", rc);
 
     PMIX_APP_CONSTRUCT(&app);
     app.cmd = strdup(argv[2]);
@@ -210,7 +211,7 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&jinfo[1], PMIX_FWD_STDERR, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&jinfo[2], on_exec ? PMIX_DEBUG_STOP_ON_EXEC : PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
     rc = PMIx_Spawn(jinfo, 3, &app, 1, ns);
-    if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL spawn: %s\n", PMIx_Error_string(rc)); return 1; }
+    require_ok("spawn", rc);
     snprintf(app_ns, sizeof app_ns, "%s", ns);
     fprintf(stderr, "tool_launch: spawned %s\n", ns);
     if (getenv("TOOL_LAUNCH_LEAVE")) {
@@ -219,12 +220,10 @@ int main(int argc, char **argv)
         return 4;
     }
 
-    if (!wait_for(&ready, nranks, 1)) {
-        fprintf(stderr, "tool_launch: FAIL only %d of %d ranks waiting in init\n", ready, nranks);
-        return 1;
-    }
+    if (!check(wait_for(&ready, nranks, 1), "waiting in init", "only %d of %d ranks", ready, nranks))
+        return tu_summary("tool_launch");
     fflush(stdout);
-    if (on_exec && !check_stopped_on_exec(ns, nranks, argv[2])) return 1;
+    if (on_exec && !check_stopped_on_exec(ns, nranks, argv[2])) return tu_summary("tool_launch");
     fprintf(stderr, "tool_launch: %d ranks stopped %s\n", ready, on_exec ? "on exec" : "in init");
     /* (the driver checks nothing reached stdout before this line) */
     printf("--- released ---\n");
@@ -246,16 +245,13 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&dinfo[1], PMIX_DEBUG_TARGET, &job, PMIX_PROC);
         PMIX_INFO_LOAD(&dinfo[2], PMIX_DEBUG_DAEMONS_PER_PROC, &one, PMIX_UINT16);
         rc = PMIx_Spawn(dinfo, 3, &d, 1, dns);
-        if (rc != PMIX_SUCCESS) { fprintf(stderr, "tool_launch: FAIL daemons: %s\n", PMIx_Error_string(rc)); return 1; }
+        require_ok("daemons", rc);
         fprintf(stderr, "tool_launch: daemons %s\n", dns);
     }
     /* TOOL_LAUNCH_RELEASE_TWICE: a second release must change nothing */
     for (i = 0; i < (getenv("TOOL_LAUNCH_DAEMON") ? 0u : getenv("TOOL_LAUNCH_RELEASE_TWICE") ? 2u : 1u); i++) {
         rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
-        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
-            fprintf(stderr, "tool_launch: FAIL release: %s\n", PMIx_Error_string(rc));
-            return 1;
-        }
+        if (!check_status2("release", rc, PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED)) return tu_summary("tool_launch");
     }
     if (getenv("TOOL_LAUNCH_DAEMON")) {
         /* daemons that end without releasing the job: the tool gives up
@@ -271,8 +267,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (!wait_for(&ended, -1, 0)) { fprintf(stderr, "tool_launch: FAIL no job-end event\n"); return 1; }
+    if (!check_that(wait_for(&ended, -1, 0), "job-end event")) return tu_summary("tool_launch");
     fprintf(stderr, "tool_launch: job %s ended, exit code %d\n", ended_ns, ended);
     PMIx_tool_finalize();
-    return strcmp(ended_ns, ns) == 0 ? 0 : 1;
+    check_streq("ended job", ended_ns, ns);
+    return tu_summary("tool_launch");
 }

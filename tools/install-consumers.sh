@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install, when missing, the third-party consumers of libpmix.so.2 that
-# tools/consumers-tests.sh runs with their own tests:
+# systests/tests/consumers.rs runs with their own tests:
 #   - Debian's python3-mpi4py (on Open MPI 4.1) and its own test suite, from
 #     the source distribution of the same version on PyPI (the Debian
 #     package does not ship the tests);
@@ -69,7 +69,7 @@ ln -sfn "impi-$IMPI_VERSION" "$CACHE/impi"
 # rixa (PyPI): a PMIx key-value store for PyTorch and NVSHMEM jobs; its
 # wheel carries its own OpenPMIx 5.0 (libpmix-<hash>.so.2.13.9, found through
 # its RPATH). Unpacked as it is, plus a copy whose bundled library is to be
-# replaced by rpmix's (tools/consumers-tests.sh does that, per run).
+# replaced by rpmix's (systests/tests/consumers.rs does that, per run).
 RIXA_VERSION=${RPMIX_RIXA_VERSION:-0.0.3}
 RIXA=$CACHE/rixa-$RIXA_VERSION
 if [ ! -f "$RIXA/rixa/__init__.py" ]; then

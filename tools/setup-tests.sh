@@ -68,16 +68,12 @@ unset PMIX_MCA_pnet RPMIX_PNET_TEST_LOG OMPI_MCA_orte_precondition_transports RP
 
 ours() { LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 
-# ---- build (into $BIN, once: tools/testlib.sh) ----
+# ---- build (c-tests/Makefile: make_progs, tools/testlib.sh) ----
 build_log=$B/setup-build.log
 : >"$build_log"
 built=1
-for p in rm_simple client_env client_basic setup_badinput; do
-    build_prog "$p" >>"$build_log" 2>&1 || { built=0; echo "build of $p failed" >>"$build_log"; }
-done
-for p in rm_simple client_env resources_host; do
-    build_prog_refh "$p" >>"$build_log" 2>&1 || { built=0; echo "build of ${p}_refh (OpenPMIx headers) failed" >>"$build_log"; }
-done
+make_progs rm_simple_ours client_env_ours client_basic_ours setup_badinput_ours \
+    rm_simple_ref client_env_ref resources_host_ref >>"$build_log" 2>&1 || built=0
 if [ $built = 1 ]; then pass build; else fail build "compilation failed" "$build_log"; echo "$passed passed, $failed failed"; exit 1; fi
 
 # client_env summary of a log: "passed failed", or nothing
@@ -98,11 +94,11 @@ check_env() {
 }
 
 # ---- env-rm_simple / env-rm_simple-refh ----
-for v in "" _refh; do
-    name=env-rm_simple${v:+-refh}
+for v in _ours _ref; do
+    name=env-rm_simple; [ $v = _ref ] && name=env-rm_simple-refh
     selected "$name" || continue
     log=$B/setup-$name.log
-    ours run_env "$log" "$BIN/rm_simple$v" "$BIN/client_env$v"; rc=$?
+    ours run_env "$log" "$MK/rm_simple$v" "$MK/client_env$v"; rc=$?
     why=$(check_env "$log" $rc)
     if [ -z "$why" ]; then pass "$name ($(grep '^client_env: .* passed' "$log"))"; else fail "$name" "$why" "$log"; fi
 done
@@ -113,7 +109,7 @@ if selected env-rm_simple-modes; then
     : >"$log"; why=""
     for mode in "-m imm" "-m defer" "-m direct -s"; do
         # shellcheck disable=SC2086
-        ours run_env "$log.one" "$BIN/rm_simple" "$BIN/client_env" $mode; rc=$?
+        ours run_env "$log.one" "$MK/rm_simple_ours" "$MK/client_env_ours" $mode; rc=$?
         { echo "== rm_simple $mode"; cat "$log.one"; } >>"$log"
         w=$(check_env "$log.one" $rc)
         [ -z "$w" ] || why="$why${why:+; }$mode: $w"
@@ -125,7 +121,7 @@ fi
 # ---- env-pnet-env ----
 if selected env-pnet-env; then
     log=$B/setup-env-pnet-env.log
-    PMIX_MCA_pnet=env ours run_env "$log" "$BIN/rm_simple" "$BIN/client_env"; rc=$?
+    PMIX_MCA_pnet=env ours run_env "$log" "$MK/rm_simple_ours" "$MK/client_env_ours"; rc=$?
     why=$(check_env "$log" $rc)
     if [ -z "$why" ]; then pass "env-pnet-env ($(grep '^client_env: .* passed' "$log"))"; else fail env-pnet-env "$why" "$log"; fi
 fi
@@ -133,7 +129,7 @@ fi
 # ---- env-openpmix-library ----
 if selected env-openpmix-library; then
     log=$B/setup-env-openpmix-library.log
-    run_env "$log" "$BIN/rm_simple_refh" "$BIN/client_env_refh"; rc=$?
+    run_env "$log" "$MK/rm_simple_ref" "$MK/client_env_ref"; rc=$?
     why=$(check_env "$log" $rc)
     if [ -z "$why" ] && grep -q 'OpenPMIx' "$log"; then
         pass "env-openpmix-library ($(grep '^client_env: .* passed' "$log"); $(grep -c 'NOT PROVIDED' "$log") rpmix-only results not provided)"
@@ -150,7 +146,7 @@ if selected rm_simple-regression; then
     : >"$log"; why=""
     for mode in "-m direct" "-m imm" "-m defer" "-m direct -s"; do
         # shellcheck disable=SC2086
-        ours timeout $T "$BIN/rm_simple" $mode -n 4 "$BIN/client_basic" 4 >>"$log" 2>&1; rc=$?
+        ours timeout $T "$MK/rm_simple_ours" $mode -n 4 "$MK/client_basic_ours" 4 >>"$log" 2>&1; rc=$?
         [ $rc = 0 ] || why="$why${why:+; }$mode: exit $rc"
     done
     if [ -z "$why" ]; then pass rm_simple-regression; else fail rm_simple-regression "$why" "$log"; fi
@@ -161,7 +157,7 @@ if selected pnet-test-log; then
     log=$B/setup-pnet-test-log.log
     plog=$SCRATCH/pnet-test.log
     : >"$plog"
-    PMIX_MCA_pnet=transport,test RPMIX_PNET_TEST_LOG=$plog ours run_env "$log" "$BIN/rm_simple" "$BIN/client_env"; rc=$?
+    PMIX_MCA_pnet=transport,test RPMIX_PNET_TEST_LOG=$plog ours run_env "$log" "$MK/rm_simple_ours" "$MK/client_env_ours"; rc=$?
     why=$(check_env "$log" $rc)
     lwhy=$(awk -v n=3 '
         function bad(m) { errs = errs (errs ? "; " : "") m }
@@ -198,7 +194,7 @@ fi
 # ---- pnet-nosuch ----
 if selected pnet-nosuch; then
     log=$B/setup-pnet-nosuch.log
-    PMIX_MCA_pnet=nosuch ours timeout $T "$BIN/rm_simple" -n 2 sh -c 'echo started' >"$log" 2>&1; rc=$?
+    PMIX_MCA_pnet=nosuch ours timeout $T "$MK/rm_simple_ours" -n 2 sh -c 'echo started' >"$log" 2>&1; rc=$?
     if [ $rc != 0 ] && grep -q 'PMIx_server_init: NOT-FOUND' "$log" && ! grep -q started "$log"; then pass pnet-nosuch
     else fail pnet-nosuch "exit $rc; expected a failed server_init with NOT-FOUND" "$log"; fi
 fi
@@ -233,10 +229,10 @@ if selected resources-vs-openpmix; then
     log=$B/setup-resources-vs-openpmix.log why=""
     printf '%s\n' "ns1 site.res.a one" "ns1 site.res.b 8" "ns1 site.res.c three" \
         "ns2 site.res.a not found" "ns2 site.res.b 7" "ns2 site.res.c three" >"$log.want"
-    ours timeout $T "$BIN/resources_host_refh" >"$log.rpmix" 2>&1; rc=$?
+    ours timeout $T "$MK/resources_host_ref" >"$log.rpmix" 2>&1; rc=$?
     [ $rc = 0 ] || why="rpmix: exit $rc"
     diff -u "$log.want" "$log.rpmix" >"$log" || why="${why:+$why, }rpmix's values differ"
-    timeout $T "$BIN/resources_host_refh" >"$log.openpmix" 2>&1; rc=$?
+    timeout $T "$MK/resources_host_ref" >"$log.openpmix" 2>&1; rc=$?
     [ $rc = 0 ] || why="${why:+$why, }OpenPMIx: exit $rc"
     sed 's/^ns1 site.res.b 8$/ns1 site.res.b 7/' "$log.want" | diff -u - "$log.openpmix" >>"$log" || why="${why:+$why, }OpenPMIx's values are not the ones known"
     if [ -z "$why" ]; then pass resources-vs-openpmix; else fail resources-vs-openpmix "$why" "$log"; fi
@@ -245,7 +241,7 @@ fi
 # ---- setup_badinput ----
 if selected setup_badinput; then
     log=$B/setup-setup_badinput.log
-    ours timeout $T "$BIN/setup_badinput" >"$log" 2>&1; rc=$?
+    ours timeout $T "$MK/setup_badinput_ours" >"$log" 2>&1; rc=$?
     s=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log" | tail -n 1)
     if [ $rc = 0 ] && [ -n "$s" ] && [ "${s#* }" = 0 ]; then pass "setup_badinput (${s% *} checks)"
     else fail setup_badinput "exit $rc; $(grep -c '^FAIL' "$log") failing checks" "$log"; grep '^FAIL' "$log" | sed 's/^/    /'; fi

@@ -40,9 +40,9 @@
 #
 # How:
 #   * The test programs are built against OpenPMIx's headers into
-#     BUILD_DIR/slurm, OpenPMIx's examples into BUILD_DIR/oex (shared with
-#     tools/examples-tests.sh; -l:libpmix.so.2: the loader picks the
-#     library), each once (build_once, tools/testlib.sh), and
+#     BUILD_DIR/slurm, OpenPMIx's examples linked into BUILD_DIR/oex (built
+#     by c-tests/Makefile: build_example; -l:libpmix.so.2: the loader picks
+#     the library), each once (build_once, tools/testlib.sh), and
 #     c-tests/which_pmix.c (the mixed phase's proof, below) into
 #     BUILD_DIR/slurm/libwhich_pmix.so.
 #   * The script re-executes itself inside a private mount namespace

@@ -38,16 +38,18 @@
 # example sources), CC; relative paths are taken from the directory the
 # driver was started in.
 #
-# Compiling: build_once [--stderr <file>] <out> <command...> runs the compile
+# Compiling: the programs of c-tests/*.c and OpenPMIx's examples are
+# built by c-tests/Makefile (make_progs, below). build_once is for the
+# Slurm and two-host drivers' own builds (into their hosts' directories, with
+# their own flags, some inside the Debian 13 root):
+# build_once [--stderr <file>] <out> <command...> runs the compile
 # <command> (which writes <out>) only when <out> is not up to date: it must
 # have been written by this very command (kept in <out>.cmd) and be newer
 # than the .c files of the command, the .h files next to them, under its -I
 # directories, in include/ and c-tests/, and, when it links -L<dir>
 # -l:libpmix.so.2, than <dir>/libpmix.so.2. So each program is compiled once
 # per run however many steps and drivers need it, and a step run alone
-# still compiles what it needs. build_c, build_c_refh, build_prog(_refh)
-# and build_example below give the programs several drivers share one
-# command.
+# still compiles what it needs.
 ORIG_PWD=$PWD
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${1:-$ROOT/c-tests/build${BUILD_SUBDIR:+/$BUILD_SUBDIR}}
@@ -164,32 +166,25 @@ build_once_unlocked() {
     printf '%s' "$cmd" >"$stamp"
 }
 
-# build_c <out> <prog> [cc args...]: c-tests/<prog>.c, strict C99 against
-# include/, linked with $LIBDIR's libpmix.so.2, into $BIN/<out>.
-build_c() {
-    local out=$1 p=$2; shift 2
-    build_once "$BIN/$out" $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$ROOT/include" \
-        "$ROOT/c-tests/$p.c" -o "$BIN/$out" -L"$LIBDIR" -l:libpmix.so.2 "$@"
+# make_progs <target...>: programs of c-tests/ built by c-tests/Makefile into
+# $MK (= $BIN/make, where the system tests' c_prog builds them too), each
+# again only when its source, a header or the Makefile changed: <prog>_ours
+# (strict C99 against include/, linked with $LIBDIR's library), <prog>_ref
+# (against OpenPMIx's headers, -l:libpmix.so.2), lib<prog>.so (to preload),
+# oex_<name> (OpenPMIx's example <name>.c), simple_<name> (OpenPMIx's test
+# program, from $OPENPMIX_SRC when set), mpi_<name>; see the Makefile.
+MK=$BIN/make
+make_progs() {
+    local t a=()
+    for t in "$@"; do a+=("$MK/$t"); done
+    mkdir -p "$MK" || return 1
+    flock "$MK/.lock" make -s -C "$ROOT/c-tests" BIN="$MK" LIBDIR="$LIBDIR" REF_INC="$REF_INC" \
+        OEX_SRC="$OEX_SRC" ${OPENPMIX_SRC:+OPENPMIX_SRC="$OPENPMIX_SRC"} CC="$CC" "${a[@]}"
 }
-# build_c_refh <out> <prog> [cc args...]: c-tests/<prog>.c against OpenPMIx's
-# headers (gnu99: they use strdup without asking for it), linked with
-# -l:libpmix.so.2 (the loader picks the library at run time), into $BIN/<out>.
-build_c_refh() {
-    local out=$1 p=$2; shift 2
-    build_once "$BIN/$out" $CC -std=gnu99 -Wall -Wextra -I"$REF_INC" \
-        "$ROOT/c-tests/$p.c" -o "$BIN/$out" -l:libpmix.so.2 "$@"
-}
-# build_prog <prog> / build_prog_refh <prog>: the C resource manager
-# (rm_simple), its clients and the other multi-process programs, as every
-# driver builds them: $BIN/<prog> and $BIN/<prog>_refh, with -g -lpthread.
-build_prog()      { build_c "$1" "$1" -g -lpthread; }
-build_prog_refh() { build_c_refh "$1_refh" "$1" -g -lpthread; }
-# build_example <name> <dir>: OpenPMIx's example <name>.c (with our
-# c-tests/openpmix-examples/examples.h) into <dir>/<name>.
-build_example() {
-    build_once "$2/$1" $CC -std=gnu99 -g -O1 -w -I"$ROOT/c-tests/openpmix-examples" -I"$REF_INC" \
-        "$OEX_SRC/$1.c" -o "$2/$1" -l:libpmix.so.2 -lpthread
-}
+# build_example <name> <dir>: OpenPMIx's example <name>.c as <dir>/<name>
+# (a link to $MK/oex_<name>: the examples find each other by name in their
+# directory).
+build_example() { make_progs "oex_$1" && mkdir -p "$2" && ln -sfn "$MK/oex_$1" "$2/$1"; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

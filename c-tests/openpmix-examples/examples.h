@@ -2,7 +2,7 @@
  * examples.h for OpenPMIx 4.2.2's example programs
  * (/usr/share/doc/libpmix-dev/examples), which Debian does not ship.
  *
- * Written for rpmix's tools/examples-tests.sh from what the examples use:
+ * Written for rpmix's tests of the examples (systests/tests/openpmix.rs, examples_*) from what the examples use:
  *   mylock_t        a one-shot wait object: a mutex, a condition variable,
  *                   an "active" flag, plus the fields the callbacks fill in
  *                   (status, evhandler_ref)

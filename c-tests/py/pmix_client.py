@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # A PMIx client written against Debian's Python bindings (python3-pmix,
-# module `pmix`, Cython over libpmix.so.2), run by tools/py-tests.sh under
+# module `pmix`, Cython over libpmix.so.2), run by systests/tests/consumers.rs (py_*) under
 # pmixrun and under Open MPI's mpirun, with OpenPMIx's and with rpmix's
 # library.
 #

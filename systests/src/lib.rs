@@ -46,6 +46,8 @@ pub struct Env {
     /// OpenPMIx 4.2.2's headers and library (Debian's libpmix-dev).
     pub ref_inc: PathBuf,
     pub ref_lib: PathBuf,
+    /// OpenPMIx's example sources (`OPENPMIX_EXAMPLES`).
+    pub oex_src: PathBuf,
 }
 
 fn path_var(name: &str, default: PathBuf) -> PathBuf {
@@ -65,6 +67,7 @@ pub fn env() -> &'static Env {
             pmixctl: libdir.join("pmixctl"),
             ref_inc: path_var("OPENPMIX_INCLUDE", "/usr/lib/x86_64-linux-gnu/pmix2/include".into()),
             ref_lib: "/usr/lib/x86_64-linux-gnu/libpmix.so.2".into(),
+            oex_src: path_var("OPENPMIX_EXAMPLES", "/usr/share/doc/libpmix-dev/examples".into()),
             libdir,
             root,
         }
@@ -449,7 +452,8 @@ pub fn libpmix_mapped(pid: u32) -> BTreeSet<PathBuf> {
 
 // ---------------------------------------------------------------- C programs
 
-/// How a C test program is built (`c-tests/Makefile`).
+/// How a C test program is built (`c-tests/Makefile`, which also holds
+/// what a program needs besides its kind: `CFLAGS_<prog>`, `LIBS_<prog>`).
 #[derive(Clone, Copy, Debug)]
 pub enum Build {
     /// Strict C99 against rpmix's headers, linked with rpmix's library: `<prog>_ours`.
@@ -459,20 +463,42 @@ pub enum Build {
     Ref,
     /// C++11 against rpmix's headers: `<prog>_cxx`.
     Cxx,
+    /// gnu99, strict, without PMIx (a helper): `<prog>_plain`.
+    Plain,
+    /// A shared object to preload, without PMIx: `lib<prog>.so`.
+    Preload,
+    /// OpenPMIx's example `<prog>.c` (`env().oex_src`), with
+    /// `c-tests/openpmix-examples/examples.h`: `oex_<prog>`.
+    OpenPmixExample,
+    /// `c-tests/mpi/<prog>.c` built with Open MPI's mpicc: `mpi_<prog>`.
+    Mpi,
+    /// OpenPMIx 4.2.2's own test program `test/simple/<prog>.c` (from
+    /// its source package: [`consumers_cache`]), with the shim of its
+    /// internal headers: `simple_<prog>`.
+    OpenPmixTest,
 }
 
 /// `c-tests/<prog>.c` built the way `build` says, by make (again only when
-/// its sources or headers changed); returns the program's path.
+/// its sources, headers or the Makefile changed); returns the program's path.
 pub fn c_prog(prog: &str, build: Build) -> PathBuf {
     let e = env();
     let bin = e.build.join("make");
     fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
-    let suffix = match build {
-        Build::Ours => "ours",
-        Build::Ref => "ref",
-        Build::Cxx => "cxx",
+    let file = match build {
+        Build::Ours => format!("{prog}_ours"),
+        Build::Ref => format!("{prog}_ref"),
+        Build::Cxx => format!("{prog}_cxx"),
+        Build::Plain => format!("{prog}_plain"),
+        Build::Preload => format!("lib{prog}.so"),
+        Build::OpenPmixExample => format!("oex_{prog}"),
+        Build::Mpi => format!("mpi_{prog}"),
+        Build::OpenPmixTest => format!("simple_{prog}"),
     };
-    let out = bin.join(format!("{prog}_{suffix}"));
+    let opx_src = match build {
+        Build::OpenPmixTest => Some(openpmix_src()),
+        _ => None,
+    };
+    let out = bin.join(file);
     // Cases run side by side: one make at a time in this directory.
     let lock = File::create(bin.join(".lock")).expect("lock file");
     // SAFETY: flock(2) on a descriptor this function owns for the call's length.
@@ -486,6 +512,8 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
             .arg(format!("BIN={}", bin.display()))
             .arg(format!("LIBDIR={}", e.libdir.display()))
             .arg(format!("REF_INC={}", e.ref_inc.display()))
+            .arg(format!("OEX_SRC={}", e.oex_src.display()))
+            .args(opx_src.map(|d| format!("OPENPMIX_SRC={}", d.display())))
             .arg(&out),
         secs(300),
     );
@@ -494,6 +522,51 @@ pub fn c_prog(prog: &str, build: Build) -> PathBuf {
         panic!("{}", r.report(&format!("building {}", out.display())));
     }
     out
+}
+
+/// tools/install-consumers.sh's cache of the programs of the field and
+/// OpenPMIx's sources (it installs what is missing, then prints the
+/// cache's path last), run once per test process.
+pub fn consumers_cache() -> &'static Path {
+    static CACHE: OnceLock<PathBuf> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        let r = run(Cmd::new(env().root.join("tools/install-consumers.sh")), secs(3600));
+        let dir = PathBuf::from(r.stdout.lines().last().unwrap_or("").trim());
+        assert!(r.success() && dir.is_dir(), "{}", r.report("tools/install-consumers.sh failed"));
+        dir
+    })
+}
+
+/// OpenPMIx 4.2.2's sources (`OPENPMIX_SRC`, else [`consumers_cache`]'s).
+pub fn openpmix_src() -> PathBuf {
+    std::env::var_os("OPENPMIX_SRC").map(PathBuf::from).unwrap_or_else(|| consumers_cache().join("openpmix-src"))
+}
+
+/// Why the reports of c-tests/which_pmix.c in `proof` ("<pid> <library>
+/// <version>" per process) fail: a process that loaded a libpmix.so.2
+/// other than `want`, or fewer than `min` on it (processes that loaded
+/// none, "not-loaded", do not count).
+pub fn which_pmix_loaded(proof: &Path, want: &Path, min: usize) -> Vec<String> {
+    let text = fs::read_to_string(proof).unwrap_or_default();
+    let (mut n, mut other) = (0, Vec::new());
+    for path in text.lines().filter_map(|l| l.split_whitespace().nth(1)) {
+        if path == "not-loaded" {
+            continue;
+        }
+        if fs::canonicalize(path).is_ok_and(|p| p == want) {
+            n += 1;
+        } else {
+            other.push(path.to_string());
+        }
+    }
+    let mut why = Vec::new();
+    if !other.is_empty() {
+        why.push(format!("processes on another library: {}", other.join(" ")));
+    }
+    if n < min {
+        why.push(format!("{n} processes on {}, fewer than {min}", want.display()));
+    }
+    why
 }
 
 // ---------------------------------------------------------------- skips
@@ -576,7 +649,7 @@ pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
 }
 
 /// Declares one `#[test]` per case of a bash driver:
-/// `driver_cases!("launch-tests.sh", "launch", secs(300), [("VAR", "value")], { launch_stop: "launch/stop", ... });`
+/// `driver_cases!("mixed-tests.sh", "mixed", secs(300), [("VAR", "value")], { rm_pps: "rm/pps", ... });`
 /// (the driver, its build subdirectory, each case's time limit, extra
 /// environment, then each test's name and the driver's name of its case).
 #[macro_export]
@@ -610,72 +683,6 @@ impl Cmd {
 /// stream, in the order the lines were written), through `sh`.
 pub fn merged<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(argv: I) -> Cmd {
     Cmd::new("sh").args(["-c", "exec \"$@\" 2>&1", "sh"]).args(argv)
-}
-
-/// Compiles `args` (a compiler and its arguments, sources included) into
-/// `c-tests/build/make/<out>`, again only when the command changed or a file
-/// the compiler read (its dependency file) is newer than `<out>`; returns
-/// the path of `<out>`. For builds `c-tests/Makefile` has no kind for
-/// (other libraries, shared objects).
-pub fn cc_once(out: &str, args: &[&OsStr]) -> PathBuf {
-    let bin = env().build.join("make");
-    fs::create_dir_all(&bin).unwrap_or_else(|err| panic!("cannot create {}: {err}", bin.display()));
-    let target = bin.join(out);
-    let deps = bin.join(format!("{out}.deps"));
-    let stamp = bin.join(format!("{out}.cmd"));
-    let mut cmd = Cmd::new(args[0]).args(&args[1..]);
-    cmd = cmd.arg("-MMD").arg("-MF").arg(&deps).arg("-o").arg(&target);
-    let shown = cmd.shown().to_string();
-    let lock = File::create(bin.join(".lock")).expect("lock file");
-    // SAFETY: flock(2) on a descriptor this function owns for the call's length.
-    unsafe {
-        libc::flock(lock.as_raw_fd(), libc::LOCK_EX);
-    }
-    let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    let fresh = match (mtime(&target), fs::read_to_string(&stamp), fs::read_to_string(&deps)) {
-        (Some(t), Ok(s), Ok(d)) if s == shown => d
-            .split_whitespace()
-            .filter(|w| *w != "\\" && !w.ends_with(':'))
-            .all(|f| mtime(Path::new(f)).is_some_and(|m| m <= t)),
-        _ => false,
-    };
-    if !fresh {
-        let _ = fs::remove_file(&stamp);
-        let r = run(cmd, secs(300));
-        if !r.success() {
-            panic!("{}", r.report(&format!("building {}", target.display())));
-        }
-        fs::write(&stamp, &shown).unwrap_or_else(|e| panic!("cannot write {}: {e}", stamp.display()));
-    }
-    drop(lock);
-    target
-}
-
-/// `c-tests/<prog>.c` built as [`c_prog`] builds it, with `extra` compiler
-/// arguments added (`-Werror`, `-lhwloc`, ...): `<prog>_<kind>+<extra>`.
-pub fn c_prog_with(prog: &str, build: Build, extra: &[&str]) -> PathBuf {
-    let e = env();
-    let src = e.root.join("c-tests").join(format!("{prog}.c"));
-    let inc = |d: &Path| format!("-I{}", d.display());
-    let libdir = format!("-L{}", e.libdir.display());
-    let strict = ["-Wall", "-Wextra", "-pedantic", "-Werror", "-g"];
-    let (suffix, mut args): (&str, Vec<String>) = match build {
-        Build::Ours => ("ours", ["cc", "-std=c99"].into_iter().chain(strict).map(String::from).chain([inc(&e.root.join("include"))]).collect()),
-        Build::Ref => ("ref", ["cc", "-std=gnu99", "-Wall", "-Wextra", "-g"].into_iter().map(String::from).chain([inc(&e.ref_inc)]).collect()),
-        Build::Cxx => (
-            "cxx",
-            ["c++", "-std=c++11"].into_iter().chain(strict).chain(["-x", "c++"]).map(String::from).chain([inc(&e.root.join("include"))]).collect(),
-        ),
-    };
-    args.push(src.to_string_lossy().into_owned());
-    if !matches!(build, Build::Ref) {
-        args.push(libdir);
-    }
-    args.extend(["-l:libpmix.so.2", "-lpthread"].map(String::from));
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let tag: String = extra.iter().map(|x| format!("+{}", x.trim_start_matches('-'))).collect();
-    let argv: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    cc_once(&format!("{prog}_{suffix}{tag}"), &argv)
 }
 
 /// This machine's host name (as `hostname` prints it).
@@ -837,6 +844,34 @@ pub fn pids_with_marker(marker: &str) -> Vec<u32> {
     out.retain(|&p| !proc_ended(p) && fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker)));
     out.sort_unstable();
     out
+}
+
+/// The live processes (not zombies) whose environment holds `<var>=<value>`
+/// (inherited by every descendant, whatever its command line).
+pub fn pids_with_env(var: &str, value: &str) -> Vec<u32> {
+    // (an empty or short value would match processes of other cases)
+    assert!(value.len() >= 8, "a marker as short as {value:?}");
+    let want = format!("{var}={value}");
+    let mut out: Vec<u32> = fs::read_dir("/proc")
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).collect())
+        .unwrap_or_default();
+    out.retain(|&p| {
+        p != std::process::id() && !proc_ended(p) && fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+    });
+    out.sort_unstable();
+    out
+}
+
+/// Kills (SIGKILL) every process [`pids_with_env`] finds; returns their pids.
+pub fn kill_with_env(var: &str, value: &str) -> Vec<u32> {
+    let pids = pids_with_env(var, value);
+    for &p in &pids {
+        // SAFETY: kill(2) on a pid found carrying this case's marker; no memory is involved.
+        unsafe {
+            libc::kill(p as i32, libc::SIGKILL);
+        }
+    }
+    pids
 }
 
 /// Waits up to `grace` until no process carries `marker`; those still

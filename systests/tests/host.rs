@@ -296,7 +296,7 @@ fn modex_lines(out: &str) -> Vec<String> {
 /// the committed data, and a Get of the phantom's key is one direct_modex.
 fn modex_vs_openpmix(m: &str) {
     let case = Case::new(&format!("modex_upcalls_vs_openpmix_{m}"));
-    let client = c_prog_with("client_modex", Build::Ref, &["-Werror"]);
+    let client = c_prog("client_modex", Build::Ref);
     let rm_r = c_prog("rm_simple", Build::Ref);
     let rm_o = c_prog("rm_simple", Build::Ours);
     let side = |rm: &Path, lib: Lib| merged([rm.as_os_str(), OsStr::new("-p"), OsStr::new("-v"), OsStr::new("-n"), OsStr::new("2"), client.as_os_str(), OsStr::new(m)]).on(lib);
@@ -341,7 +341,7 @@ fn modex_pattern_rewrites_as_sed_did() {
 
 /// client_topology: built against OpenPMIx's headers, with hwloc.
 fn client_topology() -> PathBuf {
-    c_prog_with("client_topology", Build::Ref, &["-Werror", "-lhwloc"])
+    c_prog("client_topology", Build::Ref)
 }
 
 /// The `client_topology: hwloc object layout ...` line src/hwlib.rs's
@@ -415,19 +415,7 @@ fn load_topology_vs_openpmix() {
 /// A synthetic topology (2 packages x 3 cores x 2 PUs), so it cannot be
 /// mistaken for this machine's, as hwloc XML in the case's directory.
 fn synthetic_xml(case: &Case) -> PathBuf {
-    let e = env();
-    let topo_xml = cc_once(
-        "topo_xml",
-        &[
-            OsStr::new("cc"),
-            OsStr::new("-std=gnu99"),
-            OsStr::new("-Wall"),
-            OsStr::new("-Wextra"),
-            OsStr::new("-Werror"),
-            e.root.join("c-tests/topo_xml.c").as_os_str(),
-            OsStr::new("-lhwloc"),
-        ],
-    );
+    let topo_xml = c_prog("topo_xml", Build::Plain);
     let r = run(Cmd::new(&topo_xml), secs(60)).ok();
     case.write("synthetic.xml", &r.stdout)
 }
@@ -442,7 +430,7 @@ fn host_topology(lib: Lib) {
     let xml = synthetic_xml(&case);
     let client = client_topology();
     let rm = c_prog("rm_simple", if lib == Lib::Ours { Build::Ours } else { Build::Ref });
-    let topo_host = c_prog_with("topo_host", Build::Ref, &["-Werror", "-lhwloc"]);
+    let topo_host = c_prog("topo_host", Build::Ref);
     let sizes = "client_topology: cores=6 pus=12";
     let r = run(Cmd::new(&rm).arg("-X").arg(&xml).args(["-n", "1"]).arg(&client).on(lib), secs(60));
     r.save(&case, "xml");
@@ -476,7 +464,7 @@ fn host_topology_on_rpmix() {
 fn topology_values_vs_openpmix() {
     let case = Case::new("topology_values_vs_openpmix");
     let xml = synthetic_xml(&case);
-    let prog = c_prog_with("topo_data", Build::Ref, &["-Werror", "-lhwloc"]);
+    let prog = c_prog("topo_data", Build::Ref);
     let theirs = run(merged([prog.as_os_str(), xml.as_os_str()]).on(Lib::OpenPmix), secs(60));
     theirs.save(&case, "openpmix");
     if !theirs.success() {
@@ -592,17 +580,7 @@ fn threads_stress_16_tsan() {
     assert!(rt.exists(), "no ThreadSanitizer runtime (libtsan2): tools/install-deps.sh installs it");
     let rt = fs::canonicalize(&rt).expect("the runtime's path");
     let prog = c_prog("stress_threads", Build::Ours);
-    let shim = cc_once(
-        "libtsan_shim.so",
-        &[
-            OsStr::new("cc"),
-            OsStr::new("-shared"),
-            OsStr::new("-fPIC"),
-            OsStr::new("-O1"),
-            OsStr::new("-fno-builtin"),
-            e.root.join("c-tests/tsan_shim.c").as_os_str(),
-        ],
-    );
+    let shim = c_prog("tsan_shim", Build::Preload);
     let release = sanitized_build("thread", "tsan", &["--lib"]);
     let tsandir = case.path("tsan-lib");
     fs::create_dir_all(&tsandir).expect("tsan-lib");

@@ -12,12 +12,9 @@ fn mib() -> u64 {
 }
 
 /// c-tests/iof_ranks.c (no PMIx: it writes what a rank of `PMIX_RANK`
-/// writes), optimized.
+/// writes), optimized (c-tests/Makefile).
 fn iof_ranks() -> PathBuf {
-    let src = env().root.join("c-tests/iof_ranks.c");
-    let mut args: Vec<&std::ffi::OsStr> = ["cc", "-std=gnu99", "-O2", "-Wall", "-Wextra", "-Werror"].map(std::ffi::OsStr::new).to_vec();
-    args.push(src.as_os_str());
-    cc_once("iof_ranks_gnu99_O2", &args)
+    c_prog("iof_ranks", Build::Plain)
 }
 
 fn pmixrun(t: &TmpDir) -> Cmd {

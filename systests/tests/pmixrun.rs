@@ -981,12 +981,12 @@ fn pmixctl_checkpoint() {
 
 /// c-tests/server_dirs.c (a minimal server: see its header) with TMPDIR `t`.
 fn server_dirs(t: &std::path::Path) -> Cmd {
-    Cmd::new(c_prog_with("server_dirs", Build::Ours, &["-D_DEFAULT_SOURCE"])).env("TMPDIR", t).on(Lib::Ours)
+    Cmd::new(c_prog("server_dirs", Build::Ours)).env("TMPDIR", t).on(Lib::Ours)
 }
 
 /// c-tests/client_dirs.c (a rank using its session directories).
 fn client_dirs() -> std::path::PathBuf {
-    c_prog_with("client_dirs", Build::Ours, &["-D_DEFAULT_SOURCE"])
+    c_prog("client_dirs", Build::Ours)
 }
 
 /// `find <what>` in `dir`, with `-printf <format>` when given, sorted: a

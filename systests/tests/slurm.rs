@@ -26,49 +26,38 @@ mod sh {
             impi_4: "impi-4",
         });
     }
-    /// tools/slurm2-tests.sh
+    /// tools/slurm2-tests.sh: every configuration runs these cases, named
+    /// `<prefix>/<case>` by the driver; a configuration's own extra cases
+    /// follow its prefix and environment (`{ test: "<prefix>/<case>" }`).
+    macro_rules! slurm2_cases {
+        ($prefix:literal, $extra:expr $(, { $($test:ident : $case:expr),* $(,)? })?) => {
+            driver_cases!("slurm2-tests.sh", "", secs(600), $extra, {
+                client: concat!($prefix, "/client"),
+                dmodex: concat!($prefix, "/dmodex"),
+                partial: concat!($prefix, "/partial"),
+                mpi_hello: concat!($prefix, "/mpi-hello"),
+                mpi_abort: concat!($prefix, "/mpi-abort"),
+                fence_kill: concat!($prefix, "/fence-kill"),
+                fence_kill_data: concat!($prefix, "/fence-kill-data"),
+                impi: concat!($prefix, "/impi"),
+                spawn: concat!($prefix, "/spawn"),
+                $($($test: $case),*)?
+            });
+        };
+    }
+    /// two nodes
     mod two_nodes {
         use super::*;
-        driver_cases!("slurm2-tests.sh", "", secs(600), [], {
-            client: "slurm2/client",
-            dmodex: "slurm2/dmodex",
-            partial: "slurm2/partial",
-            mpi_hello: "slurm2/mpi-hello",
-            mpi_abort: "slurm2/mpi-abort",
-            fence_kill: "slurm2/fence-kill",
-            fence_kill_data: "slurm2/fence-kill-data",
-            impi: "slurm2/impi",
-            spawn: "slurm2/spawn",
-        });
+        slurm2_cases!("slurm2", []);
     }
-    /// tools/slurm2-tests.sh with SLURM2_NODES=3
+    /// three nodes (SLURM2_NODES=3)
     mod three_nodes {
         use super::*;
-        driver_cases!("slurm2-tests.sh", "", secs(600), [("SLURM2_NODES", "3")], {
-            client: "slurm2/client",
-            dmodex: "slurm2/dmodex",
-            partial: "slurm2/partial",
-            mpi_hello: "slurm2/mpi-hello",
-            mpi_abort: "slurm2/mpi-abort",
-            fence_kill: "slurm2/fence-kill",
-            impi: "slurm2/impi",
-            spawn: "slurm2/spawn",
-            fence_kill_data: "slurm2/fence-kill-data",
-        });
+        slurm2_cases!("slurm2", [("SLURM2_NODES", "3")]);
     }
-    /// tools/slurm2-tests.sh with SLURM2_SLURM=24.11
+    /// Slurm 24.11 of the Debian 13 root (SLURM2_SLURM=24.11)
     mod slurm_24_11 {
         use super::*;
-        driver_cases!("slurm2-tests.sh", "", secs(600), [("SLURM2_SLURM", "24.11")], {
-            client: "slurm2-24.11/client",
-            dmodex: "slurm2-24.11/dmodex",
-            partial: "slurm2-24.11/partial",
-            mpi_hello: "slurm2-24.11/mpi-hello",
-            mpi_abort: "slurm2-24.11/mpi-abort",
-            fence_kill: "slurm2-24.11/fence-kill",
-            fence_kill_data: "slurm2-24.11/fence-kill-data",
-            impi: "slurm2-24.11/impi",
-            spawn: "slurm2-24.11/spawn",
-        });
+        slurm2_cases!("slurm2-24.11", [("SLURM2_SLURM", "24.11")]);
     }
 }

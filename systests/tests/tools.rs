@@ -1,7 +1,10 @@
 //! Tools and debuggers: pmixctl, attaching, launching under a debugger.
 
 use rpmix_systests::*;
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// pmixrun with TMPDIR `t` (a case's own: see [`TmpDir`]).
 fn pmixrun(t: &TmpDir) -> Cmd {
@@ -514,35 +517,650 @@ fn tool_attach_switch_disconnect() {
     assert!(!rv.exists(), "pmixrun left its rendezvous file {}\n{}\n{}", rv.display(), first.report("first"), second.report("second"));
 }
 
-/// Cases of the bash drivers (tools/*-tests.sh), one test each.
-mod sh {
-    use super::*;
-    /// tools/launch-tests.sh
-    mod launch {
-        use super::*;
-        driver_cases!("launch-tests.sh", "launch", secs(300), [], {
-            launch_tool_debug: "launch/tool-debug",
-            launch_release_twice: "launch/release-twice",
-            launch_stop_on_exec: "launch/stop-on-exec",
-            launch_daemons: "launch/daemons",
-            launch_daemon_exits_early: "launch/daemon-exits-early",
-            launch_tool_leaves_held: "launch/tool-leaves-held",
-            launch_pmixctl_run: "launch/pmixctl-run",
-            launch_tool_stdin: "launch/tool-stdin",
-            launch_stdin_all_one_closes: "launch/stdin-all-one-closes",
-            launch_stdin_unread: "launch/stdin-unread",
-            launch_relative_path: "launch/relative-path",
-            launch_missing_command: "launch/missing-command",
-            launch_tool_gone: "launch/tool-gone",
-            launch_end_with_tool: "launch/end-with-tool",
-            launch_tool_gone_mid_spawn: "launch/tool-gone-mid-spawn",
-            launch_openpmix_launcher: "launch/openpmix-launcher",
-            launch_openpmix_debugger: "launch/openpmix-debugger",
-            launch_openpmix_tool_spawn: "launch/openpmix-tool-spawn",
-            launch_proc_table: "launch/proc-table",
-            launch_openpmix_tool_nsinfo: "launch/openpmix-tool-nsinfo",
-            launch_other_user: "launch/other-user",
-            launch_stop: "launch/stop",
-        });
+// ---------------------------------------------------------------- tools that launch jobs
+//
+// A persistent pmixrun (the node's system server, in a TMPDIR of the
+// case's own) and tools that start jobs through it: c-tests/tool_launch.c,
+// pmixctl run, OpenPMIx's example tools (on rpmix's library unless said).
+
+/// A persistent pmixrun (`--persistent -v`) in a TMPDIR of its own, which
+/// is also its system TMPDIR; its output (both streams) is its log. Every
+/// process it starts inherits `LAUNCH_MARKER=<marker>` (its environment
+/// alone carries it): dropping it ends the launcher and whatever carries
+/// the marker.
+struct Launcher {
+    t: TmpDir,
+    job: Option<Job>,
+    marker: String,
+}
+
+impl Launcher {
+    fn start(case: &Case) -> Launcher {
+        let t = TmpDir::new("launch");
+        let marker = new_marker(&case.name);
+        let e = env();
+        let job = Job::start(
+            merged([e.pmixrun.as_os_str(), std::ffi::OsStr::new("--persistent"), std::ffi::OsStr::new("-v")])
+                .env("TMPDIR", &t)
+                .env("PMIX_SYSTEM_TMPDIR", &t)
+                .env("LAUNCH_MARKER", &marker)
+                .on(Lib::Ours),
+        );
+        let l = Launcher { t, job: Some(job), marker };
+        let rv = l.rendezvous();
+        wait_until(&format!("the system rendezvous file {}", rv.display()), secs(10), || rv.exists())
+            .unwrap_or_else(|e| panic!("{e}\n{}", l.log()));
+        l
     }
+    /// Its system rendezvous file.
+    fn rendezvous(&self) -> PathBuf {
+        self.t.path().join(format!("pmix.sys.{}", hostname()))
+    }
+    /// A tool (or any program) of this launcher's node, on rpmix's library.
+    fn cmd(&self, prog: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        Cmd::new(prog).env("TMPDIR", &self.t).env("PMIX_SYSTEM_TMPDIR", &self.t).on(Lib::Ours)
+    }
+    /// `pmixctl <args>`.
+    fn pmixctl(&self, args: &[&str]) -> Cmd {
+        self.cmd(&env().pmixctl).args(args)
+    }
+    fn job(&self) -> &Job {
+        self.job.as_ref().expect("the launcher runs")
+    }
+    /// Its log so far.
+    fn log(&self) -> String {
+        self.job().stdout_so_far()
+    }
+    /// Its log's lines after the first `from`.
+    fn lines_after(&self, from: usize) -> Vec<String> {
+        self.log().lines().skip(from).map(str::to_string).collect()
+    }
+    /// How many lines its log has.
+    fn nlines(&self) -> usize {
+        self.log().lines().count()
+    }
+    /// Waits until a line of its log satisfies `pred`.
+    fn wait_log(&self, what: &str, limit: std::time::Duration, pred: impl Fn(&str) -> bool) -> Result<(), String> {
+        wait_until(what, limit, || self.log().lines().any(&pred))
+    }
+    /// Pids of the live processes carrying its marker in their environment.
+    fn marked(&self) -> Vec<u32> {
+        pids_with_env("LAUNCH_MARKER", &self.marker)
+    }
+}
+
+impl Drop for Launcher {
+    fn drop(&mut self) {
+        drop(self.job.take());
+        kill_with_env("LAUNCH_MARKER", &self.marker);
+    }
+}
+
+/// A line of `lines` starting with `prefix`.
+fn has_line_starting(lines: &str, prefix: &str) -> bool {
+    lines.lines().any(|l| l.starts_with(prefix))
+}
+
+/// What c-tests/debug_rank.c writes on stdout as rank `r`: lines
+/// "r<r> <i> <26 letters>" up to `kib` KiB.
+fn debug_rank_output(kib: usize, r: u32) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < kib * 1024 {
+        let _ = writeln!(out, "r{r} {i} abcdefghijklmnopqrstuvwxyz");
+        i += 1;
+    }
+    out
+}
+
+/// c-tests/tool_launch.c spawns 4 ranks of c-tests/debug_rank.c (64 KiB
+/// each, exit code 5) with their output forwarded to it, held for a
+/// debugger (`env`: how, see tool_launch.c): every rank waits (in init, or
+/// on exec), nothing is written before the release, each rank's stdout
+/// arrives whole with its stderr line, and the job-end event carries exit
+/// code 5. Returns the launcher, or `None` when the case was skipped.
+fn tool_debug(name: &str, env_add: &[(&str, String)]) -> Option<(Case, Launcher)> {
+    let case = Case::new(name);
+    let l = Launcher::start(&case);
+    let mut cmd = l.cmd(c_prog("tool_launch", Build::Ours)).arg("4").arg(c_prog("debug_rank", Build::Ours)).args(["64", "5"]);
+    for (k, v) in env_add {
+        cmd = cmd.env(k, v);
+    }
+    // (stdout holds the job's output alone; the tool's lines go to stderr)
+    let r = run(cmd, secs(40));
+    r.save(&case, "tool_launch");
+    if r.code() == Some(77) {
+        skip(name, &format!("this system does not let pmixrun trace its children: {}", r.stderr.lines().last().unwrap_or("")));
+        return None;
+    }
+    let mut why = Vec::new();
+    if !r.success() {
+        why.push(format!("exit {:?}", r.code()));
+    }
+    if r.stdout.lines().next() != Some("--- released ---") {
+        why.push("output before the release".to_string());
+    }
+    for rank in 0..4u32 {
+        let got: String = r.stdout.lines().filter(|l| l.starts_with(&format!("r{rank} "))).map(|l| format!("{l}\n")).collect();
+        if got != debug_rank_output(64, rank) {
+            why.push(format!("rank {rank}'s stdout differs"));
+        }
+        if !has_line_starting(&r.stderr, &format!("debug_rank {rank} done")) {
+            why.push(format!("rank {rank}'s stderr line missing"));
+        }
+    }
+    let on_exec = env_add.iter().any(|(k, v)| *k == "TOOL_LAUNCH_ON_EXEC" && v == "1");
+    let place = if on_exec { "on exec" } else { "in init" };
+    if !has_line_starting(&r.stderr, &format!("tool_launch: 4 ranks stopped {place}")) {
+        why.push(format!("the ranks did not all stop {place}"));
+    }
+    if on_exec && is_root() && !has_line_starting(&r.stderr, "tool_launch: attached to 4 stopped ranks") {
+        why.push("a debugger could not attach to every stopped rank".to_string());
+    }
+    let job_end = r.stderr.lines().any(|l| {
+        l.strip_prefix("tool_launch: job ").and_then(|rest| rest.strip_suffix(" ended, exit code 5")).is_some_and(|ns| !ns.is_empty() && !ns.contains(' '))
+    });
+    if !job_end {
+        why.push("no job-end event with exit code 5".to_string());
+    }
+    assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
+    Some((case, l))
+}
+
+/// Held in init, released by the tool.
+#[test]
+fn launch_tool_debug() {
+    tool_debug("launch_tool_debug", &[]);
+}
+
+/// The same with the release sent twice: no change.
+#[test]
+fn launch_release_twice() {
+    tool_debug("launch_release_twice", &[("TOOL_LAUNCH_RELEASE_TWICE", "1".into())]);
+}
+
+/// Stopped on exec (PMIX_DEBUG_STOP_ON_EXEC): one READY_FOR_DEBUG names the
+/// 4 ranks, each is stopped already running debug_rank, the tool attaches
+/// to each with ptrace (as root) and leaves it stopped; the release
+/// continues them (a skip where ptrace is refused).
+#[test]
+fn launch_stop_on_exec() {
+    tool_debug("launch_stop_on_exec", &[("TOOL_LAUNCH_ON_EXEC", "1".into())]);
+}
+
+/// Released by debugger daemons (c-tests/debug_daemon.c,
+/// PMIX_DEBUGGER_DAEMONS, one per rank by PMIX_DEBUG_DAEMONS_PER_PROC):
+/// 4 daemons start, each finds its target in its job data and releases it.
+#[test]
+fn launch_daemons() {
+    let daemon = c_prog("debug_daemon", Build::Ours);
+    let started = format!("{}) as pid", daemon.display());
+    let Some((_case, l)) = tool_debug("launch_daemons", &[("TOOL_LAUNCH_DAEMON", daemon.to_string_lossy().into_owned())]) else { return };
+    let count = || l.log().lines().filter(|x| x.contains(&started)).count();
+    // (the log is read as the launcher writes it: wait for the 4th line)
+    let _ = wait_until("4 debugger daemons logged", secs(10), || count() >= 4);
+    assert_eq!(count(), 4, "debugger daemons started, expected one per rank (4)\n{}", l.log());
+}
+
+/// `tool_launch <n> debug_rank 1 5` with `env_add`, on a launcher of its
+/// own: the tool's exit code must be `want_rc`; then the launcher must
+/// release the ranks the tool left held, and they run to their end (exit
+/// code 5). `check` looks at the tool's run first.
+fn tool_leaves(name: &str, nranks: u32, env_add: (&str, &str), want_rc: i32, check: impl Fn(&Run) -> Option<String>) {
+    let case = Case::new(name);
+    let l = Launcher::start(&case);
+    let before = l.nlines();
+    let cmd = l.cmd(c_prog("tool_launch", Build::Ours)).env(env_add.0, env_add.1).arg(nranks.to_string()).arg(c_prog("debug_rank", Build::Ours)).args(["1", "5"]);
+    let r = run(cmd, secs(40));
+    r.save(&case, "tool_launch");
+    let mut why = Vec::new();
+    if r.code() != Some(want_rc) {
+        why.push(format!("tool exit {:?}, expected {want_rc}", r.code()));
+    }
+    why.extend(check(&r));
+    let appns = r.stderr.lines().find_map(|x| x.strip_prefix("tool_launch: spawned ")).unwrap_or("").to_string();
+    let _ = l.wait_log("the job's end", secs(10), |x| x.starts_with(&format!("pmixrun: job {appns} ended")));
+    let after = l.lines_after(before);
+    if !after.iter().any(|x| x.starts_with(&format!("pmixrun: job {appns}: its debugger is gone; releasing"))) {
+        why.push("the launcher did not release the ranks".to_string());
+    }
+    let ended = after
+        .iter()
+        .filter(|x| {
+            x.strip_prefix(&format!("pmixrun: {appns}:"))
+                .and_then(|rest| rest.split_once(" exited with status 5"))
+                .is_some_and(|(rank, tail)| tail.is_empty() && rank.parse::<u32>().is_ok_and(|n| n < nranks) && rank.len() == 1)
+        })
+        .count();
+    if ended != nranks as usize {
+        why.push(format!("{ended} of the {nranks} released ranks ran to their end"));
+    }
+    assert!(why.is_empty(), "{}\n--- launcher's log\n{}", r.report(&why.join(", ")), l.log());
+}
+
+/// Debugger daemons (/bin/false) that end without releasing the ranks held
+/// in init: the tool hears their end (exit code 1) and gives up (exit 3);
+/// with the tool and its daemons gone the launcher releases the ranks,
+/// which run to their end.
+#[test]
+fn launch_daemon_exits_early() {
+    tool_leaves("launch_daemon_exits_early", 2, ("TOOL_LAUNCH_DAEMON", "/bin/false"), 3, |r| {
+        (!has_line_starting(&r.stderr, "tool_launch: the daemons ended (exit code 1) without releasing"))
+            .then(|| "the tool did not hear the daemons' end".to_string())
+    });
+}
+
+/// A tool that leaves right after spawning 4 ranks held in init (exit 4):
+/// the launcher releases them all (also those connecting later), and they
+/// run to their end.
+#[test]
+fn launch_tool_leaves_held() {
+    tool_leaves("launch_tool_leaves_held", 4, ("TOOL_LAUNCH_LEAVE", "1"), 4, |_| None);
+}
+
+/// pmixctl run -n 3: each rank's line on pmixctl's output, pmixctl's exit
+/// code the job's (4).
+#[test]
+fn launch_pmixctl_run() {
+    let case = Case::new("launch_pmixctl_run");
+    let l = Launcher::start(&case);
+    let r = run(l.pmixctl(&["run", "-n", "3", "sh", "-c", "echo \"out-$PMIX_RANK\"; exit 4"]), secs(40));
+    r.save(&case, "pmixctl");
+    let r = r.exit_code(4);
+    for rank in 0..3 {
+        assert!(r.all_lines().contains(&format!("out-{rank}").as_str()), "{}", r.report(&format!("rank {rank}'s line missing")));
+    }
+}
+
+/// `head -c <n> /dev/urandom` into the case's file `name`.
+fn random_file(case: &Case, name: &str, n: usize) -> PathBuf {
+    let mut bytes = vec![0u8; n];
+    fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes)).expect("/dev/urandom");
+    let p = case.path(name);
+    fs::write(&p, &bytes).expect("the input file");
+    p
+}
+
+/// The sha256 of a file, as sha256sum prints it.
+fn sha256(f: &Path) -> String {
+    let r = run(Cmd::new("sha256sum").arg(f), secs(60)).ok();
+    r.stdout.split_whitespace().next().unwrap_or("").to_string()
+}
+
+/// The tool's stdin goes to the rank it names (pmixctl run --stdin 1:
+/// PMIX_FWD_STDIN, PMIX_STDIN_TGT): 300 KB to rank 1 of 2, arriving whole
+/// (sha256); rank 0's stdin is empty.
+#[test]
+fn launch_tool_stdin() {
+    let case = Case::new("launch_tool_stdin");
+    let l = Launcher::start(&case);
+    let input = random_file(&case, "input", 300_000);
+    let (want, empty) = (sha256(&input), sha256(Path::new("/dev/null")));
+    // (stdout holds the job's output alone; pmixctl's own lines go to stderr)
+    let r = run(l.pmixctl(&["run", "-n", "2", "--stdin", "1", "sh", "-c", "echo \"r$PMIX_RANK $(sha256sum | cut -d\" \" -f1)\""]).stdin_file(&input), secs(40));
+    r.save(&case, "pmixctl");
+    let r = r.ok();
+    assert!(r.lines().contains(&format!("r1 {want}").as_str()), "{}", r.report("rank 1 did not get the tool's stdin whole"));
+    assert!(r.lines().contains(&format!("r0 {empty}").as_str()), "{}", r.report("rank 0's stdin was not empty"));
+}
+
+/// --stdin all where rank 0 closes its stdin at once: rank 1 still gets
+/// every byte and its end of input, and the job ends.
+#[test]
+fn launch_stdin_all_one_closes() {
+    let case = Case::new("launch_stdin_all_one_closes");
+    let l = Launcher::start(&case);
+    let input = random_file(&case, "input", 300_000);
+    let script = "if [ \"$PMIX_RANK\" = 0 ]; then exec 0<&-; echo \"r0 closed\"; else echo \"r1 $(wc -c)\"; fi";
+    let r = run(l.pmixctl(&["run", "-n", "2", "--stdin", "all", "sh", "-c", script]).stdin_file(&input), secs(40));
+    r.save(&case, "pmixctl");
+    let r = r.ok();
+    assert!(r.lines().contains(&"r1 300000"), "{}", r.report("rank 1 did not get all 300000 bytes and their end"));
+    assert!(r.lines().contains(&"r0 closed"), "{}", r.report("rank 0's line missing"));
+}
+
+/// A rank that does not read its stdin while the tool has 2 MB for it: the
+/// tool waits (each push completes once in the pipe), the launcher does
+/// not: another tool's job runs meanwhile, at once (within 2.5 s), while
+/// the first rank still waits; then the first job ends normally.
+#[test]
+fn launch_stdin_unread() {
+    let case = Case::new("launch_stdin_unread");
+    let l = Launcher::start(&case);
+    let big = case.write("big", &"\0".repeat(2_000_000));
+    let go = case.path("go");
+    let script = format!("while [ ! -e '{}' ]; do sleep 0.05; done; echo unread-done", go.display());
+    let first = Job::start(merged([env().pmixctl.to_string_lossy().as_ref(), "run", "sh", "-c", &script]).env("TMPDIR", &l.t).env("PMIX_SYSTEM_TMPDIR", &l.t).on(Lib::Ours).stdin_file(&big));
+    first.wait_line("'pmixctl: job <ns> started'", secs(30), |x| x.starts_with("pmixctl: job ") && x.ends_with(" started")).unwrap();
+    let t0 = Instant::now();
+    let other = run(l.pmixctl(&["run", "/bin/echo", "other"]), secs(40));
+    let took = t0.elapsed();
+    other.save(&case, "other");
+    let other_ran = other.success() && other.all_lines().contains(&"other");
+    case.write("go", "");
+    let r = first.wait(secs(40));
+    r.save(&case, "unread");
+    assert!(other_ran, "{}", other.report("another tool's job did not run meanwhile"));
+    // (held by the unread stdin, it would wait for the first job's end)
+    assert!(took < Duration::from_millis(2500), "the other job waited for the unread stdin ({took:?})");
+    let r = r.ok();
+    assert!(r.lines().contains(&"unread-done"), "{}", r.report("the job's output is missing"));
+}
+
+/// pmixctl run ./prog from the directory holding it: it runs, there.
+#[test]
+fn launch_relative_path() {
+    let case = Case::new("launch_relative_path");
+    let l = Launcher::start(&case);
+    let here = case.path("here");
+    fs::create_dir_all(&here).unwrap();
+    let prog = here.join("prog");
+    fs::write(&prog, "#!/bin/sh\necho \"ran in $(pwd)\"\n").unwrap();
+    fs::set_permissions(&prog, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let r = run(l.pmixctl(&["run", "./prog"]).current_dir(&here), secs(40));
+    r.save(&case, "pmixctl");
+    let r = r.ok();
+    assert!(r.all_lines().contains(&format!("ran in {}", here.display()).as_str()), "{}", r.report("./prog did not run in the tool's directory"));
+}
+
+/// `pmixctl run /bin/true` on `l` succeeds: the launcher serves on.
+fn serves_next(case: &Case, l: &Launcher) {
+    let r = run(l.pmixctl(&["run", "/bin/true"]), secs(40));
+    r.save(case, "next");
+    assert!(r.success(), "{}\n--- launcher's log\n{}", r.report("the launcher did not serve the next job"), l.log());
+}
+
+/// pmixctl run of a program that does not exist: an error at once (not
+/// the time limit), named; and the launcher serves on.
+#[test]
+fn launch_missing_command() {
+    let case = Case::new("launch_missing_command");
+    let l = Launcher::start(&case);
+    let r = run(l.pmixctl(&["run"]).arg(case.path("no-such-program")), secs(40));
+    r.save(&case, "pmixctl");
+    assert!(!r.timed_out && !r.success(), "{}", r.report("expected an error"));
+    assert!(
+        r.all_lines().iter().any(|x| x.contains("NOT FOUND") || x.contains("NOT-FOUND") || x.contains("FAILED")),
+        "{}",
+        r.report("no error named")
+    );
+    serves_next(&case, &l);
+}
+
+/// `pmixctl run <args>` (both streams in one), started; waits for its
+/// "pmixctl: job <ns> started" and returns the job and <ns>.
+fn started_tool(l: &Launcher, args: &[&str]) -> (Job, String) {
+    let mut argv = vec![env().pmixctl.to_string_lossy().into_owned(), "run".to_string()];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    let tool = Job::start(merged(argv).env("TMPDIR", &l.t).env("PMIX_SYSTEM_TMPDIR", &l.t).on(Lib::Ours));
+    let line = tool.wait_line("'pmixctl: job <ns> started'", secs(30), |x| x.starts_with("pmixctl: job ") && x.ends_with(" started")).unwrap();
+    let ns = line["pmixctl: job ".len()..line.len() - " started".len()].to_string();
+    (tool, ns)
+}
+
+/// A tool that goes away while its job runs: the job runs to its end (it
+/// writes a file once the tool is gone) and the launcher serves on.
+#[test]
+fn launch_tool_gone() {
+    let case = Case::new("launch_tool_gone");
+    let l = Launcher::start(&case);
+    let (go, finished) = (case.path("go"), case.path("finished"));
+    let script = format!("while [ ! -e '{}' ]; do sleep 0.05; done; echo late; touch '{}'", go.display(), finished.display());
+    let (tool, _) = started_tool(&l, &["sh", "-c", &script]);
+    drop(tool); // (SIGKILL)
+    case.write("go", "");
+    wait_until("the job's file", secs(10), || finished.exists()).unwrap_or_else(|e| panic!("the job did not run to its end: {e}\n{}", l.log()));
+    serves_next(&case, &l);
+}
+
+/// A job tied to its tool (pmixctl run --end-with-tool:
+/// PMIX_SPAWN_CHILD_SEP false) ends when the tool is killed: the launcher
+/// says so and the job's processes are gone (without it they would wait
+/// on), and the launcher serves on.
+#[test]
+fn launch_end_with_tool() {
+    let case = Case::new("launch_end_with_tool");
+    let l = Launcher::start(&case);
+    let marker = new_marker("launch_end_with_tool");
+    let tied = case.path("tied-finished");
+    let script = format!("while [ ! -e '{}' ]; do sleep 0.05; done; touch '{}'", case.path("go").display(), tied.display());
+    let before = l.nlines();
+    let (tool, _) = started_tool(&l, &["--end-with-tool", "sh", "-c", &script, &marker]);
+    wait_until("the job's ranks", secs(10), || !pids_with_marker(&marker).is_empty()).unwrap();
+    drop(tool); // (SIGKILL)
+    let said = l.wait_log("the launcher ends the job", secs(10), |x| x.contains("is gone: ending job ") && x.contains(" with it"));
+    let left = leftovers(&marker, secs(10));
+    case.write("go", "");
+    assert!(left.is_empty() && !tied.exists(), "the job ran on after its tool: {left:?}");
+    assert!(said.is_ok() && l.lines_after(before).iter().any(|x| x.contains("is gone: ending job ") && x.contains(" with it")), "the launcher did not end the job\n{}", l.log());
+    serves_next(&case, &l);
+}
+
+/// Tools killed while their spawn is in flight (as soon as the tool
+/// started; when the launcher starts the job's first rank; when the tool
+/// hears its job started): whether the job started or not, the launcher
+/// serves the next tool.
+#[test]
+fn launch_tool_gone_mid_spawn() {
+    let case = Case::new("launch_tool_gone_mid_spawn");
+    let l = Launcher::start(&case);
+    let argv = [env().pmixctl.to_string_lossy().into_owned(), "run".into(), "-n".into(), "2".into(), "sh".into(), "-c".into(), "sleep 0.3".into()];
+    let tool = || Job::start(merged(&argv).env("TMPDIR", &l.t).env("PMIX_SYSTEM_TMPDIR", &l.t).on(Lib::Ours));
+    drop(tool());
+    let before = l.log().matches("pmixrun: started ").count();
+    let t = tool();
+    let _ = wait_until("the launcher starts a rank", secs(30), || l.log().matches("pmixrun: started ").count() > before);
+    drop(t);
+    let t = tool();
+    let _ = t.wait_line("'pmixctl: job <ns> started'", secs(30), |x| x.ends_with(" started"));
+    drop(t);
+    serves_next(&case, &l);
+    assert!(!proc_ended(l.job().pid()), "the launcher is gone\n{}", l.log());
+}
+
+/// `program` copied into `dir` as `name` (mode 755).
+fn copy_exe(program: &Path, dir: &Path, name: &str) -> PathBuf {
+    fs::create_dir_all(dir).unwrap();
+    let to = dir.join(name);
+    fs::copy(program, &to).unwrap_or_else(|e| panic!("cannot copy {}: {e}", program.display()));
+    fs::set_permissions(&to, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    to
+}
+
+/// Whether `line` is a launcher's "<ns>:<rank> (<path>/<name>) as pid" line.
+fn started_as(line: &str, name: &str) -> bool {
+    line.split_once(&format!("/{name}) as pid")).is_some_and(|(head, _)| {
+        head.rsplit_once(" (").is_some_and(|(who, _)| who.rsplit_once(':').is_some_and(|(_, rank)| rank.chars().all(|c| c.is_ascii_digit())))
+    })
+}
+
+/// OpenPMIx's example launcher.c, on rpmix: 128 ranks of "app" (found in
+/// its directory) started, PMIX_NOTIFY_COMPLETION, the job-end event with
+/// the registration's PMIX_EVENT_RETURN_OBJECT.
+#[test]
+fn launch_openpmix_launcher() {
+    let case = Case::new("launch_openpmix_launcher");
+    let l = Launcher::start(&case);
+    let ex = case.path("ex");
+    copy_exe(Path::new("/bin/true"), &ex, "app");
+    let r = run(l.cmd(c_prog("launcher", Build::OpenPmixExample)).current_dir(&ex), secs(40));
+    r.save(&case, "launcher");
+    let r = r.ok();
+    assert!(!r.all_lines().iter().any(|x| x.contains("LOCK WAS NOT RETURNED")), "{}", r.report("the event came without the registration's return object"));
+    let log = l.log();
+    let apps = log.lines().filter(|x| started_as(x, "app")).count();
+    assert_eq!(apps, 128, "apps started, of 128\n{log}");
+}
+
+/// OpenPMIx's debugger.c (with its debuggerd.c and client.c, from its
+/// directory): it spawns 2 ranks of client stopped on exec (in init where
+/// the launcher cannot trace), then debuggerd as debugger daemons, and
+/// ends when the daemons' job ends. 4.2.2's debuggerd.c prints, waits 10 s
+/// and exits without releasing the ranks (the rest of it is dead code), so
+/// the outcome is the launcher's: with the tool and its daemons gone it
+/// releases the ranks, which run to their end (both exit 0).
+#[test]
+fn launch_openpmix_debugger() {
+    let case = Case::new("launch_openpmix_debugger");
+    let l = Launcher::start(&case);
+    let dbg = case.path("dbg");
+    copy_exe(&c_prog("client", Build::OpenPmixExample), &dbg, "client");
+    copy_exe(&c_prog("debuggerd", Build::OpenPmixExample), &dbg, "debuggerd");
+    let before = l.nlines();
+    let r = run(l.cmd(c_prog("debugger", Build::OpenPmixExample)).current_dir(&dbg), secs(30));
+    r.save(&case, "debugger");
+    let r = r.ok();
+    assert!(has_line_starting(&r.stdout, "SPAWNED DEBUGGERD") || has_line_starting(&r.stderr, "SPAWNED DEBUGGERD"), "{}", r.report("the daemons were not spawned"));
+    let started = l.lines_after(before);
+    let clients: Vec<&String> = started.iter().filter(|x| x.contains("/client) as pid")).collect();
+    assert_eq!(clients.len(), 2, "ranks of client started\n{}", l.log());
+    assert_eq!(started.iter().filter(|x| x.contains("/debuggerd) as pid")).count(), 1, "debugger daemons started\n{}", l.log());
+    let appns = clients[0].strip_prefix("pmixrun: started ").and_then(|x| x.split_once(':')).map(|(ns, _)| ns.to_string()).unwrap_or_default();
+    let _ = l.wait_log("the job's end", secs(10), |x| x.starts_with(&format!("pmixrun: job {appns} ended")));
+    let log = l.log();
+    assert!(has_line_starting(&log, &format!("pmixrun: job {appns}: its debugger is gone; releasing")), "the launcher did not release the orphaned ranks\n{log}");
+    let exited = [0, 1].iter().filter(|rank| log.lines().any(|x| x == format!("pmixrun: {appns}:{rank} exited with status 0"))).count();
+    assert_eq!(exited, 2, "released ranks that exited 0, of 2\n{log}");
+}
+
+/// OpenPMIx's tool.c --spawn: a launcher tool (PMIX_LAUNCHER) spawns one
+/// process and waits for PMIX_ERR_JOB_TERMINATED with a handler registered
+/// for PMIX_EVENT_AFFECTED_PROC = its own namespace ("the children will
+/// have our nspace", its comment says). That does not hold here: every
+/// spawned job has a namespace of its own, which the job-end event names,
+/// so the handler (filtered by affected proc, as OpenPMIx filters it)
+/// never runs and the tool waits on. What does happen: the program runs,
+/// its job ends, the tool hears nothing it asked for and still waits a
+/// second after the end.
+#[test]
+fn launch_openpmix_tool_spawn() {
+    let case = Case::new("launch_openpmix_tool_spawn");
+    let l = Launcher::start(&case);
+    let ts = case.path("ts");
+    fs::create_dir_all(&ts).unwrap();
+    let ran = ts.join("ran");
+    fs::write(ts.join("prog"), format!("#!/bin/sh\ntouch '{}'\n", ran.display())).unwrap();
+    fs::set_permissions(ts.join("prog"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let before = l.nlines();
+    let tool = Job::start(l.cmd(c_prog("tool", Build::OpenPmixExample)).args(["--spawn", "./prog"]).current_dir(&ts));
+    let ended = l.wait_log("a job's end", secs(10), |x| x.starts_with("pmixrun: job ") && x.ends_with(" ended"));
+    // (the second it still waits after the end)
+    let waited = !tool.wait_ended(secs(1));
+    assert!(ran.exists(), "the program did not run\n{}", l.log());
+    assert!(ended.is_ok() && l.lines_after(before).iter().any(|x| x.starts_with("pmixrun: job ") && x.ends_with(" ended")), "its job did not end\n{}", l.log());
+    let r = tool.wait(secs(1));
+    r.save(&case, "tool");
+    assert!(!r.all_lines().iter().any(|x| x.contains("TOOL NOTIFIED")), "{}", r.report("the handler ran for another namespace's end"));
+    assert!(waited, "{}", r.report("the tool did not wait (exit: its expectation was met?)"));
+}
+
+/// A debugger's proc table (PMIX_QUERY_PROC_TABLE) of a job stopped on
+/// exec, asked by c-tests/proc_table.c on rpmix and on OpenPMIx's library
+/// (over TCP): the right lines (3 entries, each with the job, this host,
+/// the program, and a pid that is that program, stopped), the same from
+/// both.
+#[test]
+fn launch_proc_table() {
+    let case = Case::new("launch_proc_table");
+    let l = Launcher::start(&case);
+    let app = copy_exe(Path::new("/bin/true"), &case.path("pt"), "app");
+    let app = fs::canonicalize(&app).unwrap();
+    let mut want = String::from("entries 3\n");
+    for rank in 0..3 {
+        let _ = writeln!(want, "rank {rank} nspace-ok 1 host-ok 1 exe {} pid-ok 1", app.display());
+    }
+    let prog = c_prog("proc_table", Build::Ref);
+    let lib_of = |r: &Run| {
+        r.stderr.lines().filter_map(|x| x.strip_prefix("proc_table: library ")).next_back().map(|p| fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
+    };
+    let ours = run(l.cmd(&prog).arg("3").arg(&app), secs(40));
+    ours.save(&case, "rpmix");
+    if ours.code() == Some(77) {
+        skip("launch_proc_table", "no stop on exec here");
+        return;
+    }
+    assert_eq!(lib_of(&ours), Some(Lib::Ours.file()), "{}", ours.report("the first run was not on rpmix"));
+    let ours = ours.ok();
+    assert_eq!(ours.stdout, want, "rpmix's table differs from the expected one (right: expected)");
+    let theirs = run(l.cmd(&prog).arg("3").arg(&app).on(Lib::OpenPmix), secs(40));
+    theirs.save(&case, "openpmix");
+    let theirs = theirs.ok();
+    assert!(lib_of(&theirs).is_some_and(|p| p != Lib::Ours.file()), "{}", theirs.report("the second run was not on OpenPMIx's library"));
+    assert_eq!(theirs.stdout, ours.stdout, "OpenPMIx's tool reads another table (right: rpmix's)");
+}
+
+/// OpenPMIx's tool.c with no argument asks PMIX_QUERY_NAMESPACE_INFO and
+/// prints each namespace with its command line: the running job's is
+/// there, as pmixctl named it; debugger.c --attach <ns> finds it among the
+/// active namespaces (PMIX_QUERY_NAMESPACES).
+#[test]
+fn launch_openpmix_tool_nsinfo() {
+    let case = Case::new("launch_openpmix_tool_nsinfo");
+    let l = Launcher::start(&case);
+    let (_job, ns) = started_tool(&l, &["-n", "2", "sleep", "600"]);
+    let r = run(l.cmd(c_prog("tool", Build::OpenPmixExample)).current_dir(&case.dir), secs(40));
+    r.save(&case, "tool");
+    assert!(r.all_lines().iter().any(|x| x.starts_with("ACTIVE NSPACES:")), "{}", r.report("no namespace list"));
+    assert!(r.all_lines().contains(&format!("\t{ns}\tsleep 600").as_str()), "{}", r.report("the job's namespace and command line are not listed"));
+    let a = run(l.cmd(c_prog("debugger", Build::OpenPmixExample)).args(["--attach", &ns]).current_dir(&case.dir), secs(40));
+    a.save(&case, "attach");
+    let a = a.ok();
+    // (a line "Query returned [<names>,]<ns>[,<names>]")
+    let found = a.all_lines().iter().any(|x| {
+        x.strip_prefix("Query returned ").is_some_and(|s| {
+            s.match_indices(ns.as_str()).any(|(i, _)| {
+                let (head, tail) = (&s[..i], &s[i + ns.len()..]);
+                (head.is_empty() || (!head.contains(' ') && head.ends_with(','))) && (tail.is_empty() || tail.starts_with(','))
+            })
+        })
+    });
+    assert!(found, "{}", a.report("debugger.c --attach did not find the job"));
+}
+
+/// Same user only: an OpenPMIx tool (the system library, over the TCP
+/// listener, where the kernel names the peer's uid) of another user
+/// (65534) is refused; the same tool as this user connects. Needs root
+/// and setpriv.
+#[test]
+fn launch_other_user() {
+    if !is_root() || !run(Cmd::new("sh").args(["-c", "command -v setpriv"]), secs(10)).success() {
+        skip("launch_other_user", "needs root and setpriv");
+        return;
+    }
+    let case = Case::new("launch_other_user");
+    let l = Launcher::start(&case);
+    let ou = TmpDir::new("ou");
+    fs::set_permissions(ou.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tool = copy_exe(&c_prog("tool", Build::OpenPmixExample), ou.path(), "oex_tool");
+    let uri = fs::read_to_string(l.rendezvous()).unwrap().lines().next().unwrap_or("").to_string();
+    let as_self = run(l.cmd(&tool).args(["-u", &uri]).env("TMPDIR", &ou).current_dir(ou.path()).on(Lib::OpenPmix), secs(40));
+    as_self.save(&case, "self");
+    assert!(!as_self.all_lines().iter().any(|x| x.contains("PMIx_tool_init failed")), "{}", as_self.report("this user's tool was refused"));
+    assert!(as_self.all_lines().iter().any(|x| x.starts_with("Connecting to")), "{}", as_self.report("this user's tool did not run"));
+    let other = run(
+        l.cmd("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&tool).args(["-u", &uri]).env("TMPDIR", &ou).current_dir(ou.path()).on(Lib::OpenPmix),
+        secs(40),
+    );
+    other.save(&case, "other");
+    assert!(other.all_lines().iter().any(|x| x.contains("PMIx_tool_init failed")), "{}", other.report("another user's tool was not refused"));
+}
+
+/// pmixctl stop: the launcher exits 0, its system rendezvous file removed,
+/// nothing it started left running.
+#[test]
+fn launch_stop() {
+    let case = Case::new("launch_stop");
+    let mut l = Launcher::start(&case);
+    let r = run(l.pmixctl(&["stop"]), secs(40));
+    r.save(&case, "pmixctl");
+    r.ok();
+    let launcher = l.job.take().expect("the launcher");
+    let ended = launcher.wait_ended(secs(5));
+    let end = launcher.wait(secs(1));
+    end.save(&case, "launcher");
+    assert!(ended, "{}", end.report("the launcher still runs"));
+    let end = end.ok();
+    assert!(!l.rendezvous().exists(), "{}", end.report("its system rendezvous file remains"));
+    let left = wait_until("nothing left running", secs(5), || l.marked().is_empty());
+    assert!(left.is_ok(), "processes left running: {:?}", l.marked());
 }
