@@ -1,14 +1,21 @@
 //! Chaos: seeded rounds in which a job of many ranks (c-tests/chaos_rank.c:
 //! init, fences, output) is struck at a random point: a random rank gets
-//! SIGKILL, or SIGSTOP for a while then SIGCONT, or a tool attached with
-//! `pmixctl output --follow` does. Each round asserts that the job ends
-//! within its bound, that the survivors see what the Standard names, that
-//! the exit code is the documented one and that nothing is left.
+//! SIGKILL, or SIGSTOP for a while then SIGCONT, at a fence or inside
+//! PMIx_Init (as its process starts, or once it opened its connection to
+//! the server: mid-handshake), or a tool attached with `pmixctl output
+//! --follow` does, once it follows the output or during its attach
+//! handshake. Other rounds strike in a spawn or a connect
+//! (c-tests/chaos_spawn.c), or run under Open MPI's mpirun on rpmix and on
+//! OpenPMIx. Each round asserts that the job ends within its bound, that
+//! the survivors see what the Standard names, that the exit code is the
+//! documented one and that nothing is left.
 //!
-//! `make test` runs 20 rounds of 16-64 ranks; `make chaos` 200 rounds of
-//! 64-256 (`RPMIX_CHAOS_ROUNDS`, `RPMIX_CHAOS_MIN_RANKS`,
+//! `make test` runs 20 rounds of 16-64 ranks, 10 spawn rounds and 4 mpirun
+//! rounds; `make chaos` 200 rounds of 64-256, 100 and 40
+//! (`RPMIX_CHAOS_ROUNDS`, `RPMIX_CHAOS_SPAWN_ROUNDS`,
+//! `RPMIX_CHAOS_MPIRUN_ROUNDS`, `RPMIX_CHAOS_MIN_RANKS`,
 //! `RPMIX_CHAOS_MAX_RANKS`). Every round prints its seed: `RPMIX_CHAOS_SEED=S
-//! RPMIX_CHAOS_ROUND=R` replays round R alone.
+//! RPMIX_CHAOS_ROUND=R` replays round R alone (of each test).
 
 use rpmix_systests::*;
 use std::fs;
@@ -48,16 +55,44 @@ enum Launcher {
     RmSimple,
 }
 
+/// Where in a process's start a strike lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Point {
+    /// As soon as the process runs its program (before or in PMIx_Init,
+    /// before it connected).
+    Exec,
+    /// As soon as it has a socket: its connection to the server is open and
+    /// the handshake in progress (or just done).
+    Connect,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Strike {
-    /// SIGKILL to a rank.
+    /// SIGKILL to a rank at a fence.
     KillRank,
-    /// SIGSTOP to a rank, SIGCONT after the given milliseconds.
+    /// SIGSTOP to a rank at a fence, SIGCONT after the given milliseconds.
     StopRank(u64),
     /// SIGKILL to a tool following the job's output.
     KillTool,
     /// SIGSTOP to that tool, SIGCONT after the given milliseconds.
     StopTool(u64),
+    /// SIGKILL to a rank in its PMIx_Init.
+    KillInit(Point),
+    /// SIGSTOP to a rank in its PMIx_Init, SIGCONT after the milliseconds.
+    StopInit(u64, Point),
+    /// SIGKILL to a tool in its attach handshake (before it printed anything).
+    KillToolAttach(Point),
+    /// SIGSTOP to a tool in its attach handshake, SIGCONT after the milliseconds.
+    StopToolAttach(u64, Point),
+}
+
+impl Strike {
+    fn at_tool(self) -> bool {
+        matches!(self, Strike::KillTool | Strike::StopTool(_) | Strike::KillToolAttach(_) | Strike::StopToolAttach(..))
+    }
+    fn at_init(self) -> bool {
+        matches!(self, Strike::KillInit(_) | Strike::StopInit(..))
+    }
 }
 
 /// The pids of processes whose command line holds `marker`.
@@ -75,8 +110,79 @@ fn marked(marker: &str) -> Vec<u32> {
 
 /// The pid of the process marked `marker` whose PMIX_RANK is `rank`.
 fn rank_pid(marker: &str, rank: u64) -> Option<u32> {
+    marked_rank_pid(marker, rank, None)
+}
+
+/// The pid of the process marked `marker` whose PMIX_RANK is `rank` and
+/// whose arguments hold `arg` (when given) or not (when not).
+fn marked_rank_pid(marker: &str, rank: u64, arg: Option<&str>) -> Option<u32> {
     let want = format!("PMIX_RANK={rank}");
-    marked(marker).into_iter().find(|p| fs::read(format!("/proc/{p}/environ")).unwrap_or_default().split(|b| *b == 0).any(|kv| kv == want.as_bytes()))
+    marked(marker).into_iter().find(|p| {
+        let cmd = fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+        let has_arg = arg.is_some_and(|a| cmd.split(|b| *b == 0).any(|x| x == a.as_bytes()));
+        has_arg == arg.is_some() && fs::read(format!("/proc/{p}/environ")).unwrap_or_default().split(|b| *b == 0).any(|kv| kv == want.as_bytes())
+    })
+}
+
+/// The sockets `pid` has open (`socket:[inode]`).
+fn sockets(pid: u32) -> std::collections::BTreeSet<String> {
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| fs::read_link(e.path()).ok().map(|l| l.to_string_lossy().into_owned()))
+        .filter(|l| l.starts_with("socket:"))
+        .collect()
+}
+
+/// Whether `pid` runs `prog` (it has exec'd).
+fn runs(pid: u32, prog: &Path) -> bool {
+    fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|e| fs::canonicalize(prog).is_ok_and(|p| p == e))
+}
+
+/// Waits until `f` gives something, checking as often as it can (a strike
+/// that should land inside a handshake of a few milliseconds), at most
+/// `limit`.
+fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() >= end {
+            return None;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Strikes `pid` when it reaches `point` (or has ended); returns whether it
+/// had a socket open at the strike besides those it `inherited` (its
+/// connection to the server).
+fn strike_at(pid: u32, prog: &Path, point: Point, inherited: &std::collections::BTreeSet<String>, kill: Option<u64>) -> bool {
+    let connected = || sockets(pid).difference(inherited).next().is_some();
+    let _ = poll(secs(30), || match point {
+        _ if proc_ended(pid) => Some(()),
+        Point::Exec => runs(pid, prog).then_some(()),
+        Point::Connect => connected().then_some(()),
+    });
+    let connected = connected();
+    match kill {
+        None => signal(pid, libc::SIGKILL),
+        Some(ms) => stop_for(pid, ms),
+    }
+    connected
+}
+
+/// Waits for every line of `want` (in any order), at most `limit`.
+fn wait_lines(job: &Job, want: &[String], limit: Duration) -> Result<(), String> {
+    let mut left: std::collections::BTreeSet<&str> = want.iter().map(|s| s.as_str()).collect();
+    let end = Instant::now() + limit;
+    while !left.is_empty() {
+        let l = job.wait_line(&format!("of {left:?}"), end.saturating_duration_since(Instant::now()), |l| left.contains(l))?;
+        left.remove(l.as_str());
+    }
+    Ok(())
 }
 
 fn signal(pid: u32, sig: i32) {
@@ -119,16 +225,35 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
     let n = rng.range(min, max);
     // (one round in four under the C host)
     let launcher = if rng.range(0, 3) == 0 { Launcher::RmSimple } else { Launcher::Pmixrun };
-    let strikes = if launcher == Launcher::Pmixrun { 4 } else { 2 };
-    let strike = match rng.range(0, strikes - 1) {
+    // (the C host has no tools)
+    let kinds: &[u64] = if launcher == Launcher::Pmixrun { &[0, 1, 2, 3, 4, 5, 6, 7] } else { &[0, 1, 4, 5] };
+    let kind = kinds[rng.range(0, kinds.len() as u64 - 1) as usize];
+    let ms = rng.range(50, 1500);
+    // (the C host reports no rank's end to its server: a rank killed
+    // before it connected leaves the others' fence waiting until the host's
+    // time limit, as the Standard has it (the host tells of a process it
+    // lost); its init strikes land once the rank's connection is open)
+    let point = if rng.range(0, 1) == 0 && launcher == Launcher::Pmixrun { Point::Exec } else { Point::Connect };
+    let strike = match kind {
         0 => Strike::KillRank,
-        1 => Strike::StopRank(rng.range(50, 1500)),
+        1 => Strike::StopRank(ms),
         2 => Strike::KillTool,
-        _ => Strike::StopTool(rng.range(50, 1500)),
+        3 => Strike::StopTool(ms),
+        4 => Strike::KillInit(point),
+        5 => Strike::StopInit(ms, point),
+        6 => Strike::KillToolAttach(point),
+        _ => Strike::StopToolAttach(ms, point),
     };
     let victim = rng.range(0, n - 1);
     let at = rng.range(1, NAMED_FENCES - 2);
-    let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at rank {victim}'s fence {at}");
+    let place = if strike.at_init() {
+        "init".to_string()
+    } else if strike.at_tool() {
+        "attach".to_string()
+    } else {
+        format!("fence {at}")
+    };
+    let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at rank {victim}'s {place}");
     println!("{what}");
     let marker = format!("chaos-{seed}-{r}-{}", std::process::id());
     let t = TmpDir::new("chaos");
@@ -136,21 +261,33 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
     // (the ranks fence until this file is there: made after the strike)
     let stop = case.path("stop");
     let prog = c_prog("chaos_rank", Build::Ours);
+    // (the ranks wait for this file before PMIx_Init: made at once, or by a
+    // strike in init once it found the victim's process)
+    let hold = case.path("hold");
+    if !strike.at_init() {
+        case.write("hold", "");
+    }
     let cmd = match launcher {
         Launcher::Pmixrun => Cmd::new(&env().pmixrun).env("TMPDIR", &t).args(["--timeout", "40", "-n", &n.to_string()]),
         Launcher::RmSimple => Cmd::new(c_prog("rm_simple", Build::Ours)).env("TMPDIR", &t).args(["-t", "40", "-n", &n.to_string()]),
     };
     let started = Instant::now();
-    let job = Job::start(cmd.arg(&prog).arg(&stop).arg(&marker).on(Lib::Ours));
+    let job = Job::start(cmd.arg(&prog).arg(&stop).arg(&marker).arg(&hold).on(Lib::Ours));
     let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
     let line = format!("chaos: rank {victim} fence {at}");
     let mut tool = None;
-    if matches!(strike, Strike::KillTool | Strike::StopTool(_)) {
+    // (whether the struck process had its connection open)
+    let mut connected = None;
+    // (whether a rank struck in init had already passed its first fence)
+    let mut fenced = false;
+    if strike.at_tool() {
         // (attached once the job runs: its first fence line)
         job.wait_line("'fence 0'", secs(30), |l| l.ends_with(" fence 0")).unwrap_or_else(|e| fail(e));
         tool = Some(Job::start(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(["--pid", &job.pid().to_string(), "output", "--follow"]).on(Lib::Ours)));
     }
-    job.wait_line(&format!("'{line}'"), secs(30), |l| l == line).unwrap_or_else(|e| fail(e));
+    if !strike.at_tool() && !strike.at_init() {
+        job.wait_line(&format!("'{line}'"), secs(30), |l| l == line).unwrap_or_else(|e| fail(e));
+    }
     match strike {
         Strike::KillRank | Strike::StopRank(_) => {
             let pid = rank_pid(&marker, victim).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
@@ -161,12 +298,29 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
             }
         }
         Strike::KillTool | Strike::StopTool(_) => {
+            // (once it follows: the job's output reaches it)
             let pid = tool.as_ref().expect("a tool").pid();
             if let Strike::StopTool(ms) = strike {
                 stop_for(pid, ms);
             } else {
                 signal(pid, libc::SIGKILL);
             }
+        }
+        Strike::KillInit(point) | Strike::StopInit(_, point) => {
+            // (the victim's process, found as soon as it runs its program)
+            // (found while the ranks wait for the hold file: not yet connected)
+            let pid = poll(secs(30), || rank_pid(&marker, victim)).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
+            let inherited = sockets(pid);
+            let ms = if let Strike::StopInit(ms, _) = strike { Some(ms) } else { None };
+            case.write("hold", "");
+            connected = Some(strike_at(pid, &prog, point, &inherited, ms));
+            fenced = job.stdout_so_far().lines().any(|l| l == format!("chaos: rank {victim} fence 0"));
+        }
+        Strike::KillToolAttach(point) | Strike::StopToolAttach(_, point) => {
+            let pid = tool.as_ref().expect("a tool").pid();
+            let ms = if let Strike::StopToolAttach(ms, _) = strike { Some(ms) } else { None };
+            // (a tool's output and error are pipes: its sockets are its own)
+            connected = Some(strike_at(pid, &env().pmixctl, point, &Default::default(), ms));
         }
     }
     case.write("stop", "");
@@ -180,8 +334,20 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
     if out.timed_out || took > BOUND || out.code() == Some(124) {
         fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
     }
+    if let Some(c) = connected {
+        // (where the strike landed: before the process connected, or with
+        // its connection open; for a rank, before or after its first fence)
+        let when = if !strike.at_init() {
+            ""
+        } else if fenced {
+            ", after its init"
+        } else {
+            ", in its init"
+        };
+        println!("chaos: round {r}: struck {}{when}", if c { "connected" } else { "before connecting" });
+    }
     match strike {
-        Strike::KillRank => {
+        Strike::KillRank | Strike::KillInit(_) => {
             // The first failing rank's exit code: the killed one (128+9) or
             // a survivor whose fence failed (chaos_rank exits 3).
             if !matches!(out.code(), Some(137) | Some(3)) {
@@ -211,7 +377,7 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
             }
         }
     }
-    if let (Strike::StopTool(_), Some(to)) = (strike, &tool_out) {
+    if let (Strike::StopTool(_) | Strike::StopToolAttach(..), Some(to)) = (strike, &tool_out) {
         if to.timed_out {
             fail(to.report("the stopped tool did not end with its job"));
         }
