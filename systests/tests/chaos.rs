@@ -407,3 +407,159 @@ fn chaos_rounds() {
         round(seed, r, min, max);
     }
 }
+
+/// The strikes of a spawn round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SpawnStrike {
+    /// SIGKILL to parent rank 0 once it says it spawns (the spawn in flight).
+    KillSpawner,
+    /// SIGKILL to a child (up, not yet connecting) while the parents wait in
+    /// their connect.
+    KillChild,
+    /// SIGKILL to a parent waiting in its connect (the children held).
+    KillInConnect,
+    /// SIGSTOP to a child for the milliseconds while the parents wait.
+    StopChild(u64),
+    /// SIGSTOP to a parent in its connect for the milliseconds.
+    StopInConnect(u64),
+}
+
+/// The statuses a process's spawn, fence or connect may return when another
+/// participant was killed: those of a fence, and `PROC_TERM`.
+fn lost_status(l: &str) -> bool {
+    LOST.iter().any(|s| l.ends_with(s)) || l.ends_with("PROC-TERMINATED") || l.ends_with("PROC_TERMINATED")
+}
+
+/// One spawn round: N parents (c-tests/chaos_spawn.c) whose rank 0 spawns K
+/// children, then all connect; panics with the seed and round on a failure.
+fn spawn_round(seed: u64, r: u64, max: u64) {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0x9e6c_63d0_676a_9a99));
+    let n = rng.range(2, (max / 8).max(2));
+    let k = rng.range(1, (max / 16).max(2));
+    let ms = rng.range(50, 1500);
+    let strike = match rng.range(0, 4) {
+        0 => SpawnStrike::KillSpawner,
+        1 => SpawnStrike::KillChild,
+        2 => SpawnStrike::KillInConnect,
+        3 => SpawnStrike::StopChild(ms),
+        _ => SpawnStrike::StopInConnect(ms),
+    };
+    let child_victim = matches!(strike, SpawnStrike::KillChild | SpawnStrike::StopChild(_));
+    let victim = if child_victim { rng.range(0, k - 1) } else { rng.range(0, n - 1) };
+    let victim = if strike == SpawnStrike::KillSpawner { 0 } else { victim };
+    let who = if child_victim { "child" } else { "parent" };
+    let what = format!("chaos: seed {seed} spawn round {r}: {n} parents, {k} children, {strike:?} at {who} {victim}");
+    println!("{what}");
+    let marker = format!("chaos-spawn-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaoss");
+    let case = Case::new(&format!("chaos_spawn_round_{}", r % 8));
+    let go = case.path("go");
+    let prog = c_prog("chaos_spawn", Build::Ours);
+    let started = Instant::now();
+    let job = Job::start(
+        Cmd::new(&env().pmixrun).env("TMPDIR", &t).args(["--timeout", "40", "-n", &n.to_string()]).arg(&prog).arg(&marker).arg(k.to_string()).arg(&go).on(Lib::Ours),
+    );
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    // (the parents in their connect, the children up and held)
+    let waiting: Vec<String> = (0..n).map(|p| format!("chaos: parent {p} connect")).chain((0..k).map(|c| format!("chaos: child {c} up"))).collect();
+    match strike {
+        SpawnStrike::KillSpawner => {
+            job.wait_line("'parent 0 spawn'", secs(30), |l| l == "chaos: parent 0 spawn").unwrap_or_else(|e| fail(e));
+            let pid = marked_rank_pid(&marker, 0, None).unwrap_or_else(|| fail("no process of parent 0".into()));
+            signal(pid, libc::SIGKILL);
+            case.write("go", "");
+        }
+        _ => {
+            wait_lines(&job, &waiting, secs(30)).unwrap_or_else(|e| fail(e));
+            let arg = if child_victim { Some("child") } else { None };
+            let pid = marked_rank_pid(&marker, victim, arg).unwrap_or_else(|| fail(format!("no process of {who} {victim}")));
+            match strike {
+                SpawnStrike::StopChild(ms) | SpawnStrike::StopInConnect(ms) => {
+                    signal(pid, libc::SIGSTOP);
+                    case.write("go", "");
+                    std::thread::sleep(Duration::from_millis(ms));
+                    signal(pid, libc::SIGCONT);
+                }
+                _ => {
+                    signal(pid, libc::SIGKILL);
+                    case.write("go", "");
+                }
+            }
+        }
+    }
+    let out = job.wait(BOUND + secs(15));
+    out.save(&case, "job");
+    let took = started.elapsed();
+    let all = out.all_lines();
+    if out.timed_out || took > BOUND || out.code() == Some(124) {
+        fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
+    }
+    let done = all.iter().filter(|l| l.starts_with("chaos: ") && l.ends_with(" done")).count() as u64;
+    let returned: Vec<&&str> = all.iter().filter(|l| l.contains(" returned ")).collect();
+    let in_flight = !all.contains(&"chaos: parent 0 spawned");
+    match strike {
+        SpawnStrike::StopChild(_) | SpawnStrike::StopInConnect(_) => {
+            if out.code() != Some(0) || done != n + k {
+                fail(out.report(&format!("{done} of {} processes done", n + k)));
+            }
+        }
+        _ => {
+            if strike == SpawnStrike::KillSpawner {
+                println!("chaos: spawn round {r}: struck {}", if in_flight { "with the spawn in flight" } else { "after the spawn returned" });
+            }
+            if !matches!(out.code(), Some(137) | Some(3)) {
+                fail(out.report("exit code not 137 or 3"));
+            }
+            // A known deviation: a child whose connect arrives once the
+            // parents' job has ended (deregistered) gets NOT-SUPPORTED: the
+            // server, not knowing that namespace any more, asks the host's
+            // connect, which pmixrun does not have. Allowed only there.
+            let parents_ended = |l: &str| l.starts_with("chaos: child ") && l.ends_with("PMIx_Connect returned NOT-SUPPORTED");
+            if let Some(bad) = returned.iter().find(|l| !lost_status(l) && !parents_ended(l)) {
+                fail(format!("a survivor's call returned something else: {bad}\n{}", out.report("the job")));
+            }
+            if returned.iter().any(|l| parents_ended(l)) {
+                println!("chaos: spawn round {r}: a child's connect after the parents' end returned NOT-SUPPORTED (known)");
+            }
+            if !child_victim && !all.iter().any(|l| l.contains(&format!(":{victim} was killed by signal 9"))) {
+                fail(out.report(&format!("pmixrun did not report parent {victim} killed by signal 9")));
+            }
+            if all.iter().any(|l| l.ends_with(" done")) && done == n + k {
+                fail(out.report("every process done though one was killed"));
+            }
+        }
+    }
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
+        fail(format!("{e}: {:?} left", marked(&marker)));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+}
+
+/// The rounds' numbers: `RPMIX_CHAOS_ROUND` alone, or `0..var` (`default`).
+fn round_numbers(var: &str, default: u64) -> Vec<u64> {
+    match std::env::var("RPMIX_CHAOS_ROUND").ok().and_then(|v| v.parse().ok()) {
+        Some(r) => vec![r],
+        None => (0..env_num(var, default)).collect(),
+    }
+}
+
+/// The seed: `RPMIX_CHAOS_SEED`, else the clock's.
+fn seed() -> u64 {
+    env_num("RPMIX_CHAOS_SEED", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64 % 1_000_000_007).unwrap_or(1))
+}
+
+/// Spawn rounds: `RPMIX_CHAOS_SPAWN_ROUNDS` (10) of 2 to max/8 parents and 1
+/// to max/16 children (`RPMIX_CHAOS_MAX_RANKS`, 64).
+#[test]
+fn chaos_spawn_rounds() {
+    let seed = seed();
+    let max = env_num("RPMIX_CHAOS_MAX_RANKS", 64);
+    let rounds = round_numbers("RPMIX_CHAOS_SPAWN_ROUNDS", 10);
+    println!("chaos: seed {seed}, {} spawn rounds", rounds.len());
+    for r in rounds {
+        spawn_round(seed, r, max);
+    }
+}
