@@ -158,8 +158,9 @@ fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
 
 /// Strikes `pid` when it reaches `point` (or has ended); returns whether it
 /// had a socket open at the strike besides those it `inherited` (its
-/// connection to the server).
-fn strike_at(pid: u32, prog: &Path, point: Point, inherited: &std::collections::BTreeSet<String>, kill: Option<u64>) -> bool {
+/// connection to the server). `at_strike` runs right after SIGKILL or
+/// SIGSTOP (before the SIGCONT).
+fn strike_at(pid: u32, prog: &Path, point: Point, inherited: &std::collections::BTreeSet<String>, kill: Option<u64>, at_strike: impl FnOnce()) -> bool {
     let connected = || sockets(pid).difference(inherited).next().is_some();
     let _ = poll(secs(30), || match point {
         _ if proc_ended(pid) => Some(()),
@@ -168,8 +169,16 @@ fn strike_at(pid: u32, prog: &Path, point: Point, inherited: &std::collections::
     });
     let connected = connected();
     match kill {
-        None => signal(pid, libc::SIGKILL),
-        Some(ms) => stop_for(pid, ms),
+        None => {
+            signal(pid, libc::SIGKILL);
+            at_strike();
+        }
+        Some(ms) => {
+            signal(pid, libc::SIGSTOP);
+            at_strike();
+            std::thread::sleep(Duration::from_millis(ms));
+            signal(pid, libc::SIGCONT);
+        }
     }
     connected
 }
@@ -313,14 +322,14 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
             let inherited = sockets(pid);
             let ms = if let Strike::StopInit(ms, _) = strike { Some(ms) } else { None };
             case.write("hold", "");
-            connected = Some(strike_at(pid, &prog, point, &inherited, ms));
-            fenced = job.stdout_so_far().lines().any(|l| l == format!("chaos: rank {victim} fence 0"));
+            let first = format!("chaos: rank {victim} fence 0");
+            connected = Some(strike_at(pid, &prog, point, &inherited, ms, || fenced = job.stdout_so_far().lines().any(|l| l == first)));
         }
         Strike::KillToolAttach(point) | Strike::StopToolAttach(_, point) => {
             let pid = tool.as_ref().expect("a tool").pid();
             let ms = if let Strike::StopToolAttach(ms, _) = strike { Some(ms) } else { None };
             // (a tool's output and error are pipes: its sockets are its own)
-            connected = Some(strike_at(pid, &env().pmixctl, point, &Default::default(), ms));
+            connected = Some(strike_at(pid, &env().pmixctl, point, &Default::default(), ms, || ()));
         }
     }
     case.write("stop", "");
@@ -561,5 +570,132 @@ fn chaos_spawn_rounds() {
     println!("chaos: seed {seed}, {} spawn rounds", rounds.len());
     for r in rounds {
         spawn_round(seed, r, max);
+    }
+}
+
+/// What an mpirun round saw: exit code, the statuses survivors' fences
+/// returned, how many ranks ended well, and whether mpirun named the
+/// killed rank.
+#[derive(Debug, PartialEq, Eq)]
+struct MpirunOutcome {
+    code: Option<i32>,
+    statuses: std::collections::BTreeSet<String>,
+    done: u64,
+    named: bool,
+}
+
+/// One mpirun round on `lib` (the ranks and mpirun on the same library):
+/// N ranks of chaos_rank under Open MPI's mpirun, a rank killed or stopped
+/// at a fence; panics on a hang or a leftover, returns what it saw.
+fn mpirun_round(seed: u64, r: u64, min: u64, max: u64, lib: Lib) -> MpirunOutcome {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0xd6e8_feb8_6659_fd93));
+    let n = rng.range((min / 4).max(2), (max / 4).max(2));
+    let ms = rng.range(50, 1500);
+    let strike = if rng.range(0, 1) == 0 { Strike::KillRank } else { Strike::StopRank(ms) };
+    let victim = rng.range(0, n - 1);
+    let at = rng.range(1, NAMED_FENCES - 2);
+    let what = format!("chaos: seed {seed} mpirun round {r} on {}: {n} ranks, {strike:?} at rank {victim}'s fence {at}", lib.name());
+    println!("{what}");
+    let marker = format!("chaos-mpirun-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaosm");
+    let case = Case::new(&format!("chaos_mpirun_round_{}_{}", r % 4, lib.name()));
+    let stop = case.path("stop");
+    let prog = c_prog("chaos_rank", if lib == Lib::Ours { Build::Ours } else { Build::Ref });
+    let started = Instant::now();
+    let job = Job::start(
+        Cmd::new("mpirun")
+            .env("TMPDIR", &t)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["--allow-run-as-root", "--oversubscribe", "-np", &n.to_string()])
+            .arg(&prog)
+            .arg(&stop)
+            .arg(&marker)
+            .on(lib),
+    );
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    let line = format!("chaos: rank {victim} fence {at}");
+    job.wait_line(&format!("'{line}'"), secs(40), |l| l == line).unwrap_or_else(|e| fail(e));
+    let pid = rank_pid(&marker, victim).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
+    if lib == Lib::Ours && !libpmix_mapped(pid).contains(&Lib::Ours.file()) {
+        fail(format!("rank {victim} does not map rpmix: {:?}", libpmix_mapped(pid)));
+    }
+    match strike {
+        Strike::StopRank(ms) => stop_for(pid, ms),
+        _ => signal(pid, libc::SIGKILL),
+    }
+    case.write("stop", "");
+    let out = job.wait(BOUND + secs(15));
+    out.save(&case, "job");
+    let took = started.elapsed();
+    if out.timed_out || took > BOUND {
+        fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
+    }
+    let all = out.all_lines();
+    let done = all.iter().filter(|l| l.starts_with("chaos: rank ") && l.ends_with(" done")).count() as u64;
+    let statuses = all.iter().filter_map(|l| l.split(" returned ").nth(1)).map(str::to_string).collect();
+    // ("mpirun noticed that process rank V with PID P on node H exited on signal 9 (Killed).")
+    // (the PID it names is 0 on both libraries: Open MPI 4.1's own)
+    let named = all.iter().any(|l| l.contains(&format!("process rank {victim} with PID ")) && l.contains("signal 9"));
+    let o = MpirunOutcome { code: out.code(), statuses, done, named };
+    println!("chaos: mpirun round {r} on {}: {o:?}", lib.name());
+    // (OpenPMIx's survivors are only compared: see chaos_mpirun_rounds)
+    if let Some(bad) = o.statuses.iter().find(|s| lib == Lib::Ours && !LOST.contains(&s.as_str())) {
+        fail(format!("a survivor's fence returned {bad}\n{}", out.report("the job")));
+    }
+    match strike {
+        Strike::StopRank(_) => {
+            if o.code != Some(0) || done != n {
+                fail(out.report(&format!("{done} of {n} ranks done")));
+            }
+        }
+        _ => {
+            // mpirun reports the first process it saw fail: the killed one
+            // (137), or a survivor whose fence failed (exit 3) when mpirun
+            // reaped it first (on both libraries).
+            let survivor_first = o.code == Some(3) && all.iter().any(|l| l.trim() == "Exit code:    3");
+            if !(o.code == Some(137) && o.named || survivor_first) {
+                fail(out.report(&format!("mpirun did not fail naming rank {victim} killed by signal 9 (or a survivor's exit 3)")));
+            }
+        }
+    }
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
+        fail(format!("{e}: {:?} left", marked(&marker)));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+    o
+}
+
+/// mpirun rounds: `RPMIX_CHAOS_MPIRUN_ROUNDS` (4) of min/4 to max/4 (4 to
+/// 16) ranks, each on rpmix (mpirun and the ranks) and then on OpenPMIx:
+/// the same end (exit 0 and every rank done after a stop; after a kill 137,
+/// mpirun naming the rank, or a survivor's 3).
+#[test]
+fn chaos_mpirun_rounds() {
+    if !Path::new("/usr/bin/mpirun").exists() {
+        skip("chaos_mpirun_rounds", "no Open MPI (/usr/bin/mpirun): apt-get install openmpi-bin");
+        return;
+    }
+    let seed = seed();
+    let (min, max) = (env_num("RPMIX_CHAOS_MIN_RANKS", 16), env_num("RPMIX_CHAOS_MAX_RANKS", 64));
+    let rounds = round_numbers("RPMIX_CHAOS_MPIRUN_ROUNDS", 4);
+    println!("chaos: seed {seed}, {} mpirun rounds", rounds.len());
+    for r in rounds {
+        let ours = mpirun_round(seed, r, min, max, Lib::Ours);
+        let theirs = mpirun_round(seed, r, min, max, Lib::OpenPmix);
+        // The same end: after a stop exit 0 with every rank done; after a
+        // kill 137 or 3 (whichever failing process mpirun reaped first: it
+        // varies from run to run on either library). What the survivors
+        // see differs: rpmix fails a fence whose participant is gone
+        // (LOST_CONNECTION: no rank done); OpenPMIx 4.2.2 drops the lost
+        // rank from the fence and completes it among the others, who may go
+        // on and end (or, asked rank 0's value when rank 0 was the one
+        // killed, report PARTIAL SUCCESS) until mpirun kills them.
+        let failed = |o: &MpirunOutcome| matches!(o.code, Some(137) | Some(3));
+        let same = ours.code == theirs.code && ours.done == theirs.done || failed(&ours) && failed(&theirs) && ours.done == 0;
+        assert!(same, "seed {seed} mpirun round {r}: rpmix {ours:?}, OpenPMIx {theirs:?}");
     }
 }
