@@ -343,6 +343,10 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
     if out.timed_out || took > BOUND || out.code() == Some(124) {
         fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
     }
+    {
+        let statuses: std::collections::BTreeSet<&str> = returned.iter().filter_map(|l| l.split(" returned ").nth(1)).collect();
+        println!("chaos: round {r}: exit {:?}, {done} done, returned {statuses:?}", out.code());
+    }
     if let Some(c) = connected {
         // (where the strike landed: before the process connected, or with
         // its connection open; for a rank, before or after its first fence)
@@ -506,6 +510,8 @@ fn spawn_round(seed: u64, r: u64, max: u64) {
     let done = all.iter().filter(|l| l.starts_with("chaos: ") && l.ends_with(" done")).count() as u64;
     let returned: Vec<&&str> = all.iter().filter(|l| l.contains(" returned ")).collect();
     let in_flight = !all.contains(&"chaos: parent 0 spawned");
+    let statuses: std::collections::BTreeSet<&str> = returned.iter().filter_map(|l| l.split(" returned ").nth(1)).collect();
+    println!("chaos: spawn round {r}: exit {:?}, {done} done, returned {statuses:?}", out.code());
     match strike {
         SpawnStrike::StopChild(_) | SpawnStrike::StopInConnect(_) => {
             if out.code() != Some(0) || done != n + k {
