@@ -255,14 +255,15 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
     };
     let victim = rng.range(0, n - 1);
     let at = rng.range(1, NAMED_FENCES - 2);
+    let attach = matches!(strike, Strike::KillToolAttach(_) | Strike::StopToolAttach(..));
     let place = if strike.at_init() {
-        "init".to_string()
-    } else if strike.at_tool() {
-        "attach".to_string()
+        format!("rank {victim}'s init")
+    } else if attach {
+        "the tool's attach".to_string()
     } else {
-        format!("fence {at}")
+        format!("rank {victim}'s fence {at}")
     };
-    let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at rank {victim}'s {place}");
+    let what = format!("chaos: seed {seed} round {r}: {launcher:?}, {n} ranks, {strike:?} at {place}");
     println!("{what}");
     let marker = format!("chaos-{seed}-{r}-{}", std::process::id());
     let t = TmpDir::new("chaos");
@@ -294,7 +295,8 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
         job.wait_line("'fence 0'", secs(30), |l| l.ends_with(" fence 0")).unwrap_or_else(|e| fail(e));
         tool = Some(Job::start(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(["--pid", &job.pid().to_string(), "output", "--follow"]).on(Lib::Ours)));
     }
-    if !strike.at_tool() && !strike.at_init() {
+    if !attach && !strike.at_init() {
+        // (a rank's fence; for a tool, mid-IOF: it has followed for a while)
         job.wait_line(&format!("'{line}'"), secs(30), |l| l == line).unwrap_or_else(|e| fail(e));
     }
     match strike {
