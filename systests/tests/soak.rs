@@ -2,7 +2,10 @@
 //! several at a time, and its resources return to where they were.
 //!
 //! `make test` runs the short version (300 jobs, 4 at a time); `make soak`
-//! the long one through the same code (`RPMIX_SOAK_JOBS=10000`).
+//! the long one through the same code (`RPMIX_SOAK_JOBS=10000`). A C host
+//! does the same with namespaces, and Open MPI's mpirun on rpmix with
+//! spawning jobs (20 in `make test`, `RPMIX_SOAK_MPIRUN_JOBS=1000` in `make
+//! soak`).
 
 use rpmix_systests::*;
 use std::fs;
