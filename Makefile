@@ -16,10 +16,15 @@
 #                   pmixrun takes SOAK_JOBS (default 10000) jobs of mixed kinds,
 #                   SOAK_WIDTH (4) at a time; a C host runs SOAK_NAMESPACES
 #                   (10000) namespaces; their RSS, fds, threads, directories
-#                   and sockets are printed every tenth and must come back
+#                   and sockets are printed every tenth and must come back;
+#                   Open MPI's mpirun on rpmix runs SOAK_MPIRUN_JOBS (1000)
+#                   spawning jobs
 #   make chaos      the chaos rounds (systests/tests/chaos.rs) at full size:
 #                   CHAOS_ROUNDS (200) seeded rounds of 64-256 ranks, a rank or
-#                   tool killed or stopped in each; CHAOS_SEED replays a run
+#                   tool killed or stopped in each (at a fence, in init, in a
+#                   tool's attach); CHAOS_SPAWN_ROUNDS (100) in a spawn or a
+#                   connect; CHAOS_MPIRUN_ROUNDS (40) under Open MPI's mpirun,
+#                   on rpmix and OpenPMIx; CHAOS_SEED replays a run
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
 #                   pmixrun, pmixctl and their manual pages)
@@ -100,13 +105,17 @@ bench: deps build
 SOAK_JOBS       ?= 10000
 SOAK_WIDTH      ?= 4
 SOAK_NAMESPACES ?= 10000
+SOAK_MPIRUN_JOBS ?= 1000
 soak: build
-	RPMIX_SOAK_JOBS=$(SOAK_JOBS) RPMIX_SOAK_WIDTH=$(SOAK_WIDTH) RPMIX_SOAK_NAMESPACES=$(SOAK_NAMESPACES) \
+	RPMIX_SOAK_JOBS=$(SOAK_JOBS) RPMIX_SOAK_WIDTH=$(SOAK_WIDTH) RPMIX_SOAK_NAMESPACES=$(SOAK_NAMESPACES) RPMIX_SOAK_MPIRUN_JOBS=$(SOAK_MPIRUN_JOBS) \
 	  $(CARGO) nextest run -p rpmix-systests --test soak -j1 --no-capture
 
 CHAOS_ROUNDS ?= 200
+CHAOS_SPAWN_ROUNDS ?= 100
+CHAOS_MPIRUN_ROUNDS ?= 40
 chaos: build
-	$(if $(CHAOS_SEED),RPMIX_CHAOS_SEED=$(CHAOS_SEED)) RPMIX_CHAOS_ROUNDS=$(CHAOS_ROUNDS) RPMIX_CHAOS_MIN_RANKS=64 RPMIX_CHAOS_MAX_RANKS=256 \
+	$(if $(CHAOS_SEED),RPMIX_CHAOS_SEED=$(CHAOS_SEED)) RPMIX_CHAOS_ROUNDS=$(CHAOS_ROUNDS) RPMIX_CHAOS_SPAWN_ROUNDS=$(CHAOS_SPAWN_ROUNDS) \
+	  RPMIX_CHAOS_MPIRUN_ROUNDS=$(CHAOS_MPIRUN_ROUNDS) RPMIX_CHAOS_MIN_RANKS=64 RPMIX_CHAOS_MAX_RANKS=256 \
 	  $(CARGO) nextest run -p rpmix-systests --test chaos -j1 --no-capture
 
 install: build

@@ -3,10 +3,13 @@
  * a rank that says which phase it is in, so the round can strike there,
  * and goes on until the round says stop.
  *
- *   pmixrun -n N ./chaos_rank STOPFILE MARKER
- *   rm_simple -n N ./chaos_rank STOPFILE MARKER
+ *   pmixrun -n N ./chaos_rank STOPFILE MARKER [HOLDFILE]
+ *   rm_simple -n N ./chaos_rank STOPFILE MARKER [HOLDFILE]
  *
- * Every rank: PMIx_Init, then fences of the whole namespace that collect
+ * Every rank waits until HOLDFILE (if given) exists (so the round can find
+ * a rank's process before it connects), prints
+ *   chaos: rank R init
+ * (R from PMIX_RANK in its environment) and calls PMIx_Init, then fences of the whole namespace that collect
  * data, printing before each of the first 20
  *   chaos: rank R fence I
  * Before fence I rank 0 Puts "chaos.stop.I": whether STOPFILE exists; after
@@ -34,6 +37,9 @@ int main(int argc, char **argv)
     const char *stopfile = argc > 1 ? argv[1] : "/nonexistent";
     alarm(60);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* (a pace: the round makes HOLDFILE when it is ready to strike) */
+    while (argc > 3 && access(argv[3], F_OK) != 0) usleep(2000);
+    printf("chaos: rank %s init\n", getenv("PMIX_RANK") ? getenv("PMIX_RANK") : "?");
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         printf("chaos: PMIx_Init failed: %s\n", PMIx_Error_string(rc));

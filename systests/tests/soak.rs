@@ -2,7 +2,10 @@
 //! several at a time, and its resources return to where they were.
 //!
 //! `make test` runs the short version (300 jobs, 4 at a time); `make soak`
-//! the long one through the same code (`RPMIX_SOAK_JOBS=10000`).
+//! the long one through the same code (`RPMIX_SOAK_JOBS=10000`). A C host
+//! does the same with namespaces, and Open MPI's mpirun on rpmix with
+//! spawning jobs (20 in `make test`, `RPMIX_SOAK_MPIRUN_JOBS=1000` in `make
+//! soak`).
 
 use rpmix_systests::*;
 use std::fs;
@@ -276,4 +279,136 @@ fn soak_c_host() {
     );
     let left = listing(t.path());
     assert!(left.is_empty(), "left under the C host's TMPDIR: {left:?}");
+}
+
+/// The peaks of a process's RSS, fds and threads while it ran (sampled
+/// every few milliseconds until it ended).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Peak {
+    rss_kb: u64,
+    fds: usize,
+    threads: usize,
+}
+
+impl Peak {
+    fn max(self, o: Peak) -> Peak {
+        Peak { rss_kb: self.rss_kb.max(o.rss_kb), fds: self.fds.max(o.fds), threads: self.threads.max(o.threads) }
+    }
+}
+
+/// The room a sampled peak of fds gets above the warm-up's.
+const FD_SLACK: usize = 8;
+
+/// Samples `pid` until it ends.
+fn peak_of(pid: u32) -> Peak {
+    let mut p = Peak::default();
+    while !proc_ended(pid) {
+        let s = Sample::of(pid, Path::new("/nonexistent"));
+        p = p.max(Peak { rss_kb: s.rss_kb, fds: s.fds, threads: s.threads });
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    p
+}
+
+/// The live processes whose environment holds `tag` (`NAME=value`).
+fn tagged(tag: &str) -> Vec<u32> {
+    let mut v = Vec::new();
+    for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if !proc_ended(pid) && fs::read(format!("/proc/{pid}/environ")).unwrap_or_default().split(|b| *b == 0).any(|kv| kv == tag.as_bytes()) {
+            v.push(pid);
+        }
+    }
+    v
+}
+
+/// Open MPI 4.1's mpirun on rpmix (mpirun and its ranks load rpmix through
+/// LD_LIBRARY_PATH, as tools/ompi-tests.sh runs it) runs
+/// `RPMIX_SOAK_MPIRUN_JOBS` (20) spawning jobs one after the other: 2 ranks
+/// of c-tests/mpi/spawn.c MPI_Comm_spawn 2 children, broadcast to them,
+/// hear back and disconnect. Each job's exit and output are checked, and
+/// that nothing it started is left (processes carrying the job's tag in
+/// their environment, files under its TMPDIR); mpirun's peak RSS, fds and
+/// threads (sampled every 5 ms) of every job stay within the peaks of the
+/// first tenth (at least 5 jobs: the baseline; RSS within 4 MiB, fds 8,
+/// threads 2).
+#[test]
+fn soak_mpirun_spawning() {
+    if !Path::new("/usr/bin/mpicc").exists() {
+        skip("soak_mpirun_spawning", "no Open MPI (/usr/bin/mpicc): apt-get install openmpi-bin libopenmpi-dev");
+        return;
+    }
+    let jobs = env_num("RPMIX_SOAK_MPIRUN_JOBS", 20);
+    let case = Case::new("soak_mpirun_spawning");
+    let src = env().root.join("c-tests/mpi/spawn.c");
+    let prog = cc_once("mpi_spawn", &[std::ffi::OsStr::new("mpicc"), std::ffi::OsStr::new("-O2"), src.as_os_str()]);
+    let tenth = (jobs / 10).max(1);
+    let warm = tenth.max(5);
+    let mut base = Peak::default();
+    let mut series = Vec::new();
+    for i in 0..jobs {
+        let t = TmpDir::new("soakm");
+        let tag = format!("RPMIX_SOAK_TAG={}-{i}", std::process::id());
+        let (k, v) = tag.split_once('=').unwrap();
+        let job = Job::start(
+            Cmd::new("mpirun")
+                .env("TMPDIR", &t)
+                .env(k, v)
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+                .arg(&prog)
+                .on(Lib::Ours),
+        );
+        if i == 0 {
+            // (mpirun itself on rpmix, not only its ranks: "pmix=rpmix")
+            let _ = wait_until("mpirun loads a libpmix", secs(30), || !libpmix_mapped(job.pid()).is_empty() || proc_ended(job.pid()));
+            let maps = libpmix_mapped(job.pid());
+            assert!(maps.contains(&Lib::Ours.file()), "mpirun maps {maps:?}, not rpmix's {}", Lib::Ours.file().display());
+        }
+        let peak = peak_of(job.pid());
+        let r = job.wait(secs(90));
+        let lines = r.all_lines();
+        let want = ["child 0/2 got 4242 pmix=rpmix", "child 1/2 got 4242 pmix=rpmix", "spawn ok: 2 parents, 2 children replied pmix=rpmix"];
+        if r.code() != Some(0) || !want.iter().all(|w| lines.iter().any(|l| l.starts_with(w))) {
+            r.save(&case, "job");
+            panic!("{}", r.report(&format!("mpirun job {i} of {jobs}: expected exit 0 and {want:?}")));
+        }
+        let left = leftovers_tagged(&tag);
+        assert!(left.is_empty(), "mpirun job {i}: processes left: {left:?}");
+        let files = listing(t.path());
+        assert!(files.is_empty(), "mpirun job {i}: left under TMPDIR: {files:?}");
+        if i < warm {
+            base = base.max(peak);
+        } else {
+            // (sampled peaks: a job's children's pipes come and go between
+            // samples, so fds and threads get a little room)
+            assert!(
+                peak.fds <= base.fds + FD_SLACK && peak.threads <= base.threads + 2 && peak.rss_kb <= base.rss_kb + RSS_SLACK_KB,
+                "mpirun job {i}: peaks {peak:?} above the warm-up's {base:?} (fds within {FD_SLACK}, threads 2, RSS {RSS_SLACK_KB} kB)"
+            );
+        }
+        if (i + 1) % tenth == 0 {
+            let l = format!("{:>6} jobs: mpirun peaks rss_kb={} fds={} threads={}", i + 1, peak.rss_kb, peak.fds, peak.threads);
+            println!("{l}");
+            series.push(l);
+        }
+    }
+    case.write("series", &(series.join("\n") + "\n"));
+}
+
+/// Waits a little for the processes carrying `tag` to go; those still
+/// there are killed and named.
+fn leftovers_tagged(tag: &str) -> Vec<u32> {
+    if wait_until("the job's processes gone", secs(10), || tagged(tag).is_empty()).is_ok() {
+        return Vec::new();
+    }
+    let left = tagged(tag);
+    for &p in &left {
+        // SAFETY: kill(2) on a pid found carrying this job's tag.
+        unsafe {
+            libc::kill(p as i32, libc::SIGKILL);
+        }
+    }
+    left
 }
