@@ -340,8 +340,7 @@ fn soak_mpirun_spawning() {
     }
     let jobs = env_num("RPMIX_SOAK_MPIRUN_JOBS", 20);
     let case = Case::new("soak_mpirun_spawning");
-    let src = env().root.join("c-tests/mpi/spawn.c");
-    let prog = cc_once("mpi_spawn", &[std::ffi::OsStr::new("mpicc"), std::ffi::OsStr::new("-O2"), src.as_os_str()]);
+    let prog = c_prog("spawn", Build::Mpi);
     let tenth = (jobs / 10).max(1);
     let warm = tenth.max(5);
     let mut base = Peak::default();
