@@ -42,7 +42,6 @@ use crate::wire;
 use crate::msg::Request;
 use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
-use modex::{ParkedDmodex, ParkedGet};
 
 /// A connection that completed its hello.
 struct Peer {
@@ -59,11 +58,7 @@ pub struct ServerRole {
     peers: HashMap<ConnId, Peer>,
     /// Fences, connects and disconnects in progress.
     fences: fence::Fences,
-    parked: Vec<ParkedGet>,
-    parked_dmodex: Vec<ParkedDmodex>,
-    next_dmodex: u64,
-    /// PMIx_Store_internal in server role.
-    internal: HashMap<Proc, Vec<Info>>,
+    modex: modex::Modex,
     pub events: events::Registry,
     /// Process sets the host defined (PMIx_server_define_process_set), in
     /// the order defined.
@@ -143,10 +138,7 @@ impl ServerRole {
             nspaces: HashMap::new(),
             peers: HashMap::new(),
             fences: Default::default(),
-            parked: Vec::new(),
-            parked_dmodex: Vec::new(),
-            next_dmodex: 1,
-            internal: HashMap::new(),
+            modex: Default::default(),
             events: events::Registry::default(),
             psets: Default::default(),
             next_tool: 0,
@@ -247,6 +239,70 @@ impl ServerRole {
     /// `proc` can never arrive: the barriers it takes part in end for the others.
     fn fail_fences_of(&mut self, net: &mut Net, proc: &Proc) {
         self.with_fences(net, |f, cx| f.fail_of(cx, proc, PMIX_ERR_LOST_CONNECTION));
+    }
+
+    // ---- the modex part ----
+
+    /// PMIx_Store_internal in server role.
+    pub fn store_internal(&mut self, proc: &Proc, info: Info) {
+        self.modex.store_internal(proc, info);
+    }
+
+    /// PMIx_Get in server role: what this server holds, never waiting.
+    pub fn get_local(&self, proc: &Proc, key: &str) -> Option<Value> {
+        self.modex.get_local(&self.nspaces, proc, key)
+    }
+
+    /// PMIx_Get with a NULL key in server role: all this server holds of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Vec<Info> {
+        self.modex.get_all(&self.nspaces, proc)
+    }
+
+    /// PMIx_server_dmodex_request.
+    pub fn dmodex_request(&mut self, net: &mut Net, proc: Proc, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>) {
+        self.modex.dmodex_request(net, &self.nspaces, proc, done);
+    }
+
+    /// The host's answer to direct-modex request `id`, back on this thread.
+    fn dmodex_done(&mut self, net: &mut Net, id: u64, target: &Proc, st: pmix_status_t, data: &[u8]) {
+        self.modex.dmodex_done(net, &mut self.nspaces, id, target, st, data);
+    }
+
+    /// `proc` ended: the Gets and dmodex requests waiting for it end too.
+    fn release_parked(&mut self, net: &mut Net, proc: &Proc) {
+        self.modex.release(net, &self.nspaces, proc);
+    }
+
+    /// A Get: answered by the group or process-set part, else by the modex.
+    fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, target: Proc, key: String, info: Vec<Info>) -> Res {
+        let data = match modex::elsewhere(&key, &info) {
+            Some(modex::Elsewhere::GroupData(cid)) => self.groups.qualified_data(&target, cid, &key),
+            Some(modex::Elsewhere::PsetNames) => self.psets.names_of(&target).into_iter().collect(),
+            None => {
+                let handle = self.handle();
+                let mut cx = modex::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+                return self.modex.on_get(&mut cx, conn, req, target, key, info);
+            }
+        };
+        reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
+        Ok(())
+    }
+
+    /// PMIx_server_define_process_set: remember it and tell the local clients.
+    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
+        self.psets.define_announced(name, members).map_or_else(|e| e, |info| self.announce(net, PMIX_PROCESS_SET_DEFINE, &info))
+    }
+
+    /// PMIx_server_delete_process_set: forget it and tell the local clients.
+    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
+        self.psets.delete_announced(name).map_or_else(|e| e, |info| self.announce(net, PMIX_PROCESS_SET_DELETE, &info))
+    }
+
+    /// An event of this server to its local clients.
+    fn announce(&mut self, net: &mut Net, code: pmix_status_t, info: &[Info]) -> pmix_status_t {
+        let me = self.me.clone();
+        self.deliver_event(net, code, &me, PMIX_RANGE_LOCAL, info);
+        PMIX_SUCCESS
     }
 
     /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
@@ -514,7 +570,7 @@ impl ServerRole {
             }
         }
         match request {
-            Request::Commit { puts } => self.on_commit(net, &who, puts)?,
+            Request::Commit { puts } => self.modex.on_commit(net, &mut self.nspaces, &who, puts)?,
             Request::Barrier(mut b) => {
                 // Nobody named: the caller's namespace; a group: its members.
                 if b.procs.is_empty() {
@@ -683,7 +739,7 @@ impl Role for ServerRole {
         }
         self.fail_fences_of(net, &peer.proc);
         self.release_parked(net, &peer.proc);
-        self.drop_parked_of(conn);
+        self.modex.drop_conn(conn);
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
@@ -705,7 +761,7 @@ impl Role for ServerRole {
             return;
         }
         if !self.fences.timer(net, &self.nspaces, timer) {
-            self.parked_timer(net, timer);
+            self.modex.timer(net, timer);
         }
     }
 
@@ -722,7 +778,7 @@ impl Role for ServerRole {
             }
         }
         self.fences.fail_all(net, &self.nspaces, PMIX_ERR_LOST_CONNECTION);
-        self.fail_all_parked(net);
+        self.modex.fail_all(net);
     }
 }
 

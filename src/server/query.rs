@@ -31,14 +31,14 @@ impl ServerRole {
                 match key.as_str() {
                     // Process sets: the host's answer first (it may keep
                     // sets it never defined here), else those it defined.
-                    "pmix.qry.psetnum" | "pmix.qry.psets" | "pmix.qry.pmems" => match self.pset_query(&key, &quals) {
+                    "pmix.qry.psetnum" | "pmix.qry.psets" | "pmix.qry.pmems" => match self.psets.query(&key, &quals) {
                         Some(Ok(i)) => {
                             if key == "pmix.qry.psetnum" {
                                 // The names come first: Open MPI 5.0.7 reads
                                 // the number into a NULL pointer (which
                                 // PMIx_Value_unload refuses, and it then
                                 // forgets the names) but counts the names.
-                                fallback.extend(self.pset_query("pmix.qry.psets", &quals).and_then(Result::ok));
+                                fallback.extend(self.psets.query("pmix.qry.psets", &quals).and_then(Result::ok));
                             }
                             fallback.push(i)
                         }

@@ -157,7 +157,7 @@ impl ServerRole {
                 }
             }
         }
-        for b in self.parked_view() {
+        for b in self.modex.view(|c| self.peer_proc(c)) {
             if b.proc.nspace == ns {
                 blocked.insert(b.proc.rank, (b.call, b.what, b.since));
             }
