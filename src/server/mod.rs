@@ -89,7 +89,7 @@ pub struct ServerRole {
     /// after it gets among its job data.
     resources: Vec<Info>,
     /// A lost-connection event held for the host's handlers (lostconn.rs).
-    lost_cache: Option<lostconn::LostCache>,
+    lost: lostconn::LostConns,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -155,7 +155,7 @@ impl ServerRole {
             openpmix: Default::default(),
             next_openpmix_index: 0,
             resources: Vec::new(),
-            lost_cache: None,
+            lost: Default::default(),
         }
     }
 
@@ -728,7 +728,7 @@ impl Role for ServerRole {
             self.terminated(net, &peer.proc);
             // The host's own handlers hear it after an event window, as
             // OpenPMIx raises it to them (lostconn.rs).
-            self.lost_without_finalize(net, &peer.proc);
+            self.lost.lost(net, &peer.proc);
         }
         if peer.tool {
             // A tool is no registered client: its groups, invitations and
@@ -743,7 +743,11 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) || self.lost_timer(timer) {
+        if self.checkpoint_timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) {
+            return;
+        }
+        if let Some((source, info)) = self.lost.timer(timer) {
+            self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &source, &info);
             return;
         }
         if let Some(alert) = self.monitors.expired(net, timer) {
@@ -766,8 +770,7 @@ impl Role for ServerRole {
     }
 
     fn on_stop(&mut self, net: &mut Net) {
-        // (a held lost-connection event is dropped, as OpenPMIx's at finalize)
-        self.lost_cache = None;
+        self.lost.drop_held();
         // Server finalize: every registered cleanup runs now at the latest.
         for (_, mut e) in std::mem::take(&mut self.proc_epilogs) {
             e.execute();

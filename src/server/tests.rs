@@ -1015,3 +1015,50 @@ fn a_failed_direct_modex_fails_every_get_waiting_for_it() {
     assert_eq!(srv.clients[1].reply(b).status, PMIX_ERR_UNREACH);
     assert!(srv.no_upcall_yet(), "the second Get asked the host again");
 }
+
+// ---- lost connections ----
+
+/// What the host's own handler heard: the code, the source, the other procs named.
+static HEARD: parking_lot::Mutex<Vec<(pmix_status_t, Proc, Vec<Proc>)>> = parking_lot::Mutex::new(Vec::new());
+
+unsafe extern "C" fn record_event(
+    _id: usize,
+    status: pmix_status_t,
+    source: *const pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    _results: *mut pmix_info_t,
+    _nresults: usize,
+    cbfunc: pmix_event_notification_cbfunc_fn_t,
+    cbdata: *mut core::ffi::c_void,
+) {
+    // SAFETY: the event's source and infos, valid during the call.
+    let (source, infos) = unsafe { (Proc::from_c(&*source), Info::copy_array(info, ninfo).unwrap_or_default()) };
+    let more = infos.iter().filter(|i| i.key() == "pmix.procid").flat_map(|i| crate::owned::procs_of_value(i.value_ref())).collect();
+    HEARD.lock().push((status, source, more));
+    if let Some(f) = cbfunc {
+        // SAFETY: the chain's own continuation, called once.
+        unsafe { f(PMIX_EVENT_ACTION_COMPLETE, std::ptr::null_mut(), 0, None, std::ptr::null_mut(), cbdata) };
+    }
+}
+
+#[test]
+fn ranks_lost_within_the_window_reach_the_hosts_handlers_as_one_event_after_it() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    srv.engine.handle.call(|s, _| s.events.register(vec![PMIX_ERR_LOST_CONNECTION], &[], Some(record_event)));
+    srv.clients.clear();
+    // Held for the window (1 s), not delivered at the loss.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(HEARD.lock().is_empty(), "heard before the window ended");
+    let heard = (0..200).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(25));
+        HEARD.lock().first().cloned()
+    });
+    let (code, source, more) = heard.expect("the host's handler heard nothing");
+    assert_eq!(code, PMIX_ERR_LOST_CONNECTION);
+    let mut all: Vec<Proc> = more.into_iter().chain([source]).collect();
+    all.sort();
+    assert_eq!(all, vec![Proc::new("job", 0), Proc::new("job", 1)]);
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(HEARD.lock().len(), 1, "one event for both losses");
+}
