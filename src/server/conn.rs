@@ -229,7 +229,7 @@ impl ServerRole {
     pub(super) fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
         self.peers.remove(&c);
         self.iof.drop_conn(c);
-        self.drop_checkpoints_of(net, c);
+        self.jobctl.drop_conn(net, c);
         net.close(c);
     }
 

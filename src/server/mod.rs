@@ -65,16 +65,13 @@ pub struct ServerRole {
     psets: pset::Psets,
     next_tool: u32,
     monitors: monitor::Monitors,
-    /// Checkpoint requests waiting for their targets' completion.
-    checkpoints: Vec<jobctl::Checkpoint>,
+    /// Checkpoints in progress, cleanups registered by processes.
+    jobctl: jobctl::JobCtl,
     /// Process groups and group operations in progress.
     groups: group::Groups,
-    next_checkpoint: u64,
     pub iof: iof::Iof,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
-    /// Cleanup registered by a process for itself (runs when it terminates).
-    proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
     /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
     pub session_dir: Option<session::SessionDir>,
@@ -129,6 +126,74 @@ fn settled(st: pmix_status_t) -> pmix_status_t {
     }
 }
 
+/// What delivering an event needs of the role: the peers it may go to,
+/// and this process's (the host's) handlers with the thread they run on.
+pub(super) struct Sink<'a> {
+    peers: &'a HashMap<ConnId, Peer>,
+    registry: &'a events::Registry,
+    handle: Handle<ServerRole>,
+}
+
+impl Sink<'_> {
+    /// Deliver an event to local clients in `range` (and to this process's handlers).
+    pub(super) fn deliver(&self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
+        let mut body = Encoder::default();
+        body.u32(status as u32);
+        source.encode(&mut body);
+        if encode_infos(&mut body, info).is_err() {
+            return;
+        }
+        let targets: Vec<ConnId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| match range {
+                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
+                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
+                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| c.iter().any(|x| x.names(&p.proc))),
+                _ => true,
+            })
+            .map(|(c, _)| *c)
+            .collect();
+        crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
+        for c in targets {
+            net.send(c, 0, wire::EVENT, body.bytes());
+        }
+        // The host's own handlers hear every event its clients raise, whatever
+        // the range, as with OpenPMIx (Slurm's default handler ends the step
+        // on any event not marked PMIX_EVENT_NON_DEFAULT).
+        self.notify_own_handlers(status, source, info);
+    }
+
+    /// Run this process's (the host's) handlers registered for `status`.
+    pub(super) fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
+        let chain = self.registry.chain_for(status, info);
+        events::notify(chain, status, source, info, poster(&self.handle));
+    }
+}
+
+/// A poster for event chains of the server role.
+fn poster(h: &Handle<ServerRole>) -> events::Poster {
+    let h = h.clone();
+    Arc::new(move |f| {
+        h.run(move |_, _| f());
+    })
+}
+
+/// A completion that replies `(status)` to `conn/req` on the progress thread.
+fn done_reply(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::Done {
+    Box::new(move |st| {
+        h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+    })
+}
+
+/// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
+fn done_reply_infos(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::DoneInfos {
+    Box::new(move |st, infos| {
+        h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
+    })
+}
+
 impl ServerRole {
     pub fn new(host: Box<dyn Host>, me: Proc, hostname: String) -> ServerRole {
         ServerRole {
@@ -143,12 +208,10 @@ impl ServerRole {
             psets: Default::default(),
             next_tool: 0,
             monitors: Default::default(),
-            checkpoints: Vec::new(),
+            jobctl: Default::default(),
             groups: Default::default(),
-            next_checkpoint: 0,
             iof: iof::Iof::default(),
             enable_monitoring: false,
-            proc_epilogs: HashMap::new(),
             session_dir: None,
             handle: None,
             cred_key: None,
@@ -169,10 +232,7 @@ impl ServerRole {
 
     /// A poster for event chains of this role.
     pub fn poster(&self) -> events::Poster {
-        let h = self.handle();
-        Arc::new(move |f| {
-            h.run(move |_, _| f());
-        })
+        poster(&self.handle())
     }
 
     /// Run `f` on the group part, then send what it answered and raised, in order.
@@ -312,20 +372,19 @@ impl ServerRole {
         }
     }
 
+    /// `proc` completed (SUCCESS) or failed the checkpoints `which` selects.
+    fn checkpoint_progress(&mut self, net: &mut Net, proc: &Proc, which: jobctl::Which<'_>, status: pmix_status_t) {
+        self.jobctl.checkpoint_progress(net, proc, which, status);
+    }
+
     /// A completion that replies `(status)` to `conn/req` on the progress thread.
     fn done_reply(&self, conn: ConnId, req: u32) -> host::Done {
-        let h = self.handle();
-        Box::new(move |st| {
-            h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
-        })
+        done_reply(self.handle(), conn, req)
     }
 
     /// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
     fn done_reply_infos(&self, conn: ConnId, req: u32) -> host::DoneInfos {
-        let h = self.handle();
-        Box::new(move |st, infos| {
-            h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
-        })
+        done_reply_infos(self.handle(), conn, req)
     }
 
     // ---- registration (host API, on the progress thread) ----
@@ -407,9 +466,7 @@ impl ServerRole {
     fn terminated(&mut self, net: &mut Net, proc: &Proc) {
         // A target that ends before completing its checkpoint failed it.
         self.checkpoint_progress(net, proc, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
-        if let Some(mut e) = self.proc_epilogs.remove(proc) {
-            e.execute();
-        }
+        self.jobctl.run_epilog(proc);
         // Monitors end with their process.
         self.monitors.forget(proc);
         jobctl::forget(proc);
@@ -467,9 +524,7 @@ impl ServerRole {
                 }
             }
             for rank in ns.clients.keys() {
-                if let Some(mut e) = self.proc_epilogs.remove(&Proc::new(name, *rank)) {
-                    e.execute();
-                }
+                self.jobctl.run_epilog(&Proc::new(name, *rank));
             }
             if let Some(mut e) = ns.epilog.take() {
                 e.execute();
@@ -492,40 +547,17 @@ impl ServerRole {
 
     /// Deliver an event to local clients in `range` (and to this process's handlers).
     pub fn deliver_event(&mut self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
-        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
-        let mut body = Encoder::default();
-        body.u32(status as u32);
-        source.encode(&mut body);
-        if encode_infos(&mut body, info).is_err() {
-            return;
-        }
-        let targets: Vec<ConnId> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| match range {
-                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
-                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
-                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| {
-                    c.iter().any(|x| x.names(&p.proc))
-                }),
-                _ => true,
-            })
-            .map(|(c, _)| *c)
-            .collect();
-        crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
-        for c in targets {
-            net.send(c, 0, wire::EVENT, body.bytes());
-        }
-        // The host's own handlers hear every event its clients raise, whatever
-        // the range, as with OpenPMIx (Slurm's default handler ends the step
-        // on any event not marked PMIX_EVENT_NON_DEFAULT).
-        self.notify_own_handlers(status, source, info);
+        self.sink().deliver(net, status, source, range, info);
     }
 
     /// Run this process's (the host's) handlers registered for `status`.
     fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
-        let chain = self.events.chain_for(status, info);
-        events::notify(chain, status, source, info, self.poster());
+        self.sink().notify_own_handlers(status, source, info);
+    }
+
+    /// Where events go: the peers, and this process's handlers.
+    fn sink(&self) -> Sink<'_> {
+        Sink { peers: &self.peers, registry: &self.events, handle: self.handle() }
     }
 
     // ---- client requests ----
@@ -633,7 +665,13 @@ impl ServerRole {
             }
             Request::Spawn { job_info, apps } => self.on_spawn(net, conn, req, &who, job_info, apps)?,
             Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
-            Request::JobControl { targets, directives } => self.on_job_control(net, conn, req, &who, targets, directives)?,
+            Request::JobControl { targets, directives } => {
+                let cred = self.peers.get(&conn).map(|p| p.cred);
+                let handle = self.handle();
+                let events = Sink { peers: &self.peers, registry: &self.events, handle: handle.clone() };
+                let mut cx = jobctl::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle, events };
+                self.jobctl.on_request(&mut cx, conn, req, &who, cred, targets, directives)?
+            }
             Request::Monitor(m) => {
                 let done = self.done_reply_infos(conn, req);
                 let answer = self.monitors.request(net, &mut *self.host, self.enable_monitoring, &who, *m, done);
@@ -711,7 +749,7 @@ impl Role for ServerRole {
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
         self.openpmix.remove(&conn);
         self.iof.drop_conn(conn);
-        self.drop_checkpoints_of(net, conn);
+        self.jobctl.drop_conn(net, conn);
         let Some(peer) = self.peers.remove(&conn) else { return };
         let clean = self
             .nspaces
@@ -743,7 +781,7 @@ impl Role for ServerRole {
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) {
+        if self.jobctl.timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) {
             return;
         }
         if let Some((source, info)) = self.lost.timer(timer) {
@@ -772,9 +810,7 @@ impl Role for ServerRole {
     fn on_stop(&mut self, net: &mut Net) {
         self.lost.drop_held();
         // Server finalize: every registered cleanup runs now at the latest.
-        for (_, mut e) in std::mem::take(&mut self.proc_epilogs) {
-            e.execute();
-        }
+        self.jobctl.run_all_epilogs();
         for ns in self.nspaces.values_mut() {
             if let Some(mut e) = ns.epilog.take() {
                 e.execute();

@@ -893,13 +893,16 @@ impl Server {
         c
     }
 
-    /// Register namespace `name` of one local rank (rank 0) now.
-    fn register_late(&self, name: &'static str) {
+    /// Register namespace `name` of `n` local ranks now.
+    fn register_late(&self, name: &'static str, n: u32) {
         // SAFETY: getuid/getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
         self.engine.handle.call(move |s, _| {
-            s.register_nspace(name, 1, vec![Info::new("pmix.job.size", Value::u32(1)), Info::new("pmix.lpeers", Value::string("0"))]);
-            s.register_client(&Proc::new(name, 0), uid, gid, 0);
+            s.register_nspace(name, n as i32, vec![Info::new("pmix.job.size", Value::u32(n)), Info::new("pmix.lpeers", Value::string(&peers))]);
+            for r in 0..n {
+                s.register_client(&Proc::new(name, r), uid, gid, 0);
+            }
         });
     }
 
@@ -948,7 +951,7 @@ fn a_parked_get_ends_at_its_targets_loss() {
 #[test]
 fn a_get_of_a_client_registered_late_waits_for_its_connection_and_commit() {
     let mut srv = Server::start(Answer::Inline, None, 1);
-    srv.register_late("late");
+    srv.register_late("late", 1);
     // Not connected yet: waited for (no timeout) until it commits.
     let parked = srv.clients[0].send(&Request::Get { target: Proc::new("late", 0), key: "k".into(), info: Vec::new() });
     assert_eq!(get_u32(&mut srv.clients[0], Proc::new("job", 0), "pmix.job.size", Vec::new()), Ok(4));
@@ -1061,4 +1064,83 @@ fn ranks_lost_within_the_window_reach_the_hosts_handlers_as_one_event_after_it()
     assert_eq!(all, vec![Proc::new("job", 0), Proc::new("job", 1)]);
     std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(HEARD.lock().len(), 1, "one event for both losses");
+}
+
+// ---- checkpoints ----
+
+/// Job "`name`" of two ranks registered and connected (checkpoint methods
+/// are kept per process for the whole library: each test has its own job).
+fn ckpt_job(srv: &Server, name: &'static str) -> (Client, Client) {
+    srv.register_late(name, 2);
+    (srv.connect(Proc::new(name, 0)), srv.connect(Proc::new(name, 1)))
+}
+
+/// `c` registers the checkpoint event as its method.
+fn register_event_method(c: &mut Client) {
+    let method = Info::new("pmix.jctrl.ckmethod", Value::infos(&[Info::new("pmix.jctrl.ckptev", Value::boolean(true))]));
+    let me = c.me.clone();
+    assert_eq!(c.call(&Request::JobControl { targets: vec![me], directives: vec![method] }).status, PMIX_SUCCESS);
+}
+
+fn checkpoint(c: &mut Client, target: &Proc, more: Vec<Info>) -> u32 {
+    let mut directives = vec![Info::new("pmix.jctrl.ckpt", Value::string("c1"))];
+    directives.extend(more);
+    c.send(&Request::JobControl { targets: vec![target.clone()], directives })
+}
+
+#[test]
+fn a_checkpoint_completes_when_its_target_reports_it() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt1");
+    register_event_method(&mut b);
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    let (code, source, infos) = next_event(&mut b);
+    assert_eq!((code, source), (PMIX_JCTRL_CHECKPOINT, a.me.clone()));
+    assert_eq!(string_of(&infos, "pmix.jctrl.ckpt").as_deref(), Some("c1"));
+    assert!(srv.no_upcall_yet(), "a checkpoint by event went to the host");
+    let done = Request::Notify { status: PMIX_JCTRL_CHECKPOINT_COMPLETE, source: b.me.clone(), range: PMIX_RANGE_LOCAL, info: vec![Info::new("pmix.jctrl.ckpt", Value::string("c1"))] };
+    assert_eq!(b.call(&done).status, PMIX_SUCCESS);
+    assert_eq!(a.reply(req).status, PMIX_SUCCESS);
+}
+
+#[test]
+fn a_checkpoint_fails_when_its_target_ends_first_times_out_or_is_cancelled() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt2");
+    register_event_method(&mut b);
+    // Timed out (PMIX_TIMEOUT 1).
+    let req = checkpoint(&mut a, &b.me, vec![Info::new("pmix.timeout", Value::u32(1))]);
+    assert_eq!(a.reply(req).status, PMIX_ERR_TIMEOUT);
+    // Cancelled by its name: the cancel succeeds, the checkpoint ends.
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    let cancel = a.send(&Request::JobControl { targets: Vec::new(), directives: vec![Info::new("pmix.jctrl.cancel", Value::string("c1"))] });
+    assert_eq!(a.reply(req).status, PMIX_ERR_JOB_CANCELED);
+    assert_eq!(a.reply(cancel).status, PMIX_SUCCESS);
+    // Its target lost before it reports.
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    // (the third checkpoint's event: it waits for b)
+    for _ in 0..3 {
+        assert_eq!(next_event(&mut b).0, PMIX_JCTRL_CHECKPOINT);
+    }
+    drop(b);
+    assert_eq!(a.reply(req).status, PMIX_ERR_PROC_CHECKPOINT);
+}
+
+#[test]
+fn a_checkpoint_of_a_target_without_a_method_is_refused_and_one_by_signal_goes_to_the_host() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt3");
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    assert_eq!(a.reply(req).status, PMIX_ERR_NOT_SUPPORTED);
+    let method = Info::new("pmix.jctrl.ckmethod", Value::infos(&[Info::new("pmix.jctrl.ckptsig", Value::u32(12))]));
+    let me = b.me.clone();
+    assert_eq!(b.call(&Request::JobControl { targets: vec![me], directives: vec![method] }).status, PMIX_SUCCESS);
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    // The host is asked to signal the target (and accepts, within the upcall).
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "job_control");
+    assert_eq!(infos.iter().find(|i| i.key() == "pmix.jctrl.sig").and_then(|i| i.as_u32()), Some(12));
+    let done = Request::Notify { status: PMIX_JCTRL_CHECKPOINT_COMPLETE, source: b.me.clone(), range: PMIX_RANGE_LOCAL, info: Vec::new() };
+    assert_eq!(b.call(&done).status, PMIX_SUCCESS);
+    assert_eq!(a.reply(req).status, PMIX_SUCCESS);
 }
