@@ -359,6 +359,34 @@ impl ServerRole {
         self.psets.delete_announced(name).map_or_else(|e| e, |info| self.announce(net, PMIX_PROCESS_SET_DELETE, &info))
     }
 
+    /// Job `ns` ended: `requester` hears PMIX_EVENT_JOB_END (spawn.rs).
+    pub fn job_ended(&mut self, net: &mut Net, ns: &str, exit: i32, requester: &Proc) {
+        self.deliver_custom(net, spawn::job_end(&self.me, ns, exit, requester));
+    }
+
+    /// Ranks `held` on exec: `requester` hears PMIX_READY_FOR_DEBUG (spawn.rs).
+    pub fn ready_for_debug(&mut self, net: &mut Net, held: &[Proc], requester: &Proc) {
+        if let Some(e) = spawn::ready_for_debug(held, requester) {
+            self.deliver_custom(net, e);
+        }
+    }
+
+    /// Release `procs` from PMIx_Init as a debugger would (spawn.rs).
+    pub fn release_from_init(&mut self, net: &mut Net, procs: &[Proc]) {
+        self.deliver_custom(net, spawn::release_from_init(&self.me, procs));
+    }
+
+    fn deliver_custom(&mut self, net: &mut Net, (code, source, info): spawn::Event) {
+        self.deliver_event(net, code, &source, PMIX_RANGE_CUSTOM, &info);
+    }
+
+    /// The output of spawned job `ns` goes to its requester from now on.
+    fn forward_spawned(&mut self, net: &mut Net, conn: ConnId, requester: &Proc, ns: &str, channels: crate::flags::Channels) {
+        let (hostname, nspaces, peers) = (&self.hostname, &self.nspaces, &self.peers);
+        let origin = (hostname.as_str(), |p: &Proc| pid_of(nspaces, peers, p));
+        spawn::forward_output(net, &mut self.iof, origin, conn, requester, ns, channels);
+    }
+
     /// An event of this server to its local clients.
     fn announce(&mut self, net: &mut Net, code: pmix_status_t, info: &[Info]) -> pmix_status_t {
         let me = self.me.clone();
@@ -664,7 +692,11 @@ impl ServerRole {
                     u => self.upcall_reply(net, conn, req, u),
                 }
             }
-            Request::Spawn { job_info, apps } => self.on_spawn(net, conn, req, &who, job_info, apps)?,
+            Request::Spawn { job_info, apps } => {
+                let tool_pid = self.peers.get(&conn).filter(|p| p.tool).map(|p| p.cred.pid);
+                let handle = self.handle();
+                spawn::on_spawn(&mut spawn::Ctx { net, host: &mut *self.host, handle }, conn, req, &who, tool_pid, job_info, apps)?
+            }
             Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
             Request::JobControl { targets, directives } => {
                 let cred = self.peers.get(&conn).map(|p| p.cred);
