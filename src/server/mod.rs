@@ -280,11 +280,6 @@ impl ServerRole {
         pid_of(&self.nspaces, &self.peers, p)
     }
 
-    /// The proc a connection speaks for (None: no hello yet).
-    pub(super) fn peer_proc(&self, conn: ConnId) -> Option<Proc> {
-        self.peers.get(&conn).map(|p| p.proc.clone())
-    }
-
     /// Run `f` on the fence part with what it needs of the role.
     fn with_fences<T>(&mut self, net: &mut Net, f: impl FnOnce(&mut fence::Fences, &mut fence::Ctx<'_>) -> T) -> T {
         let handle = self.handle();
@@ -697,7 +692,12 @@ impl ServerRole {
                 let handle = self.handle();
                 spawn::on_spawn(&mut spawn::Ctx { net, host: &mut *self.host, handle }, conn, req, &who, tool_pid, job_info, apps)?
             }
-            Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
+            Request::Query { queries } => {
+                let view = top::Ctx { nspaces: &self.nspaces, peers: &self.peers, fences: &self.fences, groups: &self.groups, modex: &self.modex, iof: &self.iof };
+                let handle = self.handle();
+                let mut cx = query::Ctx { net, host: &mut *self.host, handle, hostname: &self.hostname, psets: &self.psets, view };
+                query::on_query(&mut cx, conn, req, &who, queries);
+            }
             Request::JobControl { targets, directives } => {
                 let cred = self.peers.get(&conn).map(|p| p.cred);
                 let handle = self.handle();
