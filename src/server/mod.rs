@@ -297,6 +297,36 @@ impl ServerRole {
         self.with_fences(net, |f, cx| f.fail_of(cx, proc, PMIX_ERR_LOST_CONNECTION));
     }
 
+    /// What a connection's hello needs of the role (conn.rs, openpmix/).
+    fn conn_ctx(&mut self) -> conn::Ctx<'_> {
+        let handle = self.handle();
+        conn::Ctx {
+            host: &mut *self.host,
+            handle,
+            me: &self.me,
+            nspaces: &mut self.nspaces,
+            peers: &mut self.peers,
+            cred_key: self.cred_key,
+            tools: &mut self.next_tool,
+            openpmix: &mut self.openpmix,
+            openpmix_index: &mut self.next_openpmix_index,
+        }
+    }
+
+    /// (ever connected, finalized) of a registered client.
+    pub fn client_state(&self, proc: &Proc) -> Option<(bool, bool)> {
+        self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).map(|r| (r.connected, r.finalized))
+    }
+
+    /// Close a client's connection because the host deregistered it (no
+    /// lost-connection handling), dropping what the connection held.
+    fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
+        self.peers.remove(&c);
+        self.iof.drop_conn(c);
+        self.jobctl.drop_conn(net, c);
+        net.close(c);
+    }
+
     // ---- the modex part ----
 
     /// PMIx_Store_internal in server role.
@@ -591,9 +621,9 @@ impl ServerRole {
             Some(p) => p.proc.clone(),
             None => {
                 if tag == wire::HELLO {
-                    self.on_hello(net, conn, req, body);
+                    self.conn_ctx().on_hello(net, conn, req, body);
                 } else if tag == wire::TOOL_HELLO {
-                    self.on_tool_hello(net, conn, req, body);
+                    self.conn_ctx().on_tool_hello(net, conn, req, body);
                 } else {
                     crate::pmix_debug!(1, "connection {conn}: request before hello; dropping it");
                     net.close(conn);
@@ -601,8 +631,14 @@ impl ServerRole {
                 return Ok(());
             }
         };
-        if let Some(peer) = self.openpmix.get(&conn).cloned() {
-            return self.on_openpmix_request(net, conn, req, &who, &peer, body);
+        if let Some(link) = self.openpmix.get(&conn).cloned() {
+            let tool = self.peers.get(&conn).is_some_and(|p| p.tool);
+            let Some((req, request, ack)) = openpmix::incoming(net, &self.nspaces, &self.hostname, tool, conn, req, &who, &link, body) else { return Ok(()) };
+            self.serve(net, conn, req, who, request)?;
+            if ack {
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            }
+            return Ok(());
         }
         let request = Request::decode(tag, body)?;
         self.serve(net, conn, req, who, request)
@@ -725,8 +761,8 @@ impl ServerRole {
             }
             Request::Group(g) => self.with_groups(net, |groups, cx| groups.on_request(cx, conn, req, &who, g)),
             Request::Heartbeat => self.monitors.beat(&who),
-            Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
-            Request::ValidateCredential { credential, info } => self.on_validate_credential(net, conn, req, &who, credential, info)?,
+            Request::GetCredential { info } => self.conn_ctx().on_get_credential(net, conn, req, &who, info)?,
+            Request::ValidateCredential { credential, info } => self.conn_ctx().on_validate_credential(net, conn, req, &who, credential, info)?,
             // The host's answer does not change the client's local registration.
             Request::RegisterEvents { codes, info } => {
                 let _ = self.host.register_events(&codes, &info, Box::new(|_| {}));
