@@ -72,7 +72,7 @@ struct ParkedGet {
     /// Set while the host's direct_modex upcall answers it (its request id).
     dmodex: Option<u64>,
     /// When it was parked: stored with the request (no other cost on a
-    /// Get's path), read only when a tool asks (`parked_view`).
+    /// Get's path), read only when a tool asks (`Modex::view`).
     since: Instant,
 }
 
