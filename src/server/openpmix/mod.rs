@@ -315,7 +315,7 @@ impl super::conn::Ctx<'_> {
         if needs_id {
             name(&mut answer, &proc);
         }
-        name(&mut answer, &self.me);
+        name(&mut answer, self.me);
         answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
         let conn = match self.join_openpmix(net, s, &answer, &proc, cred, described) {
             Ok(c) => c,
