@@ -59,11 +59,13 @@ pub struct ServerRole {
     peers: HashMap<ConnId, Peer>,
     /// Fences, connects and disconnects in progress.
     fences: fence::Fences,
+    /// Gets and dmodex requests waiting, the host's PMIx_Store_internal data.
     modex: modex::Modex,
     pub events: events::Registry,
     /// Process sets the host defined (PMIx_server_define_process_set), in
     /// the order defined.
     psets: pset::Psets,
+    /// Tools named here so far.
     next_tool: u32,
     monitors: monitor::Monitors,
     /// Checkpoints in progress, cleanups registered by processes.
