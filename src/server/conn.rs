@@ -8,14 +8,32 @@ use crate::status::Res;
 use crate::data::pack::Encoder;
 use crate::owned::{encode_infos, Info, Proc, Value};
 use crate::owned;
-use crate::runtime::{ConnId, Net, PeerCred};
+use std::collections::HashMap;
+
+use crate::runtime::{ConnId, Handle, Net, PeerCred};
 use crate::wire;
 
-use super::Peer;
-use super::host::Upcall;
-use super::{reply, settled, ServerRole};
+use super::host::{Host, Upcall};
+use super::nspace::Nspace;
+use super::{credential, done_reply_infos, openpmix, reply, settled, Peer, ServerRole};
 
-impl ServerRole {
+/// What a connection's hello needs of the role: the registrations it is
+/// checked against, the peers it joins, the host that may refuse or name it.
+pub(super) struct Ctx<'a> {
+    pub host: &'a mut dyn Host,
+    pub handle: Handle<ServerRole>,
+    pub me: &'a Proc,
+    pub nspaces: &'a mut HashMap<String, Nspace>,
+    pub peers: &'a mut HashMap<ConnId, Peer>,
+    pub cred_key: Option<credential::Key>,
+    /// Tools named here so far.
+    pub tools: &'a mut u32,
+    /// The OpenPMIx clients' connections, and the index the next one is told.
+    pub openpmix: &'a mut openpmix::Links,
+    pub openpmix_index: &'a mut u32,
+}
+
+impl Ctx<'_> {
     pub(super) fn on_hello(&mut self, net: &mut Net, conn: ConnId, req: u32, body: &[u8]) {
         let Ok(Hello { protocol: proto, proc, token }) = Hello::decode(body) else {
             crate::pmix_debug!(1, "connection {conn}: malformed hello; dropping it");
@@ -167,8 +185,8 @@ impl ServerRole {
 
     /// A tool's name: the one it or the host chose, else a new one.
     pub(super) fn tool_name(&mut self, chosen: Option<Proc>) -> Proc {
-        self.next_tool += 1;
-        chosen.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.next_tool), 0))
+        *self.tools += 1;
+        chosen.unwrap_or_else(|| Proc::new(&format!("{}.tool.{}", self.me.nspace, self.tools), 0))
     }
 
     /// A tool connects: same user as this server (or root) only. The host's
@@ -192,10 +210,10 @@ impl ServerRole {
         }
         let cred = cred.unwrap();
         let info = Self::tool_infos(cred, chosen.as_ref(), Some(env!("CARGO_PKG_VERSION")));
-        let h = self.handle();
+        let h = self.handle.clone();
         let fallback = chosen.clone();
         let u = self.host.tool_connected(&info, Box::new(move |st, p| {
-            h.run(move |s, net| s.tool_named(net, conn, req, cred, settled(st), p.or(fallback)));
+            h.run(move |s, net| s.conn_ctx().tool_named(net, conn, req, cred, settled(st), p.or(fallback)));
         }));
         if let Upcall::Now(_) = u {
             // No host decision: the tool's own name, or one the server gives.
@@ -219,23 +237,9 @@ impl ServerRole {
         reply(net, conn, req, PMIX_SUCCESS, body.bytes());
     }
 
-    /// (ever connected, finalized) of a registered client.
-    pub fn client_state(&self, proc: &Proc) -> Option<(bool, bool)> {
-        self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).map(|r| (r.connected, r.finalized))
-    }
-
-    /// Close a client's connection because the host deregistered it (no
-    /// lost-connection handling), dropping what the connection held.
-    pub(super) fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
-        self.peers.remove(&c);
-        self.iof.drop_conn(c);
-        self.drop_checkpoints_of(net, c);
-        net.close(c);
-    }
-
     /// PMIx_Get_credential: the host's credential for the caller.
     pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>) -> Res {
-        let h = self.handle();
+        let h = self.handle.clone();
         let u = self.host.get_credential(who, &info, Box::new(move |st, cred, infos| {
             h.run(move |_, net| {
                 let mut e = Encoder::default();
@@ -252,7 +256,7 @@ impl ServerRole {
 
     /// PMIx_Validate_credential: the host judges it.
     pub(super) fn on_validate_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, cred: Vec<u8>, info: Vec<Info>) -> Res {
-        let u = self.host.validate_credential(who, &cred, &info, self.done_reply_infos(conn, req));
+        let u = self.host.validate_credential(who, &cred, &info, done_reply_infos(self.handle.clone(), conn, req));
         if let Upcall::Now(st) = u {
             reply(net, conn, req, settled(st), &[]);
         }

@@ -16,9 +16,10 @@ use std::time::Duration;
 use crate::abi::*;
 use crate::status::Res;
 use crate::owned::{find, infos_of_array, Info, Proc, Value};
-use crate::runtime::{ConnId, Net};
-use crate::server::host::Upcall;
-use crate::server::{reply_infos, ServerRole};
+use crate::runtime::{ConnId, Handle, Net, PeerCred};
+use crate::server::host::{Host, Upcall};
+use crate::server::nspace::Nspace;
+use crate::server::{done_reply_infos, reply_infos, ServerRole, Sink};
 
 use super::{cleanup, reply, settled};
 
@@ -125,7 +126,7 @@ pub enum Which<'a> {
 }
 
 /// A checkpoint request waiting for its targets.
-pub struct Checkpoint {
+struct Checkpoint {
     seq: u64,
     requester: Proc,
     /// The checkpoint's name (PMIX_JOB_CTRL_CHECKPOINT's value).
@@ -153,51 +154,90 @@ fn answer(net: &mut Net, conn: ConnId, req: u32, st: pmix_status_t) {
     reply_infos(net, conn, req, st, &[]);
 }
 
-impl ServerRole {
-    /// The live local clients a request names (none: the requester's
-    /// namespace), or None when a target is not a local client.
-    fn local_targets(&self, who: &Proc, targets: &[Proc]) -> Option<Vec<Proc>> {
-        let want = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.to_vec() };
-        let mut out = Vec::new();
-        for t in &want {
-            let ns = self.nspaces.get(&t.nspace)?;
-            let live = |r: &pmix_rank_t| ns.clients.get(r).is_some_and(|c| c.connected && !c.terminated);
-            if t.rank == PMIX_RANK_WILDCARD {
-                let mut ranks: Vec<pmix_rank_t> = ns.clients.keys().copied().filter(|r| live(r)).collect();
-                ranks.sort();
-                out.extend(ranks.into_iter().map(|r| Proc::new(&t.nspace, r)));
-            } else if live(&t.rank) {
-                out.push(t.clone());
-            } else {
-                return None;
-            }
-        }
-        out.sort();
-        out.dedup();
-        Some(out)
-    }
+/// The job control the server does itself: checkpoint requests waiting
+/// for their targets, and the cleanup processes registered for themselves.
+#[derive(Default)]
+pub(super) struct JobCtl {
+    checkpoints: Vec<Checkpoint>,
+    last_checkpoint: u64,
+    /// Cleanup registered by a process for itself (runs when it terminates).
+    epilogs: HashMap<Proc, cleanup::Epilog>,
+}
 
+/// What a job-control request needs of the role.
+pub(super) struct Ctx<'a> {
+    pub net: &'a mut Net,
+    pub host: &'a mut dyn Host,
+    pub nspaces: &'a mut HashMap<String, Nspace>,
+    pub handle: Handle<ServerRole>,
+    pub events: Sink<'a>,
+}
+
+/// The live local clients a request names (none: the requester's
+/// namespace), or None when a target is not a local client.
+fn local_targets(nspaces: &HashMap<String, Nspace>, who: &Proc, targets: &[Proc]) -> Option<Vec<Proc>> {
+    let want = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.to_vec() };
+    let mut out = Vec::new();
+    for t in &want {
+        let ns = nspaces.get(&t.nspace)?;
+        let live = |r: &pmix_rank_t| ns.clients.get(r).is_some_and(|c| c.connected && !c.terminated);
+        if t.rank == PMIX_RANK_WILDCARD {
+            let mut ranks: Vec<pmix_rank_t> = ns.clients.keys().copied().filter(|r| live(r)).collect();
+            ranks.sort();
+            out.extend(ranks.into_iter().map(|r| Proc::new(&t.nspace, r)));
+        } else if live(&t.rank) {
+            out.push(t.clone());
+        } else {
+            return None;
+        }
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
+/// Ask the host to send `sig` to `target`; an error the host reports
+/// later fails the checkpoints waiting for that target.
+fn signal_through_host(cx: &mut Ctx<'_>, who: &Proc, target: &Proc, sig: i32, id: Option<&str>, seq: u64) -> pmix_status_t {
+    let mut dirs = vec![Info::new("pmix.jctrl.sig", Value::int(sig))];
+    if let Some(id) = id {
+        dirs.push(Info::new("pmix.jctrl.id", Value::string(id)));
+    }
+    let (h, t) = (cx.handle.clone(), target.clone());
+    let u = cx.host.job_control(who, std::slice::from_ref(target), &dirs, Box::new(move |st, _| {
+        let st = settled(st);
+        if st != PMIX_SUCCESS {
+            h.run(move |s, net| s.checkpoint_progress(net, &t, Which::Seq(seq), st));
+        }
+    }));
+    match u {
+        Upcall::Pending => PMIX_SUCCESS,
+        Upcall::Now(st) => settled(st),
+    }
+}
+
+impl JobCtl {
     /// PMIX_JOB_CTRL_CHECKPOINT. Returns false when the targets are not all
     /// local clients: the request then goes to the host unchanged.
-    pub(super) fn checkpoint(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, targets: &[Proc], directives: &[Info]) -> bool {
-        let Some(local) = self.local_targets(who, targets) else { return false };
+    fn checkpoint(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, targets: &[Proc], directives: &[Info]) -> bool {
+        let Some(local) = local_targets(cx.nspaces, who, targets) else { return false };
         if local.is_empty() {
             crate::pmix_debug!(5, "checkpoint from {who}: no live target");
-            answer(net, conn, req, PMIX_ERR_NOT_FOUND);
+            answer(cx.net, conn, req, PMIX_ERR_NOT_FOUND);
             return true;
         }
         // Every target needs a registered method before anything is done.
         let regs: Vec<(Proc, Registration)> = local.iter().map(|p| (p.clone(), lookup(p).unwrap_or_default())).collect();
         if let Some((p, _)) = regs.iter().find(|(_, r)| r.methods.is_empty()) {
             crate::pmix_debug!(5, "checkpoint from {who}: {p} registered no checkpoint method");
-            answer(net, conn, req, PMIX_ERR_NOT_SUPPORTED);
+            answer(cx.net, conn, req, PMIX_ERR_NOT_SUPPORTED);
             return true;
         }
         let id = find(directives, PMIX_JOB_CTRL_CHECKPOINT).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
         let request_id = find(directives, PMIX_JOB_CTRL_ID).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
-        let timer = timeout_of(directives).map(|t| net.timer(Duration::from_secs(t as u64)));
-        self.next_checkpoint += 1;
-        let seq = self.next_checkpoint;
+        let timer = timeout_of(directives).map(|t| cx.net.timer(Duration::from_secs(t as u64)));
+        self.last_checkpoint += 1;
+        let seq = self.last_checkpoint;
         self.checkpoints.push(Checkpoint { seq, requester: who.clone(), id: id.clone(), request_id, waiting: local.clone(), timer, status: PMIX_SUCCESS, conn, req });
         let mut info = vec![Info::new("pmix.evrange", Value::proc(&local[0]))];
         if let Some(id) = &id {
@@ -209,10 +249,10 @@ impl ServerRole {
                 let st = match *m {
                     Method::Event(code) => {
                         info[0] = Info::new("pmix.evrange", Value::proc(&p));
-                        self.deliver_event(net, code, who, PMIX_RANGE_CUSTOM, &info);
+                        cx.events.deliver(cx.net, code, who, PMIX_RANGE_CUSTOM, &info);
                         PMIX_SUCCESS
                     }
-                    Method::Signal(sig) => self.signal_through_host(who, &p, sig, id.as_deref(), seq),
+                    Method::Signal(sig) => signal_through_host(cx, who, &p, sig, id.as_deref(), seq),
                 };
                 if st == PMIX_SUCCESS {
                     failed = PMIX_SUCCESS;
@@ -222,30 +262,10 @@ impl ServerRole {
                 crate::pmix_debug!(5, "checkpoint of {p}: method {m:?} failed ({}); trying the next", crate::strings::error_name(st));
             }
             if failed != PMIX_SUCCESS {
-                self.checkpoint_progress(net, &p, Which::Seq(seq), failed);
+                self.checkpoint_progress(cx.net, &p, Which::Seq(seq), failed);
             }
         }
         true
-    }
-
-    /// Ask the host to send `sig` to `target`; an error the host reports
-    /// later fails the checkpoints waiting for that target.
-    fn signal_through_host(&mut self, who: &Proc, target: &Proc, sig: i32, id: Option<&str>, seq: u64) -> pmix_status_t {
-        let mut dirs = vec![Info::new("pmix.jctrl.sig", Value::int(sig))];
-        if let Some(id) = id {
-            dirs.push(Info::new("pmix.jctrl.id", Value::string(id)));
-        }
-        let (h, t) = (self.handle(), target.clone());
-        let u = self.host.job_control(who, std::slice::from_ref(target), &dirs, Box::new(move |st, _| {
-            let st = crate::server::settled(st);
-            if st != PMIX_SUCCESS {
-                h.run(move |s, net| s.checkpoint_progress(net, &t, Which::Seq(seq), st));
-            }
-        }));
-        match u {
-            Upcall::Pending => PMIX_SUCCESS,
-            Upcall::Now(st) => crate::server::settled(st),
-        }
     }
 
     /// `proc` completed (status SUCCESS) or failed the checkpoints `which`
@@ -284,7 +304,7 @@ impl ServerRole {
     }
 
     /// A timer fired: true when it was a checkpoint's.
-    pub(super) fn checkpoint_timer(&mut self, net: &mut Net, timer: u64) -> bool {
+    pub(super) fn timer(&mut self, net: &mut Net, timer: u64) -> bool {
         let mut hit = false;
         for c in self.checkpoints.iter_mut().filter(|c| c.timer == Some(timer)) {
             c.timer = None; // fired: nothing to cancel
@@ -300,13 +320,13 @@ impl ServerRole {
 
     /// PMIX_JOB_CTRL_CANCEL: the requester's checkpoints named by this id
     /// (their PMIX_JOB_CTRL_ID or checkpoint name; None: all of them).
-    pub(super) fn cancel_checkpoints(&mut self, net: &mut Net, who: &Proc, id: Option<&str>) -> usize {
+    fn cancel_checkpoints(&mut self, net: &mut Net, who: &Proc, id: Option<&str>) -> usize {
         let named = |c: &Checkpoint| id.is_none() || c.id.as_deref() == id || c.request_id.as_deref() == id;
         self.finish_checkpoints(net, |c| c.requester == *who && named(c), Some(PMIX_ERR_JOB_CANCELED))
     }
 
     /// The requester's connection is gone: nobody is left to answer.
-    pub(super) fn drop_checkpoints_of(&mut self, net: &mut Net, conn: ConnId) {
+    pub(super) fn drop_conn(&mut self, net: &mut Net, conn: ConnId) {
         let (gone, keep): (Vec<Checkpoint>, Vec<Checkpoint>) = std::mem::take(&mut self.checkpoints).into_iter().partition(|c| c.conn == conn);
         self.checkpoints = keep;
         for c in gone {
@@ -315,20 +335,32 @@ impl ServerRole {
             }
         }
     }
-}
 
-// ---- requests from clients and tools ----
+    /// `proc` ended: the cleanup it registered for itself runs now.
+    pub(super) fn run_epilog(&mut self, proc: &Proc) {
+        if let Some(mut e) = self.epilogs.remove(proc) {
+            e.execute();
+        }
+    }
 
-impl ServerRole {
-    /// PMIx_Job_control from a client or tool: cleanup registration and the
-    /// registration of checkpoint methods / preemptibility are handled here
-    /// (never relayed); requests that act on processes go to the host.
-    pub(super) fn on_job_control(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, targets: Vec<Proc>, directives: Vec<Info>) -> Res {
-        let cred = self.peers.get(&conn).map(|p| p.cred).ok_or(PMIX_ERR_UNREACH)?;
+    /// Server finalize: every cleanup registered runs now at the latest.
+    pub(super) fn run_all_epilogs(&mut self) {
+        for (_, mut e) in std::mem::take(&mut self.epilogs) {
+            e.execute();
+        }
+    }
+
+    /// PMIx_Job_control from a client or tool (`cred`: its connection's):
+    /// cleanup registration and the registration of checkpoint methods /
+    /// preemptibility are handled here (never relayed); requests that act
+    /// on processes go to the host.
+    #[allow(clippy::too_many_arguments)] // one request's fields
+    pub(super) fn on_request(&mut self, cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, cred: Option<PeerCred>, targets: Vec<Proc>, directives: Vec<Info>) -> Res {
+        let cred = cred.ok_or(PMIX_ERR_UNREACH)?;
         let request = match cleanup::parse(&directives) {
             Ok(r) => r,
             Err(e) => {
-                reply(net, conn, req, e, &[]);
+                reply(cx.net, conn, req, e, &[]);
                 return Ok(());
             }
         };
@@ -338,28 +370,28 @@ impl ServerRole {
         if !request.is_empty() {
             let ctargets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.clone() };
             if ctargets.iter().any(|t| !t.names(who)) {
-                reply(net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
+                reply(cx.net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
                 return Ok(());
             }
             // All or nothing across the targets.
-            let mut proc_e = self.proc_epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
-            let Some(ns) = self.nspaces.get(&who.nspace) else {
-                reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+            let mut proc_e = self.epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
+            let Some(ns) = cx.nspaces.get(&who.nspace) else {
+                reply(cx.net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
                 return Ok(());
             };
             let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
             for t in &ctargets {
                 let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
                 if let Err(e) = r {
-                    reply(net, conn, req, e, &[]);
+                    reply(cx.net, conn, req, e, &[]);
                     return Ok(());
                 }
             }
             if ctargets.iter().any(|t| t == who) {
-                self.proc_epilogs.insert(who.clone(), proc_e);
+                self.epilogs.insert(who.clone(), proc_e);
             }
             if ctargets.iter().any(|t| t != who) {
-                if let Some(ns) = self.nspaces.get_mut(&who.nspace) {
+                if let Some(ns) = cx.nspaces.get_mut(&who.nspace) {
                     ns.epilog = Some(ns_e);
                 }
             }
@@ -369,26 +401,26 @@ impl ServerRole {
             register(who, r);
         }
         if !actions {
-            reply_infos(net, conn, req, PMIX_SUCCESS, &[]);
+            reply_infos(cx.net, conn, req, PMIX_SUCCESS, &[]);
             return Ok(());
         }
-        if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(net, conn, req, who, &targets, &directives) {
+        if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(cx, conn, req, who, &targets, &directives) {
             return Ok(());
         }
         if let Some(c) = find(&directives, PMIX_JOB_CTRL_CANCEL) {
             // Checkpoints are the server's own pending requests; anything else is the host's.
             let id = c.as_str().filter(|s| !s.is_empty());
-            if self.cancel_checkpoints(net, who, id.as_deref()) > 0 {
-                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            if self.cancel_checkpoints(cx.net, who, id.as_deref()) > 0 {
+                reply(cx.net, conn, req, PMIX_SUCCESS, &[]);
                 return Ok(());
             }
         }
-        let u = self.host.job_control(who, &targets, &directives, self.done_reply_infos(conn, req));
+        let u = cx.host.job_control(who, &targets, &directives, done_reply_infos(cx.handle.clone(), conn, req));
         if let Upcall::Now(st) = u {
             if st == PMIX_ERR_NOT_SUPPORTED {
                 crate::pmix_debug!(5, "{who}: the host does not support job control");
             }
-            reply(net, conn, req, settled(st), &[]);
+            reply(cx.net, conn, req, settled(st), &[]);
         }
         Ok(())
     }

@@ -11,17 +11,19 @@
 
 use std::time::Duration;
 
-use crate::abi::*;
 use crate::owned::{Info, Proc, Value};
 use crate::runtime::Net;
-use crate::server::ServerRole;
 
 /// The event being held: the first lost client, the later ones, its timer.
-pub(super) struct LostCache {
+struct Held {
     first: Proc,
     more: Vec<Proc>,
     timer: u64,
 }
+
+/// The lost-connection event held for the host's handlers, if any.
+#[derive(Default)]
+pub(super) struct LostConns(Option<Held>);
 
 /// The window: `PMIX_MCA_pmix_event_caching_window` seconds (OpenPMIx's
 /// parameter), 1 by default.
@@ -32,11 +34,11 @@ fn window() -> Duration {
         .map_or(Duration::from_secs(1), Duration::from_secs)
 }
 
-impl ServerRole {
+impl LostConns {
     /// Hold (or join) the lost-connection event for `proc`.
-    pub(super) fn lost_without_finalize(&mut self, net: &mut Net, proc: &Proc) {
+    pub(super) fn lost(&mut self, net: &mut Net, proc: &Proc) {
         let after = window();
-        match &mut self.lost_cache {
+        match &mut self.0 {
             Some(c) => {
                 net.cancel_timer(c.timer);
                 c.more.push(proc.clone());
@@ -44,21 +46,25 @@ impl ServerRole {
             }
             None => {
                 let timer = net.timer(after);
-                self.lost_cache = Some(LostCache { first: proc.clone(), more: Vec::new(), timer });
+                self.0 = Some(Held { first: proc.clone(), more: Vec::new(), timer });
             }
         }
     }
 
-    /// The window ended: the host's handlers hear the event (true when
-    /// `timer` was its).
-    pub(super) fn lost_timer(&mut self, timer: u64) -> bool {
-        if !self.lost_cache.as_ref().is_some_and(|c| c.timer == timer) {
-            return false;
+    /// The window ended (when `timer` was its): the event's source and
+    /// infos, for the host's handlers.
+    pub(super) fn timer(&mut self, timer: u64) -> Option<(Proc, Vec<Info>)> {
+        if !self.0.as_ref().is_some_and(|c| c.timer == timer) {
+            return None;
         }
-        let Some(c) = self.lost_cache.take() else { return false };
+        let c = self.0.take()?;
         let mut info: Vec<Info> = c.more.iter().rev().map(|p| Info::new("pmix.procid", Value::proc(p))).collect();
         info.push(Info::new("pmix.evproc", Value::proc(&c.first)));
-        self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &c.first, &info);
-        true
+        Some((c.first, info))
+    }
+
+    /// Server finalize: a held event is dropped, as OpenPMIx's is.
+    pub(super) fn drop_held(&mut self) {
+        self.0 = None;
     }
 }

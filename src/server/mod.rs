@@ -15,6 +15,7 @@ mod lostconn;
 pub mod monitor;
 mod modex;
 pub mod host;
+mod instance;
 pub mod nspace;
 pub mod openpmix;
 mod pubsub;
@@ -27,10 +28,10 @@ pub mod top;
 #[cfg(test)]
 mod tests;
 
+pub use instance::{finalize, handle, host_topology, init, note_host_topology, own_proc, HostTopology, ServerGlobal, SERVER};
+
 use std::collections::HashMap;
 use std::sync::Arc;
-
-use parking_lot::Mutex;
 
 use crate::abi::*;
 use crate::status::Res;
@@ -42,7 +43,6 @@ use crate::wire;
 use crate::msg::Request;
 use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
-use modex::{ParkedDmodex, ParkedGet};
 
 /// A connection that completed its hello.
 struct Peer {
@@ -59,27 +59,22 @@ pub struct ServerRole {
     peers: HashMap<ConnId, Peer>,
     /// Fences, connects and disconnects in progress.
     fences: fence::Fences,
-    parked: Vec<ParkedGet>,
-    parked_dmodex: Vec<ParkedDmodex>,
-    next_dmodex: u64,
-    /// PMIx_Store_internal in server role.
-    internal: HashMap<Proc, Vec<Info>>,
+    /// Gets and dmodex requests waiting, the host's PMIx_Store_internal data.
+    modex: modex::Modex,
     pub events: events::Registry,
     /// Process sets the host defined (PMIx_server_define_process_set), in
     /// the order defined.
     psets: pset::Psets,
+    /// Tools named here so far.
     next_tool: u32,
     monitors: monitor::Monitors,
-    /// Checkpoint requests waiting for their targets' completion.
-    checkpoints: Vec<jobctl::Checkpoint>,
+    /// Checkpoints in progress, cleanups registered by processes.
+    jobctl: jobctl::JobCtl,
     /// Process groups and group operations in progress.
     groups: group::Groups,
-    next_checkpoint: u64,
     pub iof: iof::Iof,
     /// PMIX_SERVER_ENABLE_MONITORING: monitor here even if the host could.
     pub enable_monitoring: bool,
-    /// Cleanup registered by a process for itself (runs when it terminates).
-    proc_epilogs: HashMap<Proc, cleanup::Epilog>,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
     /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
     pub session_dir: Option<session::SessionDir>,
@@ -94,7 +89,7 @@ pub struct ServerRole {
     /// after it gets among its job data.
     resources: Vec<Info>,
     /// A lost-connection event held for the host's handlers (lostconn.rs).
-    lost_cache: Option<lostconn::LostCache>,
+    lost: lostconn::LostConns,
 }
 
 fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
@@ -134,6 +129,74 @@ fn settled(st: pmix_status_t) -> pmix_status_t {
     }
 }
 
+/// What delivering an event needs of the role: the peers it may go to,
+/// and this process's (the host's) handlers with the thread they run on.
+pub(super) struct Sink<'a> {
+    peers: &'a HashMap<ConnId, Peer>,
+    registry: &'a events::Registry,
+    handle: Handle<ServerRole>,
+}
+
+impl Sink<'_> {
+    /// Deliver an event to local clients in `range` (and to this process's handlers).
+    pub(super) fn deliver(&self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
+        let mut body = Encoder::default();
+        body.u32(status as u32);
+        source.encode(&mut body);
+        if encode_infos(&mut body, info).is_err() {
+            return;
+        }
+        let targets: Vec<ConnId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| match range {
+                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
+                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
+                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| c.iter().any(|x| x.names(&p.proc))),
+                _ => true,
+            })
+            .map(|(c, _)| *c)
+            .collect();
+        crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
+        for c in targets {
+            net.send(c, 0, wire::EVENT, body.bytes());
+        }
+        // The host's own handlers hear every event its clients raise, whatever
+        // the range, as with OpenPMIx (Slurm's default handler ends the step
+        // on any event not marked PMIX_EVENT_NON_DEFAULT).
+        self.notify_own_handlers(status, source, info);
+    }
+
+    /// Run this process's (the host's) handlers registered for `status`.
+    pub(super) fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
+        let chain = self.registry.chain_for(status, info);
+        events::notify(chain, status, source, info, poster(&self.handle));
+    }
+}
+
+/// A poster for event chains of the server role.
+fn poster(h: &Handle<ServerRole>) -> events::Poster {
+    let h = h.clone();
+    Arc::new(move |f| {
+        h.run(move |_, _| f());
+    })
+}
+
+/// A completion that replies `(status)` to `conn/req` on the progress thread.
+fn done_reply(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::Done {
+    Box::new(move |st| {
+        h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+    })
+}
+
+/// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
+fn done_reply_infos(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::DoneInfos {
+    Box::new(move |st, infos| {
+        h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
+    })
+}
+
 impl ServerRole {
     pub fn new(host: Box<dyn Host>, me: Proc, hostname: String) -> ServerRole {
         ServerRole {
@@ -143,27 +206,22 @@ impl ServerRole {
             nspaces: HashMap::new(),
             peers: HashMap::new(),
             fences: Default::default(),
-            parked: Vec::new(),
-            parked_dmodex: Vec::new(),
-            next_dmodex: 1,
-            internal: HashMap::new(),
+            modex: Default::default(),
             events: events::Registry::default(),
             psets: Default::default(),
             next_tool: 0,
             monitors: Default::default(),
-            checkpoints: Vec::new(),
+            jobctl: Default::default(),
             groups: Default::default(),
-            next_checkpoint: 0,
             iof: iof::Iof::default(),
             enable_monitoring: false,
-            proc_epilogs: HashMap::new(),
             session_dir: None,
             handle: None,
             cred_key: None,
             openpmix: Default::default(),
             next_openpmix_index: 0,
             resources: Vec::new(),
-            lost_cache: None,
+            lost: Default::default(),
         }
     }
 
@@ -177,10 +235,7 @@ impl ServerRole {
 
     /// A poster for event chains of this role.
     pub fn poster(&self) -> events::Poster {
-        let h = self.handle();
-        Arc::new(move |f| {
-            h.run(move |_, _| f());
-        })
+        poster(&self.handle())
     }
 
     /// Run `f` on the group part, then send what it answered and raised, in order.
@@ -227,11 +282,6 @@ impl ServerRole {
         pid_of(&self.nspaces, &self.peers, p)
     }
 
-    /// The proc a connection speaks for (None: no hello yet).
-    pub(super) fn peer_proc(&self, conn: ConnId) -> Option<Proc> {
-        self.peers.get(&conn).map(|p| p.proc.clone())
-    }
-
     /// Run `f` on the fence part with what it needs of the role.
     fn with_fences<T>(&mut self, net: &mut Net, f: impl FnOnce(&mut fence::Fences, &mut fence::Ctx<'_>) -> T) -> T {
         let handle = self.handle();
@@ -249,6 +299,128 @@ impl ServerRole {
         self.with_fences(net, |f, cx| f.fail_of(cx, proc, PMIX_ERR_LOST_CONNECTION));
     }
 
+    /// What a connection's hello needs of the role (conn.rs, openpmix/).
+    fn conn_ctx(&mut self) -> conn::Ctx<'_> {
+        let handle = self.handle();
+        conn::Ctx {
+            host: &mut *self.host,
+            handle,
+            me: &self.me,
+            nspaces: &mut self.nspaces,
+            peers: &mut self.peers,
+            cred_key: self.cred_key,
+            tools: &mut self.next_tool,
+            openpmix: &mut self.openpmix,
+            openpmix_index: &mut self.next_openpmix_index,
+        }
+    }
+
+    /// (ever connected, finalized) of a registered client.
+    pub fn client_state(&self, proc: &Proc) -> Option<(bool, bool)> {
+        self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).map(|r| (r.connected, r.finalized))
+    }
+
+    /// Close a client's connection because the host deregistered it (no
+    /// lost-connection handling), dropping what the connection held.
+    fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
+        self.peers.remove(&c);
+        self.iof.drop_conn(c);
+        self.jobctl.drop_conn(net, c);
+        net.close(c);
+    }
+
+    // ---- the modex part ----
+
+    /// PMIx_Store_internal in server role.
+    pub fn store_internal(&mut self, proc: &Proc, info: Info) {
+        self.modex.store_internal(proc, info);
+    }
+
+    /// PMIx_Get in server role: what this server holds, never waiting.
+    pub fn get_local(&self, proc: &Proc, key: &str) -> Option<Value> {
+        self.modex.get_local(&self.nspaces, proc, key)
+    }
+
+    /// PMIx_Get with a NULL key in server role: all this server holds of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Vec<Info> {
+        self.modex.get_all(&self.nspaces, proc)
+    }
+
+    /// PMIx_server_dmodex_request.
+    pub fn dmodex_request(&mut self, net: &mut Net, proc: Proc, done: Box<dyn FnOnce(pmix_status_t, Vec<u8>) + Send>) {
+        self.modex.dmodex_request(net, &self.nspaces, proc, done);
+    }
+
+    /// The host's answer to direct-modex request `id`, back on this thread.
+    fn dmodex_done(&mut self, net: &mut Net, id: u64, target: &Proc, st: pmix_status_t, data: &[u8]) {
+        self.modex.dmodex_done(net, &mut self.nspaces, id, target, st, data);
+    }
+
+    /// `proc` ended: the Gets and dmodex requests waiting for it end too.
+    fn release_parked(&mut self, net: &mut Net, proc: &Proc) {
+        self.modex.release(net, &self.nspaces, proc);
+    }
+
+    /// A Get: answered by the group or process-set part, else by the modex.
+    fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, target: Proc, key: String, info: Vec<Info>) -> Res {
+        let data = match modex::elsewhere(&key, &info) {
+            Some(modex::Elsewhere::GroupData(cid)) => self.groups.qualified_data(&target, cid, &key),
+            Some(modex::Elsewhere::PsetNames) => self.psets.names_of(&target).into_iter().collect(),
+            None => {
+                let handle = self.handle();
+                let mut cx = modex::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+                return self.modex.on_get(&mut cx, conn, req, target, key, info);
+            }
+        };
+        reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
+        Ok(())
+    }
+
+    /// PMIx_server_define_process_set: remember it and tell the local clients.
+    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
+        self.psets.define_announced(name, members).map_or_else(|e| e, |info| self.announce(net, PMIX_PROCESS_SET_DEFINE, &info))
+    }
+
+    /// PMIx_server_delete_process_set: forget it and tell the local clients.
+    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
+        self.psets.delete_announced(name).map_or_else(|e| e, |info| self.announce(net, PMIX_PROCESS_SET_DELETE, &info))
+    }
+
+    /// Job `ns` ended: `requester` hears PMIX_EVENT_JOB_END (spawn.rs).
+    pub fn job_ended(&mut self, net: &mut Net, ns: &str, exit: i32, requester: &Proc) {
+        self.deliver_custom(net, spawn::job_end(&self.me, ns, exit, requester));
+    }
+
+    /// Ranks `held` on exec: `requester` hears PMIX_READY_FOR_DEBUG (spawn.rs).
+    pub fn ready_for_debug(&mut self, net: &mut Net, held: &[Proc], requester: &Proc) {
+        if let Some(e) = spawn::ready_for_debug(held, requester) {
+            self.deliver_custom(net, e);
+        }
+    }
+
+    /// Release `procs` from PMIx_Init as a debugger would (spawn.rs).
+    pub fn release_from_init(&mut self, net: &mut Net, procs: &[Proc]) {
+        self.deliver_custom(net, spawn::release_from_init(&self.me, procs));
+    }
+
+    fn deliver_custom(&mut self, net: &mut Net, (code, source, info): spawn::Event) {
+        self.deliver_event(net, code, &source, PMIX_RANGE_CUSTOM, &info);
+    }
+
+    /// The output of spawned job `ns` goes to its requester from now on.
+    fn forward_spawned(&mut self, net: &mut Net, conn: ConnId, requester: &Proc, ns: &str, channels: crate::flags::Channels) {
+        let (hostname, nspaces, peers) = (&self.hostname, &self.nspaces, &self.peers);
+        let origin = (hostname.as_str(), |p: &Proc| pid_of(nspaces, peers, p));
+        spawn::forward_output(net, &mut self.iof, origin, conn, requester, ns, channels);
+    }
+
+    /// An event of this server to its local clients.
+    fn announce(&mut self, net: &mut Net, code: pmix_status_t, info: &[Info]) -> pmix_status_t {
+        let me = self.me.clone();
+        self.deliver_event(net, code, &me, PMIX_RANGE_LOCAL, info);
+        PMIX_SUCCESS
+    }
+
     /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
     fn upcall_reply(&mut self, net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
         if let Upcall::Now(st) = u {
@@ -256,20 +428,19 @@ impl ServerRole {
         }
     }
 
+    /// `proc` completed (SUCCESS) or failed the checkpoints `which` selects.
+    fn checkpoint_progress(&mut self, net: &mut Net, proc: &Proc, which: jobctl::Which<'_>, status: pmix_status_t) {
+        self.jobctl.checkpoint_progress(net, proc, which, status);
+    }
+
     /// A completion that replies `(status)` to `conn/req` on the progress thread.
     fn done_reply(&self, conn: ConnId, req: u32) -> host::Done {
-        let h = self.handle();
-        Box::new(move |st| {
-            h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
-        })
+        done_reply(self.handle(), conn, req)
     }
 
     /// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
     fn done_reply_infos(&self, conn: ConnId, req: u32) -> host::DoneInfos {
-        let h = self.handle();
-        Box::new(move |st, infos| {
-            h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
-        })
+        done_reply_infos(self.handle(), conn, req)
     }
 
     // ---- registration (host API, on the progress thread) ----
@@ -305,7 +476,7 @@ impl ServerRole {
             }
         }
         // The host's topology, for the clients' PMIx_Load_topology (once per namespace).
-        if let Some(xml) = HOST_TOPOLOGY.lock().as_ref().and_then(|t| t.xml.clone()) {
+        if let Some(xml) = instance::HOST_TOPOLOGY.lock().as_ref().and_then(|t| t.xml.clone()) {
             ns.set_if_missing(PMIX_HWLOC_XML_V2, Value::string(&xml));
         }
         // Session directories, unless the host laid out its own.
@@ -351,9 +522,7 @@ impl ServerRole {
     fn terminated(&mut self, net: &mut Net, proc: &Proc) {
         // A target that ends before completing its checkpoint failed it.
         self.checkpoint_progress(net, proc, jobctl::Which::All, PMIX_ERR_PROC_CHECKPOINT);
-        if let Some(mut e) = self.proc_epilogs.remove(proc) {
-            e.execute();
-        }
+        self.jobctl.run_epilog(proc);
         // Monitors end with their process.
         self.monitors.forget(proc);
         jobctl::forget(proc);
@@ -411,9 +580,7 @@ impl ServerRole {
                 }
             }
             for rank in ns.clients.keys() {
-                if let Some(mut e) = self.proc_epilogs.remove(&Proc::new(name, *rank)) {
-                    e.execute();
-                }
+                self.jobctl.run_epilog(&Proc::new(name, *rank));
             }
             if let Some(mut e) = ns.epilog.take() {
                 e.execute();
@@ -436,40 +603,17 @@ impl ServerRole {
 
     /// Deliver an event to local clients in `range` (and to this process's handlers).
     pub fn deliver_event(&mut self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
-        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
-        let mut body = Encoder::default();
-        body.u32(status as u32);
-        source.encode(&mut body);
-        if encode_infos(&mut body, info).is_err() {
-            return;
-        }
-        let targets: Vec<ConnId> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| match range {
-                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
-                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
-                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| {
-                    c.iter().any(|x| x.names(&p.proc))
-                }),
-                _ => true,
-            })
-            .map(|(c, _)| *c)
-            .collect();
-        crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
-        for c in targets {
-            net.send(c, 0, wire::EVENT, body.bytes());
-        }
-        // The host's own handlers hear every event its clients raise, whatever
-        // the range, as with OpenPMIx (Slurm's default handler ends the step
-        // on any event not marked PMIX_EVENT_NON_DEFAULT).
-        self.notify_own_handlers(status, source, info);
+        self.sink().deliver(net, status, source, range, info);
     }
 
     /// Run this process's (the host's) handlers registered for `status`.
     fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
-        let chain = self.events.chain_for(status, info);
-        events::notify(chain, status, source, info, self.poster());
+        self.sink().notify_own_handlers(status, source, info);
+    }
+
+    /// Where events go: the peers, and this process's handlers.
+    fn sink(&self) -> Sink<'_> {
+        Sink { peers: &self.peers, registry: &self.events, handle: self.handle() }
     }
 
     // ---- client requests ----
@@ -479,9 +623,9 @@ impl ServerRole {
             Some(p) => p.proc.clone(),
             None => {
                 if tag == wire::HELLO {
-                    self.on_hello(net, conn, req, body);
+                    self.conn_ctx().on_hello(net, conn, req, body);
                 } else if tag == wire::TOOL_HELLO {
-                    self.on_tool_hello(net, conn, req, body);
+                    self.conn_ctx().on_tool_hello(net, conn, req, body);
                 } else {
                     crate::pmix_debug!(1, "connection {conn}: request before hello; dropping it");
                     net.close(conn);
@@ -489,8 +633,14 @@ impl ServerRole {
                 return Ok(());
             }
         };
-        if let Some(peer) = self.openpmix.get(&conn).cloned() {
-            return self.on_openpmix_request(net, conn, req, &who, &peer, body);
+        if let Some(link) = self.openpmix.get(&conn).cloned() {
+            let tool = self.peers.get(&conn).is_some_and(|p| p.tool);
+            let Some((req, request, ack)) = openpmix::incoming(net, &self.nspaces, &self.hostname, tool, conn, req, &who, &link, body) else { return Ok(()) };
+            self.serve(net, conn, req, who, request)?;
+            if ack {
+                reply(net, conn, req, PMIX_SUCCESS, &[]);
+            }
+            return Ok(());
         }
         let request = Request::decode(tag, body)?;
         self.serve(net, conn, req, who, request)
@@ -514,7 +664,7 @@ impl ServerRole {
             }
         }
         match request {
-            Request::Commit { puts } => self.on_commit(net, &who, puts)?,
+            Request::Commit { puts } => self.modex.on_commit(net, &mut self.nspaces, &who, puts)?,
             Request::Barrier(mut b) => {
                 // Nobody named: the caller's namespace; a group: its members.
                 if b.procs.is_empty() {
@@ -575,9 +725,24 @@ impl ServerRole {
                     u => self.upcall_reply(net, conn, req, u),
                 }
             }
-            Request::Spawn { job_info, apps } => self.on_spawn(net, conn, req, &who, job_info, apps)?,
-            Request::Query { queries } => self.on_query(net, conn, req, &who, queries),
-            Request::JobControl { targets, directives } => self.on_job_control(net, conn, req, &who, targets, directives)?,
+            Request::Spawn { job_info, apps } => {
+                let tool_pid = self.peers.get(&conn).filter(|p| p.tool).map(|p| p.cred.pid);
+                let handle = self.handle();
+                spawn::on_spawn(&mut spawn::Ctx { net, host: &mut *self.host, handle }, conn, req, &who, tool_pid, job_info, apps)?
+            }
+            Request::Query { queries } => {
+                let view = top::Ctx { nspaces: &self.nspaces, peers: &self.peers, fences: &self.fences, groups: &self.groups, modex: &self.modex, iof: &self.iof };
+                let handle = self.handle();
+                let mut cx = query::Ctx { net, host: &mut *self.host, handle, hostname: &self.hostname, psets: &self.psets, view };
+                query::on_query(&mut cx, conn, req, &who, queries);
+            }
+            Request::JobControl { targets, directives } => {
+                let cred = self.peers.get(&conn).map(|p| p.cred);
+                let handle = self.handle();
+                let events = Sink { peers: &self.peers, registry: &self.events, handle: handle.clone() };
+                let mut cx = jobctl::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle, events };
+                self.jobctl.on_request(&mut cx, conn, req, &who, cred, targets, directives)?
+            }
             Request::Monitor(m) => {
                 let done = self.done_reply_infos(conn, req);
                 let answer = self.monitors.request(net, &mut *self.host, self.enable_monitoring, &who, *m, done);
@@ -598,8 +763,8 @@ impl ServerRole {
             }
             Request::Group(g) => self.with_groups(net, |groups, cx| groups.on_request(cx, conn, req, &who, g)),
             Request::Heartbeat => self.monitors.beat(&who),
-            Request::GetCredential { info } => self.on_get_credential(net, conn, req, &who, info)?,
-            Request::ValidateCredential { credential, info } => self.on_validate_credential(net, conn, req, &who, credential, info)?,
+            Request::GetCredential { info } => self.conn_ctx().on_get_credential(net, conn, req, &who, info)?,
+            Request::ValidateCredential { credential, info } => self.conn_ctx().on_validate_credential(net, conn, req, &who, credential, info)?,
             // The host's answer does not change the client's local registration.
             Request::RegisterEvents { codes, info } => {
                 let _ = self.host.register_events(&codes, &info, Box::new(|_| {}));
@@ -655,7 +820,7 @@ impl Role for ServerRole {
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
         self.openpmix.remove(&conn);
         self.iof.drop_conn(conn);
-        self.drop_checkpoints_of(net, conn);
+        self.jobctl.drop_conn(net, conn);
         let Some(peer) = self.peers.remove(&conn) else { return };
         let clean = self
             .nspaces
@@ -672,7 +837,7 @@ impl Role for ServerRole {
             self.terminated(net, &peer.proc);
             // The host's own handlers hear it after an event window, as
             // OpenPMIx raises it to them (lostconn.rs).
-            self.lost_without_finalize(net, &peer.proc);
+            self.lost.lost(net, &peer.proc);
         }
         if peer.tool {
             // A tool is no registered client: its groups, invitations and
@@ -683,11 +848,15 @@ impl Role for ServerRole {
         }
         self.fail_fences_of(net, &peer.proc);
         self.release_parked(net, &peer.proc);
-        self.drop_parked_of(conn);
+        self.modex.drop_conn(conn);
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {
-        if self.checkpoint_timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) || self.lost_timer(timer) {
+        if self.jobctl.timer(net, timer) || self.with_groups(net, |g, cx| g.timer(cx, timer)) {
+            return;
+        }
+        if let Some((source, info)) = self.lost.timer(timer) {
+            self.notify_own_handlers(PMIX_ERR_LOST_CONNECTION, &source, &info);
             return;
         }
         if let Some(alert) = self.monitors.expired(net, timer) {
@@ -705,246 +874,20 @@ impl Role for ServerRole {
             return;
         }
         if !self.fences.timer(net, &self.nspaces, timer) {
-            self.parked_timer(net, timer);
+            self.modex.timer(net, timer);
         }
     }
 
     fn on_stop(&mut self, net: &mut Net) {
-        // (a held lost-connection event is dropped, as OpenPMIx's at finalize)
-        self.lost_cache = None;
+        self.lost.drop_held();
         // Server finalize: every registered cleanup runs now at the latest.
-        for (_, mut e) in std::mem::take(&mut self.proc_epilogs) {
-            e.execute();
-        }
+        self.jobctl.run_all_epilogs();
         for ns in self.nspaces.values_mut() {
             if let Some(mut e) = ns.epilog.take() {
                 e.execute();
             }
         }
         self.fences.fail_all(net, &self.nspaces, PMIX_ERR_LOST_CONNECTION);
-        self.fail_all_parked(net);
+        self.modex.fail_all(net);
     }
-}
-
-/// The running server of this process (at most one).
-pub struct ServerGlobal {
-    pub handle: Handle<ServerRole>,
-    pub engine: runtime::Engine<ServerRole>,
-    pub session: session::SessionDir,
-    pub me: Proc,
-    /// Rendezvous files for tools (PMIX_SERVER_TOOL/SESSION/SYSTEM_SUPPORT).
-    pub rendezvous: Vec<crate::rendezvous::Rendezvous>,
-    /// Where OpenPMIx clients connect (None: it could not listen).
-    tcp: Option<openpmix::Listener>,
-}
-
-pub static SERVER: Mutex<Option<ServerGlobal>> = Mutex::new(None);
-
-/// A topology the host gave at server init (PMIX_TOPOLOGY2, or the
-/// deprecated PMIX_TOPOLOGY): this process's PMIx_Load_topology returns it,
-/// and its XML goes into every namespace's job data (PMIX_HWLOC_XML_V2) so
-/// the clients load it too.
-pub struct HostTopology {
-    pub topology: usize,
-    pub source: String,
-    xml: Option<String>,
-}
-
-static HOST_TOPOLOGY: Mutex<Option<HostTopology>> = Mutex::new(None);
-
-/// (topology pointer, source) of the host's topology, if it gave one.
-pub fn host_topology() -> Option<(usize, String)> {
-    HOST_TOPOLOGY.lock().as_ref().map(|t| (t.topology, t.source.clone()))
-}
-
-/// Note the topology a C host passes to PMIx_server_init (PMIX_TOPOLOGY2,
-/// or the deprecated PMIX_TOPOLOGY), read from its own infos: a copy of the
-/// value would be a duplicate, and this process's PMIx_Load_topology must
-/// return the host's very pointer. Its XML is made for the clients.
-pub fn note_host_topology(info: &[pmix_info_t]) {
-    let key = |i: &pmix_info_t, k: &core::ffi::CStr| {
-        // SAFETY: an info's key is a NUL-terminated array (bounded read).
-        unsafe { crate::owned::key_of(i.key.as_ptr()) }.is_some_and(|x| x.as_bytes() == k.to_bytes())
-    };
-    let given = info
-        .iter()
-        .find(|i| key(i, PMIX_TOPOLOGY2) && i.value.r#type == PMIX_TOPO)
-        .and_then(|i| {
-            // SAFETY: a PMIX_TOPO value holds NULL or a topology pointer that
-            // the host keeps alive for the server's life.
-            unsafe {
-                let t = i.value.data.topo;
-                if t.is_null() || (*t).topology.is_null() {
-                    return None;
-                }
-                let source = crate::cmem::cstr_bytes((*t).source).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_else(|| "hwloc".into());
-                Some(((*t).topology as usize, source))
-            }
-        })
-        .or_else(|| {
-            let i = info.iter().find(|i| key(i, PMIX_TOPOLOGY) && i.value.r#type == PMIX_POINTER)?;
-            // SAFETY: a PMIX_POINTER value's pointer (an hwloc topology, by the key's definition).
-            let p = unsafe { i.value.data.ptr };
-            (!p.is_null()).then(|| (p as usize, "hwloc".to_string()))
-        });
-    let Some((topology, source)) = given else {
-        *HOST_TOPOLOGY.lock() = None;
-        return;
-    };
-    // SAFETY: an hwloc topology, by its source; the host keeps it loaded.
-    let xml = crate::hwlib::names_hwloc(source.as_bytes()).then(|| unsafe { crate::hwlib::export_xml(topology as *mut core::ffi::c_void) }).flatten();
-    if xml.is_none() {
-        crate::pmix_debug!(1, "PMIx_server_init: the host's topology ({source}) cannot be exported for the clients");
-    }
-    *HOST_TOPOLOGY.lock() = Some(HostTopology { topology, source, xml });
-}
-
-/// The process that initialised the server (0: none). A fork child of it
-/// has the server's memory but not its progress thread.
-static SERVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// The running server's handle (None when not initialised, and in a fork
-/// child of the server's process: there a request would wait for a progress
-/// thread that does not exist, and the lock may be held by a thread that is
-/// gone; every server call answers PMIX_ERR_INIT instead, except setup_fork,
-/// which needs neither).
-pub fn handle() -> Option<Handle<ServerRole>> {
-    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
-        return None;
-    }
-    SERVER.lock().as_ref().map(|g| g.handle.clone())
-}
-
-/// The running server's own name (its process in the server role).
-pub fn own_proc() -> Option<Proc> {
-    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
-        return None;
-    }
-    SERVER.lock().as_ref().map(|g| g.me.clone())
-}
-
-/// PMIX_SERVER_SYS_CONTROLLER: not in the 4.2.2 header (later PMIx versions
-/// define it), accepted here by its string.
-const SERVER_SYS_CONTROLLER: &core::ffi::CStr = c"pmix.srv.ctrlr";
-
-/// Start the server: session directory, listening socket, progress thread.
-pub fn init(host: Box<dyn Host>, info: &[Info]) -> Res<Proc> {
-    let mut g = SERVER.lock();
-    if g.is_some() {
-        return Err(PMIX_ERR_INIT);
-    }
-    let hostname = crate::rendezvous::hostname();
-    let tmpdir = crate::rendezvous::server_tmpdir(info);
-    let system_tmpdir = crate::rendezvous::system_tmpdir(info);
-    let pid = std::process::id();
-    let me = Proc::new(
-        &find(info, PMIX_SERVER_NSPACE).and_then(|i| i.as_str()).unwrap_or_else(|| format!("rpmix.{hostname}.{pid}")),
-        find(info, PMIX_SERVER_RANK).and_then(|i| i.as_u32()).unwrap_or(0),
-    );
-    let backends = setup::select(std::env::var("PMIX_MCA_pnet").ok().as_deref())?;
-    let flag = |k| find(info, k).is_some_and(|i| i.truthy());
-    // At most one system server, scheduler and system controller per node:
-    // their rendezvous files have fixed names tools look for.
-    let sysdir = std::path::PathBuf::from(&system_tmpdir);
-    let exclusive: Vec<std::path::PathBuf> = [
-        (flag(PMIX_SERVER_SYSTEM_SUPPORT), format!("pmix.sys.{hostname}")),
-        (flag(PMIX_SERVER_SCHEDULER), format!("pmix.sched.{hostname}")),
-        (flag(SERVER_SYS_CONTROLLER), format!("pmix.sysctrlr.{hostname}")),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, name)| sysdir.join(name))
-    .collect();
-    if let Some(taken) = exclusive.iter().find(|f| crate::rendezvous::occupied(f)) {
-        crate::pmix_debug!(1, "PMIx_server_init: {} exists and names a running server: only one per node", taken.display());
-        return Err(PMIX_ERR_EXISTS);
-    }
-    // What servers of ours that were killed left here goes first.
-    session::sweep_stale(&tmpdir, &format!("rpmix.{hostname}."));
-    crate::rendezvous::sweep_stale(std::path::Path::new(&tmpdir), &format!("pmix.{hostname}.tool."));
-    let mut session = session::SessionDir::create(&tmpdir, &format!("rpmix.{hostname}.{pid}"))?;
-    session.rm_clean = flag(PMIX_TDIR_RMCLEAN);
-    let sock_path = session.path.join("server.sock");
-    let listener = std::os::unix::net::UnixListener::bind(&sock_path).map_err(|e| {
-        crate::pmix_debug!(1, "PMIx_server_init: cannot listen on {}: {e}", sock_path.display());
-        PMIX_ERR_INIT
-    })?;
-    listener.set_nonblocking(true).map_err(|_| PMIX_ERR_INIT)?;
-    let listener = mio::net::UnixListener::from_std(listener);
-    let mut role = ServerRole::new(host, me.clone(), hostname.clone());
-    let cred_key = credential::Key::new();
-    role.cred_key = cred_key;
-    role.enable_monitoring = find(info, PMIX_SERVER_ENABLE_MONITORING).is_some_and(|i| i.truthy());
-    if let Some(n) = find(info, PMIX_IOF_CACHE_SIZE).and_then(|i| i.as_u32()) {
-        role.iof.cache_size = n as usize;
-    }
-    role.iof.drop_newest = find(info, PMIX_IOF_DROP_NEWEST).is_some_and(|i| i.truthy());
-    role.session_dir = Some(session.clone());
-    let engine = runtime::start(role, Some(listener), Vec::new(), "pmix-server").map_err(|_| PMIX_ERR_INIT)?;
-    let handle = engine.handle.clone();
-    let contact = wire::contact(&me.nspace, me.rank, &sock_path.to_string_lossy());
-    let tcp = openpmix::Listener::start(handle.clone())
-        .inspect_err(|e| crate::pmix_debug!(1, "PMIx_server_init: no TCP listener for OpenPMIx clients: {e}"))
-        .ok();
-    let openpmix_contact = tcp.as_ref().map(|l| l.contact(&me));
-    setup::start(backends, fork_vars(&contact, openpmix_contact.as_deref(), &tmpdir, &system_tmpdir, &hostname), cred_key);
-    let mut rendezvous = Vec::new();
-    let mut files = exclusive;
-    if flag(PMIX_SERVER_TOOL_SUPPORT) {
-        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{pid}")));
-        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool.{}", me.nspace)));
-    }
-    if flag(PMIX_SERVER_SESSION_SUPPORT) {
-        files.push(std::path::PathBuf::from(&tmpdir).join(format!("pmix.{hostname}.tool")));
-    }
-    // Where the tool that started this launcher waits for its contact.
-    if let Some(f) = find(info, PMIX_LAUNCHER_RENDEZVOUS_FILE).and_then(|i| i.as_str()).or_else(|| std::env::var("PMIX_LAUNCHER_RENDEZVOUS_FILE").ok()) {
-        files.push(std::path::PathBuf::from(f));
-    }
-    for f in files {
-        rendezvous.extend(crate::rendezvous::Rendezvous::write(f, &contact, openpmix_contact.as_deref().map(|c| (c, crate::ptl::SPOKEN_VERSION))));
-    }
-    *g = Some(ServerGlobal { handle, engine, session, me: me.clone(), rendezvous, tcp });
-    SERVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);
-    Ok(me)
-}
-
-/// Stop the server, also with clients and namespaces still registered.
-pub fn finalize() -> Res {
-    if SERVER_PID.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
-        return Err(PMIX_ERR_INIT); // not the server's process (a fork child of it)
-    }
-    SERVER_PID.store(0, std::sync::atomic::Ordering::Relaxed);
-    let taken = SERVER.lock().take();
-    let Some(mut g) = taken else { return Err(PMIX_ERR_INIT) };
-    drop(g.tcp.take()); // (no new OpenPMIx clients: its thread ends here)
-    g.handle.run(|_, net| net.stop());
-    if let Some(t) = g.engine.thread.take() {
-        let _ = t.join();
-    }
-    g.session.remove();
-    setup::stop();
-    Ok(())
-}
-
-/// The variables every child of this server gets, whatever its rank: our
-/// own contact for rpmix's clients, OpenPMIx's (TCP) where OpenPMIx's
-/// clients look, with the store and buffer form they must announce.
-fn fork_vars(contact: &str, openpmix: Option<&str>, tmpdir: &str, system_tmpdir: &str, hostname: &str) -> Vec<(String, String)> {
-    let mut env = vec![(wire::RPMIX_URI_VAR.to_string(), contact.to_string())];
-    for v in wire::URI_VARS {
-        env.push((v.to_string(), openpmix.unwrap_or(contact).to_string()));
-    }
-    if openpmix.is_some() {
-        env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
-        env.push(("PMIX_BFROP_BUFFER_TYPE".into(), "PMIX_BFROP_BUFFER_NON_DESC".into()));
-    }
-    // OpenPMIx's clients take it as the server's version and pick their
-    // compatibility branches by it: the version whose protocol we speak.
-    env.push(("PMIX_VERSION".into(), crate::ptl::SPOKEN_VERSION.into()));
-    env.push(("PMIX_SERVER_TMPDIR".into(), tmpdir.to_string()));
-    env.push(("PMIX_SYSTEM_TMPDIR".into(), system_tmpdir.to_string()));
-    env.push(("PMIX_HOSTNAME".into(), hostname.to_string()));
-    env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
-    env
 }

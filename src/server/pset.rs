@@ -8,9 +8,7 @@
 
 use crate::abi::*;
 use crate::owned::{find, Info, Proc, Value};
-use crate::runtime::Net;
 
-use super::ServerRole;
 
 /// The job-control directive that defines a set of the targets (PMIx 6's
 /// PMIX_JOB_CTRL_DEFINE_PSET; a string, the set's name): what a tool asks
@@ -60,12 +58,13 @@ impl Psets {
     }
 }
 
-impl ServerRole {
-    /// PMIx_server_define_process_set: remember it and tell the local clients.
-    pub fn define_pset(&mut self, net: &mut Net, name: &str, members: Vec<Proc>) -> pmix_status_t {
+impl Psets {
+    /// PMIx_server_define_process_set: remember it. Returns the infos of
+    /// the event that tells the local clients (PMIX_PROCESS_SET_DEFINE).
+    pub fn define_announced(&mut self, name: &str, members: Vec<Proc>) -> Result<Vec<Info>, pmix_status_t> {
         if name.is_empty() {
             crate::pmix_debug!(1, "PMIx_server_define_process_set: an empty name");
-            return PMIX_ERR_BAD_PARAM;
+            return Err(PMIX_ERR_BAD_PARAM);
         }
         let info = vec![
             Info::new("pmix.evnondef", Value::boolean(true)),
@@ -73,37 +72,33 @@ impl ServerRole {
             Info::new("pmix.pset.mems", Value::procs(&members)),
         ];
         crate::pmix_debug!(2, "process set {name} defined: {} members", members.len());
-        self.psets.define(name, members);
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DEFINE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
+        self.define(name, members);
+        Ok(info)
     }
 
-    /// PMIx_server_delete_process_set: forget it and tell the local clients.
-    pub fn delete_pset(&mut self, net: &mut Net, name: &str) -> pmix_status_t {
-        if !self.psets.delete(name) {
+    /// PMIx_server_delete_process_set: forget it. Returns the infos of the
+    /// event that tells the local clients (PMIX_PROCESS_SET_DELETE).
+    pub fn delete_announced(&mut self, name: &str) -> Result<Vec<Info>, pmix_status_t> {
+        if !self.delete(name) {
             crate::pmix_debug!(1, "PMIx_server_delete_process_set: no process set '{name}'");
-            return PMIX_ERR_NOT_FOUND;
+            return Err(PMIX_ERR_NOT_FOUND);
         }
         crate::pmix_debug!(2, "process set {name} deleted");
-        let info = vec![Info::new("pmix.evnondef", Value::boolean(true)), Info::new("pmix.pset.nm", Value::string(name))];
-        let me = self.me.clone();
-        self.deliver_event(net, PMIX_PROCESS_SET_DELETE, &me, PMIX_RANGE_LOCAL, &info);
-        PMIX_SUCCESS
+        Ok(vec![Info::new("pmix.evnondef", Value::boolean(true)), Info::new("pmix.pset.nm", Value::string(name))])
     }
 
     /// The answer to one pset query key (None: not a pset key). The
     /// membership needs the set's name (qualifier PMIX_PSET_NAME).
-    pub(super) fn pset_query(&self, key: &str, quals: &[Info]) -> Option<Result<Info, pmix_status_t>> {
+    pub(super) fn query(&self, key: &str, quals: &[Info]) -> Option<Result<Info, pmix_status_t>> {
         Some(match key {
-            "pmix.qry.psetnum" => Ok(Info::new(key, Value::size(self.psets.count()))),
-            "pmix.qry.psets" => Ok(Info::new(key, Value::string(&self.psets.names()))),
+            "pmix.qry.psetnum" => Ok(Info::new(key, Value::size(self.count()))),
+            "pmix.qry.psets" => Ok(Info::new(key, Value::string(&self.names()))),
             "pmix.qry.pmems" => {
                 let Some(name) = find(quals, PMIX_PSET_NAME).and_then(|i| i.as_str()) else {
                     crate::pmix_debug!(1, "query {key}: no PMIX_PSET_NAME qualifier naming the set");
                     return Some(Err(PMIX_ERR_BAD_PARAM));
                 };
-                match self.psets.members(&name) {
+                match self.members(&name) {
                     Some(m) => Ok(Info::new(key, Value::procs(m))),
                     None => {
                         crate::pmix_debug!(2, "query {key}: no process set '{name}'");
@@ -118,8 +113,8 @@ impl ServerRole {
     /// A Get of PMIX_PSET_NAMES for `target`: the sets it belongs to,
     /// comma-separated (as OpenPMIx's server answers it); None when it
     /// belongs to none.
-    pub(super) fn pset_names_of(&self, target: &Proc) -> Option<Info> {
-        let names = self.psets.of(target);
+    pub(super) fn names_of(&self, target: &Proc) -> Option<Info> {
+        let names = self.of(target);
         (!names.is_empty()).then(|| Info::new("pmix.pset.nms", Value::string(&names.join(","))))
     }
 }

@@ -11,10 +11,11 @@ use crate::data::carray::CArray;
 use crate::data::pack::Encoder;
 use crate::flags::Channels;
 use crate::owned::{self, find, Info, Proc};
-use crate::runtime::{ConnId, Net};
+use crate::runtime::{ConnId, Handle, Net};
 use crate::status::Res;
 
-use super::host::Upcall;
+use super::host::{Host, Upcall};
+use super::iof::{Iof, Origin};
 use super::{reply, settled, ServerRole};
 
 use crate::wire::SPAWNED_OUTPUT;
@@ -68,88 +69,92 @@ fn in_directory(apps: &mut CArray, cwd: &std::path::Path) {
     }
 }
 
-impl ServerRole {
-    pub(super) fn on_spawn(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>, mut apps: CArray) -> Res {
-        let peer = self.peers.get(&conn);
-        if peer.is_some_and(|p| p.tool) {
-            if let Some(cwd) = peer.and_then(|p| cwd_of(p.cred.pid)) {
-                in_directory(&mut apps, &cwd);
-            }
-        }
-        let channels = forwarded(&info, &apps);
-        let h = self.handle();
-        let requester = who.clone();
-        let u = self.host.spawn(who, &info, &apps, Box::new(move |st, ns| {
-            h.run(move |s, net| {
-                let mut e = Encoder::default();
-                owned::encode_str(&mut e, &ns);
-                reply(net, conn, req, settled(st), e.bytes());
-                if settled(st) == PMIX_SUCCESS && !channels.is_empty() && !ns.is_empty() {
-                    s.forward_spawned(net, conn, &requester, &ns, channels);
-                }
-            });
-        }));
-        if let Upcall::Now(st) = u {
+/// An event of the server's: its code, source and infos (its range: PMIX_RANGE_CUSTOM).
+pub(super) type Event = (pmix_status_t, Proc, Vec<Info>);
+
+/// What a spawn request needs of the role.
+pub(super) struct Ctx<'a> {
+    pub net: &'a mut Net,
+    pub host: &'a mut dyn Host,
+    pub handle: Handle<ServerRole>,
+}
+
+/// PMIx_Spawn from `who` (`tool_pid`: its pid, when it is a tool).
+pub(super) fn on_spawn(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, tool_pid: Option<i32>, info: Vec<Info>, mut apps: CArray) -> Res {
+    if let Some(cwd) = tool_pid.and_then(cwd_of) {
+        in_directory(&mut apps, &cwd);
+    }
+    let channels = forwarded(&info, &apps);
+    let h = cx.handle.clone();
+    let requester = who.clone();
+    let u = cx.host.spawn(who, &info, &apps, Box::new(move |st, ns| {
+        h.run(move |s, net| {
             let mut e = Encoder::default();
-            owned::encode_str(&mut e, "");
+            owned::encode_str(&mut e, &ns);
             reply(net, conn, req, settled(st), e.bytes());
-        }
-        Ok(())
+            if settled(st) == PMIX_SUCCESS && !channels.is_empty() && !ns.is_empty() {
+                s.forward_spawned(net, conn, &requester, &ns, channels);
+            }
+        });
+    }));
+    if let Upcall::Now(st) = u {
+        let mut e = Encoder::default();
+        owned::encode_str(&mut e, "");
+        reply(cx.net, conn, req, settled(st), e.bytes());
     }
+    Ok(())
+}
 
-    /// Job `ns` ended (every rank exited; `exit`: its first failing rank's
-    /// code, 0 if none): `requester` hears it as PMIX_EVENT_JOB_END (also
-    /// named PMIX_ERR_JOB_TERMINATED: one code), with the job
-    /// (PMIX_EVENT_AFFECTED_PROC), its status (PMIX_JOB_TERM_STATUS), the
-    /// exit code and, as text, its name.
-    pub fn job_ended(&mut self, net: &mut Net, ns: &str, exit: i32, requester: &Proc) {
-        let status = if exit == 0 { PMIX_SUCCESS } else { PMIX_ERR_JOB_TERMINATED };
-        let me = self.me.clone();
-        let info = vec![
-            Info::new("pmix.evproc", owned::Value::proc(&Proc::wildcard(ns))),
-            Info::new("pmix.job.term.status", owned::Value::status(status)),
-            Info::new("pmix.exit.code", owned::Value::int(exit)),
-            Info::new("pmix.evtext", owned::Value::string(ns)),
-            Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
-        ];
-        // (PMIX_EVENT_JOB_END is PMIX_ERR_JOB_TERMINATED's new name: one event)
-        self.deliver_event(net, PMIX_EVENT_JOB_END, &me, PMIX_RANGE_CUSTOM, &info);
+/// Job `ns` ended (every rank exited; `exit`: its first failing rank's
+/// code, 0 if none): `requester` hears it as PMIX_EVENT_JOB_END (also
+/// named PMIX_ERR_JOB_TERMINATED: one code), with the job
+/// (PMIX_EVENT_AFFECTED_PROC), its status (PMIX_JOB_TERM_STATUS), the
+/// exit code and, as text, its name. `me`: the server, its source.
+pub(super) fn job_end(me: &Proc, ns: &str, exit: i32, requester: &Proc) -> Event {
+    let status = if exit == 0 { PMIX_SUCCESS } else { PMIX_ERR_JOB_TERMINATED };
+    let info = vec![
+        Info::new("pmix.evproc", owned::Value::proc(&Proc::wildcard(ns))),
+        Info::new("pmix.job.term.status", owned::Value::status(status)),
+        Info::new("pmix.exit.code", owned::Value::int(exit)),
+        Info::new("pmix.evtext", owned::Value::string(ns)),
+        Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
+    ];
+    // (PMIX_EVENT_JOB_END is PMIX_ERR_JOB_TERMINATED's new name: one event)
+    (PMIX_EVENT_JOB_END, me.clone(), info)
+}
+
+/// Ranks of a job stopped on exec by the launcher, held for a debugger:
+/// `requester` (the tool that spawned the job) hears PMIX_READY_FOR_DEBUG,
+/// with the held ranks and the breakpoint "exec" (None: none held).
+pub(super) fn ready_for_debug(held: &[Proc], requester: &Proc) -> Option<Event> {
+    let first = held.first()?;
+    let source = Proc::wildcard(&first.nspace);
+    let info = vec![
+        Info::new("pmix.evaffected", owned::Value::procs(held)),
+        Info::new("pmix.brkpnt", owned::Value::string("exec")),
+        Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
+    ];
+    Some((PMIX_READY_FOR_DEBUG, source, info))
+}
+
+/// Release `procs` from PMIx_Init as a debugger would (the launcher does
+/// it when no debugger is left to). `me`: the server, its source.
+pub(super) fn release_from_init(me: &Proc, procs: &[Proc]) -> Event {
+    let info = vec![Info::new("pmix.evrange", owned::Value::procs(procs)), Info::new("pmix.evnondef", owned::Value::boolean(true))];
+    (PMIX_DEBUGGER_RELEASE, me.clone(), info)
+}
+
+/// The output of job `ns` on `channels` goes to `requester` from now on
+/// (with what was written before, which the server kept); its sources'
+/// origin: this host, and their pids by `pid_of`.
+pub(super) fn forward_output(net: &mut Net, iof: &mut Iof, (hostname, pid_of): (&str, impl Fn(&Proc) -> u32), conn: ConnId, requester: &Proc, ns: &str, channels: Channels) {
+    if !net.is_open(conn) {
+        // (the requester left before its job started: the output is kept
+        // for whoever pulls it, as for any job nobody forwards)
+        return;
     }
-
-    /// Ranks of job `ns` stopped on exec by the launcher, held for a
-    /// debugger: `requester` (the tool that spawned the job) hears
-    /// PMIX_READY_FOR_DEBUG, with the held ranks and the breakpoint "exec".
-    pub fn ready_for_debug(&mut self, net: &mut Net, held: &[Proc], requester: &Proc) {
-        let Some(first) = held.first() else { return };
-        let source = Proc::wildcard(&first.nspace);
-        let info = vec![
-            Info::new("pmix.evaffected", owned::Value::procs(held)),
-            Info::new("pmix.brkpnt", owned::Value::string("exec")),
-            Info::new("pmix.evrange", owned::Value::procs(std::slice::from_ref(requester))),
-        ];
-        self.deliver_event(net, PMIX_READY_FOR_DEBUG, &source, PMIX_RANGE_CUSTOM, &info);
-    }
-
-    /// Release `procs` from PMIx_Init as a debugger would (the launcher
-    /// does it when no debugger is left to).
-    pub fn release_from_init(&mut self, net: &mut Net, procs: &[Proc]) {
-        let me = self.me.clone();
-        let info = vec![Info::new("pmix.evrange", owned::Value::procs(procs)), Info::new("pmix.evnondef", owned::Value::boolean(true))];
-        self.deliver_event(net, PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &info);
-    }
-
-    /// The output of job `ns` on `channels` goes to `requester` from now on
-    /// (with what was written before, which the server kept).
-    fn forward_spawned(&mut self, net: &mut Net, conn: ConnId, requester: &Proc, ns: &str, channels: Channels) {
-        if !net.is_open(conn) {
-            // (the requester left before its job started: the output is kept
-            // for whoever pulls it, as for any job nobody forwards)
-            return;
-        }
-        let id = self.iof.add_pull(conn, SPAWNED_OUTPUT, requester.clone(), vec![Proc::wildcard(ns)], channels);
-        for (src, ch, (data, complete)) in self.iof.take_cached(id) {
-            let origin = super::iof::Origin::new(&self.hostname, self.pid_of(&src));
-            super::iof::send_iof(net, conn, SPAWNED_OUTPUT, &src, &origin, ch, &data, complete);
-        }
+    let id = iof.add_pull(conn, SPAWNED_OUTPUT, requester.clone(), vec![Proc::wildcard(ns)], channels);
+    for (src, ch, (data, complete)) in iof.take_cached(id) {
+        super::iof::send_iof(net, conn, SPAWNED_OUTPUT, &src, &Origin::new(hostname, pid_of(&src)), ch, &data, complete);
     }
 }

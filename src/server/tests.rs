@@ -874,3 +874,273 @@ fn a_tool_sees_a_group_construct_wait_for_its_missing_member() {
     let (_, infos) = query(&mut srv.clients[1], &[super::top::QUERY_KEY], &[Info::new("pmix.nspace", Value::string("job"))]);
     assert!(top_of(&infos).0.is_empty());
 }
+
+// ---- the modex ----
+
+impl Server {
+    /// A new fake client connected as `me` (said hello): the registration
+    /// may come before, as a launcher's for a spawned job.
+    fn connect(&self, me: Proc) -> Client {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        theirs.set_nonblocking(true).unwrap();
+        let added = self.engine.handle.call(move |_, net| net.add_stream(mio::net::UnixStream::from_std(theirs)).is_ok());
+        assert_eq!(added, Some(true));
+        ours.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut c = Client { s: ours, me: me.clone(), next_req: 100 };
+        let hello = Hello { protocol: wire::PROTOCOL, proc: me, token: None }.encode();
+        c.s.write_all(&runtime::frame(1, wire::HELLO, &hello)).unwrap();
+        assert_eq!(c.reply(1).status, PMIX_SUCCESS, "hello of {}", c.me);
+        c
+    }
+
+    /// Register namespace `name` of `n` local ranks now.
+    fn register_late(&self, name: &'static str, n: u32) {
+        // SAFETY: getuid/getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        self.engine.handle.call(move |s, _| {
+            s.register_nspace(name, n as i32, vec![Info::new("pmix.job.size", Value::u32(n)), Info::new("pmix.lpeers", Value::string(&peers))]);
+            for r in 0..n {
+                s.register_client(&Proc::new(name, r), uid, gid, 0);
+            }
+        });
+    }
+
+    /// PMIx_server_dmodex_request for `proc`: its answers arrive on the receiver.
+    fn dmodex_request(&self, proc: Proc) -> mpsc::Receiver<(pmix_status_t, Vec<u8>)> {
+        let (tx, rx) = mpsc::channel();
+        self.engine.handle.call(move |s, net| {
+            s.dmodex_request(net, proc, Box::new(move |st, blob| {
+                let _ = tx.send((st, blob));
+            }))
+        });
+        rx
+    }
+}
+
+fn timeout(secs: u32) -> Vec<Info> {
+    vec![Info::new("pmix.timeout", Value::u32(secs))]
+}
+
+/// The value of `key` in a dmodex blob's record of `proc`.
+fn blob_u32(blob: &[u8], proc: &Proc, key: &str) -> Option<u32> {
+    let records = super::modex::parse_blob(blob).unwrap();
+    records.iter().filter(|(p, _)| p == proc).flat_map(|(_, i)| i.iter()).find(|i| i.key() == key).and_then(|i| i.as_u32())
+}
+
+#[test]
+fn a_parked_get_times_out() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    assert_eq!(get_u32(&mut srv.clients[1], Proc::new("job", 0), "never", timeout(1)), Err(PMIX_ERR_TIMEOUT));
+    // A commit after the timeout answers nobody twice: a new Get finds it.
+    commit(&mut srv.clients[0], "never", 1);
+    assert_eq!(get_u32(&mut srv.clients[1], Proc::new("job", 0), "never", Vec::new()), Ok(1));
+}
+
+#[test]
+fn a_parked_get_ends_at_its_targets_loss() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    // (PMIX_TIMEOUT 0: no timer, it waits for the commit or the end)
+    let parked = srv.clients[1].send(&Request::Get { target: Proc::new("job", 0), key: "never".into(), info: timeout(0) });
+    // A request after it on the same connection: once answered, the Get is parked.
+    assert_eq!(get_u32(&mut srv.clients[1], Proc::new("job", 1), "pmix.job.size", Vec::new()), Ok(4));
+    drop(srv.clients.remove(0));
+    assert_eq!(srv.clients[0].reply(parked).status, PMIX_ERR_NOT_FOUND);
+}
+
+#[test]
+fn a_get_of_a_client_registered_late_waits_for_its_connection_and_commit() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    srv.register_late("late", 1);
+    // Not connected yet: waited for (no timeout) until it commits.
+    let parked = srv.clients[0].send(&Request::Get { target: Proc::new("late", 0), key: "k".into(), info: Vec::new() });
+    assert_eq!(get_u32(&mut srv.clients[0], Proc::new("job", 0), "pmix.job.size", Vec::new()), Ok(4));
+    let mut late = srv.connect(Proc::new("late", 0));
+    commit(&mut late, "k", 9);
+    let r = srv.clients[0].reply(parked);
+    assert_eq!(r.status, PMIX_SUCCESS);
+    let infos = decode_infos(&mut Decoder::new(&r.body)).unwrap();
+    assert_eq!(infos.iter().find(|i| i.key() == "k").and_then(|i| i.as_u32()), Some(9));
+}
+
+#[test]
+fn a_dmodex_request_waits_for_the_commit_or_the_end() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    let (r0, r1) = (Proc::new("job", 0), Proc::new("job", 1));
+    let rx = srv.dmodex_request(r0.clone());
+    assert!(rx.try_recv().is_err(), "answered before rank 0 committed");
+    commit(&mut srv.clients[0], "k", 3);
+    let (st, blob) = rx.recv_timeout(Duration::from_secs(20)).expect("the answer at the commit");
+    assert_eq!(st, PMIX_SUCCESS);
+    assert_eq!(blob_u32(&blob, &r0, "k"), Some(3));
+    // Committed already: answered within the call.
+    let rx = srv.dmodex_request(r0.clone());
+    assert_eq!(rx.try_recv().map(|(st, b)| (st, blob_u32(&b, &r0, "k"))), Ok((PMIX_SUCCESS, Some(3))));
+    // A rank lost before its commit: answered at its loss, with nothing.
+    let rx = srv.dmodex_request(r1.clone());
+    assert!(rx.try_recv().is_err());
+    drop(srv.clients.pop());
+    let (st, blob) = rx.recv_timeout(Duration::from_secs(20)).expect("the answer at the loss");
+    assert_eq!(st, PMIX_SUCCESS);
+    assert_eq!(blob_u32(&blob, &r1, "k"), None);
+}
+
+#[test]
+fn a_direct_modex_answer_after_the_gets_timeout_is_kept() {
+    let remote = vec![(Proc::new("job", 2), vec![Info::new("rk", Value::u32(5))])];
+    let mut srv = Server::start(Answer::Later, Some(remote), 1);
+    assert_eq!(get_u32(&mut srv.clients[0], Proc::new("job", 2), "rk", timeout(1)), Err(PMIX_ERR_TIMEOUT));
+    let Seen::DirectModex(p, done) = srv.next_upcall() else { panic!("not a direct modex") };
+    assert_eq!(p, Proc::new("job", 2));
+    // The host answers late: nobody waits, the data is kept.
+    done(PMIX_SUCCESS, Vec::new());
+    let kept = (0..200).any(|_| {
+        let r = get_u32(&mut srv.clients[0], Proc::new("job", 2), "rk", vec![Info::new("pmix.immediate", Value::boolean(true))]);
+        r == Ok(5) || {
+            std::thread::sleep(Duration::from_millis(25));
+            false
+        }
+    });
+    assert!(kept, "the late answer was not kept");
+    assert!(srv.no_upcall_yet(), "asked the host again");
+}
+
+#[test]
+fn a_failed_direct_modex_fails_every_get_waiting_for_it() {
+    let mut srv = Server::start(Answer::Later, Some(Vec::new()), 2);
+    let a = srv.clients[0].send(&Request::Get { target: Proc::new("job", 3), key: "x".into(), info: Vec::new() });
+    let Seen::DirectModex(_, done) = srv.next_upcall() else { panic!("not a direct modex") };
+    let b = srv.clients[1].send(&Request::Get { target: Proc::new("job", 3), key: "y".into(), info: Vec::new() });
+    // (once this is answered, the second Get waits with the first)
+    assert_eq!(get_u32(&mut srv.clients[1], Proc::new("job", 1), "pmix.job.size", Vec::new()), Ok(4));
+    done(PMIX_ERR_UNREACH, Vec::new());
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_ERR_UNREACH);
+    assert_eq!(srv.clients[1].reply(b).status, PMIX_ERR_UNREACH);
+    assert!(srv.no_upcall_yet(), "the second Get asked the host again");
+}
+
+// ---- lost connections ----
+
+/// What the host's own handler heard: the code, the source, the other procs named.
+static HEARD: parking_lot::Mutex<Vec<(pmix_status_t, Proc, Vec<Proc>)>> = parking_lot::Mutex::new(Vec::new());
+
+unsafe extern "C" fn record_event(
+    _id: usize,
+    status: pmix_status_t,
+    source: *const pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    _results: *mut pmix_info_t,
+    _nresults: usize,
+    cbfunc: pmix_event_notification_cbfunc_fn_t,
+    cbdata: *mut core::ffi::c_void,
+) {
+    // SAFETY: the event's source and infos, valid during the call.
+    let (source, infos) = unsafe { (Proc::from_c(&*source), Info::copy_array(info, ninfo).unwrap_or_default()) };
+    let more = infos.iter().filter(|i| i.key() == "pmix.procid").flat_map(|i| crate::owned::procs_of_value(i.value_ref())).collect();
+    HEARD.lock().push((status, source, more));
+    if let Some(f) = cbfunc {
+        // SAFETY: the chain's own continuation, called once.
+        unsafe { f(PMIX_EVENT_ACTION_COMPLETE, std::ptr::null_mut(), 0, None, std::ptr::null_mut(), cbdata) };
+    }
+}
+
+#[test]
+fn ranks_lost_within_the_window_reach_the_hosts_handlers_as_one_event_after_it() {
+    let mut srv = Server::start(Answer::Inline, None, 2);
+    srv.engine.handle.call(|s, _| s.events.register(vec![PMIX_ERR_LOST_CONNECTION], &[], Some(record_event)));
+    srv.clients.clear();
+    // Held for the window (1 s), not delivered at the loss.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(HEARD.lock().is_empty(), "heard before the window ended");
+    let heard = (0..200).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(25));
+        HEARD.lock().first().cloned()
+    });
+    let (code, source, more) = heard.expect("the host's handler heard nothing");
+    assert_eq!(code, PMIX_ERR_LOST_CONNECTION);
+    let mut all: Vec<Proc> = more.into_iter().chain([source]).collect();
+    all.sort();
+    assert_eq!(all, vec![Proc::new("job", 0), Proc::new("job", 1)]);
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(HEARD.lock().len(), 1, "one event for both losses");
+}
+
+// ---- checkpoints ----
+
+/// Job "`name`" of two ranks registered and connected (checkpoint methods
+/// are kept per process for the whole library: each test has its own job).
+fn ckpt_job(srv: &Server, name: &'static str) -> (Client, Client) {
+    srv.register_late(name, 2);
+    (srv.connect(Proc::new(name, 0)), srv.connect(Proc::new(name, 1)))
+}
+
+/// `c` registers the checkpoint event as its method.
+fn register_event_method(c: &mut Client) {
+    let method = Info::new("pmix.jctrl.ckmethod", Value::infos(&[Info::new("pmix.jctrl.ckptev", Value::boolean(true))]));
+    let me = c.me.clone();
+    assert_eq!(c.call(&Request::JobControl { targets: vec![me], directives: vec![method] }).status, PMIX_SUCCESS);
+}
+
+fn checkpoint(c: &mut Client, target: &Proc, more: Vec<Info>) -> u32 {
+    let mut directives = vec![Info::new("pmix.jctrl.ckpt", Value::string("c1"))];
+    directives.extend(more);
+    c.send(&Request::JobControl { targets: vec![target.clone()], directives })
+}
+
+#[test]
+fn a_checkpoint_completes_when_its_target_reports_it() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt1");
+    register_event_method(&mut b);
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    let (code, source, infos) = next_event(&mut b);
+    assert_eq!((code, source), (PMIX_JCTRL_CHECKPOINT, a.me.clone()));
+    assert_eq!(string_of(&infos, "pmix.jctrl.ckpt").as_deref(), Some("c1"));
+    assert!(srv.no_upcall_yet(), "a checkpoint by event went to the host");
+    let done = Request::Notify { status: PMIX_JCTRL_CHECKPOINT_COMPLETE, source: b.me.clone(), range: PMIX_RANGE_LOCAL, info: vec![Info::new("pmix.jctrl.ckpt", Value::string("c1"))] };
+    assert_eq!(b.call(&done).status, PMIX_SUCCESS);
+    assert_eq!(a.reply(req).status, PMIX_SUCCESS);
+}
+
+#[test]
+fn a_checkpoint_fails_when_its_target_ends_first_times_out_or_is_cancelled() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt2");
+    register_event_method(&mut b);
+    // Timed out (PMIX_TIMEOUT 1).
+    let req = checkpoint(&mut a, &b.me, vec![Info::new("pmix.timeout", Value::u32(1))]);
+    assert_eq!(a.reply(req).status, PMIX_ERR_TIMEOUT);
+    // Cancelled by its name: the cancel succeeds, the checkpoint ends.
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    let cancel = a.send(&Request::JobControl { targets: Vec::new(), directives: vec![Info::new("pmix.jctrl.cancel", Value::string("c1"))] });
+    assert_eq!(a.reply(req).status, PMIX_ERR_JOB_CANCELED);
+    assert_eq!(a.reply(cancel).status, PMIX_SUCCESS);
+    // Its target lost before it reports.
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    // (the third checkpoint's event: it waits for b)
+    for _ in 0..3 {
+        assert_eq!(next_event(&mut b).0, PMIX_JCTRL_CHECKPOINT);
+    }
+    drop(b);
+    assert_eq!(a.reply(req).status, PMIX_ERR_PROC_CHECKPOINT);
+}
+
+#[test]
+fn a_checkpoint_of_a_target_without_a_method_is_refused_and_one_by_signal_goes_to_the_host() {
+    let srv = Server::start(Answer::Inline, None, 0);
+    let (mut a, mut b) = ckpt_job(&srv, "ckpt3");
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    assert_eq!(a.reply(req).status, PMIX_ERR_NOT_SUPPORTED);
+    let method = Info::new("pmix.jctrl.ckmethod", Value::infos(&[Info::new("pmix.jctrl.ckptsig", Value::u32(12))]));
+    let me = b.me.clone();
+    assert_eq!(b.call(&Request::JobControl { targets: vec![me], directives: vec![method] }).status, PMIX_SUCCESS);
+    let req = checkpoint(&mut a, &b.me, Vec::new());
+    // The host is asked to signal the target (and accepts, within the upcall).
+    let (name, infos) = answered(&srv);
+    assert_eq!(name, "job_control");
+    assert_eq!(infos.iter().find(|i| i.key() == "pmix.jctrl.sig").and_then(|i| i.as_u32()), Some(12));
+    let done = Request::Notify { status: PMIX_JCTRL_CHECKPOINT_COMPLETE, source: b.me.clone(), range: PMIX_RANGE_LOCAL, info: Vec::new() };
+    assert_eq!(b.call(&done).status, PMIX_SUCCESS);
+    assert_eq!(a.reply(req).status, PMIX_SUCCESS);
+}

@@ -5,7 +5,7 @@
 //! `Fences`, the operations of `Groups`, the parked Gets of the modex) stores
 //! an `Instant` where it already records the request, and hands a read-only
 //! view of its waits when a query asks (`Fences::view`, `Groups::view`,
-//! `ServerRole::parked_view`). The answer is built from those views, the
+//! `Modex::view`). The answer is built from those views, the
 //! namespaces and `/proc`, on the query's turn and never on a fence's or a
 //! Get's.
 
@@ -15,8 +15,16 @@ use std::time::Instant;
 use crate::abi::*;
 use crate::owned::{Info, Proc, Value};
 
-use super::nspace::ExitOf;
-use super::ServerRole;
+use std::collections::HashMap;
+
+use crate::runtime::ConnId;
+
+use super::fence::Fences;
+use super::group::Groups;
+use super::iof::Iof;
+use super::modex::Modex;
+use super::nspace::{ExitOf, Nspace};
+use super::Peer;
 
 /// The query key (a qualifier PMIX_NSPACE names the job; default the asker's).
 pub const QUERY_KEY: &str = "rpmix.qry.top";
@@ -122,13 +130,29 @@ fn ms(since: Instant, now: Instant) -> Value {
     Value::u32(now.saturating_duration_since(since).as_millis().min(u32::MAX as u128) as u32)
 }
 
-impl ServerRole {
+/// What a tool's view reads of the role: the namespaces, the peers, and
+/// the parts that own waits.
+pub(super) struct Ctx<'a> {
+    pub nspaces: &'a HashMap<String, Nspace>,
+    pub peers: &'a HashMap<ConnId, Peer>,
+    pub fences: &'a Fences,
+    pub groups: &'a Groups,
+    pub modex: &'a Modex,
+    pub iof: &'a Iof,
+}
+
+impl Ctx<'_> {
+    /// The pid of a local process (0: unknown).
+    pub(super) fn pid_of(&self, p: &Proc) -> u32 {
+        super::pid_of(self.nspaces, self.peers, p)
+    }
+
     /// The answer to `rpmix.qry.top` for namespace `ns` (None: not held here).
-    pub(super) fn top_answer(&self, ns: &str) -> Option<Value> {
+    pub(super) fn answer(&self, ns: &str) -> Option<Value> {
         let n = self.nspaces.get(ns).filter(|n| n.registered)?;
         let now = Instant::now();
         let mut colls = self.fences.view();
-        colls.extend(self.groups.view(&self.nspaces));
+        colls.extend(self.groups.view(self.nspaces));
         let mut out = vec![Info::new("rpmix.top.nspace", Value::string(ns))];
         if let Some(s) = n.job_size() {
             out.push(Info::new("rpmix.top.size", Value::u32(s)));
@@ -157,7 +181,7 @@ impl ServerRole {
                 }
             }
         }
-        for b in self.parked_view() {
+        for b in self.modex.view(|c| self.peers.get(&c).map(|p| p.proc.clone())) {
             if b.proc.nspace == ns {
                 blocked.insert(b.proc.rank, (b.call, b.what, b.since));
             }

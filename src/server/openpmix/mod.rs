@@ -29,6 +29,9 @@ use crate::msg::{self, Request};
 use crate::ptl;
 use crate::runtime::{ConnId, Framing, Handle, Net, PeerCred, Stream};
 
+use std::collections::HashMap;
+
+use super::nspace::Nspace;
 use super::{Peer, ServerRole};
 
 pub use answers::Link;
@@ -157,7 +160,7 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
         let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid)).unwrap_or(0);
         let cred = PeerCred { pid, uid, gid };
         let needs_id = c.flag == ptl::TOOL_NEEDS_ID;
-        server.call(move |role, net| role.admit_openpmix_tool(net, s, c.name, needs_id, cred, described));
+        server.call(move |role, net| role.conn_ctx().admit_openpmix_tool(net, s, c.name, needs_id, cred, described));
         return;
     }
     let Some(name) = c.name else { return refuse("no name") };
@@ -168,7 +171,7 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
     let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid));
     let token = pid.and_then(|p| environ_var(p, crate::wire::CRED_ENV));
     let cred = PeerCred { pid: pid.unwrap_or(0), uid, gid };
-    server.call(move |role, net| role.admit_openpmix(net, s, name, cred, token, described));
+    server.call(move |role, net| role.conn_ctx().admit_openpmix(net, s, name, cred, token, described));
 }
 
 /// The fields of the kernel's socket-table line for the peer's end of a
@@ -218,7 +221,7 @@ pub fn kernel_uid(peer: SocketAddr, ours: SocketAddr) -> Option<u32> {
     socket_line(peer, ours).and_then(|f| f[7].parse().ok())
 }
 
-impl ServerRole {
+impl super::conn::Ctx<'_> {
     /// A connect message that passed the listener's checks: the same
     /// checks as rpmix's hello against the registration, then the answer
     /// (status and index), and the connection joins the progress loop with
@@ -228,7 +231,7 @@ impl ServerRole {
         if let Some((_, why)) = self.client_refusal(net, &proc, cred, token.as_deref()) {
             return refuse(&why);
         }
-        let index = self.next_openpmix_index;
+        let index = *self.openpmix_index;
         let mut answer = Vec::with_capacity(8);
         answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
         answer.extend_from_slice(&index.to_be_bytes());
@@ -236,7 +239,7 @@ impl ServerRole {
             Ok(c) => c,
             Err(why) => return refuse(why),
         };
-        self.next_openpmix_index += 1;
+        *self.openpmix_index += 1;
         let (first, obj) = self.mark_connected(conn, &proc, cred);
         crate::pmix_debug!(5, "OpenPMIx client {proc} connected (index {index}, {} buffers)", if described { "described" } else { "plain" });
         if let Err(st) = self.host_accepts(&proc, first, obj) {
@@ -275,12 +278,12 @@ impl ServerRole {
         let info = Self::tool_infos(cred, chosen.as_ref(), None);
         // The stream waits with the decision (the host may answer later).
         let pending = Arc::new(parking_lot::Mutex::new(Some(s)));
-        let h = self.handle();
+        let h = self.handle.clone();
         let (p2, fallback) = (pending.clone(), chosen.clone());
         let u = self.host.tool_connected(&info, Box::new(move |st, p| {
             h.run(move |role, net| {
                 if let Some(s) = p2.lock().take() {
-                    role.openpmix_tool_named(net, s, super::settled(st), p.or(fallback), needs_id, cred, described);
+                    role.conn_ctx().openpmix_tool_named(net, s, super::settled(st), p.or(fallback), needs_id, cred, described);
                 }
             });
         }));
@@ -312,7 +315,7 @@ impl ServerRole {
         if needs_id {
             name(&mut answer, &proc);
         }
-        name(&mut answer, &self.me);
+        name(&mut answer, self.me);
         answer.extend_from_slice(&(PMIX_SUCCESS as u32).to_be_bytes());
         let conn = match self.join_openpmix(net, s, &answer, &proc, cred, described) {
             Ok(c) => c,
@@ -321,70 +324,68 @@ impl ServerRole {
         crate::pmix_debug!(5, "OpenPMIx tool {proc} connected");
         self.peers.insert(conn, Peer { proc, cred, tool: true });
     }
+}
 
-    /// One request of an OpenPMIx client: answered here (the job data), or
-    /// put into rpmix's form and served as any client's.
-    pub(super) fn on_openpmix_request(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, link: &Link, body: &[u8]) -> crate::status::Res {
-        if req == ptl::TAG_HEARTBEAT {
-            return self.serve(net, conn, 0, who.clone(), Request::Heartbeat);
-        }
-        // (each request's bytes, at the level above every other: how the
-        // codec's test captures of OpenPMIx's own requests are taken)
-        crate::pmix_debug!(9, "OpenPMIx request from {who}: described {} bytes {}", link.described(), crate::strings::hex(body));
-        let request = match msg::v41::decode(body, link.described(), who) {
-            Ok(msg::v41::Incoming::Request(r)) => r,
-            Ok(msg::v41::Incoming::JobData) => {
-                let tool = self.peers.get(&conn).is_some_and(|p| p.tool);
-                let answer = match self.nspaces.get(&who.nspace) {
-                    Some(ns) => Some(jobdata::encode(ns, &self.hostname, link.described())),
-                    // A tool has no job: its name alone.
-                    None if tool => Some(jobdata::name_only(&who.nspace, link.described())),
-                    None => None,
-                };
-                match answer {
-                    Some(Ok(bytes)) => {
-                        link.expect(req, answers::Shape::Raw);
-                        super::reply(net, conn, req, PMIX_SUCCESS, &bytes);
-                    }
-                    _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
-                }
-                return Ok(());
-            }
-            Err(st) => {
-                crate::pmix_debug!(1, "OpenPMIx client {who}: a request does not decode ({st}); answering with an error");
-                super::reply(net, conn, req, st, &[]);
-                return Ok(());
-            }
-        };
-        if !answers::served(&request) {
-            crate::pmix_debug!(1, "OpenPMIx client {who}: {} is not served", request.name());
-            super::reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
-            return Ok(());
-        }
-        // Its client expects no answer.
-        if !msg::v41::answered(&request) {
-            return self.serve(net, conn, 0, who.clone(), request);
-        }
-        let mut shape = answers::shape_of(&request, who);
-        if let answers::Shape::Connect { nspaces, objects } = &mut shape {
-            // The other jobs' data as they are now (the answer comes when
-            // all have arrived; their commits are asked for with Gets, as
-            // from OpenPMIx's server).
-            for n in nspaces.iter() {
-                if let Some(Ok(o)) = self.nspaces.get(n).map(|ns| jobdata::encode(ns, &self.hostname, link.described())) {
-                    objects.push(o);
-                }
-            }
-        }
-        link.expect(req, shape);
-        // (OpenPMIx's client waits for an answer rpmix's does not send)
-        let ack = !request.answered();
-        self.serve(net, conn, req, who.clone(), request)?;
-        if ack {
-            super::reply(net, conn, req, PMIX_SUCCESS, &[]);
-        }
-        Ok(())
+/// One request of an OpenPMIx client (`tool`: a tool's): answered here
+/// (the job data), or put into rpmix's form, to be served as any client's:
+/// the request id to serve it under, the request, and whether OpenPMIx's
+/// client waits for an answer rpmix's does not send (then acknowledged).
+#[allow(clippy::too_many_arguments)] // one frame's fields
+pub(super) fn incoming(net: &mut Net, jobs: &HashMap<String, Nspace>, hostname: &str, tool: bool, conn: ConnId, req: u32, who: &Proc, link: &Link, body: &[u8]) -> Option<(u32, Request, bool)> {
+    if req == ptl::TAG_HEARTBEAT {
+        return Some((0, Request::Heartbeat, false));
     }
+    // (each request's bytes, at the level above every other: how the
+    // codec's test captures of OpenPMIx's own requests are taken)
+    crate::pmix_debug!(9, "OpenPMIx request from {who}: described {} bytes {}", link.described(), crate::strings::hex(body));
+    let request = match msg::v41::decode(body, link.described(), who) {
+        Ok(msg::v41::Incoming::Request(r)) => r,
+        Ok(msg::v41::Incoming::JobData) => {
+            let answer = match jobs.get(&who.nspace) {
+                Some(ns) => Some(jobdata::encode(ns, hostname, link.described())),
+                // A tool has no job: its name alone.
+                None if tool => Some(jobdata::name_only(&who.nspace, link.described())),
+                None => None,
+            };
+            match answer {
+                Some(Ok(bytes)) => {
+                    link.expect(req, answers::Shape::Raw);
+                    super::reply(net, conn, req, PMIX_SUCCESS, &bytes);
+                }
+                _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
+            }
+            return None;
+        }
+        Err(st) => {
+            crate::pmix_debug!(1, "OpenPMIx client {who}: a request does not decode ({st}); answering with an error");
+            super::reply(net, conn, req, st, &[]);
+            return None;
+        }
+    };
+    if !answers::served(&request) {
+        crate::pmix_debug!(1, "OpenPMIx client {who}: {} is not served", request.name());
+        super::reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+        return None;
+    }
+    // Its client expects no answer.
+    if !msg::v41::answered(&request) {
+        return Some((0, request, false));
+    }
+    let mut shape = answers::shape_of(&request, who);
+    if let answers::Shape::Connect { nspaces, objects } = &mut shape {
+        // The other jobs' data as they are now (the answer comes when
+        // all have arrived; their commits are asked for with Gets, as
+        // from OpenPMIx's server).
+        for n in nspaces.iter() {
+            if let Some(Ok(o)) = jobs.get(n).map(|ns| jobdata::encode(ns, hostname, link.described())) {
+                objects.push(o);
+            }
+        }
+    }
+    link.expect(req, shape);
+    // (OpenPMIx's client waits for an answer rpmix's does not send)
+    let ack = !request.answered();
+    Some((req, request, ack))
 }
 
 /// Read `body` as a connect message and as every request an OpenPMIx
