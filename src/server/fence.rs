@@ -13,7 +13,7 @@ use crate::msg::{self, Collective};
 use super::host::{Host, Upcall};
 use super::modex::{blob_record, read_blob_record};
 use super::nspace::Nspace;
-use super::top::CollectiveView;
+use super::view::CollectiveView;
 use super::{reply, settled, ServerRole};
 
 /// The ranks of one namespace taking part in a barrier.
@@ -70,7 +70,7 @@ impl Members {
             .iter()
             .map(|(ns, r)| match r {
                 Ranks::All => format!("{ns}:all"),
-                Ranks::Some(s) => format!("{ns}:{}", super::top::ranges(s.iter().copied())),
+                Ranks::Some(s) => format!("{ns}:{}", super::view::ranges(s.iter().copied())),
             })
             .collect();
         each.join(";")
@@ -155,6 +155,8 @@ pub(super) struct Ctx<'a> {
     pub net: &'a mut Net,
     pub host: &'a mut dyn Host,
     pub nspaces: &'a mut HashMap<String, Nspace>,
+    /// Namespaces deregistered here (their jobs ended).
+    pub gone: &'a super::nspace::Gone,
     pub handle: Handle<ServerRole>,
 }
 
@@ -169,6 +171,12 @@ impl Fences {
         }
         // A participant that already ended (lost, finalized, deregistered) can never arrive.
         if members.any_ended(cx.nspaces) {
+            reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
+            return;
+        }
+        // (a job that ended here: none of its members can arrive)
+        if let Some(name) = members.0.keys().find(|n| !cx.nspaces.contains_key(*n) && cx.gone.contains(n)) {
+            crate::pmix_debug!(2, "{collective:?} of {who} names {name}, whose job has ended here: LOST_CONNECTION");
             reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
             return;
         }

@@ -26,7 +26,7 @@ use crate::runtime::{ConnId, Handle, Net};
 use crate::server::host::{Host, Upcall};
 use crate::server::nspace::{self, Nspace};
 use crate::server::{settled, ServerRole};
-use crate::server::top::CollectiveView;
+use crate::server::view::CollectiveView;
 
 /// A constructed group.
 #[derive(Clone, Debug)]

@@ -25,6 +25,7 @@ pub mod session;
 pub mod setup;
 mod spawn;
 pub mod top;
+mod view;
 #[cfg(test)]
 mod tests;
 
@@ -59,6 +60,8 @@ pub struct ServerRole {
     peers: HashMap<ConnId, Peer>,
     /// Fences, connects and disconnects in progress.
     fences: fence::Fences,
+    /// Namespaces deregistered here: their jobs ended.
+    gone: nspace::Gone,
     /// Gets and dmodex requests waiting, the host's PMIx_Store_internal data.
     modex: modex::Modex,
     pub events: events::Registry,
@@ -206,6 +209,7 @@ impl ServerRole {
             nspaces: HashMap::new(),
             peers: HashMap::new(),
             fences: Default::default(),
+            gone: Default::default(),
             modex: Default::default(),
             events: events::Registry::default(),
             psets: Default::default(),
@@ -285,7 +289,7 @@ impl ServerRole {
     /// Run `f` on the fence part with what it needs of the role.
     fn with_fences<T>(&mut self, net: &mut Net, f: impl FnOnce(&mut fence::Fences, &mut fence::Ctx<'_>) -> T) -> T {
         let handle = self.handle();
-        let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle };
+        let mut cx = fence::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, gone: &self.gone, handle };
         f(&mut self.fences, &mut cx)
     }
 
@@ -461,6 +465,7 @@ impl ServerRole {
     }
 
     pub fn register_nspace(&mut self, name: &str, nlocal: i32, info: Vec<Info>) {
+        self.gone.registered(name);
         let host = self.hostname.clone();
         let required = info.iter().any(|i| i.key() == credential::REQUIRED && i.truthy());
         let nodata = find(&info, PMIX_REGISTER_NODATA).is_some_and(|i| i.truthy());
@@ -570,6 +575,7 @@ impl ServerRole {
     }
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
+        self.gone.ended(name);
         self.groups.qualified.retain(|(p, _), _| p.nspace != name);
         self.iof.forget_nspace(name);
         if let Some(mut ns) = self.nspaces.remove(name) {

@@ -14,7 +14,7 @@ use crate::runtime::{ConnId, Handle, Net};
 use super::group;
 use super::host::{Host, Upcall};
 use super::nspace::Nspace;
-use super::top::BlockedView;
+use super::view::BlockedView;
 use super::{reply, reply_infos, settled, ServerRole};
 
 /// The modex part: what the host stored for its own Gets, the Gets waiting

@@ -385,3 +385,57 @@ pub enum ExitOf {
     /// A signal ended it.
     Signal(i32),
 }
+
+/// Namespaces this server deregistered (their jobs ended), so that a
+/// barrier that names one fails at once instead of waiting for members that
+/// can never come, or going to the host as if they lived elsewhere. The
+/// newest `Gone::KEEP` names are kept; a name registered again is forgotten.
+#[derive(Default)]
+pub struct Gone {
+    order: std::collections::VecDeque<String>,
+    names: std::collections::HashSet<String>,
+}
+
+impl Gone {
+    const KEEP: usize = 4096;
+
+    pub fn ended(&mut self, name: &str) {
+        if self.names.insert(name.to_string()) {
+            self.order.push_back(name.to_string());
+            if self.order.len() > Gone::KEEP {
+                if let Some(old) = self.order.pop_front() {
+                    self.names.remove(&old);
+                }
+            }
+        }
+    }
+
+    pub fn registered(&mut self, name: &str) {
+        if self.names.remove(name) {
+            self.order.retain(|n| n != name);
+        }
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+}
+
+#[cfg(test)]
+mod gone_tests {
+    use super::Gone;
+
+    #[test]
+    fn keeps_the_newest_names_and_forgets_a_name_registered_again() {
+        let mut g = Gone::default();
+        for i in 0..Gone::KEEP + 10 {
+            g.ended(&format!("ns{i}"));
+        }
+        assert!(!g.contains("ns0") && !g.contains("ns9"));
+        assert!(g.contains("ns10") && g.contains(&format!("ns{}", Gone::KEEP + 9)));
+        g.registered("ns10");
+        assert!(!g.contains("ns10"));
+        g.ended("ns10");
+        assert!(g.contains("ns10"));
+    }
+}

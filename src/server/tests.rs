@@ -1144,3 +1144,28 @@ fn a_checkpoint_of_a_target_without_a_method_is_refused_and_one_by_signal_goes_t
     assert_eq!(b.call(&done).status, PMIX_SUCCESS);
     assert_eq!(a.reply(req).status, PMIX_SUCCESS);
 }
+
+/// A connect naming a job that ended here (its namespace deregistered)
+/// fails at once with LOST_CONNECTION: it neither waits nor goes to the host
+/// as if that job lived elsewhere. The name registered again is served.
+#[test]
+fn a_connect_to_a_job_that_ended_here_fails_at_once() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    srv.register_late("parents", 1);
+    srv.engine.handle.call(|s, net| {
+        s.deregister_client(net, &Proc::new("parents", 0));
+        s.deregister_nspace(net, "parents");
+    });
+    let both = vec![Proc::new("job", 0), Proc::wildcard("parents")];
+    let r = srv.clients[0].call(&Request::barrier(Collective::Connect, both.clone(), Vec::new()));
+    assert_eq!(r.status, PMIX_ERR_LOST_CONNECTION);
+    assert!(srv.no_upcall_yet(), "the connect went to the host");
+    // Registered again (a host reusing the name): a connect of both jobs
+    // completes.
+    srv.register_late("parents", 1);
+    let mut parent = srv.connect(Proc::new("parents", 0));
+    let a = srv.clients[0].send(&Request::barrier(Collective::Connect, both.clone(), Vec::new()));
+    let b = parent.send(&Request::barrier(Collective::Connect, both, Vec::new()));
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_SUCCESS);
+    assert_eq!(parent.reply(b).status, PMIX_SUCCESS);
+}
