@@ -1,6 +1,7 @@
 //! Deep copy and destruction of one element of any PMIx data type, directly
 //! on the C representation; values among them (an element may hold values,
-//! a value holds an element, so the two recurse here, in one file).
+//! a value holds an element, so the two recurse here, in one file). The
+//! compound types are copied and destroyed field by field (`Kind::fields`).
 //!
 //! Invariant every function here keeps: an all-zero element is valid and empty
 //! (NULL pointers, zero counts), so `destruct` of zeroed or partially built

@@ -1,9 +1,15 @@
 //! What each PMIx data type is in memory: the element size, how a
-//! `pmix_value_t` holds it, and which family of operations applies.
+//! `pmix_value_t` holds it, which family of operations applies, and for
+//! the compound types (C structs of strings, numbers, arrays, values) their
+//! fields in order (`Kind::fields`).
 //!
-//! Every data operation (copy, destruct, compare, pack, print) starts from
-//! `Kind::of(type)`, so an unknown or retired type id is rejected in one place
-//! with `PMIX_ERR_UNKNOWN_DATA_TYPE`.
+//! Every data operation (copy, destruct, compare, size, both codecs, print)
+//! starts from `Kind::of(type)`, so an unknown or retired type id is rejected
+//! in one place with `PMIX_ERR_UNKNOWN_DATA_TYPE`. The compound types have no
+//! code of their own in those operations: each walks the type's fields, so
+//! adding or fixing one is an edit of its list here. The rest (numbers,
+//! strings, byte objects, values, data arrays, CPU sets, topologies, data
+//! buffers) each operation handles itself.
 
 use core::mem::size_of;
 
@@ -389,6 +395,47 @@ mod tests {
                 if k.inline_in_value() {
                     assert!(k.size() <= size_of::<pmix_value_data>(), "type {t}");
                 }
+            }
+        }
+    }
+
+    /// The bytes a field takes in its struct.
+    fn width(f: F) -> usize {
+        match f {
+            F::U8 => 1,
+            F::U16 | F::S16 => 2,
+            F::U32 | F::I32 | F::Pid | F::F32 => 4,
+            F::U64 | F::Str | F::Argv | F::Array { .. } => 8,
+            F::Timeval => size_of::<libc::timeval>(),
+            F::Key { .. } => size_of::<pmix_key_t>(),
+            F::Nspace => size_of::<pmix_nspace_t>(),
+            F::Bytes => size_of::<pmix_byte_object_t>(),
+            F::Value => size_of::<pmix_value_t>(),
+            F::Proc => size_of::<pmix_proc_t>(),
+        }
+    }
+
+    #[test]
+    fn fields_lie_in_order_inside_their_struct() {
+        for t in 0..600u16 {
+            let Some(k) = Kind::of(t) else { continue };
+            let Some(fields) = k.fields() else { continue };
+            // every field and array count, in struct order, without overlap
+            let mut spans: Vec<(usize, usize)> = fields.iter().map(|f| (f.at, width(f.f))).collect();
+            spans.extend(fields.iter().filter_map(|f| match f.f {
+                F::Array { count, .. } => Some((count, size_of::<usize>())),
+                _ => None,
+            }));
+            spans.sort();
+            assert!(fields.windows(2).all(|w| w[0].at < w[1].at), "type {t}: fields out of order");
+            // between fields and at the end, no more than padding (a pointer
+            // or a u64 left out would leave 8 bytes)
+            spans.push((k.size(), 0));
+            assert_eq!(spans[0].0, 0, "type {t}: a first field missing");
+            for w in spans.windows(2) {
+                let end = w[0].0 + w[0].1;
+                assert!(end <= w[1].0, "type {t}: fields overlap or one runs past the end");
+                assert!(w[1].0 - end < 8, "type {t}: a field missing at {end}");
             }
         }
     }

@@ -6,7 +6,8 @@
 //! Per pack call: `u16 type, u32 count`, then `count` elements. Elements:
 //! numbers at their C width; strings `u32 (0 = NULL, else len + 1)` + bytes;
 //! byte blobs `u64 len` + bytes; argv `u32 count (u32::MAX = NULL)` + strings;
-//! values `u16 type` + element; arrays `u16 type, u64 n` + elements.
+//! values `u16 type` + element; arrays `u16 type, u64 n` + elements; the
+//! compound types their fields in the order `Kind::fields` lists them.
 //!
 //! The decoder never trusts a count: it bounds every allocation by the bytes
 //! that remain, refuses nesting deeper than `elem::MAX_DEPTH`, and on any error

@@ -1,6 +1,6 @@
 //! How many bytes a value takes, as OpenPMIx 5's PMIx_Value_get_size and
 //! PMIx_Info_get_size count them: the struct, plus what it points to, for
-//! every data type.
+//! every data type (the compound ones field by field, `Kind::fields`).
 
 use core::ffi::c_char;
 use core::mem::size_of;
