@@ -6,7 +6,7 @@ use core::ffi::c_char;
 
 use super::byteobj::bo_slice;
 use super::elem::{sane_len, value_payload, MAX_DEPTH};
-use super::kind::{Kind, Num, F};
+use super::kind::{Kind, Num, Shape, F};
 use crate::abi::*;
 use crate::cmem;
 
@@ -70,36 +70,24 @@ unsafe fn elem(kind: Kind, a: *const u8, b: *const u8, depth: u32) -> Cmp {
         if depth > MAX_DEPTH {
             return Err(INCOMPATIBLE);
         }
-        if let Some(fields) = kind.fields() {
-            for f in fields {
-                let o = field(f.f, a.add(f.at), b.add(f.at), (a, b), depth)?;
-                if o.is_ne() {
-                    return Ok(o);
+        let num = match kind.shape() {
+            Shape::Fields(fields) => {
+                for f in fields {
+                    let o = field(f.f, a.add(f.at), b.add(f.at), (a, b), depth)?;
+                    if o.is_ne() {
+                        return Ok(o);
+                    }
                 }
+                return Ok(Ordering::Equal);
             }
-            return Ok(Ordering::Equal);
-        }
-        Ok(match kind {
-            Kind::Num(Num::U(1)) => rd(a).cmp(&rd(b)),
-            Kind::Num(Num::U(2)) => rd(a as *const u16).cmp(&rd(b as *const u16)),
-            Kind::Num(Num::U(4)) => rd(a as *const u32).cmp(&rd(b as *const u32)),
-            Kind::Num(Num::U(_)) => rd(a as *const u64).cmp(&rd(b as *const u64)),
-            Kind::Num(Num::I(1)) => rd(a as *const i8).cmp(&rd(b as *const i8)),
-            Kind::Num(Num::I(2)) => rd(a as *const i16).cmp(&rd(b as *const i16)),
-            Kind::Num(Num::I(4)) => rd(a as *const i32).cmp(&rd(b as *const i32)),
-            Kind::Num(Num::I(_)) => rd(a as *const i64).cmp(&rd(b as *const i64)),
-            Kind::Num(Num::F32) => rd(a as *const f32).partial_cmp(&rd(b as *const f32)).ok_or(PMIX_VALUE_COMPARISON_NOT_AVAIL)?,
-            Kind::Num(Num::F64) => rd(a as *const f64).partial_cmp(&rd(b as *const f64)).ok_or(PMIX_VALUE_COMPARISON_NOT_AVAIL)?,
-            Kind::Num(Num::Timeval) => {
-                let (x, y) = (rd(a as *const libc::timeval), rd(b as *const libc::timeval));
-                (x.tv_sec, x.tv_usec).cmp(&(y.tv_sec, y.tv_usec))
+            Shape::Num(n) => n,
+            Shape::String => {
+                return Ok(cmem::cstr_bytes(rd(a as *const *const c_char)).cmp(&cmem::cstr_bytes(rd(b as *const *const c_char))))
             }
-            Kind::Num(Num::Pointer) => rd(a as *const usize).cmp(&rd(b as *const usize)),
-            Kind::String => cmem::cstr_bytes(rd(a as *const *const c_char)).cmp(&cmem::cstr_bytes(rd(b as *const *const c_char))),
-            Kind::Nspace => fixed(&*(a as *const pmix_nspace_t)).cmp(fixed(&*(b as *const pmix_nspace_t))),
-            Kind::ByteObject => bytes(&*(a as *const pmix_byte_object_t), &*(b as *const pmix_byte_object_t))?,
-            Kind::Value => value(&*(a as *const pmix_value_t), &*(b as *const pmix_value_t), depth + 1)?,
-            Kind::DataArray => {
+            Shape::Nspace => return Ok(fixed(&*(a as *const pmix_nspace_t)).cmp(fixed(&*(b as *const pmix_nspace_t)))),
+            Shape::ByteObject => return bytes(&*(a as *const pmix_byte_object_t), &*(b as *const pmix_byte_object_t)),
+            Shape::Value => return value(&*(a as *const pmix_value_t), &*(b as *const pmix_value_t), depth + 1),
+            Shape::DataArray => {
                 let (x, y) = (&*(a as *const pmix_data_array_t), &*(b as *const pmix_data_array_t));
                 let o = x.r#type.cmp(&y.r#type);
                 if o.is_ne() {
@@ -107,24 +95,39 @@ unsafe fn elem(kind: Kind, a: *const u8, b: *const u8, depth: u32) -> Cmp {
                 }
                 let k = || Kind::of(x.r#type).ok_or(INCOMPATIBLE);
                 let n = |d: &pmix_data_array_t| if d.array.is_null() { 0 } else { d.size };
-                array(k, (x.array as *const u8, n(x)), (y.array as *const u8, n(y)), depth)?
+                return array(k, (x.array as *const u8, n(x)), (y.array as *const u8, n(y)), depth);
             }
-            Kind::Cpuset => {
+            Shape::Cpuset => {
                 let (x, y) = (&*(a as *const pmix_cpuset_t), &*(b as *const pmix_cpuset_t));
                 let bits = |c| super::cpuset::bitmap_bytes(c).map_err(|_| INCOMPATIBLE);
-                (cmem::cstr_bytes(x.source), bits(x)?).cmp(&(cmem::cstr_bytes(y.source), bits(y)?))
+                return Ok((cmem::cstr_bytes(x.source), bits(x)?).cmp(&(cmem::cstr_bytes(y.source), bits(y)?)));
             }
-            Kind::Topology => {
+            Shape::Topology => {
                 let (x, y) = (&*(a as *const pmix_topology_t), &*(b as *const pmix_topology_t));
                 let xml = |t| super::cpuset::topology_bytes(t).map_err(|_| INCOMPATIBLE);
-                (cmem::cstr_bytes(x.source), xml(x)?).cmp(&(cmem::cstr_bytes(y.source), xml(y)?))
+                return Ok((cmem::cstr_bytes(x.source), xml(x)?).cmp(&(cmem::cstr_bytes(y.source), xml(y)?)));
             }
-            Kind::DataBuffer => {
+            Shape::DataBuffer => {
                 let unread = |p| super::buffer::unread(&*(p as *const pmix_data_buffer_t)).map_err(|_| INCOMPATIBLE);
-                unread(a)?.cmp(unread(b)?)
+                return Ok(unread(a)?.cmp(unread(b)?));
             }
-            // (the compound types went above)
-            _ => return Err(INCOMPATIBLE),
+        };
+        Ok(match num {
+            Num::U(1) => rd(a).cmp(&rd(b)),
+            Num::U(2) => rd(a as *const u16).cmp(&rd(b as *const u16)),
+            Num::U(4) => rd(a as *const u32).cmp(&rd(b as *const u32)),
+            Num::U(_) => rd(a as *const u64).cmp(&rd(b as *const u64)),
+            Num::I(1) => rd(a as *const i8).cmp(&rd(b as *const i8)),
+            Num::I(2) => rd(a as *const i16).cmp(&rd(b as *const i16)),
+            Num::I(4) => rd(a as *const i32).cmp(&rd(b as *const i32)),
+            Num::I(_) => rd(a as *const i64).cmp(&rd(b as *const i64)),
+            Num::F32 => rd(a as *const f32).partial_cmp(&rd(b as *const f32)).ok_or(PMIX_VALUE_COMPARISON_NOT_AVAIL)?,
+            Num::F64 => rd(a as *const f64).partial_cmp(&rd(b as *const f64)).ok_or(PMIX_VALUE_COMPARISON_NOT_AVAIL)?,
+            Num::Timeval => {
+                let (x, y) = (rd(a as *const libc::timeval), rd(b as *const libc::timeval));
+                (x.tv_sec, x.tv_usec).cmp(&(y.tv_sec, y.tv_usec))
+            }
+            Num::Pointer => rd(a as *const usize).cmp(&rd(b as *const usize)),
         })
     }
 }

@@ -11,7 +11,7 @@ use core::ffi::{c_char, c_void};
 use core::ptr;
 
 use super::byteobj::copy_bo;
-use super::kind::{Field, Kind, F};
+use super::kind::{Field, Kind, Shape, F};
 use crate::abi::*;
 use crate::cmem;
 
@@ -83,35 +83,26 @@ pub unsafe fn copy(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res 
 unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res {
     // SAFETY: the caller upholds the contract above: `src` points to a valid element of `kind`; `dst` to writable storage for one, not holding anything that needs freeing.
     unsafe {
-        if let Some(fields) = kind.fields() {
-            return copy_fields(fields, kind.size(), dst, src, depth);
-        }
-        match kind {
-            Kind::String => {
-                let s = *(src as *const *const c_char);
-                *(dst as *mut *mut c_char) = dup_str(s)?;
-            }
-            Kind::Value => {
-                let s = &*(src as *const pmix_value_t);
-                xfer_value(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
-            }
-            Kind::ByteObject => copy_bo(&mut *(dst as *mut pmix_byte_object_t), &*(src as *const pmix_byte_object_t))?,
-            Kind::DataArray => copy_darray(&mut *(dst as *mut pmix_data_array_t), &*(src as *const pmix_data_array_t), depth)?,
-            Kind::Cpuset => {
+        match kind.shape() {
+            Shape::Fields(fields) => copy_fields(fields, kind.size(), dst, src, depth)?,
+            Shape::Num(_) | Shape::Nspace => ptr::copy_nonoverlapping(src, dst, kind.size()),
+            Shape::String => *(dst as *mut *mut c_char) = dup_str(*(src as *const *const c_char))?,
+            Shape::Value => xfer_value(&mut *(dst as *mut pmix_value_t), &*(src as *const pmix_value_t), depth + 1)?,
+            Shape::ByteObject => copy_bo(&mut *(dst as *mut pmix_byte_object_t), &*(src as *const pmix_byte_object_t))?,
+            Shape::DataArray => copy_darray(&mut *(dst as *mut pmix_data_array_t), &*(src as *const pmix_data_array_t), depth)?,
+            Shape::Cpuset => {
                 let s = &*(src as *const pmix_cpuset_t);
                 let d = &mut *(dst as *mut pmix_cpuset_t);
                 d.source = dup_str(s.source)?;
                 d.bitmap = super::cpuset::copy_bitmap(s)?;
             }
-            Kind::Topology => {
+            Shape::Topology => {
                 let s = &*(src as *const pmix_topology_t);
                 let d = &mut *(dst as *mut pmix_topology_t);
                 d.source = dup_str(s.source)?;
                 d.topology = super::cpuset::copy_topology(s)?;
             }
-            Kind::DataBuffer => super::buffer::copy_buffer(&mut *(dst as *mut pmix_data_buffer_t), &*(src as *const pmix_data_buffer_t))?,
-            // numbers and namespaces (the compound types went above)
-            _ => ptr::copy_nonoverlapping(src, dst, kind.size()),
+            Shape::DataBuffer => super::buffer::copy_buffer(&mut *(dst as *mut pmix_data_buffer_t), &*(src as *const pmix_data_buffer_t))?,
         }
         Ok(())
     }
@@ -194,32 +185,31 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
             crate::pmix_debug!(1, "destruct: data nested deeper than {WALK_LIMIT} levels left in place");
             return;
         };
-        if let Some(fields) = kind.fields() {
-            for f in fields {
-                let q = p.add(f.at);
-                match f.f {
-                    F::Str => cmem::free(*(q as *mut *mut c_char)),
-                    F::Argv => cmem::argv_free(*(q as *mut *mut *mut c_char)),
-                    F::Bytes => cmem::free((*(q as *mut pmix_byte_object_t)).bytes),
-                    F::Value => destruct_value(&mut *(q as *mut pmix_value_t)),
-                    F::Array { t, count } => {
-                        if let Ok(k) = array_kind(t) {
-                            free_array(k, *(q as *mut *mut u8), *(p.add(count) as *const usize));
+        match kind.shape() {
+            Shape::Fields(fields) => {
+                for f in fields {
+                    let q = p.add(f.at);
+                    match f.f {
+                        F::Str => cmem::free(*(q as *mut *mut c_char)),
+                        F::Argv => cmem::argv_free(*(q as *mut *mut *mut c_char)),
+                        F::Bytes => cmem::free((*(q as *mut pmix_byte_object_t)).bytes),
+                        F::Value => destruct_value(&mut *(q as *mut pmix_value_t)),
+                        F::Array { t, count } => {
+                            if let Ok(k) = array_kind(t) {
+                                free_array(k, *(q as *mut *mut u8), *(p.add(count) as *const usize));
+                            }
                         }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
-        } else {
-            match kind {
-                Kind::Value => destruct_value(&mut *(p as *mut pmix_value_t)),
-                Kind::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
-                Kind::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
-                Kind::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
-                Kind::DataBuffer => cmem::free((*(p as *mut pmix_data_buffer_t)).base_ptr),
-                // (numbers, namespaces, strings and byte objects returned above)
-                _ => {}
-            }
+            Shape::Value => destruct_value(&mut *(p as *mut pmix_value_t)),
+            Shape::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
+            Shape::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
+            Shape::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
+            Shape::DataBuffer => cmem::free((*(p as *mut pmix_data_buffer_t)).base_ptr),
+            // (released above)
+            Shape::Num(_) | Shape::Nspace | Shape::String | Shape::ByteObject => {}
         }
         ptr::write_bytes(p, 0, kind.size());
     }

@@ -5,11 +5,12 @@
 //!
 //! Every data operation (copy, destruct, compare, size, both codecs, print)
 //! starts from `Kind::of(type)`, so an unknown or retired type id is rejected
-//! in one place with `PMIX_ERR_UNKNOWN_DATA_TYPE`. The compound types have no
-//! code of their own in those operations: each walks the type's fields, so
-//! adding or fixing one is an edit of its list here. The rest (numbers,
-//! strings, byte objects, values, data arrays, CPU sets, topologies, data
-//! buffers) each operation handles itself.
+//! in one place with `PMIX_ERR_UNKNOWN_DATA_TYPE`, and matches on
+//! `Kind::shape`. The compound types have no code of their own in those
+//! operations: each walks the type's fields, so adding or fixing one is an
+//! edit of its list here. The rest (numbers, strings, byte objects, values,
+//! data arrays, CPU sets, topologies, data buffers) each operation handles
+//! itself; print alone has a text of its own for every type.
 
 use core::mem::size_of;
 
@@ -356,31 +357,63 @@ static NODE_STATS: &[Field] = fields!(pmix_node_stats_t {
     netstats: both(array_of!(pmix_node_stats_t, PMIX_NET_STATS, nnetstats)),
 });
 
+/// How the operations see a type: a compound one as its fields, the others
+/// each as itself. Every walk matches on this (no catch-all arm), so a new
+/// type is described here once, and the compiler asks for it nowhere else
+/// unless it needs code of its own.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    Fields(&'static [Field]),
+    Num(Num),
+    String,
+    Nspace,
+    Value,
+    ByteObject,
+    DataArray,
+    Cpuset,
+    Topology,
+    DataBuffer,
+}
+
 impl Kind {
-    /// The fields of a compound type (a C struct every operation walks
-    /// field by field); None for the others: numbers, strings, namespaces,
-    /// byte objects and values, and the types with a representation of
-    /// their own (data arrays, CPU sets, topologies, data buffers).
+    /// The shape of the type: the compound types' field lists, the others'
+    /// own representation.
+    pub fn shape(self) -> Shape {
+        match self {
+            Kind::Proc => Shape::Fields(PROC),
+            Kind::Info => Shape::Fields(INFO),
+            Kind::Pdata => Shape::Fields(PDATA),
+            Kind::App => Shape::Fields(APP),
+            Kind::Query => Shape::Fields(QUERY),
+            Kind::ProcInfo => Shape::Fields(PROC_INFO),
+            Kind::Envar => Shape::Fields(ENVAR),
+            Kind::Coord => Shape::Fields(COORD),
+            Kind::Regattr => Shape::Fields(REGATTR),
+            Kind::Geometry => Shape::Fields(GEOMETRY),
+            Kind::DeviceDist => Shape::Fields(DEVICE_DIST),
+            Kind::Endpoint => Shape::Fields(ENDPOINT),
+            Kind::ProcStats => Shape::Fields(PROC_STATS),
+            Kind::DiskStats => Shape::Fields(DISK_STATS),
+            Kind::NetStats => Shape::Fields(NET_STATS),
+            Kind::NodeStats => Shape::Fields(NODE_STATS),
+            Kind::Num(n) => Shape::Num(n),
+            Kind::String => Shape::String,
+            Kind::Nspace => Shape::Nspace,
+            Kind::Value => Shape::Value,
+            Kind::ByteObject => Shape::ByteObject,
+            Kind::DataArray => Shape::DataArray,
+            Kind::Cpuset => Shape::Cpuset,
+            Kind::Topology => Shape::Topology,
+            Kind::DataBuffer => Shape::DataBuffer,
+        }
+    }
+
+    /// The fields of a compound type; None for the others.
     pub fn fields(self) -> Option<&'static [Field]> {
-        Some(match self {
-            Kind::Proc => PROC,
-            Kind::Info => INFO,
-            Kind::Pdata => PDATA,
-            Kind::App => APP,
-            Kind::Query => QUERY,
-            Kind::ProcInfo => PROC_INFO,
-            Kind::Envar => ENVAR,
-            Kind::Coord => COORD,
-            Kind::Regattr => REGATTR,
-            Kind::Geometry => GEOMETRY,
-            Kind::DeviceDist => DEVICE_DIST,
-            Kind::Endpoint => ENDPOINT,
-            Kind::ProcStats => PROC_STATS,
-            Kind::DiskStats => DISK_STATS,
-            Kind::NetStats => NET_STATS,
-            Kind::NodeStats => NODE_STATS,
-            _ => return None,
-        })
+        match self.shape() {
+            Shape::Fields(f) => Some(f),
+            _ => None,
+        }
     }
 }
 

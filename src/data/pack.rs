@@ -18,7 +18,7 @@ use core::ptr;
 
 use super::elem::{self, MAX_DEPTH};
 use crate::status::Res;
-use super::kind::{Field, Kind, F};
+use super::kind::{Field, Kind, Shape, F};
 use super::value;
 use crate::abi::*;
 use crate::cmem;
@@ -173,16 +173,14 @@ impl Encoder {
             if depth > MAX_DEPTH {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
-            if let Some(fields) = kind.fields() {
-                return self.fields(fields, p, depth);
-            }
-            match kind {
-                Kind::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
-                Kind::String => self.cstr(*(p as *const *const c_char))?,
-                Kind::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
-                Kind::Value => self.value(&*(p as *const pmix_value_t), depth)?,
-                Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
-                Kind::DataArray => {
+            match kind.shape() {
+                Shape::Fields(fields) => self.fields(fields, p, depth)?,
+                Shape::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
+                Shape::String => self.cstr(*(p as *const *const c_char))?,
+                Shape::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
+                Shape::Value => self.value(&*(p as *const pmix_value_t), depth)?,
+                Shape::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
+                Shape::DataArray => {
                     let x = &*(p as *const pmix_data_array_t);
                     self.u16(x.r#type);
                     let k = if x.size == 0 || x.array.is_null() {
@@ -195,22 +193,20 @@ impl Encoder {
                         Some(k) => self.array(k, x.array as *const u8, x.size, depth)?,
                     }
                 }
-                Kind::Cpuset => {
+                Shape::Cpuset => {
                     let x = &*(p as *const pmix_cpuset_t);
                     self.cstr(x.source)?;
                     self.blob(&super::cpuset::bitmap_bytes(x)?);
                 }
-                Kind::Topology => {
+                Shape::Topology => {
                     let x = &*(p as *const pmix_topology_t);
                     self.cstr(x.source)?;
                     self.blob(&super::cpuset::topology_bytes(x)?);
                 }
-                Kind::DataBuffer => {
+                Shape::DataBuffer => {
                     let x = &*(p as *const pmix_data_buffer_t);
                     self.blob(super::buffer::unread(x)?);
                 }
-                // (the compound types went above)
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
             }
             Ok(())
         }
@@ -417,19 +413,17 @@ impl<'a> Decoder<'a> {
     unsafe fn elem_inner(&mut self, kind: Kind, p: *mut u8, depth: u32) -> Res {
         // SAFETY: the caller upholds the contract above: `p` points to writable, zeroed storage for one element of `kind`.
         unsafe {
-            if let Some(fields) = kind.fields() {
-                return self.fields(fields, p, depth);
-            }
-            match kind {
-                Kind::Num(_) => {
+            match kind.shape() {
+                Shape::Fields(fields) => self.fields(fields, p, depth)?,
+                Shape::Num(_) => {
                     let b = self.take(kind.size())?;
                     ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
                 }
-                Kind::String => *(p as *mut *mut c_char) = self.cstr()?,
-                Kind::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
-                Kind::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
-                Kind::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
-                Kind::DataArray => {
+                Shape::String => *(p as *mut *mut c_char) = self.cstr()?,
+                Shape::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
+                Shape::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
+                Shape::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
+                Shape::DataArray => {
                     let x = &mut *(p as *mut pmix_data_array_t);
                     let t = self.u16()?;
                     x.r#type = t;
@@ -442,25 +436,23 @@ impl<'a> Decoder<'a> {
                         x.size = n;
                     }
                 }
-                Kind::Cpuset => {
+                Shape::Cpuset => {
                     let x = &mut *(p as *mut pmix_cpuset_t);
                     x.source = self.cstr()?;
                     let b = self.blob()?;
                     super::cpuset::load_bitmap(x, b)?;
                 }
-                Kind::Topology => {
+                Shape::Topology => {
                     let x = &mut *(p as *mut pmix_topology_t);
                     x.source = self.cstr()?;
                     let b = self.blob()?;
                     super::cpuset::load_topology(x, b)?;
                 }
-                Kind::DataBuffer => {
+                Shape::DataBuffer => {
                     let x = &mut *(p as *mut pmix_data_buffer_t);
                     let b = self.blob()?;
                     super::buffer::load_bytes(x, b)?;
                 }
-                // (the compound types went above)
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
             }
             Ok(())
         }

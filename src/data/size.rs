@@ -6,7 +6,7 @@ use core::ffi::c_char;
 use core::mem::size_of;
 use core::ptr;
 
-use super::kind::{Field, Kind, F};
+use super::kind::{Field, Kind, Shape, F};
 use crate::abi::*;
 use crate::cmem;
 use crate::status::Res;
@@ -69,26 +69,23 @@ unsafe fn elem_size(t: pmix_data_type_t, kind: Kind, p: *const u8, depth: u32) -
     // SAFETY: the caller upholds the contract above: `p` is an element of
     // `kind`, so the casts match, and what it points to is valid.
     let extra = unsafe {
-        if let Some(fields) = kind.fields() {
-            fields_size(kind, fields, p, d)?
-        } else {
-            match kind {
-                Kind::String => str_size(*(p as *const *const c_char)),
-                Kind::ByteObject => {
-                    let bo = &*(p as *const pmix_byte_object_t);
-                    match t {
-                        PMIX_COMPRESSED_STRING => inflated_len(bo).saturating_add(1),
-                        PMIX_COMPRESSED_BYTE_OBJECT => inflated_len(bo),
-                        _ => bo.size,
-                    }
+        match kind.shape() {
+            Shape::Fields(fields) => fields_size(kind, fields, p, d)?,
+            Shape::Num(_) | Shape::Nspace => 0,
+            Shape::String => str_size(*(p as *const *const c_char)),
+            Shape::ByteObject => {
+                let bo = &*(p as *const pmix_byte_object_t);
+                match t {
+                    PMIX_COMPRESSED_STRING => inflated_len(bo).saturating_add(1),
+                    PMIX_COMPRESSED_BYTE_OBJECT => inflated_len(bo),
+                    _ => bo.size,
                 }
-                Kind::Value => value_size(&*(p as *const pmix_value_t), d)? - size_of::<pmix_value_t>(),
-                Kind::DataArray => darray_size(&*(p as *const pmix_data_array_t), d)?,
-                Kind::Cpuset => super::cpuset::bitmap_bytes(&*(p as *const pmix_cpuset_t))?.len(),
-                Kind::Topology => super::cpuset::topology_bytes(&*(p as *const pmix_topology_t))?.len(),
-                Kind::DataBuffer => (*(p as *const pmix_data_buffer_t)).bytes_used,
-                _ => 0,
             }
+            Shape::Value => value_size(&*(p as *const pmix_value_t), d)? - size_of::<pmix_value_t>(),
+            Shape::DataArray => darray_size(&*(p as *const pmix_data_array_t), d)?,
+            Shape::Cpuset => super::cpuset::bitmap_bytes(&*(p as *const pmix_cpuset_t))?.len(),
+            Shape::Topology => super::cpuset::topology_bytes(&*(p as *const pmix_topology_t))?.len(),
+            Shape::DataBuffer => (*(p as *const pmix_data_buffer_t)).bytes_used,
         }
     };
     Ok(base.saturating_add(extra))
