@@ -378,6 +378,7 @@ pub enum Shape {
 impl Kind {
     /// The shape of the type: the compound types' field lists, the others'
     /// own representation.
+    #[inline]
     pub fn shape(self) -> Shape {
         match self {
             Kind::Proc => Shape::Fields(PROC),
@@ -409,6 +410,7 @@ impl Kind {
     }
 
     /// The fields of a compound type; None for the others.
+    #[inline]
     pub fn fields(self) -> Option<&'static [Field]> {
         match self.shape() {
             Shape::Fields(f) => Some(f),

@@ -353,10 +353,7 @@ impl<'a> Decoder<'a> {
             }
             let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
             ptr::write_bytes(dst, 0, kind.size());
-            let r = match kind.fields() {
-                Some(fields) => self.fields(fields, dst, depth),
-                None => self.elem_inner(t, dst, depth),
-            };
+            let r = self.elem_inner(t, kind, dst, depth);
             if r.is_err() {
                 elem::destruct(kind, dst);
             }
@@ -365,8 +362,8 @@ impl<'a> Decoder<'a> {
     }
 
     /// # Safety
-    /// `p` is zeroed storage for one element of `t`.
-    unsafe fn elem_inner(&mut self, t: pmix_data_type_t, p: *mut u8, depth: u32) -> Res {
+    /// `p` is zeroed storage for one element of `t`, whose kind is `kind`.
+    unsafe fn elem_inner(&mut self, t: pmix_data_type_t, kind: Kind, p: *mut u8, depth: u32) -> Res {
         // SAFETY: the caller's contract; each arm writes the C type of `t`.
         unsafe {
             match t {
@@ -459,7 +456,11 @@ impl<'a> Decoder<'a> {
                     let b = self.take(n)?;
                     crate::data::buffer::load_bytes(x, b)?;
                 }
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
+                // the compound types, field by field (infos and procs, the
+                // most common, with their lists known here: the walk inlined)
+                PMIX_INFO => self.fields(Kind::Info.fields().unwrap_or_default(), p, depth)?,
+                PMIX_PROC => self.fields(Kind::Proc.fields().unwrap_or_default(), p, depth)?,
+                _ => self.fields(kind.fields().ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?, p, depth)?,
             }
             Ok(())
         }
@@ -470,6 +471,7 @@ impl<'a> Decoder<'a> {
     ///
     /// # Safety
     /// `p` is zeroed storage for one element of the type `fields` describe.
+    #[inline(always)]
     unsafe fn fields(&mut self, fields: &[Field], p: *mut u8, depth: u32) -> Res {
         // SAFETY: the caller's contract; each field written at its C type.
         unsafe {

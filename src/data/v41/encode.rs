@@ -252,9 +252,6 @@ impl Encoder {
             if depth > MAX_DEPTH {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
-            if let Some(fields) = Kind::of(t).and_then(Kind::fields) {
-                return self.fields(fields, p, depth);
-            }
             match t {
                 PMIX_BOOL => self.byte((*(p as *const bool)) as u8),
                 PMIX_BYTE | PMIX_INT8 | PMIX_UINT8 | PMIX_PERSIST | PMIX_SCOPE | PMIX_DATA_RANGE | PMIX_COMMAND
@@ -340,7 +337,11 @@ impl Encoder {
                     self.vu(all.len() as u64);
                     self.raw(all);
                 }
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
+                // the compound types, field by field (infos and procs, the
+                // most common, with their lists known here: the walk inlined)
+                PMIX_INFO => self.fields(Kind::Info.fields().unwrap_or_default(), p, depth)?,
+                PMIX_PROC => self.fields(Kind::Proc.fields().unwrap_or_default(), p, depth)?,
+                _ => self.fields(Kind::of(t).and_then(Kind::fields).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?, p, depth)?,
             }
             Ok(())
         }
@@ -350,6 +351,7 @@ impl Encoder {
     ///
     /// # Safety
     /// `p` points to a valid element of the type `fields` describe.
+    #[inline(always)]
     unsafe fn fields(&mut self, fields: &[Field], p: *const u8, depth: u32) -> Res {
         // SAFETY: the caller's contract; each field read at its C type.
         unsafe {
