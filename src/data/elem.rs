@@ -194,11 +194,12 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
                         F::Argv => cmem::argv_free(*(q as *mut *mut *mut c_char)),
                         F::Bytes => cmem::free((*(q as *mut pmix_byte_object_t)).bytes),
                         F::Value => destruct_value(&mut *(q as *mut pmix_value_t)),
-                        F::Array { t, count } => {
-                            if let Ok(k) = array_kind(t) {
-                                free_array(k, *(q as *mut *mut u8), *(p.add(count) as *const usize));
-                            }
-                        }
+                        F::Array { t, count } => match array_kind(t) {
+                            // numbers own nothing: the block alone, whatever its count
+                            Ok(Kind::Num(_)) => cmem::free(*(q as *mut *mut u8)),
+                            Ok(k) => free_array(k, *(q as *mut *mut u8), *(p.add(count) as *const usize)),
+                            Err(_) => {}
+                        },
                         _ => {}
                     }
                 }
