@@ -1,6 +1,7 @@
 //! Deep copy and destruction of one element of any PMIx data type, directly
 //! on the C representation; values among them (an element may hold values,
-//! a value holds an element, so the two recurse here, in one file).
+//! a value holds an element, so the two recurse here, in one file). The
+//! compound types are copied and destroyed field by field (`Kind::fields`).
 //!
 //! Invariant every function here keeps: an all-zero element is valid and empty
 //! (NULL pointers, zero counts), so `destruct` of zeroed or partially built
@@ -10,7 +11,7 @@ use core::ffi::{c_char, c_void};
 use core::ptr;
 
 use super::byteobj::copy_bo;
-use super::kind::{Kind, Num};
+use super::kind::{Field, Kind, Shape, F};
 use crate::abi::*;
 use crate::cmem;
 
@@ -82,177 +83,73 @@ pub unsafe fn copy(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res 
 unsafe fn copy_inner(kind: Kind, dst: *mut u8, src: *const u8, depth: u32) -> Res {
     // SAFETY: the caller upholds the contract above: `src` points to a valid element of `kind`; `dst` to writable storage for one, not holding anything that needs freeing.
     unsafe {
-        match kind {
-            Kind::Num(_) | Kind::Proc | Kind::Nspace => {
-                ptr::copy_nonoverlapping(src, dst, kind.size());
-            }
-            Kind::String => {
-                let s = *(src as *const *const c_char);
-                *(dst as *mut *mut c_char) = dup_str(s)?;
-            }
-            Kind::Value => {
-                let s = &*(src as *const pmix_value_t);
-                xfer_value(&mut *(dst as *mut pmix_value_t), s, depth + 1)?;
-            }
-            Kind::Info => {
-                let s = &*(src as *const pmix_info_t);
-                let d = &mut *(dst as *mut pmix_info_t);
-                d.key = s.key;
-                d.flags = s.flags;
-                xfer_value(&mut d.value, &s.value, depth + 1)?;
-            }
-            Kind::Pdata => {
-                let s = &*(src as *const pmix_pdata_t);
-                let d = &mut *(dst as *mut pmix_pdata_t);
-                d.proc = s.proc;
-                d.key = s.key;
-                xfer_value(&mut d.value, &s.value, depth + 1)?;
-            }
-            Kind::App => {
-                let s = &*(src as *const pmix_app_t);
-                let d = &mut *(dst as *mut pmix_app_t);
-                d.maxprocs = s.maxprocs;
-                d.cmd = dup_str(s.cmd)?;
-                d.argv = dup_argv(s.argv)?;
-                d.env = dup_argv(s.env)?;
-                d.cwd = dup_str(s.cwd)?;
-                let (p, n) = copy_array(Kind::Info, s.info as *const u8, s.ninfo, depth)?;
-                d.info = p as *mut pmix_info_t;
-                d.ninfo = n;
-            }
-            Kind::Query => {
-                let s = &*(src as *const pmix_query_t);
-                let d = &mut *(dst as *mut pmix_query_t);
-                d.keys = dup_argv(s.keys)?;
-                let (p, n) = copy_array(Kind::Info, s.qualifiers as *const u8, s.nqual, depth)?;
-                d.qualifiers = p as *mut pmix_info_t;
-                d.nqual = n;
-            }
-            Kind::ByteObject => {
-                let s = &*(src as *const pmix_byte_object_t);
-                let d = &mut *(dst as *mut pmix_byte_object_t);
-                copy_bo(d, s)?;
-            }
-            Kind::ProcInfo => {
-                let s = &*(src as *const pmix_proc_info_t);
-                let d = &mut *(dst as *mut pmix_proc_info_t);
-                d.proc = s.proc;
-                d.pid = s.pid;
-                d.exit_code = s.exit_code;
-                d.state = s.state;
-                d.hostname = dup_str(s.hostname)?;
-                d.executable_name = dup_str(s.executable_name)?;
-            }
-            Kind::DataArray => {
-                let s = &*(src as *const pmix_data_array_t);
-                let d = &mut *(dst as *mut pmix_data_array_t);
-                copy_darray(d, s, depth)?;
-            }
-            Kind::Envar => {
-                let s = &*(src as *const pmix_envar_t);
-                let d = &mut *(dst as *mut pmix_envar_t);
-                d.separator = s.separator;
-                d.envar = dup_str(s.envar)?;
-                d.value = dup_str(s.value)?;
-            }
-            Kind::Coord => {
-                let s = &*(src as *const pmix_coord_t);
-                let d = &mut *(dst as *mut pmix_coord_t);
-                d.view = s.view;
-                let (p, n) = copy_array(Kind::Num(Num::U(4)), s.coord as *const u8, s.dims, depth)?;
-                d.coord = p as *mut u32;
-                d.dims = n;
-            }
-            Kind::Regattr => {
-                let s = &*(src as *const pmix_regattr_t);
-                let d = &mut *(dst as *mut pmix_regattr_t);
-                d.string = s.string;
-                d.r#type = s.r#type;
-                d.name = dup_str(s.name)?;
-                d.description = dup_argv(s.description)?;
-            }
-            Kind::Cpuset => {
+        match kind.shape() {
+            Shape::Fields(fields) => copy_fields(fields, kind.size(), dst, src, depth)?,
+            Shape::Num(_) | Shape::Nspace => ptr::copy_nonoverlapping(src, dst, kind.size()),
+            Shape::String => *(dst as *mut *mut c_char) = dup_str(*(src as *const *const c_char))?,
+            Shape::Value => xfer_value(&mut *(dst as *mut pmix_value_t), &*(src as *const pmix_value_t), depth + 1)?,
+            Shape::ByteObject => copy_bo(&mut *(dst as *mut pmix_byte_object_t), &*(src as *const pmix_byte_object_t))?,
+            Shape::DataArray => copy_darray(&mut *(dst as *mut pmix_data_array_t), &*(src as *const pmix_data_array_t), depth)?,
+            Shape::Cpuset => {
                 let s = &*(src as *const pmix_cpuset_t);
                 let d = &mut *(dst as *mut pmix_cpuset_t);
                 d.source = dup_str(s.source)?;
                 d.bitmap = super::cpuset::copy_bitmap(s)?;
             }
-            Kind::Topology => {
+            Shape::Topology => {
                 let s = &*(src as *const pmix_topology_t);
                 let d = &mut *(dst as *mut pmix_topology_t);
                 d.source = dup_str(s.source)?;
                 d.topology = super::cpuset::copy_topology(s)?;
             }
-            Kind::Geometry => {
-                let s = &*(src as *const pmix_geometry_t);
-                let d = &mut *(dst as *mut pmix_geometry_t);
-                d.fabric = s.fabric;
-                d.uuid = dup_str(s.uuid)?;
-                d.osname = dup_str(s.osname)?;
-                let (p, n) = copy_array(Kind::Coord, s.coordinates as *const u8, s.ncoords, depth)?;
-                d.coordinates = p as *mut pmix_coord_t;
-                d.ncoords = n;
-            }
-            Kind::DeviceDist => {
-                let s = &*(src as *const pmix_device_distance_t);
-                let d = &mut *(dst as *mut pmix_device_distance_t);
-                d.r#type = s.r#type;
-                d.mindist = s.mindist;
-                d.maxdist = s.maxdist;
-                d.uuid = dup_str(s.uuid)?;
-                d.osname = dup_str(s.osname)?;
-            }
-            Kind::Endpoint => {
-                let s = &*(src as *const pmix_endpoint_t);
-                let d = &mut *(dst as *mut pmix_endpoint_t);
-                d.uuid = dup_str(s.uuid)?;
-                d.osname = dup_str(s.osname)?;
-                copy_bo(&mut d.endpt, &s.endpt)?;
-            }
-            Kind::ProcStats => {
-                let s = &*(src as *const pmix_proc_stats_t);
-                let d = &mut *(dst as *mut pmix_proc_stats_t);
-                *d = *s;
-                d.node = ptr::null_mut();
-                d.cmd = ptr::null_mut();
-                d.node = dup_str(s.node)?;
-                d.cmd = dup_str(s.cmd)?;
-            }
-            Kind::DiskStats => {
-                let s = &*(src as *const pmix_disk_stats_t);
-                let d = &mut *(dst as *mut pmix_disk_stats_t);
-                *d = *s;
-                d.disk = ptr::null_mut();
-                d.disk = dup_str(s.disk)?;
-            }
-            Kind::NetStats => {
-                let s = &*(src as *const pmix_net_stats_t);
-                let d = &mut *(dst as *mut pmix_net_stats_t);
-                *d = *s;
-                d.net_interface = ptr::null_mut();
-                d.net_interface = dup_str(s.net_interface)?;
-            }
-            Kind::NodeStats => {
-                let s = &*(src as *const pmix_node_stats_t);
-                let d = &mut *(dst as *mut pmix_node_stats_t);
-                *d = *s;
-                d.node = ptr::null_mut();
-                d.diskstats = ptr::null_mut();
-                d.ndiskstats = 0;
-                d.netstats = ptr::null_mut();
-                d.nnetstats = 0;
-                d.node = dup_str(s.node)?;
-                let (p, n) = copy_array(Kind::DiskStats, s.diskstats as *const u8, s.ndiskstats, depth)?;
-                d.diskstats = p as *mut pmix_disk_stats_t;
-                d.ndiskstats = n;
-                let (p, n) = copy_array(Kind::NetStats, s.netstats as *const u8, s.nnetstats, depth)?;
-                d.netstats = p as *mut pmix_net_stats_t;
-                d.nnetstats = n;
-            }
-            Kind::DataBuffer => {
-                let s = &*(src as *const pmix_data_buffer_t);
-                let d = &mut *(dst as *mut pmix_data_buffer_t);
-                super::buffer::copy_buffer(d, s)?;
+            Shape::DataBuffer => super::buffer::copy_buffer(&mut *(dst as *mut pmix_data_buffer_t), &*(src as *const pmix_data_buffer_t))?,
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a field that owns memory (zeroed: it owns nothing).
+fn owned_size(f: F) -> usize {
+    match f {
+        F::Bytes => core::mem::size_of::<pmix_byte_object_t>(),
+        F::Value => core::mem::size_of::<pmix_value_t>(),
+        _ => core::mem::size_of::<*mut u8>(),
+    }
+}
+
+/// The element type of an array field (the table names known types only).
+pub fn array_kind(t: pmix_data_type_t) -> Res<Kind> {
+    Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)
+}
+
+/// Deep copy of a compound element: its bytes, then a copy of what each
+/// field owns (the owning fields cleared first, so that a failure part way
+/// leaves an element `destruct` can release).
+///
+/// # Safety
+/// `src` is a valid element of the type `fields` describe, `size` bytes long; `dst` is writable for as many.
+unsafe fn copy_fields(fields: &[Field], size: usize, dst: *mut u8, src: *const u8, depth: u32) -> Res {
+    // SAFETY: the caller's contract: every field read and written is inside the two elements, at its C type.
+    unsafe {
+        ptr::copy_nonoverlapping(src, dst, size);
+        for f in fields.iter().filter(|f| !f.f.plain()) {
+            ptr::write_bytes(dst.add(f.at), 0, owned_size(f.f));
+        }
+        for f in fields {
+            let (d, s) = (dst.add(f.at), src.add(f.at));
+            match f.f {
+                F::Str => *(d as *mut *mut c_char) = dup_str(*(s as *const *const c_char))?,
+                F::Argv => *(d as *mut *mut *mut c_char) = dup_argv(*(s as *const *const *mut c_char))?,
+                F::Bytes => copy_bo(&mut *(d as *mut pmix_byte_object_t), &*(s as *const pmix_byte_object_t))?,
+                F::Value => xfer_value(&mut *(d as *mut pmix_value_t), &*(s as *const pmix_value_t), depth + 1)?,
+                F::Array { t, count } => {
+                    let n = *(src.add(count) as *const usize);
+                    *(dst.add(count) as *mut usize) = 0;
+                    let (p, n) = copy_array(array_kind(t)?, *(s as *const *const u8), n, depth)?;
+                    *(d as *mut *mut u8) = p;
+                    *(dst.add(count) as *mut usize) = n;
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -288,79 +185,32 @@ pub unsafe fn destruct(kind: Kind, p: *mut u8) {
             crate::pmix_debug!(1, "destruct: data nested deeper than {WALK_LIMIT} levels left in place");
             return;
         };
-        match kind {
-            Kind::Num(_) | Kind::Proc | Kind::Nspace => {}
-            Kind::String => cmem::free(*(p as *mut *mut c_char)),
-            Kind::Value => destruct_value(&mut *(p as *mut pmix_value_t)),
-            Kind::Info => destruct_value(&mut (*(p as *mut pmix_info_t)).value),
-            Kind::Pdata => destruct_value(&mut (*(p as *mut pmix_pdata_t)).value),
-            Kind::App => {
-                let a = &mut *(p as *mut pmix_app_t);
-                cmem::free(a.cmd);
-                cmem::argv_free(a.argv);
-                cmem::argv_free(a.env);
-                cmem::free(a.cwd);
-                free_array(Kind::Info, a.info as *mut u8, a.ninfo);
+        match kind.shape() {
+            Shape::Fields(fields) => {
+                for f in fields {
+                    let q = p.add(f.at);
+                    match f.f {
+                        F::Str => cmem::free(*(q as *mut *mut c_char)),
+                        F::Argv => cmem::argv_free(*(q as *mut *mut *mut c_char)),
+                        F::Bytes => cmem::free((*(q as *mut pmix_byte_object_t)).bytes),
+                        F::Value => destruct_value(&mut *(q as *mut pmix_value_t)),
+                        F::Array { t, count } => match array_kind(t) {
+                            // numbers own nothing: the block alone, whatever its count
+                            Ok(Kind::Num(_)) => cmem::free(*(q as *mut *mut u8)),
+                            Ok(k) => free_array(k, *(q as *mut *mut u8), *(p.add(count) as *const usize)),
+                            Err(_) => {}
+                        },
+                        _ => {}
+                    }
+                }
             }
-            Kind::Query => {
-                let q = &mut *(p as *mut pmix_query_t);
-                cmem::argv_free(q.keys);
-                free_array(Kind::Info, q.qualifiers as *mut u8, q.nqual);
-            }
-            Kind::ByteObject => cmem::free((*(p as *mut pmix_byte_object_t)).bytes),
-            Kind::ProcInfo => {
-                let i = &mut *(p as *mut pmix_proc_info_t);
-                cmem::free(i.hostname);
-                cmem::free(i.executable_name);
-            }
-            Kind::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
-            Kind::Envar => {
-                let e = &mut *(p as *mut pmix_envar_t);
-                cmem::free(e.envar);
-                cmem::free(e.value);
-            }
-            Kind::Coord => cmem::free((*(p as *mut pmix_coord_t)).coord),
-            Kind::Regattr => {
-                let r = &mut *(p as *mut pmix_regattr_t);
-                cmem::free(r.name);
-                cmem::argv_free(r.description);
-            }
-            Kind::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
-            Kind::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
-            Kind::Geometry => {
-                let g = &mut *(p as *mut pmix_geometry_t);
-                cmem::free(g.uuid);
-                cmem::free(g.osname);
-                free_array(Kind::Coord, g.coordinates as *mut u8, g.ncoords);
-            }
-            Kind::DeviceDist => {
-                let d = &mut *(p as *mut pmix_device_distance_t);
-                cmem::free(d.uuid);
-                cmem::free(d.osname);
-            }
-            Kind::Endpoint => {
-                let e = &mut *(p as *mut pmix_endpoint_t);
-                cmem::free(e.uuid);
-                cmem::free(e.osname);
-                cmem::free(e.endpt.bytes);
-            }
-            Kind::ProcStats => {
-                let s = &mut *(p as *mut pmix_proc_stats_t);
-                cmem::free(s.node);
-                cmem::free(s.cmd);
-            }
-            Kind::DiskStats => cmem::free((*(p as *mut pmix_disk_stats_t)).disk),
-            Kind::NetStats => cmem::free((*(p as *mut pmix_net_stats_t)).net_interface),
-            Kind::NodeStats => {
-                let n = &mut *(p as *mut pmix_node_stats_t);
-                cmem::free(n.node);
-                free_array(Kind::DiskStats, n.diskstats as *mut u8, n.ndiskstats);
-                free_array(Kind::NetStats, n.netstats as *mut u8, n.nnetstats);
-            }
-            Kind::DataBuffer => {
-                let b = &mut *(p as *mut pmix_data_buffer_t);
-                cmem::free(b.base_ptr);
-            }
+            Shape::Value => destruct_value(&mut *(p as *mut pmix_value_t)),
+            Shape::DataArray => destruct_darray(&mut *(p as *mut pmix_data_array_t)),
+            Shape::Cpuset => super::cpuset::destruct_cpuset(&mut *(p as *mut pmix_cpuset_t)),
+            Shape::Topology => super::cpuset::destruct_topology(&mut *(p as *mut pmix_topology_t)),
+            Shape::DataBuffer => cmem::free((*(p as *mut pmix_data_buffer_t)).base_ptr),
+            // (released above)
+            Shape::Num(_) | Shape::Nspace | Shape::String | Shape::ByteObject => {}
         }
         ptr::write_bytes(p, 0, kind.size());
     }

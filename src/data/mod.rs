@@ -1,7 +1,8 @@
 //! The PMIx data utilities: everything that needs no server.
 //!
 //! Data lives in its C representation (`pmix_value_t`, `pmix_info_t`, ...) in
-//! libc memory; `kind` classifies the types, `elem` copies/destroys single
+//! libc memory; `kind` classifies the types (and lists the fields of the
+//! compound ones, which the other modules walk), `elem` copies/destroys single
 //! elements (values among them), `value` handles `pmix_value_t`, `compare`
 //! compares, `size` measures (PMIx_Value_get_size), `byteobj` holds byte
 //! objects, `infolist` is PMIx_Info_list_*'s list, `pack` (rpmix's) and `v41`

@@ -6,7 +6,8 @@
 //! Per pack call: `u16 type, u32 count`, then `count` elements. Elements:
 //! numbers at their C width; strings `u32 (0 = NULL, else len + 1)` + bytes;
 //! byte blobs `u64 len` + bytes; argv `u32 count (u32::MAX = NULL)` + strings;
-//! values `u16 type` + element; arrays `u16 type, u64 n` + elements.
+//! values `u16 type` + element; arrays `u16 type, u64 n` + elements; the
+//! compound types their fields in the order `Kind::fields` lists them.
 //!
 //! The decoder never trusts a count: it bounds every allocation by the bytes
 //! that remain, refuses nesting deeper than `elem::MAX_DEPTH`, and on any error
@@ -17,7 +18,7 @@ use core::ptr;
 
 use super::elem::{self, MAX_DEPTH};
 use crate::status::Res;
-use super::kind::{Kind, Num};
+use super::kind::{Field, Kind, Shape, F};
 use super::value;
 use crate::abi::*;
 use crate::cmem;
@@ -172,53 +173,14 @@ impl Encoder {
             if depth > MAX_DEPTH {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
-            match kind {
-                Kind::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
-                Kind::String => self.cstr(*(p as *const *const c_char))?,
-                Kind::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
-                Kind::Proc => {
-                    let x = &*(p as *const pmix_proc_t);
-                    self.fixed(&x.nspace);
-                    self.u32(x.rank);
-                }
-                Kind::Value => self.value(&*(p as *const pmix_value_t), depth)?,
-                Kind::Info => {
-                    let x = &*(p as *const pmix_info_t);
-                    self.fixed(&x.key);
-                    self.u32(x.flags);
-                    self.value(&x.value, depth)?;
-                }
-                Kind::Pdata => {
-                    let x = &*(p as *const pmix_pdata_t);
-                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                    self.fixed(&x.key);
-                    self.value(&x.value, depth)?;
-                }
-                Kind::App => {
-                    let x = &*(p as *const pmix_app_t);
-                    self.cstr(x.cmd)?;
-                    self.argv(x.argv)?;
-                    self.argv(x.env)?;
-                    self.cstr(x.cwd)?;
-                    self.u32(x.maxprocs as u32);
-                    self.array(Kind::Info, x.info as *const u8, x.ninfo, depth)?;
-                }
-                Kind::Query => {
-                    let x = &*(p as *const pmix_query_t);
-                    self.argv(x.keys)?;
-                    self.array(Kind::Info, x.qualifiers as *const u8, x.nqual, depth)?;
-                }
-                Kind::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
-                Kind::ProcInfo => {
-                    let x = &*(p as *const pmix_proc_info_t);
-                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                    self.cstr(x.hostname)?;
-                    self.cstr(x.executable_name)?;
-                    self.u32(x.pid as u32);
-                    self.u32(x.exit_code as u32);
-                    self.u8(x.state);
-                }
-                Kind::DataArray => {
+            match kind.shape() {
+                Shape::Fields(fields) => self.fields(fields, p, depth)?,
+                Shape::Num(_) => self.raw(core::slice::from_raw_parts(p, kind.size())),
+                Shape::String => self.cstr(*(p as *const *const c_char))?,
+                Shape::Nspace => self.fixed(&*(p as *const pmix_nspace_t)),
+                Shape::Value => self.value(&*(p as *const pmix_value_t), depth)?,
+                Shape::ByteObject => self.blob(value::bo_slice(&*(p as *const pmix_byte_object_t))?),
+                Shape::DataArray => {
                     let x = &*(p as *const pmix_data_array_t);
                     self.u16(x.r#type);
                     let k = if x.size == 0 || x.array.is_null() {
@@ -231,99 +193,50 @@ impl Encoder {
                         Some(k) => self.array(k, x.array as *const u8, x.size, depth)?,
                     }
                 }
-                Kind::Envar => {
-                    let x = &*(p as *const pmix_envar_t);
-                    self.cstr(x.envar)?;
-                    self.cstr(x.value)?;
-                    self.u8(x.separator as u8);
-                }
-                Kind::Coord => {
-                    let x = &*(p as *const pmix_coord_t);
-                    self.u8(x.view);
-                    self.array(Kind::Num(Num::U(4)), x.coord as *const u8, x.dims, depth)?;
-                }
-                Kind::Regattr => {
-                    let x = &*(p as *const pmix_regattr_t);
-                    self.cstr(x.name)?;
-                    self.fixed(&x.string);
-                    self.u16(x.r#type);
-                    self.argv(x.description)?;
-                }
-                Kind::Cpuset => {
+                Shape::Cpuset => {
                     let x = &*(p as *const pmix_cpuset_t);
                     self.cstr(x.source)?;
                     self.blob(&super::cpuset::bitmap_bytes(x)?);
                 }
-                Kind::Topology => {
+                Shape::Topology => {
                     let x = &*(p as *const pmix_topology_t);
                     self.cstr(x.source)?;
                     self.blob(&super::cpuset::topology_bytes(x)?);
                 }
-                Kind::Geometry => {
-                    let x = &*(p as *const pmix_geometry_t);
-                    self.u64(x.fabric as u64);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    self.array(Kind::Coord, x.coordinates as *const u8, x.ncoords, depth)?;
-                }
-                Kind::DeviceDist => {
-                    let x = &*(p as *const pmix_device_distance_t);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    self.u64(x.r#type);
-                    self.u16(x.mindist);
-                    self.u16(x.maxdist);
-                }
-                Kind::Endpoint => {
-                    let x = &*(p as *const pmix_endpoint_t);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    self.blob(value::bo_slice(&x.endpt)?);
-                }
-                Kind::ProcStats => {
-                    let x = &*(p as *const pmix_proc_stats_t);
-                    self.cstr(x.node)?;
-                    self.elem(Kind::Proc, &x.proc as *const _ as *const u8, depth)?;
-                    self.u32(x.pid as u32);
-                    self.cstr(x.cmd)?;
-                    self.u8(x.state as u8);
-                    self.timeval(&x.time);
-                    self.u32(x.percent_cpu.to_bits());
-                    self.u32(x.priority as u32);
-                    self.u16(x.num_threads);
-                    for f in [x.pss, x.vsize, x.rss, x.peak_vsize] {
-                        self.u32(f.to_bits());
-                    }
-                    self.u16(x.processor);
-                    self.timeval(&x.sample_time);
-                }
-                Kind::DiskStats => {
-                    let x = &*(p as *const pmix_disk_stats_t);
-                    self.cstr(x.disk)?;
-                    for v in disk_counters!(x) {
-                        self.u64(v);
-                    }
-                }
-                Kind::NetStats => {
-                    let x = &*(p as *const pmix_net_stats_t);
-                    self.cstr(x.net_interface)?;
-                    for v in net_counters!(x) {
-                        self.u64(v);
-                    }
-                }
-                Kind::NodeStats => {
-                    let x = &*(p as *const pmix_node_stats_t);
-                    self.cstr(x.node)?;
-                    for f in node_floats!(x) {
-                        self.u32(f.to_bits());
-                    }
-                    self.timeval(&x.sample_time);
-                    self.array(Kind::DiskStats, x.diskstats as *const u8, x.ndiskstats, depth)?;
-                    self.array(Kind::NetStats, x.netstats as *const u8, x.nnetstats, depth)?;
-                }
-                Kind::DataBuffer => {
+                Shape::DataBuffer => {
                     let x = &*(p as *const pmix_data_buffer_t);
                     self.blob(super::buffer::unread(x)?);
+                }
+            }
+            Ok(())
+        }
+    }
+    /// A compound element's fields, in order.
+    ///
+    /// # Safety
+    /// `p` points to a valid element of the type `fields` describe.
+    unsafe fn fields(&mut self, fields: &[Field], p: *const u8, depth: u32) -> Res {
+        // SAFETY: the caller's contract; each field read at its C type.
+        unsafe {
+            for f in fields {
+                let q = p.add(f.at);
+                match f.f {
+                    F::U8 => self.u8(*q),
+                    F::U16 | F::S16 => self.u16(*(q as *const u16)),
+                    F::U32 | F::I32 | F::Pid => self.u32(*(q as *const u32)),
+                    F::U64 => self.u64(*(q as *const u64)),
+                    F::F32 => self.u32((*(q as *const f32)).to_bits()),
+                    F::Timeval => self.timeval(&*(q as *const libc::timeval)),
+                    F::Key { .. } => self.fixed(&*(q as *const pmix_key_t)),
+                    F::Nspace => self.fixed(&*(q as *const pmix_nspace_t)),
+                    F::Str => self.cstr(*(q as *const *const c_char))?,
+                    F::Argv => self.argv(*(q as *const *const *mut c_char))?,
+                    F::Bytes => self.blob(value::bo_slice(&*(q as *const pmix_byte_object_t))?),
+                    F::Value => self.value(&*(q as *const pmix_value_t), depth)?,
+                    F::Proc => self.elem(Kind::Proc, q, depth)?,
+                    F::Array { t, count } => {
+                        self.array(elem::array_kind(t)?, *(q as *const *const u8), *(p.add(count) as *const usize), depth)?
+                    }
                 }
             }
             Ok(())
@@ -334,57 +247,6 @@ impl Encoder {
         self.u64(t.tv_usec as u64);
     }
 }
-
-// The fields of the stats types in wire order (both codecs write them in
-// this order), listed once: `disk_counters!(x)` is an array of their values,
-// `disk_counters!(&mut x)` an array of places a decoder fills.
-macro_rules! disk_counters {
-    ($($x:tt)+) => {
-        [
-            $($x)+.num_reads_completed,
-            $($x)+.num_reads_merged,
-            $($x)+.num_sectors_read,
-            $($x)+.milliseconds_reading,
-            $($x)+.num_writes_completed,
-            $($x)+.num_writes_merged,
-            $($x)+.num_sectors_written,
-            $($x)+.milliseconds_writing,
-            $($x)+.num_ios_in_progress,
-            $($x)+.milliseconds_io,
-            $($x)+.weighted_milliseconds_io,
-        ]
-    };
-}
-macro_rules! net_counters {
-    ($($x:tt)+) => {
-        [
-            $($x)+.num_bytes_recvd,
-            $($x)+.num_packets_recvd,
-            $($x)+.num_recv_errs,
-            $($x)+.num_bytes_sent,
-            $($x)+.num_packets_sent,
-            $($x)+.num_send_errs,
-        ]
-    };
-}
-macro_rules! node_floats {
-    ($($x:tt)+) => {
-        [
-            $($x)+.la,
-            $($x)+.la5,
-            $($x)+.la15,
-            $($x)+.total_mem,
-            $($x)+.free_mem,
-            $($x)+.buffers,
-            $($x)+.cached,
-            $($x)+.swap_cached,
-            $($x)+.swap_total,
-            $($x)+.swap_free,
-            $($x)+.mapped,
-        ]
-    };
-}
-pub(super) use {disk_counters, net_counters, node_floats};
 
 /// Reads what `Encoder` wrote, with every length checked against what remains.
 pub struct Decoder<'a> {
@@ -551,60 +413,17 @@ impl<'a> Decoder<'a> {
     unsafe fn elem_inner(&mut self, kind: Kind, p: *mut u8, depth: u32) -> Res {
         // SAFETY: the caller upholds the contract above: `p` points to writable, zeroed storage for one element of `kind`.
         unsafe {
-            match kind {
-                Kind::Num(_) => {
+            match kind.shape() {
+                Shape::Fields(fields) => self.fields(fields, p, depth)?,
+                Shape::Num(_) => {
                     let b = self.take(kind.size())?;
                     ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
                 }
-                Kind::String => *(p as *mut *mut c_char) = self.cstr()?,
-                Kind::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
-                Kind::Proc => {
-                    let x = &mut *(p as *mut pmix_proc_t);
-                    self.fixed(&mut x.nspace)?;
-                    x.rank = self.u32()?;
-                }
-                Kind::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
-                Kind::Info => {
-                    let x = &mut *(p as *mut pmix_info_t);
-                    self.fixed(&mut x.key)?;
-                    x.flags = self.u32()?;
-                    self.value(&mut x.value, depth)?;
-                }
-                Kind::Pdata => {
-                    let x = &mut *(p as *mut pmix_pdata_t);
-                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    self.fixed(&mut x.key)?;
-                    self.value(&mut x.value, depth)?;
-                }
-                Kind::App => {
-                    let x = &mut *(p as *mut pmix_app_t);
-                    x.cmd = self.cstr()?;
-                    x.argv = self.argv()?;
-                    x.env = self.argv()?;
-                    x.cwd = self.cstr()?;
-                    x.maxprocs = self.u32()? as i32;
-                    let (a, n) = self.array(Kind::Info, depth)?;
-                    x.info = a as *mut pmix_info_t;
-                    x.ninfo = n;
-                }
-                Kind::Query => {
-                    let x = &mut *(p as *mut pmix_query_t);
-                    x.keys = self.argv()?;
-                    let (a, n) = self.array(Kind::Info, depth)?;
-                    x.qualifiers = a as *mut pmix_info_t;
-                    x.nqual = n;
-                }
-                Kind::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
-                Kind::ProcInfo => {
-                    let x = &mut *(p as *mut pmix_proc_info_t);
-                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    x.hostname = self.cstr()?;
-                    x.executable_name = self.cstr()?;
-                    x.pid = self.u32()? as i32;
-                    x.exit_code = self.u32()? as i32;
-                    x.state = self.u8()?;
-                }
-                Kind::DataArray => {
+                Shape::String => *(p as *mut *mut c_char) = self.cstr()?,
+                Shape::Nspace => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
+                Shape::Value => self.value(&mut *(p as *mut pmix_value_t), depth)?,
+                Shape::ByteObject => self.blob_bo(&mut *(p as *mut pmix_byte_object_t))?,
+                Shape::DataArray => {
                     let x = &mut *(p as *mut pmix_data_array_t);
                     let t = self.u16()?;
                     x.r#type = t;
@@ -617,111 +436,55 @@ impl<'a> Decoder<'a> {
                         x.size = n;
                     }
                 }
-                Kind::Envar => {
-                    let x = &mut *(p as *mut pmix_envar_t);
-                    x.envar = self.cstr()?;
-                    x.value = self.cstr()?;
-                    x.separator = self.u8()? as c_char;
-                }
-                Kind::Coord => {
-                    let x = &mut *(p as *mut pmix_coord_t);
-                    x.view = self.u8()?;
-                    let (a, n) = self.array(Kind::Num(Num::U(4)), depth)?;
-                    x.coord = a as *mut u32;
-                    x.dims = n;
-                }
-                Kind::Regattr => {
-                    let x = &mut *(p as *mut pmix_regattr_t);
-                    x.name = self.cstr()?;
-                    self.fixed(&mut x.string)?;
-                    x.r#type = self.u16()?;
-                    x.description = self.argv()?;
-                }
-                Kind::Cpuset => {
+                Shape::Cpuset => {
                     let x = &mut *(p as *mut pmix_cpuset_t);
                     x.source = self.cstr()?;
                     let b = self.blob()?;
                     super::cpuset::load_bitmap(x, b)?;
                 }
-                Kind::Topology => {
+                Shape::Topology => {
                     let x = &mut *(p as *mut pmix_topology_t);
                     x.source = self.cstr()?;
                     let b = self.blob()?;
                     super::cpuset::load_topology(x, b)?;
                 }
-                Kind::Geometry => {
-                    let x = &mut *(p as *mut pmix_geometry_t);
-                    x.fabric = self.u64()? as usize;
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    let (a, n) = self.array(Kind::Coord, depth)?;
-                    x.coordinates = a as *mut pmix_coord_t;
-                    x.ncoords = n;
-                }
-                Kind::DeviceDist => {
-                    let x = &mut *(p as *mut pmix_device_distance_t);
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    x.r#type = self.u64()?;
-                    x.mindist = self.u16()?;
-                    x.maxdist = self.u16()?;
-                }
-                Kind::Endpoint => {
-                    let x = &mut *(p as *mut pmix_endpoint_t);
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    self.blob_bo(&mut x.endpt)?;
-                }
-                Kind::ProcStats => {
-                    let x = &mut *(p as *mut pmix_proc_stats_t);
-                    x.node = self.cstr()?;
-                    self.elem(Kind::Proc, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    x.pid = self.u32()? as i32;
-                    x.cmd = self.cstr()?;
-                    x.state = self.u8()? as c_char;
-                    x.time = self.timeval()?;
-                    x.percent_cpu = f32::from_bits(self.u32()?);
-                    x.priority = self.u32()? as i32;
-                    x.num_threads = self.u16()?;
-                    x.pss = f32::from_bits(self.u32()?);
-                    x.vsize = f32::from_bits(self.u32()?);
-                    x.rss = f32::from_bits(self.u32()?);
-                    x.peak_vsize = f32::from_bits(self.u32()?);
-                    x.processor = self.u16()?;
-                    x.sample_time = self.timeval()?;
-                }
-                Kind::DiskStats => {
-                    let x = &mut *(p as *mut pmix_disk_stats_t);
-                    x.disk = self.cstr()?;
-                    for c in disk_counters!(&mut x) {
-                        *c = self.u64()?;
-                    }
-                }
-                Kind::NetStats => {
-                    let x = &mut *(p as *mut pmix_net_stats_t);
-                    x.net_interface = self.cstr()?;
-                    for c in net_counters!(&mut x) {
-                        *c = self.u64()?;
-                    }
-                }
-                Kind::NodeStats => {
-                    let x = &mut *(p as *mut pmix_node_stats_t);
-                    x.node = self.cstr()?;
-                    for c in node_floats!(&mut x) {
-                        *c = f32::from_bits(self.u32()?);
-                    }
-                    x.sample_time = self.timeval()?;
-                    let (a, n) = self.array(Kind::DiskStats, depth)?;
-                    x.diskstats = a as *mut pmix_disk_stats_t;
-                    x.ndiskstats = n;
-                    let (a, n) = self.array(Kind::NetStats, depth)?;
-                    x.netstats = a as *mut pmix_net_stats_t;
-                    x.nnetstats = n;
-                }
-                Kind::DataBuffer => {
+                Shape::DataBuffer => {
                     let x = &mut *(p as *mut pmix_data_buffer_t);
                     let b = self.blob()?;
                     super::buffer::load_bytes(x, b)?;
+                }
+            }
+            Ok(())
+        }
+    }
+    /// A compound element's fields, in order, into zeroed storage.
+    ///
+    /// # Safety
+    /// `p` is zeroed storage for one element of the type `fields` describe.
+    unsafe fn fields(&mut self, fields: &[Field], p: *mut u8, depth: u32) -> Res {
+        // SAFETY: the caller's contract; each field written at its C type.
+        unsafe {
+            for f in fields {
+                let q = p.add(f.at);
+                match f.f {
+                    F::U8 => *q = self.u8()?,
+                    F::U16 | F::S16 => *(q as *mut u16) = self.u16()?,
+                    F::U32 | F::I32 | F::Pid => *(q as *mut u32) = self.u32()?,
+                    F::U64 => *(q as *mut u64) = self.u64()?,
+                    F::F32 => *(q as *mut f32) = f32::from_bits(self.u32()?),
+                    F::Timeval => *(q as *mut libc::timeval) = self.timeval()?,
+                    F::Key { .. } => self.fixed(&mut *(q as *mut pmix_key_t))?,
+                    F::Nspace => self.fixed(&mut *(q as *mut pmix_nspace_t))?,
+                    F::Str => *(q as *mut *mut c_char) = self.cstr()?,
+                    F::Argv => *(q as *mut *mut *mut c_char) = self.argv()?,
+                    F::Bytes => self.blob_bo(&mut *(q as *mut pmix_byte_object_t))?,
+                    F::Value => self.value(&mut *(q as *mut pmix_value_t), depth)?,
+                    F::Proc => self.elem(Kind::Proc, q, depth)?,
+                    F::Array { t, count } => {
+                        let (a, n) = self.array(elem::array_kind(t)?, depth)?;
+                        *(q as *mut *mut u8) = a;
+                        *(p.add(count) as *mut usize) = n;
+                    }
                 }
             }
             Ok(())

@@ -1,12 +1,12 @@
 //! How many bytes a value takes, as OpenPMIx 5's PMIx_Value_get_size and
 //! PMIx_Info_get_size count them: the struct, plus what it points to, for
-//! every data type.
+//! every data type (the compound ones field by field, `Kind::fields`).
 
 use core::ffi::c_char;
 use core::mem::size_of;
 use core::ptr;
 
-use super::kind::Kind;
+use super::kind::{Field, Kind, Shape, F};
 use crate::abi::*;
 use crate::cmem;
 use crate::status::Res;
@@ -67,12 +67,13 @@ unsafe fn elem_size(t: pmix_data_type_t, kind: Kind, p: *const u8, depth: u32) -
     }
     let d = depth + 1;
     // SAFETY: the caller upholds the contract above: `p` is an element of
-    // `kind`, so the cast matches, and what it points to is valid.
+    // `kind`, so the casts match, and what it points to is valid.
     let extra = unsafe {
-        match kind {
-            Kind::Num(_) | Kind::Proc | Kind::Nspace => 0,
-            Kind::String => str_size(*(p as *const *const c_char)),
-            Kind::ByteObject => {
+        match kind.shape() {
+            Shape::Fields(fields) => fields_size(kind, fields, p, d)?,
+            Shape::Num(_) | Shape::Nspace => 0,
+            Shape::String => str_size(*(p as *const *const c_char)),
+            Shape::ByteObject => {
                 let bo = &*(p as *const pmix_byte_object_t);
                 match t {
                     PMIX_COMPRESSED_STRING => inflated_len(bo).saturating_add(1),
@@ -80,72 +81,49 @@ unsafe fn elem_size(t: pmix_data_type_t, kind: Kind, p: *const u8, depth: u32) -
                     _ => bo.size,
                 }
             }
-            Kind::Value => value_size(&*(p as *const pmix_value_t), d)? - size_of::<pmix_value_t>(),
-            Kind::Info => {
-                let i = &*(p as *const pmix_info_t);
-                value_size(&i.value, d)?.saturating_add(key_size(&i.key))
-            }
-            Kind::Pdata => {
-                let pd = &*(p as *const pmix_pdata_t);
-                (value_size(&pd.value, d)? - size_of::<pmix_value_t>()).saturating_add(key_size(&pd.key))
-            }
-            Kind::App => {
-                let a = &*(p as *const pmix_app_t);
-                let infos = array_size(PMIX_INFO, Kind::Info, a.info as *const u8, a.ninfo, d)?;
-                [str_size(a.cmd), argv_size(a.argv), argv_size(a.env), str_size(a.cwd), infos]
-                    .iter()
-                    .fold(0usize, |n, x| n.saturating_add(*x))
-            }
-            Kind::Query => {
-                let q = &*(p as *const pmix_query_t);
-                let quals = array_size(PMIX_INFO, Kind::Info, q.qualifiers as *const u8, q.nqual, d)?;
-                argv_size(q.keys).saturating_add(quals)
-            }
-            Kind::ProcInfo => {
-                let i = &*(p as *const pmix_proc_info_t);
-                str_size(i.hostname) + str_size(i.executable_name)
-            }
-            Kind::DataArray => darray_size(&*(p as *const pmix_data_array_t), d)?,
-            Kind::Envar => {
-                let e = &*(p as *const pmix_envar_t);
-                str_size(e.envar) + str_size(e.value)
-            }
-            Kind::Coord => (*(p as *const pmix_coord_t)).dims.saturating_mul(size_of::<u32>()),
-            Kind::Regattr => {
-                let r = &*(p as *const pmix_regattr_t);
-                str_size(r.name).saturating_add(argv_size(r.description))
-            }
-            Kind::Cpuset => super::cpuset::bitmap_bytes(&*(p as *const pmix_cpuset_t))?.len(),
-            Kind::Topology => super::cpuset::topology_bytes(&*(p as *const pmix_topology_t))?.len(),
-            Kind::Geometry => {
-                let g = &*(p as *const pmix_geometry_t);
-                let coords = array_size(PMIX_COORD, Kind::Coord, g.coordinates as *const u8, g.ncoords, d)?;
-                (str_size(g.uuid) + str_size(g.osname)).saturating_add(coords)
-            }
-            Kind::DeviceDist => {
-                let dd = &*(p as *const pmix_device_distance_t);
-                str_size(dd.uuid) + str_size(dd.osname)
-            }
-            Kind::Endpoint => {
-                let e = &*(p as *const pmix_endpoint_t);
-                (str_size(e.uuid) + str_size(e.osname)).saturating_add(e.endpt.size)
-            }
-            Kind::ProcStats => {
-                let s = &*(p as *const pmix_proc_stats_t);
-                str_size(s.node) + str_size(s.cmd)
-            }
-            Kind::DiskStats => str_size((*(p as *const pmix_disk_stats_t)).disk),
-            Kind::NetStats => str_size((*(p as *const pmix_net_stats_t)).net_interface),
-            Kind::NodeStats => {
-                let s = &*(p as *const pmix_node_stats_t);
-                let disks = array_size(PMIX_DISK_STATS, Kind::DiskStats, s.diskstats as *const u8, s.ndiskstats, d)?;
-                let nets = array_size(PMIX_NET_STATS, Kind::NetStats, s.netstats as *const u8, s.nnetstats, d)?;
-                str_size(s.node).saturating_add(disks).saturating_add(nets)
-            }
-            Kind::DataBuffer => (*(p as *const pmix_data_buffer_t)).bytes_used,
+            Shape::Value => value_size(&*(p as *const pmix_value_t), d)? - size_of::<pmix_value_t>(),
+            Shape::DataArray => darray_size(&*(p as *const pmix_data_array_t), d)?,
+            Shape::Cpuset => super::cpuset::bitmap_bytes(&*(p as *const pmix_cpuset_t))?.len(),
+            Shape::Topology => super::cpuset::topology_bytes(&*(p as *const pmix_topology_t))?.len(),
+            Shape::DataBuffer => (*(p as *const pmix_data_buffer_t)).bytes_used,
         }
     };
     Ok(base.saturating_add(extra))
+}
+
+/// What a compound element's fields point to, as OpenPMIx counts it: the
+/// text of strings, argvs and (some) keys, byte objects' bytes, arrays'
+/// elements; an info counts its value's struct a second time.
+///
+/// # Safety
+/// `p` points to a valid element of the type `fields` describe.
+unsafe fn fields_size(kind: Kind, fields: &[Field], p: *const u8, depth: u32) -> Res<usize> {
+    let mut n = 0usize;
+    for f in fields {
+        // SAFETY: the caller's contract; each field read at its C type.
+        let x = unsafe {
+            let q = p.add(f.at);
+            match f.f {
+                F::Str => str_size(*(q as *const *const c_char)),
+                F::Argv => argv_size(*(q as *const *const *mut c_char)),
+                F::Bytes => (*(q as *const pmix_byte_object_t)).size,
+                F::Key { sized: true } => key_size(&*(q as *const pmix_key_t)),
+                F::Value if kind == Kind::Info => value_size(&*(q as *const pmix_value_t), depth)?,
+                F::Value => value_size(&*(q as *const pmix_value_t), depth)? - size_of::<pmix_value_t>(),
+                F::Array { t, count } => {
+                    let n = *(p.add(count) as *const usize);
+                    match Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)? {
+                        // (numbers: the count alone, as OpenPMIx counts a coordinate's)
+                        k @ Kind::Num(_) => n.saturating_mul(k.size()),
+                        k => array_size(t, k, *(q as *const *const u8), n, depth)?,
+                    }
+                }
+                _ => 0,
+            }
+        };
+        n = n.saturating_add(x);
+    }
+    Ok(n)
 }
 
 /// The bytes of `n` elements of type `t` at `p` (0 for none).

@@ -8,7 +8,7 @@ use super::{plain_int, BAD, SHORT, TOPO_SUPPORT_BYTES};
 use crate::abi::*;
 use crate::cmem;
 use crate::data::elem::{self, MAX_DEPTH};
-use crate::data::kind::Kind;
+use crate::data::kind::{Field, Kind, F};
 use crate::status::Res;
 
 pub struct Decoder<'a> {
@@ -353,7 +353,7 @@ impl<'a> Decoder<'a> {
             }
             let kind = Kind::of(t).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
             ptr::write_bytes(dst, 0, kind.size());
-            let r = self.elem_inner(t, dst, depth);
+            let r = self.elem_inner(t, kind, dst, depth);
             if r.is_err() {
                 elem::destruct(kind, dst);
             }
@@ -362,8 +362,8 @@ impl<'a> Decoder<'a> {
     }
 
     /// # Safety
-    /// `p` is zeroed storage for one element of `t`.
-    unsafe fn elem_inner(&mut self, t: pmix_data_type_t, p: *mut u8, depth: u32) -> Res {
+    /// `p` is zeroed storage for one element of `t`, whose kind is `kind`.
+    unsafe fn elem_inner(&mut self, t: pmix_data_type_t, kind: Kind, p: *mut u8, depth: u32) -> Res {
         // SAFETY: the caller's contract; each arm writes the C type of `t`.
         unsafe {
             match t {
@@ -391,44 +391,7 @@ impl<'a> Decoder<'a> {
                 }
                 PMIX_STRING => *(p as *mut *mut c_char) = self.cstr()?,
                 PMIX_PROC_NSPACE => self.fixed(&mut *(p as *mut pmix_nspace_t))?,
-                PMIX_PROC => {
-                    let x = &mut *(p as *mut pmix_proc_t);
-                    self.fixed(&mut x.nspace)?;
-                    x.rank = self.vu_bits(32)? as u32;
-                }
                 PMIX_VALUE => self.value(&mut *(p as *mut pmix_value_t), depth)?,
-                PMIX_INFO => {
-                    let x = &mut *(p as *mut pmix_info_t);
-                    self.fixed(&mut x.key)?;
-                    x.flags = self.vu_bits(32)? as u32;
-                    self.value(&mut x.value, depth)?;
-                }
-                PMIX_PDATA => {
-                    let x = &mut *(p as *mut pmix_pdata_t);
-                    self.elem(PMIX_PROC, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    self.fixed(&mut x.key)?;
-                    self.value(&mut x.value, depth)?;
-                }
-                PMIX_APP => {
-                    let x = &mut *(p as *mut pmix_app_t);
-                    x.cmd = self.cstr()?;
-                    x.argv = self.argv_counted()?;
-                    x.env = self.argv_counted()?;
-                    x.cwd = self.cstr()?;
-                    x.maxprocs = self.vs_bits(32)? as i32;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_INFO, n, depth)?;
-                    x.info = a as *mut pmix_info_t;
-                    x.ninfo = n;
-                }
-                PMIX_QUERY => {
-                    let x = &mut *(p as *mut pmix_query_t);
-                    x.keys = self.argv_counted()?;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_INFO, n, depth)?;
-                    x.qualifiers = a as *mut pmix_info_t;
-                    x.nqual = n;
-                }
                 PMIX_BYTE_OBJECT | PMIX_COMPRESSED_STRING | PMIX_COMPRESSED_BYTE_OBJECT => {
                     let n = self.vu()?;
                     let n = self.count(n)?;
@@ -452,14 +415,6 @@ impl<'a> Decoder<'a> {
                     with_nul.push(0);
                     crate::data::byteobj::load_bo(&mut *(p as *mut pmix_byte_object_t), &with_nul)?;
                 }
-                PMIX_PROC_INFO => {
-                    let x = &mut *(p as *mut pmix_proc_info_t);
-                    self.elem(PMIX_PROC, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    x.hostname = self.cstr()?;
-                    x.executable_name = self.cstr()?;
-                    x.pid = self.pid()?;
-                    x.state = self.byte()?;
-                }
                 PMIX_DATA_ARRAY => {
                     let x = &mut *(p as *mut pmix_data_array_t);
                     x.r#type = self.vu_bits(16)? as pmix_data_type_t;
@@ -473,27 +428,6 @@ impl<'a> Decoder<'a> {
                             x.size = n;
                         }
                     }
-                }
-                PMIX_ENVAR => {
-                    let x = &mut *(p as *mut pmix_envar_t);
-                    x.envar = self.cstr()?;
-                    x.value = self.cstr()?;
-                    x.separator = self.byte()? as c_char;
-                }
-                PMIX_COORD => {
-                    let x = &mut *(p as *mut pmix_coord_t);
-                    x.view = self.byte()?;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_UINT32, n, depth)?;
-                    x.coord = a as *mut u32;
-                    x.dims = n;
-                }
-                PMIX_REGATTR => {
-                    let x = &mut *(p as *mut pmix_regattr_t);
-                    x.name = self.cstr()?;
-                    self.fixed(&mut x.string)?;
-                    x.r#type = self.vu_bits(16)? as pmix_data_type_t;
-                    x.description = self.argv_counted()?;
                 }
                 PMIX_PROC_CPUSET => {
                     let x = &mut *(p as *mut pmix_cpuset_t);
@@ -515,79 +449,6 @@ impl<'a> Decoder<'a> {
                         x.topology = crate::hwlib::adopt(crate::hwlib::import_sent(xml, support)?);
                     }
                 }
-                PMIX_GEOMETRY => {
-                    let x = &mut *(p as *mut pmix_geometry_t);
-                    x.fabric = self.vu()? as usize;
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_COORD, n, depth)?;
-                    x.coordinates = a as *mut pmix_coord_t;
-                    x.ncoords = n;
-                }
-                PMIX_DEVICE_DIST => {
-                    let x = &mut *(p as *mut pmix_device_distance_t);
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    x.r#type = self.vu()?;
-                    x.mindist = self.vu_bits(16)? as u16;
-                    x.maxdist = self.vu_bits(16)? as u16;
-                }
-                PMIX_ENDPOINT => {
-                    let x = &mut *(p as *mut pmix_endpoint_t);
-                    x.uuid = self.cstr()?;
-                    x.osname = self.cstr()?;
-                    let n = self.vu()?;
-                    let n = self.count(n)?;
-                    let b = self.take(n)?;
-                    crate::data::byteobj::load_bo(&mut x.endpt, b)?;
-                }
-                PMIX_PROC_STATS => {
-                    let x = &mut *(p as *mut pmix_proc_stats_t);
-                    x.node = self.cstr()?;
-                    self.elem(PMIX_PROC, &mut x.proc as *mut _ as *mut u8, depth)?;
-                    x.pid = self.pid()?;
-                    x.cmd = self.cstr()?;
-                    x.state = self.byte()? as c_char;
-                    x.time = self.timeval()?;
-                    x.priority = self.vs_bits(32)? as i32;
-                    x.num_threads = self.vs_bits(16)? as i16 as u16;
-                    x.pss = self.float_text()?.unwrap_or(0.0) as f32;
-                    x.vsize = self.float_text()?.unwrap_or(0.0) as f32;
-                    x.rss = self.float_text()?.unwrap_or(0.0) as f32;
-                    x.processor = self.vs_bits(16)? as i16 as u16;
-                    x.sample_time = self.timeval()?;
-                }
-                PMIX_DISK_STATS => {
-                    let x = &mut *(p as *mut pmix_disk_stats_t);
-                    x.disk = self.cstr()?;
-                    for c in crate::data::pack::disk_counters!(&mut x) {
-                        *c = self.vu()?;
-                    }
-                }
-                PMIX_NET_STATS => {
-                    let x = &mut *(p as *mut pmix_net_stats_t);
-                    x.net_interface = self.cstr()?;
-                    for c in crate::data::pack::net_counters!(&mut x) {
-                        *c = self.vu()?;
-                    }
-                }
-                PMIX_NODE_STATS => {
-                    let x = &mut *(p as *mut pmix_node_stats_t);
-                    x.node = self.cstr()?;
-                    for c in crate::data::pack::node_floats!(&mut x) {
-                        *c = self.float_text()?.unwrap_or(0.0) as f32;
-                    }
-                    x.sample_time = self.timeval()?;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_DISK_STATS, n, depth)?;
-                    x.diskstats = a as *mut pmix_disk_stats_t;
-                    x.ndiskstats = n;
-                    let n = self.vu()?;
-                    let (a, n) = self.elems(PMIX_NET_STATS, n, depth)?;
-                    x.netstats = a as *mut pmix_net_stats_t;
-                    x.nnetstats = n;
-                }
                 PMIX_DATA_BUFFER => {
                     let x = &mut *(p as *mut pmix_data_buffer_t);
                     let n = self.vu()?;
@@ -595,7 +456,56 @@ impl<'a> Decoder<'a> {
                     let b = self.take(n)?;
                     crate::data::buffer::load_bytes(x, b)?;
                 }
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
+                // the compound types, field by field (infos and procs, the
+                // most common, with their lists known here: the walk inlined)
+                PMIX_INFO => self.fields(Kind::Info.fields().unwrap_or_default(), p, depth)?,
+                PMIX_PROC => self.fields(Kind::Proc.fields().unwrap_or_default(), p, depth)?,
+                _ => self.fields(kind.fields().ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?, p, depth)?,
+            }
+            Ok(())
+        }
+    }
+
+    /// A compound element's fields that v41 carries, in order, into zeroed
+    /// storage (the others stay zero).
+    ///
+    /// # Safety
+    /// `p` is zeroed storage for one element of the type `fields` describe.
+    #[inline(always)]
+    unsafe fn fields(&mut self, fields: &[Field], p: *mut u8, depth: u32) -> Res {
+        // SAFETY: the caller's contract; each field written at its C type.
+        unsafe {
+            for f in fields.iter().filter(|f| f.v41) {
+                let q = p.add(f.at);
+                match f.f {
+                    F::U8 => *q = self.byte()?,
+                    F::U16 => *(q as *mut u16) = self.vu_bits(16)? as u16,
+                    F::S16 => *(q as *mut u16) = self.vs_bits(16)? as i16 as u16,
+                    F::U32 => *(q as *mut u32) = self.vu_bits(32)? as u32,
+                    F::I32 => *(q as *mut i32) = self.vs_bits(32)? as i32,
+                    F::Pid => *(q as *mut i32) = self.pid()?,
+                    F::U64 => *(q as *mut u64) = self.vu()?,
+                    F::F32 => *(q as *mut f32) = self.float_text()?.unwrap_or(0.0) as f32,
+                    F::Timeval => *(q as *mut libc::timeval) = self.timeval()?,
+                    F::Key { .. } => self.fixed(&mut *(q as *mut pmix_key_t))?,
+                    F::Nspace => self.fixed(&mut *(q as *mut pmix_nspace_t))?,
+                    F::Str => *(q as *mut *mut c_char) = self.cstr()?,
+                    F::Argv => *(q as *mut *mut *mut c_char) = self.argv_counted()?,
+                    F::Bytes => {
+                        let n = self.vu()?;
+                        let n = self.count(n)?;
+                        let b = self.take(n)?;
+                        crate::data::byteobj::load_bo(&mut *(q as *mut pmix_byte_object_t), b)?;
+                    }
+                    F::Value => self.value(&mut *(q as *mut pmix_value_t), depth)?,
+                    F::Proc => self.elem(PMIX_PROC, q, depth)?,
+                    F::Array { t, count } => {
+                        let n = self.vu()?;
+                        let (a, n) = self.elems(t, n, depth)?;
+                        *(q as *mut *mut u8) = a;
+                        *(p.add(count) as *mut usize) = n;
+                    }
+                }
             }
             Ok(())
         }

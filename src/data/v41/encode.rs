@@ -6,7 +6,7 @@ use super::TOPO_SUPPORT_BYTES;
 use crate::abi::*;
 use crate::cmem;
 use crate::data::elem::{self, MAX_DEPTH};
-use crate::data::kind::Kind;
+use crate::data::kind::{Field, Kind, F};
 use crate::data::value;
 use crate::status::Res;
 
@@ -275,42 +275,7 @@ impl Encoder {
                 PMIX_POINTER => self.byte(1),
                 PMIX_STRING => self.cstr(*(p as *const *const c_char))?,
                 PMIX_PROC_NSPACE => self.fixed(&*(p as *const pmix_nspace_t))?,
-                PMIX_PROC => {
-                    let x = &*(p as *const pmix_proc_t);
-                    self.fixed(&x.nspace)?;
-                    self.vu(x.rank as u64);
-                }
                 PMIX_VALUE => self.value(&*(p as *const pmix_value_t), depth)?,
-                PMIX_INFO => {
-                    let x = &*(p as *const pmix_info_t);
-                    self.fixed(&x.key)?;
-                    self.vu(x.flags as u64);
-                    self.value(&x.value, depth)?;
-                }
-                PMIX_PDATA => {
-                    let x = &*(p as *const pmix_pdata_t);
-                    self.elem(PMIX_PROC, &x.proc as *const _ as *const u8, depth)?;
-                    self.fixed(&x.key)?;
-                    self.value(&x.value, depth)?;
-                }
-                PMIX_APP => {
-                    let x = &*(p as *const pmix_app_t);
-                    self.cstr(x.cmd)?;
-                    self.argv_counted(x.argv)?;
-                    self.argv_counted(x.env)?;
-                    self.cstr(x.cwd)?;
-                    self.vs(x.maxprocs as i64);
-                    let n = if x.info.is_null() { 0 } else { x.ninfo };
-                    self.vu(n as u64);
-                    self.array(PMIX_INFO, x.info as *const u8, n, depth)?;
-                }
-                PMIX_QUERY => {
-                    let x = &*(p as *const pmix_query_t);
-                    self.argv_counted(x.keys)?;
-                    let n = if x.qualifiers.is_null() { 0 } else { x.nqual };
-                    self.vu(n as u64);
-                    self.array(PMIX_INFO, x.qualifiers as *const u8, n, depth)?;
-                }
                 PMIX_BYTE_OBJECT | PMIX_COMPRESSED_STRING | PMIX_COMPRESSED_BYTE_OBJECT => {
                     let b = value::bo_slice(&*(p as *const pmix_byte_object_t))?;
                     self.vu(b.len() as u64);
@@ -329,14 +294,6 @@ impl Encoder {
                         self.string(Some(text))?;
                     }
                 }
-                PMIX_PROC_INFO => {
-                    let x = &*(p as *const pmix_proc_info_t);
-                    self.elem(PMIX_PROC, &x.proc as *const _ as *const u8, depth)?;
-                    self.cstr(x.hostname)?;
-                    self.cstr(x.executable_name)?;
-                    self.pid(x.pid);
-                    self.byte(x.state);
-                }
                 PMIX_DATA_ARRAY => {
                     let x = &*(p as *const pmix_data_array_t);
                     self.vu(x.r#type as u64);
@@ -349,26 +306,6 @@ impl Encoder {
                             self.array(x.r#type, x.array as *const u8, n, depth)?;
                         }
                     }
-                }
-                PMIX_ENVAR => {
-                    let x = &*(p as *const pmix_envar_t);
-                    self.cstr(x.envar)?;
-                    self.cstr(x.value)?;
-                    self.byte(x.separator as u8);
-                }
-                PMIX_COORD => {
-                    let x = &*(p as *const pmix_coord_t);
-                    self.byte(x.view);
-                    let n = if x.coord.is_null() { 0 } else { x.dims };
-                    self.vu(n as u64);
-                    self.array(PMIX_UINT32, x.coord as *const u8, n, depth)?;
-                }
-                PMIX_REGATTR => {
-                    let x = &*(p as *const pmix_regattr_t);
-                    self.cstr(x.name)?;
-                    self.fixed(&x.string)?;
-                    self.vu(x.r#type as u64);
-                    self.argv_counted(x.description)?;
                 }
                 PMIX_PROC_CPUSET => {
                     let x = &*(p as *const pmix_cpuset_t);
@@ -392,75 +329,6 @@ impl Encoder {
                         self.raw(&support);
                     }
                 }
-                PMIX_GEOMETRY => {
-                    let x = &*(p as *const pmix_geometry_t);
-                    self.vu(x.fabric as u64);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    let n = if x.coordinates.is_null() { 0 } else { x.ncoords };
-                    self.vu(n as u64);
-                    self.array(PMIX_COORD, x.coordinates as *const u8, n, depth)?;
-                }
-                PMIX_DEVICE_DIST => {
-                    let x = &*(p as *const pmix_device_distance_t);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    self.vu(x.r#type);
-                    self.vu(x.mindist as u64);
-                    self.vu(x.maxdist as u64);
-                }
-                PMIX_ENDPOINT => {
-                    let x = &*(p as *const pmix_endpoint_t);
-                    self.cstr(x.uuid)?;
-                    self.cstr(x.osname)?;
-                    let b = value::bo_slice(&x.endpt)?;
-                    self.vu(b.len() as u64);
-                    self.raw(b);
-                }
-                PMIX_PROC_STATS => {
-                    let x = &*(p as *const pmix_proc_stats_t);
-                    self.cstr(x.node)?;
-                    self.elem(PMIX_PROC, &x.proc as *const _ as *const u8, depth)?;
-                    self.pid(x.pid);
-                    self.cstr(x.cmd)?;
-                    self.byte(x.state as u8);
-                    self.timeval(&x.time);
-                    self.vs(x.priority as i64);
-                    self.vs(x.num_threads as i16 as i64);
-                    for f in [x.pss, x.vsize, x.rss] {
-                        self.float_text(f as f64)?;
-                    }
-                    self.vs(x.processor as i16 as i64);
-                    self.timeval(&x.sample_time);
-                }
-                PMIX_DISK_STATS => {
-                    let x = &*(p as *const pmix_disk_stats_t);
-                    self.cstr(x.disk)?;
-                    for v in crate::data::pack::disk_counters!(x) {
-                        self.vu(v);
-                    }
-                }
-                PMIX_NET_STATS => {
-                    let x = &*(p as *const pmix_net_stats_t);
-                    self.cstr(x.net_interface)?;
-                    for v in crate::data::pack::net_counters!(x) {
-                        self.vu(v);
-                    }
-                }
-                PMIX_NODE_STATS => {
-                    let x = &*(p as *const pmix_node_stats_t);
-                    self.cstr(x.node)?;
-                    for f in crate::data::pack::node_floats!(x) {
-                        self.float_text(f as f64)?;
-                    }
-                    self.timeval(&x.sample_time);
-                    let n = if x.diskstats.is_null() { 0 } else { x.ndiskstats };
-                    self.vu(n as u64);
-                    self.array(PMIX_DISK_STATS, x.diskstats as *const u8, n, depth)?;
-                    let n = if x.netstats.is_null() { 0 } else { x.nnetstats };
-                    self.vu(n as u64);
-                    self.array(PMIX_NET_STATS, x.netstats as *const u8, n, depth)?;
-                }
                 PMIX_DATA_BUFFER => {
                     let x = &*(p as *const pmix_data_buffer_t);
                     crate::data::buffer::check(x)?;
@@ -469,7 +337,54 @@ impl Encoder {
                     self.vu(all.len() as u64);
                     self.raw(all);
                 }
-                _ => return Err(PMIX_ERR_UNKNOWN_DATA_TYPE),
+                // the compound types, field by field (infos and procs, the
+                // most common, with their lists known here: the walk inlined)
+                PMIX_INFO => self.fields(Kind::Info.fields().unwrap_or_default(), p, depth)?,
+                PMIX_PROC => self.fields(Kind::Proc.fields().unwrap_or_default(), p, depth)?,
+                _ => self.fields(Kind::of(t).and_then(Kind::fields).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?, p, depth)?,
+            }
+            Ok(())
+        }
+    }
+
+    /// A compound element's fields that v41 carries, in order.
+    ///
+    /// # Safety
+    /// `p` points to a valid element of the type `fields` describe.
+    #[inline(always)]
+    unsafe fn fields(&mut self, fields: &[Field], p: *const u8, depth: u32) -> Res {
+        // SAFETY: the caller's contract; each field read at its C type.
+        unsafe {
+            for f in fields.iter().filter(|f| f.v41) {
+                let q = p.add(f.at);
+                match f.f {
+                    F::U8 => self.byte(*q),
+                    F::U16 => self.vu(*(q as *const u16) as u64),
+                    F::S16 => self.vs(*(q as *const u16) as i16 as i64),
+                    F::U32 => self.vu(*(q as *const u32) as u64),
+                    F::I32 => self.vs(*(q as *const i32) as i64),
+                    F::Pid => self.pid(*(q as *const i32)),
+                    F::U64 => self.vu(*(q as *const u64)),
+                    F::F32 => self.float_text(*(q as *const f32) as f64)?,
+                    F::Timeval => self.timeval(&*(q as *const libc::timeval)),
+                    F::Key { .. } => self.fixed(&*(q as *const pmix_key_t))?,
+                    F::Nspace => self.fixed(&*(q as *const pmix_nspace_t))?,
+                    F::Str => self.cstr(*(q as *const *const c_char))?,
+                    F::Argv => self.argv_counted(*(q as *const *const *mut c_char))?,
+                    F::Bytes => {
+                        let b = value::bo_slice(&*(q as *const pmix_byte_object_t))?;
+                        self.vu(b.len() as u64);
+                        self.raw(b);
+                    }
+                    F::Value => self.value(&*(q as *const pmix_value_t), depth)?,
+                    F::Proc => self.elem(PMIX_PROC, q, depth)?,
+                    F::Array { t, count } => {
+                        let a = *(q as *const *const u8);
+                        let n = if a.is_null() { 0 } else { *(p.add(count) as *const usize) };
+                        self.vu(n as u64);
+                        self.array(t, a, n, depth)?;
+                    }
+                }
             }
             Ok(())
         }

@@ -10,7 +10,9 @@
 //!   NUL; a NULL string is `vs(0)`; floats travel as `"%f"` text;
 //! - each pack call is `vs(count)` and the elements; the "fully described"
 //!   form adds the type of the count (INT32) before it and the element type
-//!   after it. Values, infos and arrays always carry their type.
+//!   after it. Values, infos and arrays always carry their type;
+//! - compound types are their fields in the order `Kind::fields` lists
+//!   them, less those marked rpmix-only (OpenPMIx does not send them).
 //!
 //! Where OpenPMIx 4.2.2's own codec is defective, this one writes what its
 //! reader expects and reads what its writer writes (the README lists each
