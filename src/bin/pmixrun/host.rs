@@ -155,7 +155,7 @@ impl LauncherHost {
                 return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
             }
         };
-        let Some(name) = name.filter(|n| crate::job::bad_pset_name(n).is_none()) else {
+        let Some(name) = name.filter(|n| crate::options::bad_pset_name(n).is_none()) else {
             eprintln!("pmixrun: job control from {requestor}: the process set's name must be a non-empty string without ','");
             return Some(Upcall::Now(PMIX_ERR_BAD_PARAM));
         };
@@ -587,7 +587,7 @@ impl Host for LauncherHost {
             if spec.cmd.is_empty() {
                 return Upcall::Now(PMIX_ERR_BAD_PARAM);
             }
-            if let Some(e) = spec.pset.as_deref().and_then(crate::job::bad_pset_name) {
+            if let Some(e) = spec.pset.as_deref().and_then(crate::options::bad_pset_name) {
                 eprintln!("pmixrun: spawn from {proc}: PMIX_PSET_NAME {e}");
                 return Upcall::Now(PMIX_ERR_BAD_PARAM);
             }

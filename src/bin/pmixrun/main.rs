@@ -15,6 +15,7 @@ mod exec;
 mod host;
 mod io;
 mod job;
+mod options;
 
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -134,7 +135,7 @@ fn main() -> ExitCode {
         }
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let opts = match job::parse(&args) {
+    let opts = match options::parse(&args) {
         Ok(Some(o)) => o,
         Ok(None) => {
             println!("{HELP}");
@@ -169,7 +170,7 @@ fn raise_open_file_limit(verbose: bool) {
     }
 }
 
-fn run(opts: job::Options) -> Result<u8, String> {
+fn run(opts: options::Options) -> Result<u8, String> {
     let verbose = opts.verbose;
     raise_open_file_limit(verbose);
     // (before any thread: the probe forks)
