@@ -25,19 +25,23 @@ mpi=$(time_runs LD_LIBRARY_PATH= mpirun --oversubscribe -np 4 "$B/iof_writer" "$
 ours=$(time_runs LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" -n 4 "$B/iof_writer" "$MIB")
 # To an attached tool: pmixctl pulls the 4 ranks' stdout while pmixrun also
 # writes it to /dev/null; timed from the moment the ranks start writing (they
-# wait on a gate file until the tool's pull is registered) to pmixrun's exit.
-# (its own name: the system tests build iof_ranks with other flags)
-cc -std=gnu99 -O2 -w c-tests/iof_ranks.c -o "$B/bench_iof_ranks" || exit 1
+# wait on a gate file until the tool's pull is registered) to the end of both
+# pmixrun and the tool. Nothing lost: the tool's bytes are counted and tallied
+# by byte value (iof_tally: the same for any interleaving of the ranks'
+# chunks) against the ranks' own output, written without pmixrun.
+cc -std=gnu99 -O2 -w c-tests/iof_tally.c -o "$B/iof_tally" || exit 1
+want=$(for r in 0 1 2 3; do PMIX_RANK=$r "$B/iof_writer" "$MIB"; done | "$B/iof_tally")
 to_tool() {
     local d; d=$(mktemp -d)
-    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" --timeout 300 -n 4 "$B/bench_iof_ranks" "$MIB" "$d/gate" >/dev/null 2>&1 & local pid=$!
+    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixrun" --timeout 300 -n 4 "$B/iof_writer" "$MIB" "$d/gate" >/dev/null 2>&1 & local pid=$!
     for _ in $(seq 100); do LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid ps >/dev/null 2>&1 && break; sleep 0.1; done
-    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid output --follow 2>"$d/log" | wc -c >"$d/bytes" &
+    LD_LIBRARY_PATH="$LIBDIR" "$LIBDIR/pmixctl" --pid $pid output --follow 2>"$d/log" | "$B/iof_tally" >"$d/got" &
     for _ in $(seq 100); do grep -q following "$d/log" 2>/dev/null && break; sleep 0.1; done
     t0=$(date +%s.%N); touch "$d/gate"
     wait $pid; local rc=$?; wait
     t1=$(date +%s.%N)
-    if [ $rc = 0 ] && [ "$(cat "$d/bytes")" -ge $((4 * MIB << 20)) ]; then echo "$t1 - $t0" | bc -l; else echo fail; fi
+    if [ $rc = 0 ] && [ "$(cat "$d/got")" = "$want" ]; then echo "$t1 - $t0" | bc -l
+    else echo "bench-iof: the tool got $(cat "$d/got"), the ranks wrote $want (pmixrun: $rc)" >&2; echo fail; fi
     rm -rf "$d"
 }
 tool=$(for _ in $(seq "$N"); do to_tool; done | median)

@@ -405,7 +405,7 @@ pub fn start_with<R: Role>(
         stop: false,
         buffered: 0,
         kicks: Arc::new(lane::Kicks { waker: waker.clone(), ids: parking_lot::Mutex::new(Vec::new()) }),
-        scratch: vec![0; 65536],
+        scratch: Vec::new(),
     };
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
@@ -519,77 +519,131 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
     net.drain_writes(Duration::from_millis(200));
 }
 
-/// Read what `id` has. `peer_went`: the event also said the peer closed, so
-/// read on to the end of the stream (no later event will say it again).
-fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) {
-    let mut closed = false;
-    let mut buf = std::mem::take(&mut net.scratch);
+/// Bytes asked of a socket per read: a Unix socket's default send buffer
+/// (about 208 KiB) in one read, several forwarded-output frames at once.
+const READ_CHUNK: usize = 256 << 10;
+
+/// What became of a connection while its frames were handed to the role.
+#[derive(PartialEq, Eq)]
+enum Dispatched {
+    /// Still open: read on.
+    Open,
+    /// The role closed it, or stopped the loop.
+    Gone,
+    /// A frame's length cannot be right: drop the connection.
+    Malformed,
+}
+
+/// Hand the complete frames at the front of `buf` to the role, in place (no
+/// copy per frame): the bytes they took, and what became of the connection.
+fn dispatch<R: Role>(role: &mut R, net: &mut Net, id: ConnId, framing: Framing, buf: &[u8]) -> (usize, Dispatched) {
+    let mut off = 0;
     loop {
-        let Some(c) = net.conns.get_mut(&id) else {
-            net.scratch = buf;
-            return;
-        };
-        match c.stream.read(&mut buf) {
-            Ok(0) => {
-                closed = true;
-                break;
-            }
-            Ok(n) => {
-                c.rbuf.extend_from_slice(&buf[..n]);
-                net.buffered += n;
-                if c.rbuf.len() > role.read_limit(id) {
-                    break; // parse what we have; an oversized frame is caught below
-                }
-                if n < buf.len() && !peer_went {
-                    // A short read emptied the socket: what arrives later
-                    // (data or the peer's close) raises a new readiness
-                    // event, so no read to see EAGAIN.
-                    break;
-                }
-            }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(_) => {
-                closed = true;
-                break;
-            }
-        }
-    }
-    net.scratch = buf;
-    // Deliver complete frames.
-    loop {
-        let Some(c) = net.conns.get_mut(&id) else { return };
-        let framing = c.framing;
-        let total = match framing.frame_len(&c.rbuf) {
+        let rest = &buf[off..];
+        let total = match framing.frame_len(rest) {
             Ok(None) => break,
             Ok(Some(total)) if total <= role.read_limit(id).max(HEADER) => total,
             Ok(Some(total)) | Err(total) => {
                 crate::pmix_debug!(1, "connection {id}: malformed frame length {total}; dropping the connection");
-                net.close(id);
-                role.on_close(net, id);
-                return;
+                return (off, Dispatched::Malformed);
             }
         };
-        if c.rbuf.len() < total {
+        if rest.len() < total {
             break;
         }
-        let frame: Vec<u8> = c.rbuf.drain(..total).collect();
-        net.buffered = net.buffered.saturating_sub(frame.len());
-        let (req, tag) = framing.ids(&frame);
-        role.on_frame(net, id, req, tag, &frame[framing.header_len()..]);
-        if net.stop {
-            return;
+        let (req, tag) = framing.ids(&rest[..total]);
+        role.on_frame(net, id, req, tag, &rest[framing.header_len()..total]);
+        off += total;
+        if net.stop || !net.conns.contains_key(&id) {
+            return (off, Dispatched::Gone);
         }
     }
-    // What is left is an unfinished frame: bounded per peer (the role says
-    // how much a peer it does not know yet may send) and for all together.
-    let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
-    if !closed && (held > role.read_limit(id) || net.buffered > role.read_cap_all()) {
-        crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
-        closed = true;
+    (off, Dispatched::Open)
+}
+
+/// Read what `id` has, handing each read's complete frames to the role
+/// before the next read. `peer_went`: the event also said the peer closed,
+/// so read on to the end of the stream (no later event will say it again).
+fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) {
+    let mut closed = false;
+    let mut buf = std::mem::take(&mut net.scratch);
+    if buf.len() < READ_CHUNK {
+        buf = vec![0; READ_CHUNK]; // made once per loop
     }
-    if closed && net.conns.contains_key(&id) {
-        net.close(id);
-        role.on_close(net, id);
+    let outcome = loop {
+        let Some(c) = net.conns.get_mut(&id) else { break Dispatched::Gone };
+        let n = match c.stream.read(&mut buf) {
+            Ok(0) => {
+                closed = true;
+                break Dispatched::Open;
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break Dispatched::Open,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => {
+                closed = true;
+                break Dispatched::Open;
+            }
+        };
+        let framing = c.framing;
+        let outcome = if c.rbuf.is_empty() {
+            // Frames straight from the read; only an unfinished one is kept.
+            let (used, outcome) = dispatch(role, net, id, framing, &buf[..n]);
+            if let Some(c) = net.conns.get_mut(&id) {
+                c.rbuf.extend_from_slice(&buf[used..n]);
+                net.buffered += n - used;
+            }
+            outcome
+        } else {
+            c.rbuf.extend_from_slice(&buf[..n]);
+            net.buffered += n;
+            let mut rbuf = std::mem::take(&mut c.rbuf);
+            let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
+            net.buffered = net.buffered.saturating_sub(used);
+            match net.conns.get_mut(&id) {
+                Some(c) => {
+                    rbuf.drain(..used);
+                    if rbuf.is_empty() && rbuf.capacity() > 4 * READ_CHUNK {
+                        rbuf = Vec::new(); // what a large frame left
+                    }
+                    c.rbuf = rbuf;
+                }
+                // (closed meanwhile: its buffer was not in it to be counted off)
+                None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
+            }
+            outcome
+        };
+        if outcome != Dispatched::Open {
+            break outcome;
+        }
+        // What is left is an unfinished frame: bounded per peer (the role
+        // says how much a peer it does not know yet may send) and for all
+        // together.
+        let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
+        if held > role.read_limit(id) || net.buffered > role.read_cap_all() {
+            crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
+            closed = true;
+            break Dispatched::Open;
+        }
+        if n < buf.len() && !peer_went {
+            // A short read emptied the socket: what arrives later (data or
+            // the peer's close) raises a new readiness event, so no read to
+            // see EAGAIN.
+            break Dispatched::Open;
+        }
+    };
+    net.scratch = buf;
+    match outcome {
+        Dispatched::Gone => {}
+        Dispatched::Malformed => {
+            net.close(id);
+            role.on_close(net, id);
+        }
+        Dispatched::Open => {
+            if closed && net.conns.contains_key(&id) {
+                net.close(id);
+                role.on_close(net, id);
+            }
+        }
     }
 }
