@@ -140,6 +140,22 @@ impl Net {
         true
     }
 
+    /// `send` of a frame whose body is `parts` one after another, without
+    /// joining them first (forwarded output: a small head, then the bytes).
+    pub fn send_parts(&mut self, id: ConnId, req: u32, tag: u16, parts: &[&[u8]]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else { return true };
+        if c.rewrite.is_some() {
+            return self.send(id, req, tag, &parts.concat());
+        }
+        match c.lane.push_parts(req, tag, parts) {
+            Ok(true) => self.flush(id),
+            Ok(false) => {}
+            Err(Refused::TooLarge) => return false,
+            Err(_) => {}
+        }
+        true
+    }
+
     /// Send one frame to `id` with `fd` attached (a Unix stream with
     /// nothing queued, no rewrite): true when it went so; false when it did
     /// not go at all, and the caller sends it without the descriptor.
