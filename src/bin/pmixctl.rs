@@ -584,6 +584,17 @@ unsafe extern "C" fn on_output(
     }
 }
 
+/// When stdout is a pipe, give it a 1 MiB buffer (the kernel's default is
+/// 64 KiB): forwarded output comes in chunks of up to that size, each then
+/// one write instead of a write and a wait for the reader per 64 KiB.
+fn widen_stdout_pipe() {
+    use std::os::fd::AsFd;
+    let out = std::io::stdout();
+    if nix::sys::stat::fstat(out.as_fd()).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFIFO) {
+        let _ = nix::fcntl::fcntl(out.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    }
+}
+
 /// Told when the last followed stream ended (`output` waits on it).
 static STREAMS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 static STREAMS_CV: std::sync::Condvar = std::sync::Condvar::new();
@@ -752,6 +763,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                         }
                     }
                 };
+                widen_stdout_pipe();
                 OPEN_STREAMS.store(streams, Ordering::SeqCst);
                 LAST_DATA.store(now_ms(), Ordering::SeqCst);
                 let done = Oneshot::new();

@@ -267,28 +267,42 @@ fn pump(mut pipe: std::fs::File, proc: Proc, channel: pmix_iof_channel_t, opts: 
             sink.write(None, chunk);
             continue;
         }
-        if pending.is_empty() {
-            // The chunk's whole lines straight from it; only its last,
-            // unfinished line is kept.
-            let cut = match chunk.iter().rposition(|&b| b == b'\n') {
-                Some(i) => i + 1,
-                None if chunk.len() >= MAX_PENDING => chunk.len(),
-                None => 0,
+        let mut chunk = chunk;
+        if !pending.is_empty() {
+            // The line left unfinished before, completed by this chunk's first.
+            let Some(first) = chunk.iter().position(|&b| b == b'\n') else {
+                pending.extend_from_slice(chunk);
+                if pending.len() >= MAX_PENDING {
+                    write_lines(&mut sink, &opts, &proc, channel, &pending);
+                    pending.clear();
+                }
+                continue;
             };
-            if cut > 0 {
-                write_lines(&mut sink, &opts, &proc, channel, &chunk[..cut]);
+            pending.extend_from_slice(&chunk[..=first]);
+            chunk = &chunk[first + 1..];
+            if chunk.contains(&b'\n') {
+                write_lines(&mut sink, &opts, &proc, channel, &pending);
+                pending.clear();
+            } else {
+                // (one write for the line and the rest, as before)
+                pending.extend_from_slice(chunk);
+                let cut = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                write_lines(&mut sink, &opts, &proc, channel, &pending[..cut]);
+                pending.drain(..cut);
+                continue;
             }
-            pending.extend_from_slice(&chunk[cut..]);
-            continue;
         }
-        pending.extend_from_slice(chunk);
-        let cut = match pending.iter().rposition(|&b| b == b'\n') {
+        // The chunk's whole lines straight from it; only its last,
+        // unfinished line is kept.
+        let cut = match chunk.iter().rposition(|&b| b == b'\n') {
             Some(i) => i + 1,
-            None if pending.len() >= MAX_PENDING => pending.len(),
-            None => continue,
+            None if chunk.len() >= MAX_PENDING => chunk.len(),
+            None => 0,
         };
-        let lines: Vec<u8> = pending.drain(..cut).collect();
-        write_lines(&mut sink, &opts, &proc, channel, &lines);
+        if cut > 0 {
+            write_lines(&mut sink, &opts, &proc, channel, &chunk[..cut]);
+        }
+        pending.extend_from_slice(&chunk[cut..]);
     }
 }
 
