@@ -422,6 +422,43 @@ mod tests {
         reader.join().unwrap();
     }
 
+    /// A frame pushed in parts arrives as the same frame pushed whole, also
+    /// when the socket takes only some of it (the rest queued, cut inside
+    /// any part) and behind frames already queued.
+    #[test]
+    fn parts_arrive_as_one_frame() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (lane, _poll) = lane_on(&a);
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        let (head, tail) = (b"head".to_vec(), b"tail!".to_vec());
+        // the first fills the socket; the second queues behind it
+        for req in [1u32, 2] {
+            assert!(lane.push_parts(req, 9, &[&head, &big, &tail]).is_ok());
+        }
+        assert!(lane.queued() > 0, "the socket took 6 MB at once");
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                let mut hdr = [0u8; HEADER];
+                b.read_exact(&mut hdr).unwrap();
+                let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+                let mut body = vec![0u8; len - 6];
+                b.read_exact(&mut body).unwrap();
+                got.push((u32::from_le_bytes(hdr[4..8].try_into().unwrap()), u16::from_le_bytes(hdr[8..10].try_into().unwrap()), body));
+            }
+            got
+        });
+        while lane.queued() > 0 {
+            lane.flush();
+            std::thread::yield_now();
+        }
+        let whole = [&head[..], &big[..], &tail[..]].concat();
+        for (i, (req, tag, body)) in reader.join().unwrap().into_iter().enumerate() {
+            assert_eq!((req, tag), (i as u32 + 1, 9));
+            assert!(body == whole, "frame {req}'s body differs from its parts");
+        }
+    }
+
     /// A peer that went: the write fails quietly (the reader side reports
     /// the loss), with SIGPIPE at its default action, which would end the
     /// process if the write raised it.
