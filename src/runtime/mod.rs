@@ -174,6 +174,20 @@ impl Net {
         }
     }
 
+    /// Ask the kernel to hold up to `bytes` written to `id` that its peer
+    /// has not read (SO_SNDBUF, within the system's `wmem_max`): a peer
+    /// that takes a stream of large frames (forwarded output) then finds
+    /// more of it in the socket, and less waits here.
+    pub fn set_send_buffer(&mut self, id: ConnId, bytes: usize) {
+        let Some(c) = self.conns.get(&id) else { return };
+        let v = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+        // SAFETY: the connection's open socket; the option value is a c_int
+        // that lives across the call. A refusal only leaves the default.
+        unsafe {
+            libc::setsockopt(std::os::fd::AsRawFd::as_raw_fd(&c.stream), libc::SOL_SOCKET, libc::SO_SNDBUF, &v as *const libc::c_int as *const libc::c_void, std::mem::size_of::<libc::c_int>() as libc::socklen_t);
+        }
+    }
+
     /// Bytes queued for `id` that the peer has not read yet (0 if gone).
     pub fn queued(&self, id: ConnId) -> usize {
         self.conns.get(&id).map_or(0, |c| c.lane.queued())
@@ -539,6 +553,9 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
 /// (about 208 KiB) in one read, several forwarded-output frames at once.
 const READ_CHUNK: usize = 256 << 10;
 
+/// Most read at once into a large frame's own buffer.
+const DIRECT_MAX: usize = 4 << 20;
+
 /// What became of a connection while its frames were handed to the role.
 #[derive(PartialEq, Eq)]
 enum Dispatched {
@@ -588,7 +605,18 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
     }
     let outcome = loop {
         let Some(c) = net.conns.get_mut(&id) else { break Dispatched::Gone };
-        let n = match c.stream.read(&mut buf) {
+        let framing = c.framing;
+        // The rest of a large frame begun: read straight into its buffer
+        // (its length was checked against the limit when its header came).
+        let direct = match framing.frame_len(&c.rbuf) {
+            Ok(Some(total)) if total > c.rbuf.len() + READ_CHUNK => Some((total - c.rbuf.len()).min(DIRECT_MAX)),
+            _ => None,
+        };
+        let (read, asked) = match direct {
+            Some(k) => (c.stream.read_append(&mut c.rbuf, k), k),
+            None => (c.stream.read(&mut buf), buf.len()),
+        };
+        let n = match read {
             Ok(0) => {
                 closed = true;
                 break Dispatched::Open;
@@ -601,8 +629,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
                 break Dispatched::Open;
             }
         };
-        let framing = c.framing;
-        let outcome = if c.rbuf.is_empty() {
+        let outcome = if direct.is_none() && c.rbuf.is_empty() {
             // Frames straight from the read; only an unfinished one is kept.
             let (used, outcome) = dispatch(role, net, id, framing, &buf[..n]);
             if let Some(c) = net.conns.get_mut(&id) {
@@ -611,7 +638,9 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
             }
             outcome
         } else {
-            c.rbuf.extend_from_slice(&buf[..n]);
+            if direct.is_none() {
+                c.rbuf.extend_from_slice(&buf[..n]);
+            }
             net.buffered += n;
             let mut rbuf = std::mem::take(&mut c.rbuf);
             let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
@@ -619,7 +648,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
             match net.conns.get_mut(&id) {
                 Some(c) => {
                     rbuf.drain(..used);
-                    if rbuf.is_empty() && rbuf.capacity() > 4 * READ_CHUNK {
+                    if rbuf.is_empty() && rbuf.capacity() > 16 * READ_CHUNK {
                         rbuf = Vec::new(); // what a large frame left
                     }
                     c.rbuf = rbuf;
@@ -641,7 +670,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
             closed = true;
             break Dispatched::Open;
         }
-        if n < buf.len() && !peer_went {
+        if n < asked && !peer_went {
             // A short read emptied the socket: what arrives later (data or
             // the peer's close) raises a new readiness event, so no read to
             // see EAGAIN.

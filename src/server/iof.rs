@@ -19,6 +19,11 @@ use crate::wire;
 use super::host::{Host, Upcall};
 use super::{reply, settled};
 
+/// The socket buffer asked for a connection that pulls output: output
+/// comes in chunks of up to 1 MiB (pmixrun's), and what the socket holds is
+/// not copied into the connection's queue.
+const PULL_SEND_BUFFER: usize = 2 << 20;
+
 /// One registration of a PMIx_IOF_pull.
 pub struct Pull {
     pub id: u32,
@@ -227,6 +232,7 @@ impl Iof {
             let _ = host.iof_pull(&fresh, &directives, channels.raw(), Box::new(|_| {}));
         }
         let id = self.add_pull(conn, handle, who.clone(), procs, channels);
+        net.set_send_buffer(conn, PULL_SEND_BUFFER);
         let mut e = Encoder::default();
         e.u32(id);
         reply(net, conn, req, PMIX_SUCCESS, e.bytes());
