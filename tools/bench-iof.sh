@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 B=${1:-c-tests/build}
 LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
 MIB=${BENCH_IOF_MIB:-64}
-N=${BENCH_RUNS:-3}
+N=${BENCH_RUNS:-5}
 mkdir -p "$B"
 cc -std=gnu99 -O2 -w c-tests/iof_writer.c -o "$B/iof_writer" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
