@@ -605,17 +605,50 @@ unsafe extern "C" fn on_output(
     info: *mut pmix_info_t,
     ninfo: usize,
 ) {
-    LAST_DATA.store(now_ms(), Ordering::SeqCst);
+    LAST_DATA.store(now_ms(), Ordering::Relaxed);
     if let Some(bo) = payload.as_ref() {
         if let Ok(b) = pmix::data::value::bo_slice(bo) {
-            let mut o = std::io::stdout().lock();
-            let _ = o.write_all(b);
-            let _ = o.flush();
+            write_out(b);
         }
     }
-    if let Ok(infos) = Info::copy_array(info, ninfo) {
-        if pmix::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy()) {
-            OPEN_STREAMS.fetch_sub(1, Ordering::SeqCst);
+    if ninfo > 0 {
+        if let Ok(infos) = Info::copy_array(info, ninfo) {
+            if pmix::owned::find(&infos, PMIX_IOF_COMPLETE).is_some_and(|i| i.truthy()) && OPEN_STREAMS.fetch_sub(1, Ordering::SeqCst) == 1 {
+                let _g = STREAMS_LOCK.lock();
+                STREAMS_CV.notify_all();
+            }
+        }
+    }
+}
+
+/// When stdout is a pipe, give it a 1 MiB buffer (the kernel's default is
+/// 64 KiB): forwarded output comes in chunks of up to that size, each then
+/// one write instead of a write and a wait for the reader per 64 KiB.
+fn widen_stdout_pipe() {
+    use std::os::fd::AsFd;
+    let out = std::io::stdout();
+    if nix::sys::stat::fstat(out.as_fd()).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFIFO) {
+        let _ = nix::fcntl::fcntl(out.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    }
+}
+
+/// Told when the last followed stream ended (`output` waits on it).
+static STREAMS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static STREAMS_CV: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A chunk of forwarded output to stdout as it is, in as few writes as the
+/// pipe or file takes (stdout's own line buffering would cut it at its last
+/// newline and write the rest apart).
+fn write_out(mut b: &[u8]) {
+    use std::os::fd::AsFd;
+    let mut o = std::io::stdout().lock();
+    let _ = o.flush();
+    while !b.is_empty() {
+        match nix::unistd::write(o.as_fd(), b) {
+            Ok(0) => return,
+            Ok(n) => b = &b[n..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return,
         }
     }
 }
@@ -752,6 +785,7 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                         }
                     }
                 };
+                widen_stdout_pipe();
                 OPEN_STREAMS.store(streams, Ordering::SeqCst);
                 LAST_DATA.store(now_ms(), Ordering::SeqCst);
                 let done = Oneshot::new();
@@ -769,7 +803,11 @@ fn run(args: Vec<std::ffi::OsString>) -> Result<(), String> {
                 // Without --follow: what is there now (quiet for 300 ms ends it).
                 let start = Instant::now();
                 loop {
-                    std::thread::sleep(Duration::from_millis(50));
+                    // Woken when the last stream ends; looks again every 50 ms.
+                    let g = STREAMS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+                    if OPEN_STREAMS.load(Ordering::SeqCst) != 0 {
+                        let _ = STREAMS_CV.wait_timeout(g, Duration::from_millis(50));
+                    }
                     if OPEN_STREAMS.load(Ordering::SeqCst) == 0 {
                         break;
                     }

@@ -279,6 +279,19 @@ impl Pull {
         out
     }
 
+    /// Output arrived from the server: to the callback (and files) as the
+    /// directives ask. Output that needs no formatting, holding or files
+    /// goes to the callback straight from the frame it came in (no copy).
+    pub fn forward(&mut self, handle: u32, src: Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) {
+        let plain = !self.fmt.merge && self.fmt.tag == Tag::None && !self.fmt.timestamp && !self.fmt.xml && !self.files.wanted() && self.bsize == 0 && self.btime.is_none();
+        if plain && (!data.is_empty() || end) && !self.held.contains_key(&(src.clone(), ch)) {
+            deliver_one(handle, self.cb, &src, ch, data, end);
+            return;
+        }
+        let ready = self.accept(src, ch, data, end);
+        self.emit(handle, ready);
+    }
+
     /// Output arrived from the server: what is ready for the callback now.
     pub fn accept(&mut self, src: Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) -> Vec<Ready> {
         // Merged: stderr is stdout from here on; the stream ends when both have.
@@ -348,14 +361,23 @@ impl Pull {
 
 /// Hand ready chunks to the pull's callback.
 pub fn deliver(handle: u32, cb: pmix_iof_cbfunc_t, chunks: Vec<Ready>) {
+    for (src, ch, data, end) in chunks {
+        deliver_one(handle, cb, &src, ch, &data, end);
+    }
+}
+
+/// Hand one chunk to the pull's callback.
+fn deliver_one(handle: u32, cb: pmix_iof_cbfunc_t, src: &Proc, ch: pmix_iof_channel_t, data: &[u8], end: bool) {
     let Some(cb) = cb else { return };
-    for (src, ch, mut data, end) in chunks {
-        let mut srcm = src.to_c();
-        let mut bo = pmix_byte_object_t { bytes: data.as_mut_ptr() as *mut core::ffi::c_char, size: data.len() };
-        let info = if end { vec![Info::new("pmix.iof.cmp", Value::boolean(true))] } else { Vec::new() };
-        let (ip, ni) = crate::owned::infos_to_c(&info);
-        // SAFETY: the caller's callback; every pointer lives through the call.
-        unsafe { cb(handle as usize, ch, &mut srcm, &mut bo, ip, ni) };
+    let mut srcm = src.to_c();
+    // The payload is the library's, lent for the call (the standard's
+    // callback reads it and keeps nothing): passed where it lies.
+    let mut bo = pmix_byte_object_t { bytes: data.as_ptr() as *mut core::ffi::c_char, size: data.len() };
+    let (ip, ni) = if end { crate::owned::infos_to_c(&[Info::new("pmix.iof.cmp", Value::boolean(true))]) } else { (std::ptr::null_mut(), 0) };
+    // SAFETY: the caller's callback; every pointer lives through the call
+    // (the payload is only read: PMIx's callbacks do not own or write it).
+    unsafe { cb(handle as usize, ch, &mut srcm, &mut bo, ip, ni) };
+    if !ip.is_null() {
         // SAFETY: made by infos_to_c.
         unsafe { crate::owned::free_c_infos(ip, ni) };
     }

@@ -358,8 +358,7 @@ impl ClientRole {
                 Ok(o) => {
                     // (pull 0 is the server's own output, which every tool gets unasked)
                     let Some(p) = self.iof.get_mut(&o.pull) else { return };
-                    let ready = p.accept(o.source, o.channel, &o.data, o.complete);
-                    p.emit(o.pull, ready);
+                    p.forward(o.pull, o.source, o.channel, &o.data, o.complete);
                 }
                 Err(_) => crate::pmix_debug!(1, "client: forwarded output from the OpenPMIx server does not decode"),
             },
@@ -414,9 +413,9 @@ impl Role for ClientRole {
             wire::IOF => {
                 let mut d = Decoder::new(body);
                 // (handle, source, channel, bytes, end, origin host, origin pid)
-                type Frame = (u32, Proc, u32, Vec<u8>, bool, String, u32);
-                let parsed = (|| -> Res<Frame> {
-                    Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?.to_vec(), d.u32()? != 0, decode_str(&mut d)?, d.u32()?))
+                type Frame<'a> = (u32, Proc, u32, &'a [u8], bool, String, u32);
+                let parsed = (|| -> Res<Frame<'_>> {
+                    Ok((d.u32()?, Proc::decode(&mut d)?, d.u32()?, d.blob()?, d.u32()? != 0, decode_str(&mut d)?, d.u32()?))
                 })();
                 let Ok((handle, source, channel, data, complete, host, pid)) = parsed else {
                     crate::pmix_debug!(1, "client: forwarded output does not decode");
@@ -426,13 +425,12 @@ impl Role for ClientRole {
                     // Output of a job this process spawned with PMIX_FWD_*:
                     // written out as it comes, as a launcher's own would be.
                     if handle == wire::SPAWNED_OUTPUT {
-                        spawned_output(channel as pmix_iof_channel_t, &data);
+                        spawned_output(channel as pmix_iof_channel_t, data);
                     }
                     return;
                 };
                 p.set_origin(&source, &host, pid);
-                let ready = p.accept(source, channel as pmix_iof_channel_t, &data, complete);
-                p.emit(handle, ready);
+                p.forward(handle, source, channel as pmix_iof_channel_t, data, complete);
             }
             _ => crate::pmix_debug!(1, "client: unexpected message tag {tag} from the server"),
         }

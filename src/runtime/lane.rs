@@ -114,23 +114,40 @@ impl Lane {
     /// True when this call left bytes queued on an idle socket: the progress
     /// thread must start watching it for writability.
     pub(super) fn push(&self, req: u32, tag: u16, body: &[u8]) -> Result<bool, Refused> {
-        let len = 6 + body.len();
+        self.push_parts(req, tag, &[body])
+    }
+
+    /// `push` of a frame whose body is `parts` one after another. On an idle
+    /// socket the bytes go out from where they lie (one vectored write);
+    /// only what the socket does not take is copied into the queue.
+    pub(super) fn push_parts(&self, req: u32, tag: u16, parts: &[&[u8]]) -> Result<bool, Refused> {
+        let body_len: usize = parts.iter().map(|p| p.len()).sum();
+        let len = 6 + body_len;
         if len > MAX_SEND {
             crate::pmix_debug!(1, "refusing to send a {len}-byte frame (limit {MAX_SEND})");
             return Err(Refused::TooLarge);
         }
+        let mut header = Vec::with_capacity(super::transport::PTL_HEADER);
+        self.framing.header(req, tag, body_len, &mut header);
         let mut o = self.out.lock();
         if o.closed {
             return Err(Refused::Closed);
         }
-        let was_idle = o.pending() == 0;
-        o.buf.reserve(self.framing.header_len() + body.len());
-        self.framing.header(req, tag, body.len(), &mut o.buf);
-        o.buf.extend_from_slice(body);
-        if !was_idle {
-            return Ok(false); // the progress thread already watches it
+        let mut skip = 0;
+        if o.pending() == 0 {
+            o.clear();
+            match send_parts(self.fd, &header, parts) {
+                Some(n) => skip = n,
+                None => return Ok(false), // dead: nothing queued reaches it (the reader reports the loss)
+            }
         }
-        write_out(self.fd, &mut o);
+        // (queued behind earlier frames: the progress thread already watches it)
+        o.buf.reserve(header.len() + body_len - skip.min(header.len() + body_len));
+        for part in std::iter::once(&header[..]).chain(parts.iter().copied()) {
+            let taken = skip.min(part.len());
+            skip -= taken;
+            o.buf.extend_from_slice(&part[taken..]);
+        }
         Ok(o.pending() > 0)
     }
 
@@ -217,6 +234,34 @@ fn write_out(fd: RawFd, o: &mut Out) -> bool {
         o.sent = 0;
     }
     dead
+}
+
+/// One vectored send of `header` then `parts` on a non-blocking socket:
+/// the bytes it took (0 when full), None when the socket is dead.
+fn send_parts(fd: RawFd, header: &[u8], parts: &[&[u8]]) -> Option<usize> {
+    let iov: Vec<libc::iovec> = std::iter::once(header)
+        .chain(parts.iter().copied())
+        .filter(|p| !p.is_empty())
+        .map(|p| libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() })
+        .collect();
+    // SAFETY: a zeroed msghdr is a valid empty one; its iov fields are set below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov.as_ptr() as *mut libc::iovec;
+    msg.msg_iovlen = iov.len() as _;
+    loop {
+        // SAFETY: `fd` is the lane's open socket (closed only under the
+        // lane's lock, which the caller holds); every iovec points into a
+        // slice that lives through the call, and the kernel only reads them.
+        let n = unsafe { libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT) };
+        if n >= 0 {
+            return Some(n as usize);
+        }
+        match std::io::Error::last_os_error().kind() {
+            std::io::ErrorKind::Interrupted => continue,
+            std::io::ErrorKind::WouldBlock => return Some(0),
+            _ => return None,
+        }
+    }
 }
 
 /// One sendmsg of `bytes` carrying `fd` (SCM_RIGHTS): the bytes written,
@@ -375,6 +420,43 @@ mod tests {
             s.join().unwrap();
         }
         reader.join().unwrap();
+    }
+
+    /// A frame pushed in parts arrives as the same frame pushed whole, also
+    /// when the socket takes only some of it (the rest queued, cut inside
+    /// any part) and behind frames already queued.
+    #[test]
+    fn parts_arrive_as_one_frame() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (lane, _poll) = lane_on(&a);
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        let (head, tail) = (b"head".to_vec(), b"tail!".to_vec());
+        // the first fills the socket; the second queues behind it
+        for req in [1u32, 2] {
+            assert!(lane.push_parts(req, 9, &[&head, &big, &tail]).is_ok());
+        }
+        assert!(lane.queued() > 0, "the socket took 6 MB at once");
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                let mut hdr = [0u8; HEADER];
+                b.read_exact(&mut hdr).unwrap();
+                let len = u32::from_le_bytes(hdr[..4].try_into().unwrap()) as usize;
+                let mut body = vec![0u8; len - 6];
+                b.read_exact(&mut body).unwrap();
+                got.push((u32::from_le_bytes(hdr[4..8].try_into().unwrap()), u16::from_le_bytes(hdr[8..10].try_into().unwrap()), body));
+            }
+            got
+        });
+        while lane.queued() > 0 {
+            lane.flush();
+            std::thread::yield_now();
+        }
+        let whole = [&head[..], &big[..], &tail[..]].concat();
+        for (i, (req, tag, body)) in reader.join().unwrap().into_iter().enumerate() {
+            assert_eq!((req, tag), (i as u32 + 1, 9));
+            assert!(body == whole, "frame {req}'s body differs from its parts");
+        }
     }
 
     /// A peer that went: the write fails quietly (the reader side reports

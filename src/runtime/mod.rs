@@ -140,6 +140,22 @@ impl Net {
         true
     }
 
+    /// `send` of a frame whose body is `parts` one after another, without
+    /// joining them first (forwarded output: a small head, then the bytes).
+    pub fn send_parts(&mut self, id: ConnId, req: u32, tag: u16, parts: &[&[u8]]) -> bool {
+        let Some(c) = self.conns.get_mut(&id) else { return true };
+        if c.rewrite.is_some() {
+            return self.send(id, req, tag, &parts.concat());
+        }
+        match c.lane.push_parts(req, tag, parts) {
+            Ok(true) => self.flush(id),
+            Ok(false) => {}
+            Err(Refused::TooLarge) => return false,
+            Err(_) => {}
+        }
+        true
+    }
+
     /// Send one frame to `id` with `fd` attached (a Unix stream with
     /// nothing queued, no rewrite): true when it went so; false when it did
     /// not go at all, and the caller sends it without the descriptor.
@@ -155,6 +171,20 @@ impl Net {
             }
             Ok(Some(false)) => true,
             _ => false,
+        }
+    }
+
+    /// Ask the kernel to hold up to `bytes` written to `id` that its peer
+    /// has not read (SO_SNDBUF, within the system's `wmem_max`): a peer
+    /// that takes a stream of large frames (forwarded output) then finds
+    /// more of it in the socket, and less waits here.
+    pub fn set_send_buffer(&mut self, id: ConnId, bytes: usize) {
+        let Some(c) = self.conns.get(&id) else { return };
+        let v = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+        // SAFETY: the connection's open socket; the option value is a c_int
+        // that lives across the call. A refusal only leaves the default.
+        unsafe {
+            libc::setsockopt(std::os::fd::AsRawFd::as_raw_fd(&c.stream), libc::SOL_SOCKET, libc::SO_SNDBUF, &v as *const libc::c_int as *const libc::c_void, std::mem::size_of::<libc::c_int>() as libc::socklen_t);
         }
     }
 
@@ -405,7 +435,7 @@ pub fn start_with<R: Role>(
         stop: false,
         buffered: 0,
         kicks: Arc::new(lane::Kicks { waker: waker.clone(), ids: parking_lot::Mutex::new(Vec::new()) }),
-        scratch: vec![0; 65536],
+        scratch: Vec::new(),
     };
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
@@ -519,77 +549,146 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
     net.drain_writes(Duration::from_millis(200));
 }
 
-/// Read what `id` has. `peer_went`: the event also said the peer closed, so
-/// read on to the end of the stream (no later event will say it again).
-fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) {
-    let mut closed = false;
-    let mut buf = std::mem::take(&mut net.scratch);
+/// Bytes asked of a socket per read: a Unix socket's default send buffer
+/// (about 208 KiB) in one read, several forwarded-output frames at once.
+const READ_CHUNK: usize = 256 << 10;
+
+/// Most read at once into a large frame's own buffer.
+const DIRECT_MAX: usize = 4 << 20;
+
+/// What became of a connection while its frames were handed to the role.
+#[derive(PartialEq, Eq)]
+enum Dispatched {
+    /// Still open: read on.
+    Open,
+    /// The role closed it, or stopped the loop.
+    Gone,
+    /// A frame's length cannot be right: drop the connection.
+    Malformed,
+}
+
+/// Hand the complete frames at the front of `buf` to the role, in place (no
+/// copy per frame): the bytes they took, and what became of the connection.
+fn dispatch<R: Role>(role: &mut R, net: &mut Net, id: ConnId, framing: Framing, buf: &[u8]) -> (usize, Dispatched) {
+    let mut off = 0;
     loop {
-        let Some(c) = net.conns.get_mut(&id) else {
-            net.scratch = buf;
-            return;
-        };
-        match c.stream.read(&mut buf) {
-            Ok(0) => {
-                closed = true;
-                break;
-            }
-            Ok(n) => {
-                c.rbuf.extend_from_slice(&buf[..n]);
-                net.buffered += n;
-                if c.rbuf.len() > role.read_limit(id) {
-                    break; // parse what we have; an oversized frame is caught below
-                }
-                if n < buf.len() && !peer_went {
-                    // A short read emptied the socket: what arrives later
-                    // (data or the peer's close) raises a new readiness
-                    // event, so no read to see EAGAIN.
-                    break;
-                }
-            }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(_) => {
-                closed = true;
-                break;
-            }
-        }
-    }
-    net.scratch = buf;
-    // Deliver complete frames.
-    loop {
-        let Some(c) = net.conns.get_mut(&id) else { return };
-        let framing = c.framing;
-        let total = match framing.frame_len(&c.rbuf) {
+        let rest = &buf[off..];
+        let total = match framing.frame_len(rest) {
             Ok(None) => break,
             Ok(Some(total)) if total <= role.read_limit(id).max(HEADER) => total,
             Ok(Some(total)) | Err(total) => {
                 crate::pmix_debug!(1, "connection {id}: malformed frame length {total}; dropping the connection");
-                net.close(id);
-                role.on_close(net, id);
-                return;
+                return (off, Dispatched::Malformed);
             }
         };
-        if c.rbuf.len() < total {
+        if rest.len() < total {
             break;
         }
-        let frame: Vec<u8> = c.rbuf.drain(..total).collect();
-        net.buffered = net.buffered.saturating_sub(frame.len());
-        let (req, tag) = framing.ids(&frame);
-        role.on_frame(net, id, req, tag, &frame[framing.header_len()..]);
-        if net.stop {
-            return;
+        let (req, tag) = framing.ids(&rest[..total]);
+        role.on_frame(net, id, req, tag, &rest[framing.header_len()..total]);
+        off += total;
+        if net.stop || !net.conns.contains_key(&id) {
+            return (off, Dispatched::Gone);
         }
     }
-    // What is left is an unfinished frame: bounded per peer (the role says
-    // how much a peer it does not know yet may send) and for all together.
-    let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
-    if !closed && (held > role.read_limit(id) || net.buffered > role.read_cap_all()) {
-        crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
-        closed = true;
+    (off, Dispatched::Open)
+}
+
+/// Read what `id` has, handing each read's complete frames to the role
+/// before the next read. `peer_went`: the event also said the peer closed,
+/// so read on to the end of the stream (no later event will say it again).
+fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) {
+    let mut closed = false;
+    let mut buf = std::mem::take(&mut net.scratch);
+    if buf.len() < READ_CHUNK {
+        buf = vec![0; READ_CHUNK]; // made once per loop
     }
-    if closed && net.conns.contains_key(&id) {
-        net.close(id);
-        role.on_close(net, id);
+    let outcome = loop {
+        let Some(c) = net.conns.get_mut(&id) else { break Dispatched::Gone };
+        let framing = c.framing;
+        // The rest of a large frame begun: read straight into its buffer
+        // (its length was checked against the limit when its header came).
+        let direct = match framing.frame_len(&c.rbuf) {
+            Ok(Some(total)) if total > c.rbuf.len() + READ_CHUNK => Some((total - c.rbuf.len()).min(DIRECT_MAX)),
+            _ => None,
+        };
+        let (read, asked) = match direct {
+            Some(k) => (c.stream.read_append(&mut c.rbuf, k), k),
+            None => (c.stream.read(&mut buf), buf.len()),
+        };
+        let n = match read {
+            Ok(0) => {
+                closed = true;
+                break Dispatched::Open;
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break Dispatched::Open,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => {
+                closed = true;
+                break Dispatched::Open;
+            }
+        };
+        let outcome = if direct.is_none() && c.rbuf.is_empty() {
+            // Frames straight from the read; only an unfinished one is kept.
+            let (used, outcome) = dispatch(role, net, id, framing, &buf[..n]);
+            if let Some(c) = net.conns.get_mut(&id) {
+                c.rbuf.extend_from_slice(&buf[used..n]);
+                net.buffered += n - used;
+            }
+            outcome
+        } else {
+            if direct.is_none() {
+                c.rbuf.extend_from_slice(&buf[..n]);
+            }
+            net.buffered += n;
+            let mut rbuf = std::mem::take(&mut c.rbuf);
+            let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
+            net.buffered = net.buffered.saturating_sub(used);
+            match net.conns.get_mut(&id) {
+                Some(c) => {
+                    rbuf.drain(..used);
+                    if rbuf.is_empty() && rbuf.capacity() > 16 * READ_CHUNK {
+                        rbuf = Vec::new(); // what a large frame left
+                    }
+                    c.rbuf = rbuf;
+                }
+                // (closed meanwhile: its buffer was not in it to be counted off)
+                None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
+            }
+            outcome
+        };
+        if outcome != Dispatched::Open {
+            break outcome;
+        }
+        // What is left is an unfinished frame: bounded per peer (the role
+        // says how much a peer it does not know yet may send) and for all
+        // together.
+        let held = net.conns.get(&id).map_or(0, |c| c.rbuf.len());
+        if held > role.read_limit(id) || net.buffered > role.read_cap_all() {
+            crate::pmix_debug!(1, "connection {id}: {held} bytes of an unfinished frame (all connections: {}); dropping it", net.buffered);
+            closed = true;
+            break Dispatched::Open;
+        }
+        if n < asked && !peer_went {
+            // A short read emptied the socket: what arrives later (data or
+            // the peer's close) raises a new readiness event, so no read to
+            // see EAGAIN.
+            break Dispatched::Open;
+        }
+    };
+    net.scratch = buf;
+    match outcome {
+        Dispatched::Gone => {}
+        Dispatched::Malformed => {
+            net.close(id);
+            role.on_close(net, id);
+        }
+        Dispatched::Open => {
+            if closed && net.conns.contains_key(&id) {
+                net.close(id);
+                role.on_close(net, id);
+            }
+        }
     }
 }

@@ -34,6 +34,28 @@ impl Read for Stream {
     }
 }
 
+impl Stream {
+    /// Read at most `max` bytes onto the end of `buf`, into its spare room
+    /// (not zeroed first): a large frame lands where it is handed over.
+    pub fn read_append(&mut self, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
+        buf.reserve(max);
+        let spare = &mut buf.spare_capacity_mut()[..max];
+        // SAFETY: this stream's descriptor is open while `self` lives;
+        // `spare` is writable for `max` bytes, and read(2) writes at most
+        // that many.
+        let n = unsafe { libc::read(self.as_raw_fd(), spare.as_mut_ptr().cast(), max) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: the kernel wrote the first `n` bytes of the spare room.
+        unsafe { buf.set_len(buf.len() + n as usize) };
+        if let Stream::Tcp(s) = self {
+            quick_ack(s.as_raw_fd());
+        }
+        Ok(n as usize)
+    }
+}
+
 /// Acknowledge what the peer sent at once, not up to 40 ms later: an
 /// OpenPMIx server writes with Nagle on, so its answer to a second request
 /// in flight waits for our acknowledgement of the first (a commit and a

@@ -19,6 +19,11 @@ use crate::wire;
 use super::host::{Host, Upcall};
 use super::{reply, settled};
 
+/// The socket buffer asked for a connection that pulls output: output
+/// comes in chunks of up to 1 MiB (pmixrun's), and what the socket holds is
+/// not copied into the connection's queue.
+const PULL_SEND_BUFFER: usize = 2 << 20;
+
 /// One registration of a PMIx_IOF_pull.
 pub struct Pull {
     pub id: u32,
@@ -155,15 +160,18 @@ impl<'a> Origin<'a> {
 
 #[allow(clippy::too_many_arguments)] // one wire frame's fields, in its order
 pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, origin: &Origin<'_>, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
-    let mut e = Encoder::default();
-    e.u32(handle);
-    source.encode(&mut e);
-    e.u32(channel as u32);
-    e.blob(data);
-    e.u32(complete as u32);
-    owned::encode_str(&mut e, origin.host);
-    e.u32(origin.pid);
-    net.send(conn, 0, wire::IOF, e.bytes());
+    // (handle, source, channel, bytes, end, origin host, origin pid): the
+    // bytes go out from where they lie, between a head and a tail.
+    let mut head = Encoder::default();
+    head.u32(handle);
+    source.encode(&mut head);
+    head.u32(channel as u32);
+    head.u64(data.len() as u64); // a blob's length; its bytes follow
+    let mut tail = Encoder::default();
+    tail.u32(complete as u32);
+    owned::encode_str(&mut tail, origin.host);
+    tail.u32(origin.pid);
+    net.send_parts(conn, 0, wire::IOF, &[head.bytes(), data, tail.bytes()]);
 }
 
 impl Iof {
@@ -224,6 +232,7 @@ impl Iof {
             let _ = host.iof_pull(&fresh, &directives, channels.raw(), Box::new(|_| {}));
         }
         let id = self.add_pull(conn, handle, who.clone(), procs, channels);
+        net.set_send_buffer(conn, PULL_SEND_BUFFER);
         let mut e = Encoder::default();
         e.u32(id);
         reply(net, conn, req, PMIX_SUCCESS, e.bytes());

@@ -183,32 +183,67 @@ fn wait_for_tools(h: &pmix::runtime::Handle<pmix::server::ServerRole>) {
     }
 }
 
+/// A pipe's buffer for a stream that keeps it full: fewer, larger reads
+/// and forwarded frames (the kernel's default is 64 KiB).
+const PIPE_LARGE: usize = 1 << 20;
+/// Pipe buffer all streams together may take beyond the default: Linux
+/// counts pipe buffers per user, and past its soft limit (64 MiB by
+/// default) gives the user's new pipes two pages only.
+const PIPE_BUDGET: usize = 16 << 20;
+static PIPE_TAKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Give the pipe `fd` a buffer of PIPE_LARGE, within the budget: true when it has one.
+fn enlarge_pipe(fd: std::os::fd::BorrowedFd<'_>) -> bool {
+    use std::sync::atomic::Ordering;
+    if PIPE_TAKEN.fetch_add(PIPE_LARGE, Ordering::Relaxed) + PIPE_LARGE > PIPE_BUDGET {
+        PIPE_TAKEN.fetch_sub(PIPE_LARGE, Ordering::Relaxed);
+        return false;
+    }
+    if nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_LARGE as _)).is_ok_and(|n| n as usize >= PIPE_LARGE) {
+        return true;
+    }
+    PIPE_TAKEN.fetch_sub(PIPE_LARGE, Ordering::Relaxed);
+    false
+}
+
 /// Read one stream of one rank until it closes.
-fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<IoOptions>) {
+fn pump(mut pipe: std::fs::File, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<IoOptions>) {
+    use std::os::fd::AsFd;
     let mut sink = sink_for(&opts, &proc, channel);
     let mut pending: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
+    // Lent to the server's thread for each chunk (no copy): shared, so a
+    // server that went away cannot take the chunk with it.
+    let buf = Arc::new(Mutex::new(vec![0u8; 1 << 16]));
+    let mut large = false;
     loop {
-        let n = match pipe.read(&mut buf) {
+        let mut b = buf.lock();
+        let n = match pipe.read(&mut b) {
             Ok(0) => 0,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => 0,
         };
-        let chunk = &buf[..n];
+        if n == b.len() && !large && enlarge_pipe(pipe.as_fd()) {
+            // A writer that keeps the pipe full: read it in larger chunks.
+            large = true;
+            b.resize(PIPE_LARGE, 0);
+        }
+        drop(b);
         // Tools that pulled this rank get the exact bytes. When a tool reads
         // slower than the ranks write, this reader waits (so the rank blocks
         // on its pipe) instead of queueing without bound.
         if let Some(h) = pmix::server::handle() {
-            let (p, data, fin) = (proc.clone(), chunk.to_vec(), n == 0);
+            let (p, data, fin) = (proc.clone(), buf.clone(), n == 0);
             let backlog = h.call(move |s, net| {
-                s.iof_deliver(net, &p, channel, &data, fin);
+                s.iof_deliver(net, &p, channel, &data.lock()[..n], fin);
                 s.iof_backlog(net)
             });
             if backlog.unwrap_or(0) > TOOL_BACKLOG_HIGH {
                 wait_for_tools(&h);
             }
         }
+        let b = buf.lock();
+        let chunk = &b[..n];
         if n == 0 {
             if !pending.is_empty() {
                 // The unterminated last line, written whole. Untagged output
@@ -223,30 +258,66 @@ fn pump(mut pipe: impl Read, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<
                 }
                 sink.write(Some(&proc), &out);
             }
+            if large {
+                PIPE_TAKEN.fetch_sub(PIPE_LARGE, std::sync::atomic::Ordering::Relaxed);
+            }
             return;
         }
         if opts.raw {
             sink.write(None, chunk);
             continue;
         }
-        pending.extend_from_slice(chunk);
-        let cut = match pending.iter().rposition(|&b| b == b'\n') {
-            Some(i) => i + 1,
-            None if pending.len() >= MAX_PENDING => pending.len(),
-            None => continue,
-        };
-        let lines: Vec<u8> = pending.drain(..cut).collect();
-        let p = prefix(&opts, &proc, channel);
-        if p.is_empty() {
-            sink.write(Some(&proc), &lines);
-        } else {
-            let mut out = Vec::with_capacity(lines.len() + 64);
-            for l in lines.split_inclusive(|&b| b == b'\n') {
-                out.extend_from_slice(p.as_bytes());
-                out.extend_from_slice(l);
+        let mut chunk = chunk;
+        if !pending.is_empty() {
+            // The line left unfinished before, completed by this chunk's first.
+            let Some(first) = chunk.iter().position(|&b| b == b'\n') else {
+                pending.extend_from_slice(chunk);
+                if pending.len() >= MAX_PENDING {
+                    write_lines(&mut sink, &opts, &proc, channel, &pending);
+                    pending.clear();
+                }
+                continue;
+            };
+            pending.extend_from_slice(&chunk[..=first]);
+            chunk = &chunk[first + 1..];
+            if chunk.contains(&b'\n') {
+                write_lines(&mut sink, &opts, &proc, channel, &pending);
+                pending.clear();
+            } else {
+                // (one write for the line and the rest, as before)
+                pending.extend_from_slice(chunk);
+                let cut = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                write_lines(&mut sink, &opts, &proc, channel, &pending[..cut]);
+                pending.drain(..cut);
+                continue;
             }
-            sink.write(Some(&proc), &out);
         }
+        // The chunk's whole lines straight from it; only its last,
+        // unfinished line is kept.
+        let cut = match chunk.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if chunk.len() >= MAX_PENDING => chunk.len(),
+            None => 0,
+        };
+        if cut > 0 {
+            write_lines(&mut sink, &opts, &proc, channel, &chunk[..cut]);
+        }
+        pending.extend_from_slice(&chunk[cut..]);
+    }
+}
+
+/// Whole lines of `proc`'s stream to its sink, each tagged as asked.
+fn write_lines(sink: &mut Sink, opts: &IoOptions, proc: &Proc, channel: pmix_iof_channel_t, lines: &[u8]) {
+    let p = prefix(opts, proc, channel);
+    if p.is_empty() {
+        sink.write(Some(proc), lines);
+    } else {
+        let mut out = Vec::with_capacity(lines.len() + 64);
+        for l in lines.split_inclusive(|&b| b == b'\n') {
+            out.extend_from_slice(p.as_bytes());
+            out.extend_from_slice(l);
+        }
+        sink.write(Some(proc), &out);
     }
 }
 
@@ -256,7 +327,8 @@ static ACTIVE: Mutex<usize> = Mutex::new(0);
 static DONE: parking_lot::Condvar = parking_lot::Condvar::new();
 
 pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptions>) {
-    for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, Box::new(out) as Box<dyn Read + Send>), (PMIX_FWD_STDERR_CHANNEL, Box::new(err))] {
+    let (out, err) = (std::fs::File::from(std::os::fd::OwnedFd::from(out)), std::fs::File::from(std::os::fd::OwnedFd::from(err)));
+    for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, out), (PMIX_FWD_STDERR_CHANNEL, err)] {
         let (p, o) = (proc.clone(), opts.clone());
         *ACTIVE.lock() += 1;
         *ACTIVE_JOBS.lock().entry(proc.nspace.clone()).or_default() += 1;
