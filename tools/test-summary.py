@@ -101,6 +101,12 @@ def unmapped_driver_cases(store):
         for m in re.finditer(r'driver_cases!\("([^"]+)".*?\{(.*?)\}\);', src, re.S):
             for c in re.findall(r'^\s*\w+: "([^"]+)",', m.group(2), re.M):
                 tested.add((m.group(1), c))
+        # a macro that lists a driver's cases under a prefix
+        # (`name: concat!($prefix, "/case")`), invoked as name!("prefix", ...)
+        for m in re.finditer(r'macro_rules!\s*(\w+)\s*\{.*?driver_cases!\("([^"]+)"(.*?)\}\);', src, re.S):
+            suffixes = re.findall(r'concat!\(\$prefix, "([^"]+)"\)', m.group(3))
+            for prefix in re.findall(m.group(1) + r'!\("([^"]+)"', src):
+                tested.update((m.group(2), prefix + s) for s in suffixes)
         scenarios.update(re.findall(r'driver_scenario\("([^"]+)"', src))
     # a driver's set-up steps (build, root, ...) run with every case
     setup = {"build", "case-filter"}
