@@ -2,7 +2,8 @@
  * tool_pull: a PMIx tool that attaches to a running server by its pid,
  * asks it for its namespaces (PMIX_QUERY_NAMESPACES), pulls the stdout of
  * every rank of the first one and prints what arrives, one line per chunk:
- * "tool_pull: rank <r>: <bytes>". It ends when <nranks> streams have said
+ * "tool_pull: rank <r>: <bytes>" (after "tool_pull: pulling <nspace>" once
+ * the pull is registered). It ends when <nranks> streams have said
  * PMIX_IOF_COMPLETE (then prints "tool_pull: <nranks> streams complete"),
  * or after 20 s (exit 1). Written against the public API only, so it runs
  * on either library (the callback gets the bytes as they came: no tags).
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
         PMIx_tool_finalize();
         return 1;
     }
+    printf("tool_pull: pulling %s\n", ns);
+    fflush(stdout);
     for (i = 0; i < 200 && complete < nranks; i++) usleep(100 * 1000);
     if (complete >= nranks) printf("tool_pull: %d streams complete\n", nranks);
     fflush(stdout);

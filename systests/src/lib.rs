@@ -649,7 +649,7 @@ pub fn driver_scenario(driver: &str, subdir: &str, limit: Duration) {
 }
 
 /// Declares one `#[test]` per case of a bash driver:
-/// `driver_cases!("mixed-tests.sh", "mixed", secs(300), [("VAR", "value")], { rm_pps: "rm/pps", ... });`
+/// `driver_cases!("twohost-tests.sh", "mpi", secs(300), [("VAR", "value")], { hello: "twohost/hello", ... });`
 /// (the driver, its build subdirectory, each case's time limit, extra
 /// environment, then each test's name and the driver's name of its case).
 #[macro_export]

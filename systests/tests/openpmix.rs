@@ -407,6 +407,304 @@ fn mixed_patterns() {
     assert!(!holds("client_events:  passed, 0 failed", "^client_events: [0-9]+ passed, 0 failed"));
 }
 
+// ---------------------------------------------------------------- rpmix's tools attached to a host on OpenPMIx
+//
+// The host is rm_simple -T (tool support: the tool_connected, query and
+// iof_pull upcalls, the ranks' output handed to PMIx_server_IOF_deliver)
+// on OpenPMIx, with 2 ranks of `tick`: "tick <i> of rank <r>" 8 times
+// 0.4 s apart, then stdout closed, one line on stderr, and the rank waits
+// for the case's file `release` (so a tool's stream ends before the job
+// does). The tools find the host by its pid (OpenPMIx's rendezvous file
+// pmix.<host>.tool.<pid> in the host's TMPDIR) once a rank ticked: the
+// output follower first (its first lines come from the server's cache,
+// the rest live), then pmixctl ps, then OpenPMIx's pps or pquery. Each
+// case runs its own host; the host's -v trace must name its library, and
+// every process of a run carries its marker (MIXED_MARKER) and is ended by
+// it.
+
+const TICK: &str = "#!/bin/sh
+# tick <count> <interval> <release>: \"tick <i> of rank <r>\" on stdout,
+# count times; then stdout is closed, one line goes to stderr, and the rank
+# waits for the file <release> (at most 60 s)
+n=$1; d=$2; i=1
+while [ $i -le $n ]; do
+    echo \"tick $i of rank $PMIX_RANK\"
+    sleep $d
+    i=$((i + 1))
+done
+exec >&-
+echo \"stdout closed: rank $PMIX_RANK\" >&2
+i=0
+while [ ! -e \"$3\" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+";
+
+/// The 16 lines of the ticks, sorted.
+fn ticks() -> Vec<String> {
+    let mut v: Vec<String> = (0..2).flat_map(|r| (1..=8).map(move |i| format!("tick {i} of rank {r}"))).collect();
+    v.sort();
+    v
+}
+
+/// Whether `prog` is on the PATH.
+fn have(prog: &str) -> bool {
+    run(Cmd::new("sh").args(["-c", &format!("command -v {prog}")]), secs(10)).success()
+}
+
+/// The tool run beside the output follower and pmixctl ps.
+#[derive(Clone, Copy, PartialEq)]
+enum Third {
+    None,
+    Pps,
+    Pquery,
+}
+
+/// A host with its tools, all ended: what each printed and how it ended.
+struct ToolSession {
+    /// rm_simple's pid (the rank namespace is `rm.<pid>`).
+    pid: u32,
+    host: Run,
+    output: Run,
+    ps: Run,
+    third: Option<Run>,
+    /// The follower ended while the host ran.
+    output_before_host: bool,
+    /// What went wrong around the runs (the host's start, what it left).
+    why: Vec<String>,
+}
+
+/// rm_simple -T on `lib` with 2 ranks of `tick`, its tools once a rank
+/// ticked (the follower, pmixctl ps, `third`), the ranks released once the
+/// follower ended, the host's end; the outputs saved as `<tool>.out/.err`.
+fn tool_session(case: &Case, lib: Lib, third: Third) -> ToolSession {
+    let tick = case.path("tick");
+    write_exe(&tick, TICK);
+    let release = case.path("release");
+    let t = TmpDir::new("mixed");
+    let marker = new_marker(&case.name);
+    let host = Job::start(
+        Cmd::new(c_prog("rm_simple", Build::Ref))
+            .args(["-T", "-v", "-n", "2"])
+            .arg(&tick)
+            .args(["8", "0.4"])
+            .arg(&release)
+            .on(lib)
+            .env("MIXED_MARKER", &marker)
+            .env("TMPDIR", &t)
+            .current_dir(t.path()),
+    );
+    let pid = host.pid();
+    let mut why = Vec::new();
+    if let Err(e) = host.wait_line("'tick 1 of rank <r>'", secs(10), |l| l.starts_with("tick 1 ")) {
+        why.push(format!("rm_simple -T did not start ticking: {e}"));
+    }
+    let tool = |cmd: Cmd| cmd.env("MIXED_MARKER", &marker).env("TMPDIR", &t);
+    let ctl = |args: &[&str]| tool(Cmd::new(&env().pmixctl).on(Lib::Ours).arg("--pid").arg(pid.to_string()).args(args));
+    let follower = Job::start(ctl(&["output", "--follow"]));
+    let ps = run(ctl(&["ps"]), secs(10));
+    let third = match third {
+        Third::None => None,
+        Third::Pps => Some(run(tool(Cmd::new("pps").on(Lib::OpenPmix).arg("--pid").arg(pid.to_string())), secs(10))),
+        Third::Pquery => {
+            Some(run(tool(Cmd::new("pquery").on(Lib::OpenPmix).arg("--pid").arg(pid.to_string()).arg("PMIX_QUERY_NAMESPACES")), secs(10)))
+        }
+    };
+    let output = follower.wait(secs(20));
+    let output_before_host = !proc_ended(pid);
+    case.write("release", "");
+    let host = host.wait(secs(30));
+    if wait_until("the run's processes end", secs(5), || pids_with_env("MIXED_MARKER", &marker).is_empty()).is_err() {
+        kill_with_env("MIXED_MARKER", &marker);
+        why.push("processes left running".to_string());
+    }
+    host.save(case, "host");
+    output.save(case, "output");
+    ps.save(case, "ps");
+    if let Some(r) = &third {
+        r.save(case, "third");
+    }
+    ToolSession { pid, host, output, ps, third, output_before_host, why }
+}
+
+impl ToolSession {
+    /// The host's exit, the library its trace names, and what went wrong around the runs.
+    fn judge_host(&self, lib: Lib) -> Vec<String> {
+        let mut why = self.why.clone();
+        let want = if lib == Lib::OpenPmix { "(OpenPMIx 4.2" } else { "(rpmix " };
+        if !self.host.success() {
+            why.push(format!("rm_simple -T exit {:?}{}", self.host.code(), if self.host.timed_out { " (time limit)" } else { "" }));
+        }
+        if !self.host.stderr.lines().any(|l| l.contains(&format!("rm_simple: server up {want}"))) {
+            let up = self.host.stderr.lines().find(|l| l.contains("server up")).unwrap_or("");
+            why.push(format!("the host's trace does not name {} ('{up}')", lib.name()));
+        }
+        why
+    }
+
+    /// `pmixctl ps`: exactly "rm.<pid><TAB>2 ranks".
+    fn judge_ps(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        if !self.ps.success() {
+            why.push(format!("pmixctl ps exit {:?} ({})", self.ps.code(), self.ps.stderr.chars().take(300).collect::<String>()));
+        }
+        let want = format!("rm.{}\t2 ranks", self.pid);
+        if self.ps.stdout.trim_end_matches('\n') != want {
+            why.push(format!("pmixctl ps printed {:?}, not {want:?}", self.ps.stdout.chars().take(300).collect::<String>()));
+        }
+        why
+    }
+
+    /// `pmixctl output --follow`: exactly the 16 ticks (as a set: the ones
+    /// rm_simple echoed), each rank's in order, nothing of stderr; it ended
+    /// on the ranks' PMIX_IOF_COMPLETE while the host still ran.
+    fn judge_output(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        let want = ticks();
+        if !self.output.success() {
+            why.push(format!("pmixctl output exit {:?} ({})", self.output.code(), self.output.stderr.chars().take(300).collect::<String>()));
+        }
+        let mut got: Vec<String> = self.output.stdout.lines().map(str::to_string).collect();
+        got.sort();
+        if got != want {
+            let missing: Vec<&String> = want.iter().filter(|l| !got.contains(l)).take(5).collect();
+            let extra: Vec<&String> = got.iter().filter(|l| !want.contains(l)).take(5).collect();
+            why.push(format!("pmixctl output: {} lines, not the 16 ticks (missing {missing:?}, extra {extra:?})", got.len()));
+        }
+        for r in 0..2 {
+            let order: Vec<&str> =
+                self.output.stdout.lines().filter_map(|l| l.strip_prefix("tick ")?.strip_suffix(&format!(" of rank {r}"))).collect();
+            if order != ["1", "2", "3", "4", "5", "6", "7", "8"] {
+                why.push(format!("pmixctl output: rank {r}'s lines out of order ({order:?})"));
+            }
+        }
+        let mut echoed: Vec<String> = self.host.stdout.lines().filter(|l| l.starts_with("tick ")).map(str::to_string).collect();
+        echoed.sort();
+        if echoed != want {
+            why.push(format!("rm_simple echoed {} tick lines, not the 16", echoed.len()));
+        }
+        if self.host.stderr.lines().filter(|l| *l == "stdout closed: rank 0" || *l == "stdout closed: rank 1").count() != 2 {
+            why.push("rm_simple did not echo the ranks' stderr lines".to_string());
+        }
+        if !self.output_before_host {
+            why.push("pmixctl output ended only when the host did (no PMIX_IOF_COMPLETE seen)".to_string());
+        }
+        why
+    }
+
+    /// The times and the host's count of upcalls, for the log.
+    fn times(&self, lib: Lib) {
+        let upcalls = self.host.stderr.lines().find_map(|l| l.strip_prefix("rm_simple: tools: ")).unwrap_or("");
+        println!(
+            "host on {}: pmixctl ps {:?}; output --follow {:?}; the host {:?}; host upcalls: {upcalls}",
+            lib.name(),
+            self.ps.elapsed,
+            self.output.elapsed,
+            self.host.elapsed
+        );
+    }
+}
+
+/// A case of pmixctl attached to rm_simple -T on `lib`: the host's checks, then `check`'s.
+fn pmixctl_case(name: &str, lib: Lib, check: impl Fn(&ToolSession) -> Vec<String>) {
+    let case = Case::new(name);
+    let s = tool_session(&case, lib, Third::None);
+    s.times(lib);
+    let mut why = s.judge_host(lib);
+    why.extend(check(&s));
+    assert!(why.is_empty(), "{}", s.host.report(&format!("{name}: {}", why.join("; "))));
+}
+
+/// `pmixctl --pid <pid> ps` prints exactly "rm.<pid><TAB>2 ranks".
+#[test]
+fn mixed_rm_pmixctl_ps() {
+    pmixctl_case("mixed_rm_pmixctl_ps", Lib::OpenPmix, ToolSession::judge_ps);
+}
+
+/// `pmixctl --pid <pid> output --follow` prints exactly the 16 tick lines
+/// (as a set: the ones rm_simple echoed) and nothing of stderr, and ends on
+/// the ranks' PMIX_IOF_COMPLETE, while the host still runs.
+#[test]
+fn mixed_rm_pmixctl_output() {
+    pmixctl_case("mixed_rm_pmixctl_output", Lib::OpenPmix, ToolSession::judge_output);
+}
+
+/// The ps and output checks with the host on rpmix (the same-library reference).
+#[test]
+fn mixed_rm_pmixctl_rpmix_host() {
+    pmixctl_case("mixed_rm_pmixctl_rpmix_host", Lib::Ours, |s| {
+        let mut why = s.judge_ps();
+        why.extend(s.judge_output());
+        why
+    });
+}
+
+/// OpenPMIx's own pps lists the same namespace as pmixctl ps ("Active
+/// nspaces: rm.<pid>" on stderr; pps 4.2.2 ignores --pid and takes the only
+/// server in its TMPDIR).
+#[test]
+fn mixed_rm_pps() {
+    let name = "mixed_rm_pps";
+    if !have("pps") {
+        skip(name, "no pps: Debian's libpmix-bin");
+        return;
+    }
+    let case = Case::new(name);
+    let s = tool_session(&case, Lib::OpenPmix, Third::Pps);
+    let pps = s.third.as_ref().expect("pps ran");
+    let mut why = s.judge_host(Lib::OpenPmix);
+    let pps_ns = pps.stderr.lines().filter_map(|l| l.strip_prefix("Active nspaces: ")).collect::<Vec<_>>().join("\n");
+    let ctl_ns = s.ps.stdout.lines().map(|l| l.split('\t').next().unwrap_or("")).collect::<Vec<_>>().join(",");
+    if !pps.success() {
+        why.push(format!("pps exit {:?} ({})", pps.code(), pps.stderr.chars().take(300).collect::<String>()));
+    }
+    if pps_ns != format!("rm.{}", s.pid) {
+        why.push(format!("pps lists '{pps_ns}', not 'rm.{}'", s.pid));
+    }
+    if pps_ns != ctl_ns {
+        why.push(format!("pps lists '{pps_ns}', pmixctl ps '{ctl_ns}'"));
+    }
+    println!("pps ({:?}): Active nspaces: {pps_ns}; pmixctl ps ({:?}): {}", pps.elapsed, s.ps.elapsed, s.ps.stdout.trim_end().replace('\t', " "));
+    assert!(why.is_empty(), "{}", pps.report(&why.join("; ")));
+}
+
+/// Whether a run died of SIGFPE (itself, or as a shell reports it: 136).
+fn died_of_sigfpe(r: &Run) -> bool {
+    r.signal() == Some(libc::SIGFPE) || r.code() == Some(128 + libc::SIGFPE)
+}
+
+/// OpenPMIx's pquery --pid <pid> PMIX_QUERY_NAMESPACES names the namespace
+/// too (the value on stderr). Debian's pquery 4.2.2 dies of SIGFPE in
+/// pmix_init_registered_attrs before connecting (with no server too): then
+/// a skip, when the host saw only the other two tools connect.
+#[test]
+fn mixed_rm_pquery() {
+    let name = "mixed_rm_pquery";
+    if !have("pquery") {
+        skip(name, "no pquery: Debian's libpmix-bin");
+        return;
+    }
+    let case = Case::new(name);
+    let s = tool_session(&case, Lib::OpenPmix, Third::Pquery);
+    let pq = s.third.as_ref().expect("pquery ran");
+    let why = s.judge_host(Lib::OpenPmix);
+    assert!(why.is_empty(), "{}", s.host.report(&why.join("; ")));
+    let ns = format!("rm.{}", s.pid);
+    if pq.success() && pq.stderr.contains(&ns) {
+        return;
+    }
+    let connected = s.host.stderr.lines().filter(|l| l.contains("upcall tool_connected")).count();
+    if died_of_sigfpe(pq) && connected == 2 {
+        skip(
+            name,
+            &format!(
+                "OpenPMIx's pquery died of SIGFPE after {:?} without connecting: its own crash in pmix_init_registered_attrs, with or without a server",
+                pq.elapsed
+            ),
+        );
+        return;
+    }
+    panic!("{}", pq.report(&format!("pquery exit {:?}, signal {:?}, {connected} tools connected, namespace {ns} not named", pq.code(), pq.signal())));
+}
+
 // ---------------------------------------------------------------- OpenPMIx ranks under rpmix's servers
 //
 // Programs linked to the system's OpenPMIx 4.2.2 as ranks of pmixrun and
@@ -779,6 +1077,217 @@ fn opx_tcp_fuzz() {
     assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
 }
 
+// ---------------------------------------------------------------- OpenPMIx's tools against a live pmixrun job
+//
+// pmixrun with a TMPDIR of the case's own, shared with the tools alone
+// (pps and pevent take the one server they find there); the tools run
+// once its rendezvous file pmix.<host>.tool.<pid> is there and its ranks
+// started, and the ranks wait for the case's file `release`, written once
+// the tools are done. Every process of a run carries its marker
+// (OPX_MARKER) and is ended by it.
+
+/// A pmixrun job for tools.
+struct ToolJob {
+    job: Job,
+    t: TmpDir,
+    marker: String,
+}
+
+/// `pmixrun --timeout 50 -n <n> <argv>` with a private TMPDIR, the ranks
+/// without LD_LIBRARY_PATH, once its rendezvous file is there and it has
+/// `n` children running `comm`.
+fn tool_job(case: &Case, n: usize, comm: &str, argv: &[String]) -> Result<ToolJob, String> {
+    let t = TmpDir::new("opx");
+    let marker = new_marker(&case.name);
+    let job = Job::start(
+        Cmd::new(&env().pmixrun)
+            .args(["--timeout", "50", "-n", &n.to_string()])
+            .args(argv)
+            .env_remove("LD_LIBRARY_PATH")
+            .env("TMPDIR", &t)
+            .env("OPX_MARKER", &marker)
+            .env("RANK_LIB", "openpmix")
+            .env("WHICH_PMIX_OUT", case.path("ranks.proof"))
+            .current_dir(&case.dir),
+    );
+    let rv = t.path().join(format!("pmix.{}.tool.{}", hostname(), job.pid()));
+    wait_until(&format!("the rendezvous file {}", rv.display()), secs(30), || rv.exists())?;
+    wait_children_running(job.pid(), n, comm, secs(30))?;
+    Ok(ToolJob { job, t, marker })
+}
+
+impl ToolJob {
+    fn pid(&self) -> u32 {
+        self.job.pid()
+    }
+    /// `argv` as an OpenPMIx tool (no LD_LIBRARY_PATH) with the job's TMPDIR.
+    fn tool(&self, argv: &[&str]) -> Cmd {
+        Cmd::new(argv[0]).args(&argv[1..]).on(Lib::OpenPmix).env("TMPDIR", &self.t).env("OPX_MARKER", &self.marker)
+    }
+    /// Releases the ranks and waits for the job's end (exit 0); the
+    /// job's run and what went wrong (its exit, processes left running).
+    fn end(self, case: &Case) -> (Run, Vec<String>) {
+        case.write("release", "");
+        let r = self.job.wait(secs(60));
+        r.save(case, "job");
+        let mut why = Vec::new();
+        if !r.success() {
+            why.push(format!("job exit {:?}{}", r.code(), if r.timed_out { " (time limit)" } else { "" }));
+        }
+        if wait_until("the run's processes end", secs(5), || pids_with_env("OPX_MARKER", &self.marker).is_empty()).is_err() {
+            kill_with_env("OPX_MARKER", &self.marker);
+            why.push("processes left running".to_string());
+        }
+        (r, why)
+    }
+}
+
+/// Ranks that wait for the case's file `release`: `sh -c … sh <release>`.
+fn held_ranks(case: &Case) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), "while [ ! -e \"$1\" ]; do sleep 0.05; done".into(), "sh".into(), s(case.path("release"))]
+}
+
+/// A case of a tool from Debian's libpmix-bin: a skip when it is missing,
+/// else the case with its pmixrun job of 2 held ranks.
+fn debian_tool_case(name: &str, tool: &str) -> Option<(Case, ToolJob)> {
+    if !have(tool) {
+        skip(name, &format!("no {tool}: Debian's libpmix-bin"));
+        return None;
+    }
+    let case = Case::new(name);
+    let tj = tool_job(&case, 2, "sh", &held_ranks(&case)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    Some((case, tj))
+}
+
+/// OpenPMIx's pps (Debian's libpmix-bin) lists a live pmixrun job's namespace.
+#[test]
+fn opx_pmixrun_pps() {
+    let Some((case, tj)) = debian_tool_case("opx_pmixrun_pps", "pps") else { return };
+    let pid = tj.pid();
+    let pps = run(tj.tool(&["pps"]), secs(15));
+    pps.save(&case, "pps");
+    let (_, mut why) = tj.end(&case);
+    if !pps.success() {
+        why.push(format!("pps: exit {:?}", pps.code()));
+    }
+    // ("Active nspaces: rpmixrun.<pid>.1", the namespace a word of its own)
+    let listed = format!("Active nspaces: rpmixrun.{pid}.1");
+    let lists = |l: &&str| l.find(&listed).is_some_and(|i| !l[i + listed.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'));
+    if !pps.all_lines().iter().any(lists) {
+        why.push(format!("pps did not list rpmixrun.{pid}.1"));
+    }
+    assert!(why.is_empty(), "{}", pps.report(&why.join(", ")));
+}
+
+/// OpenPMIx's pquery names it (a skip when Debian's pquery dies of SIGFPE
+/// before connecting, as it does: its own crash in
+/// pmix_init_registered_attrs, with or without a server).
+#[test]
+fn opx_pmixrun_pquery() {
+    let name = "opx_pmixrun_pquery";
+    let Some((case, tj)) = debian_tool_case(name, "pquery") else { return };
+    let pid = tj.pid();
+    let pq = run(tj.tool(&["pquery", "--pid", &pid.to_string(), "PMIX_QUERY_NAMESPACES"]), secs(15));
+    pq.save(&case, "pquery");
+    let (_, mut why) = tj.end(&case);
+    if died_of_sigfpe(&pq) {
+        skip(name, "OpenPMIx's pquery died of SIGFPE: its own crash in pmix_init_registered_attrs");
+        return;
+    }
+    if !pq.all_lines().iter().any(|l| l.contains(&format!("rpmixrun.{pid}.1"))) {
+        why.push(format!("pquery (exit {:?}) did not name rpmixrun.{pid}.1", pq.code()));
+    }
+    assert!(why.is_empty(), "{}", pq.report(&why.join(", ")));
+}
+
+/// OpenPMIx's pevent raises an event (code 4242, range local) once both
+/// ranks (OpenPMIx, c-tests/client_await_event.c) registered for it (each
+/// writes its file `ready/ready.<rank>`): both receive it, from the tool.
+#[test]
+fn opx_pmixrun_pevent() {
+    let name = "opx_pmixrun_pevent";
+    if !have("pevent") {
+        skip(name, "no pevent: Debian's libpmix-bin");
+        return;
+    }
+    let case = Case::new(name);
+    rank_wrappers(&case.dir);
+    let ready = case.path("ready");
+    fs::create_dir_all(&ready).unwrap();
+    let argv = vec![s(case.path("proof")), s(refp("client_await_event")), "4242".into(), s(&ready)];
+    let tj = tool_job(&case, 2, "client_await_ev", &argv).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let pid = tj.pid();
+    let both_ready = wait_until("both ranks' ready files", secs(30), || (0..2).all(|r| ready.join(format!("ready.{r}")).exists()));
+    let pevent = run(tj.tool(&["pevent", "--event", "4242", "--range", "2"]), secs(15));
+    pevent.save(&case, "pevent");
+    let (job, mut why) = tj.end(&case);
+    why.extend(both_ready.err());
+    if !pevent.success() {
+        why.push(format!("pevent: exit {:?}", pevent.code()));
+    }
+    let from_tool = format!(" got 4242 from rpmixrun.{pid}.tool.");
+    let got = pevent
+        .all_lines()
+        .into_iter()
+        .chain(job.all_lines())
+        .filter(|l| {
+            l.strip_prefix("client_await_event: rank ")
+                .and_then(|rest| rest.strip_prefix('0').or_else(|| rest.strip_prefix('1')))
+                .is_some_and(|rest| rest.starts_with(&from_tool))
+        })
+        .count();
+    if got != 2 {
+        why.push(format!("{got} ranks, not both, got the event from the tool"));
+    }
+    why.extend(which_pmix_loaded(&case.path("ranks.proof"), &Lib::OpenPmix.file(), 2));
+    assert!(why.is_empty(), "{}", job.report(&why.join(", ")));
+}
+
+/// An OpenPMIx tool (c-tests/tool_pull.c on the system library) pulls the
+/// stdout of 3 ranks: once its pull is registered ("tool_pull: pulling")
+/// the ranks print their line and close their output; the tool gets every
+/// rank's line, then every stream's PMIX_IOF_COMPLETE.
+#[test]
+fn opx_pmixrun_tool_iof() {
+    let case = Case::new("opx_pmixrun_tool_iof");
+    let go = case.path("go");
+    let argv = vec![
+        "sh".into(),
+        "-c".into(),
+        "while [ ! -e \"$1\" ]; do sleep 0.05; done; echo \"line-of-$PMIX_RANK\"; exec >&- 2>&-; while [ ! -e \"$2\" ]; do sleep 0.05; done".into(),
+        "sh".into(),
+        s(&go),
+        s(case.path("release")),
+    ];
+    let tj = tool_job(&case, 3, "sh", &argv).unwrap_or_else(|e| panic!("opx_pmixrun_tool_iof: {e}"));
+    let proof = case.path("tool.proof");
+    let tool = Job::start(
+        tj.tool(&[&s(c_prog("tool_pull", Build::Ref)), &tj.pid().to_string(), "3"])
+            .env("LD_PRELOAD", c_prog("which_pmix", Build::Preload))
+            .env("WHICH_PMIX_OUT", &proof),
+    );
+    let pulling = tool.wait_line("'tool_pull: pulling'", secs(30), |l| l.starts_with("tool_pull: pulling "));
+    case.write("go", "");
+    let pull = tool.wait(secs(40));
+    pull.save(&case, "tool_pull");
+    let (_, mut why) = tj.end(&case);
+    why.extend(pulling.err());
+    if !pull.success() {
+        why.push(format!("tool_pull: exit {:?}", pull.code()));
+    }
+    let lines = pull.all_lines();
+    for r in 0..3 {
+        if !lines.contains(&format!("tool_pull: rank {r}: line-of-{r}").as_str()) {
+            why.push(format!("rank {r}'s line missing"));
+        }
+    }
+    if !lines.iter().any(|l| l.starts_with("tool_pull: 3 streams complete")) {
+        why.push("not every stream completed".to_string());
+    }
+    why.extend(which_pmix_loaded(&proof, &Lib::OpenPmix.file(), 1).into_iter().map(|w| format!("the tool did not run on OpenPMIx: {w}")));
+    assert!(why.is_empty(), "{}", pull.report(&why.join(", ")));
+}
+
 // ---------------------------------------------------------------- OpenPMIx 4.2.2's own test programs
 //
 // test/simple/*.c of OpenPMIx 4.2.2 (from its source package, which
@@ -1076,6 +1585,77 @@ fn simple_single_stability() {
 #[test]
 fn simple_simptest_simptool() {
     simple_both("simple_simptest_simptool", "tool", 1, 2, &strings(&["./proof", "./simptest", "-n", "1", "-e", "./simptool"]));
+}
+
+/// simptool attached to a running simptest: simptest runs 1 client
+/// (simpdmodex -s 6: rank 0 sleeps 6 s once it has its job size);
+/// simptool, started alone in the same private TMPDIR once the server's
+/// rendezvous file (pmix.*.tool.*) is there and the client printed its job
+/// size, finds that server and queries it. simptest's output, then
+/// simptool's, are judged as one log.
+fn simple_attach_one(case: &Case, lib: Lib) -> (Run, Vec<String>) {
+    let log = rank_lib(lib);
+    let marker = new_marker(&format!("{}-{log}", case.name));
+    let proof = case.path(&format!("{log}.proof"));
+    fs::write(&proof, "").unwrap();
+    let t = TmpDir::new("opxs");
+    let limit = secs(simple_timeout());
+    let with = |cmd: Cmd| {
+        cmd.on(lib)
+            .env("OPXS_MARKER", &marker)
+            .env("RUN_LIB", rank_lib(lib))
+            .env("PROOF_OUT", &proof)
+            .env("TMPDIR", &t)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(&case.dir)
+    };
+    let server = Job::start(with(Cmd::new(case.path("proof")).args(["./simptest", "-n", "1", "-e", "./simpdmodex", "-s", "6"])));
+    let mut why = Vec::new();
+    let rendezvous = || {
+        fs::read_dir(t.path()).is_ok_and(|d| {
+            d.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("pmix.") && n.contains(".tool.")))
+        })
+    };
+    why.extend(wait_until("simptest's rendezvous file pmix.*.tool.*", limit, rendezvous).err());
+    why.extend(server.wait_line("'Rank 0[msg=<n>]: job size 1'", limit, |l| l.contains("Rank 0[msg=") && l.contains("]: job size")).err());
+    let tool = run(with(Cmd::new(case.path("proof")).arg("./simptool")), limit);
+    let srv = server.wait(limit);
+    let r = Run {
+        shown: format!("{} (and ./simptool)", srv.shown),
+        status: srv.status,
+        stdout: format!(
+            "{}{}--- simptool:\n{}{}--- simptool exit {:?}\n",
+            srv.stdout,
+            srv.stderr,
+            tool.stdout,
+            tool.stderr,
+            if tool.timed_out { None } else { tool.status }
+        ),
+        stderr: String::new(),
+        elapsed: srv.elapsed,
+        timed_out: srv.timed_out || tool.timed_out,
+    };
+    r.save(case, log);
+    why.extend(simple_judge(&r, "tool", 1));
+    if wait_until("the run's processes end", secs(5), || pids_with_env("OPXS_MARKER", &marker).is_empty()).is_err() {
+        kill_with_env("OPXS_MARKER", &marker);
+        why.push("processes left running".to_string());
+    }
+    why.extend(which_pmix_loaded(&proof, &lib.file(), 2));
+    (r, why)
+}
+
+/// simptool attached to a running simptest ([`simple_attach_one`]), on
+/// OpenPMIx, then on rpmix.
+#[test]
+fn simple_attach_simptool() {
+    let name = "simple_attach_simptool";
+    let case = Case::new(name);
+    simple_dir(&case);
+    let (_, reference) = simple_attach_one(&case, Lib::OpenPmix);
+    let ours = simple_attach_one(&case, Lib::Ours);
+    simple_verdict(name, &reference, ours);
 }
 
 /// client.py of the Python bindings (python3-pmix), `launcher` words first.
@@ -1938,37 +2518,4 @@ fn examples_mpirun_debugger() {
 #[test]
 fn examples_pmixrun_debugger() {
     example_case("pmixrun", "debugger");
-}
-
-/// Cases of the bash drivers (tools/*-tests.sh), one test each.
-mod sh {
-    use super::*;
-    /// tools/mixed-tests.sh
-    mod openpmix_hosts {
-        use super::*;
-        driver_cases!("mixed-tests.sh", "mixed", secs(300), [], {
-            rm_pmixctl_ps: "rm/pmixctl-ps",
-            rm_pmixctl_output: "rm/pmixctl-output",
-            rm_pps: "rm/pps",
-            rm_pmixctl_rpmix_host: "rm/pmixctl-rpmix-host",
-            rm_pquery: "rm/pquery",
-        });
-    }
-    /// tools/openpmix-clients-tests.sh
-    mod openpmix_ranks {
-        use super::*;
-        driver_cases!("openpmix-clients-tests.sh", "opxclients", secs(300), [], {
-            tools_pps: "tools/pps",
-            tools_pevent: "tools/pevent",
-            tools_iof: "tools/iof",
-            tools_pquery: "tools/pquery",
-        });
-    }
-    /// tools/openpmix-simple-tests.sh
-    mod test_programs {
-        use super::*;
-        driver_cases!("openpmix-simple-tests.sh", "opxsimple", secs(300), [("SIMPLE_TIMEOUT", "20"), ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")], {
-            attach_simptool: "attach/simptool",
-        });
-    }
 }
