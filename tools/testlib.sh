@@ -217,20 +217,6 @@ leftovers() {
     return 1
 }
 
-# proof_ranks <proof> <library path> <ranks: N or MIN-MAX>: adds to why
-# unless every report of c-tests/which_pmix.c in <proof> names the library
-# and their number is within the ranks asked.
-proof_ranks() {
-    local proof=$1 want=$2 ranks=$3 min=${3%-*} max=${3#*-} n=0 total path
-    while read -r _ path _; do
-        [ "$(readlink -f "$path")" = "$want" ] && n=$((n + 1))
-    done <"$proof"
-    total=$(wc -l <"$proof")
-    [ "$n" = "$total" ] && [ "$n" -ge "$min" ] && [ "$n" -le "$max" ] ||
-        add "$n of $ranks ranks ran on $want ($total reports: $(cut -d' ' -f2 "$proof" | sort | uniq -c | tr '\n' ' '))"
-    return 0
-}
-
 # proof_loaded <proof> <library path> <min>: adds to why unless every
 # report of c-tests/which_pmix.c in <proof> whose process loaded a
 # libpmix.so.2 names <library>, and at least <min> did (processes that
@@ -271,7 +257,6 @@ run_timed() {
 # cgroup.conf; SlurmdDebug from RPMIX_SLURMD_DEBUG (default debug).
 # slurm_wait_idle <seconds> <log>: the node shows idle in sinfo, else its
 # last state goes to <log> and it returns 1.
-slurm_port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
 slurm_munged() {
     local d=$1 i
     mkdir -p "$d/log"
