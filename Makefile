@@ -24,7 +24,11 @@
 #                   tool killed or stopped in each (at a fence, in init, in a
 #                   tool's attach); CHAOS_SPAWN_ROUNDS (100) in a spawn or a
 #                   connect; CHAOS_MPIRUN_ROUNDS (40) under Open MPI's mpirun,
-#                   on rpmix and OpenPMIx; CHAOS_SEED replays a run
+#                   on rpmix and OpenPMIx; CHAOS_IOF_ROUNDS (40) on a rank
+#                   writing with a tool following; CHAOS_DEBUG_ROUNDS (60) on
+#                   the tool or daemons holding a job for a debugger;
+#                   CHAOS_CONNECT_ROUNDS (100) in a connect among one job's
+#                   ranks; CHAOS_SEED replays a run
 #   make headers    regenerate include/*.h from the Rust sources
 #   make install PREFIX=<dir> [DESTDIR=<root>]   (the library, headers, pmix.pc,
 #                   pmixrun, pmixctl and their manual pages)
@@ -113,9 +117,14 @@ soak: build
 CHAOS_ROUNDS ?= 200
 CHAOS_SPAWN_ROUNDS ?= 100
 CHAOS_MPIRUN_ROUNDS ?= 40
+CHAOS_IOF_ROUNDS ?= 40
+CHAOS_DEBUG_ROUNDS ?= 60
+CHAOS_CONNECT_ROUNDS ?= 100
 chaos: build
 	$(if $(CHAOS_SEED),RPMIX_CHAOS_SEED=$(CHAOS_SEED)) RPMIX_CHAOS_ROUNDS=$(CHAOS_ROUNDS) RPMIX_CHAOS_SPAWN_ROUNDS=$(CHAOS_SPAWN_ROUNDS) \
-	  RPMIX_CHAOS_MPIRUN_ROUNDS=$(CHAOS_MPIRUN_ROUNDS) RPMIX_CHAOS_MIN_RANKS=64 RPMIX_CHAOS_MAX_RANKS=256 \
+	  RPMIX_CHAOS_MPIRUN_ROUNDS=$(CHAOS_MPIRUN_ROUNDS) RPMIX_CHAOS_IOF_ROUNDS=$(CHAOS_IOF_ROUNDS) \
+	  RPMIX_CHAOS_DEBUG_ROUNDS=$(CHAOS_DEBUG_ROUNDS) RPMIX_CHAOS_CONNECT_ROUNDS=$(CHAOS_CONNECT_ROUNDS) \
+	  RPMIX_CHAOS_MIN_RANKS=64 RPMIX_CHAOS_MAX_RANKS=256 \
 	  $(CARGO) nextest run -p rpmix-systests --test chaos -j1 --no-capture
 
 install: build

@@ -6,11 +6,18 @@
  * job's ranks from PMIx_Init (PMIX_DEBUGGER_RELEASE, custom range: the
  * target) and ends. Exit status 0 when the target was found and the
  * release sent, else 1.
+ *
+ *   debug_daemon [HOLDFILE]
+ *
+ * With HOLDFILE, the release waits until that file exists (a chaos round,
+ * systests/tests/chaos.rs, strikes the daemons meanwhile).
  */
+#define _DEFAULT_SOURCE
 #include <pmix.h>
 #include <stdio.h>
+#include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
     pmix_proc_t me, wild, target;
     pmix_value_t *v = NULL;
@@ -28,6 +35,7 @@ int main(void)
     target = *v->data.proc;
     PMIX_VALUE_RELEASE(v);
     fprintf(stderr, "debug_daemon %u: target %s\n", me.rank, target.nspace);
+    while (argc > 1 && access(argv[1], F_OK) != 0) usleep(2000);
     PMIX_INFO_LOAD(&rel, PMIX_EVENT_CUSTOM_RANGE, &target, PMIX_PROC);
     rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &rel, 1, NULL, NULL);
     PMIX_INFO_DESTRUCT(&rel);

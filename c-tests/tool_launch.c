@@ -31,6 +31,11 @@
  * leaving it stopped, before the release continues them.
  * With TOOL_LAUNCH_LEAVE set, the tool leaves (exit 4) right after the
  * spawn, before any rank could be released.
+ * With TOOL_LAUNCH_HOLD=<file>, the release waits until that file exists:
+ * the tool's own (it says "tool_launch: holding" and waits before sending
+ * it), or with TOOL_LAUNCH_DAEMON the daemons' (the file is their
+ * argument), so a chaos round (systests/tests/chaos.rs) can strike the
+ * tool or a daemon while the job is held.
  * Its own lines go to stderr ("tool_launch: ...", failed checks as
  * testutil.h prints them), so its stdout holds the job's. Exit 0 when all
  * of it held; a step that does not complete within 30 s fails.
@@ -225,6 +230,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (on_exec && !check_stopped_on_exec(ns, nranks, argv[2])) return tu_summary("tool_launch");
     fprintf(stderr, "tool_launch: %d ranks stopped %s\n", ready, on_exec ? "on exec" : "in init");
+    if (getenv("TOOL_LAUNCH_HOLD") && !getenv("TOOL_LAUNCH_DAEMON")) {
+        fprintf(stderr, "tool_launch: holding\n");
+        while (access(getenv("TOOL_LAUNCH_HOLD"), F_OK) != 0) usleep(2000);
+    }
     /* (the driver checks nothing reached stdout before this line) */
     printf("--- released ---\n");
     fflush(stdout);
@@ -241,6 +250,7 @@ int main(int argc, char **argv)
         PMIX_APP_CONSTRUCT(&d);
         d.cmd = strdup(getenv("TOOL_LAUNCH_DAEMON"));
         PMIX_ARGV_APPEND(rc, d.argv, d.cmd);
+        if (getenv("TOOL_LAUNCH_HOLD")) PMIX_ARGV_APPEND(rc, d.argv, getenv("TOOL_LAUNCH_HOLD"));
         PMIX_INFO_LOAD(&dinfo[0], PMIX_DEBUGGER_DAEMONS, &yes, PMIX_BOOL);
         PMIX_INFO_LOAD(&dinfo[1], PMIX_DEBUG_TARGET, &job, PMIX_PROC);
         PMIX_INFO_LOAD(&dinfo[2], PMIX_DEBUG_DAEMONS_PER_PROC, &one, PMIX_UINT16);

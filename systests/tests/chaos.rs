@@ -6,14 +6,21 @@
 //! --follow` does, once it follows the output or during its attach
 //! handshake. Other rounds strike in a spawn or a connect
 //! (c-tests/chaos_spawn.c), or run under Open MPI's mpirun on rpmix and on
-//! OpenPMIx. Each round asserts that the job ends within its bound, that
-//! the survivors see what the Standard names, that the exit code is the
-//! documented one and that nothing is left.
+//! OpenPMIx. Mid-IOF rounds strike a rank writing output as fast as it is
+//! let, with a tool following it (c-tests/chaos_iof.c); debugger rounds
+//! strike the tool or the debugger daemons holding a job at its debug stop
+//! (c-tests/tool_launch.c, debug_daemon.c); connect rounds strike a rank of
+//! one job in, or before, its PMIx_Connect with a group of its job
+//! (c-tests/chaos_connect.c). Each round asserts that the job ends within
+//! its bound, that the survivors see what the Standard names, that the exit
+//! code is the documented one and that nothing is left.
 //!
-//! `make test` runs 20 rounds of 16-64 ranks, 10 spawn rounds and 4 mpirun
-//! rounds; `make chaos` 200 rounds of 64-256, 100 and 40
-//! (`RPMIX_CHAOS_ROUNDS`, `RPMIX_CHAOS_SPAWN_ROUNDS`,
-//! `RPMIX_CHAOS_MPIRUN_ROUNDS`, `RPMIX_CHAOS_MIN_RANKS`,
+//! `make test` runs 20 rounds of 16-64 ranks, 10 spawn rounds, 4 mpirun
+//! rounds, 4 mid-IOF, 6 debugger and 8 connect rounds; `make chaos` 200
+//! rounds of 64-256, 100, 40, 40, 60 and 100 (`RPMIX_CHAOS_ROUNDS`,
+//! `RPMIX_CHAOS_SPAWN_ROUNDS`, `RPMIX_CHAOS_MPIRUN_ROUNDS`,
+//! `RPMIX_CHAOS_IOF_ROUNDS`, `RPMIX_CHAOS_DEBUG_ROUNDS`,
+//! `RPMIX_CHAOS_CONNECT_ROUNDS`, `RPMIX_CHAOS_MIN_RANKS`,
 //! `RPMIX_CHAOS_MAX_RANKS`). Every round prints its seed: `RPMIX_CHAOS_SEED=S
 //! RPMIX_CHAOS_ROUND=R` replays round R alone (of each test).
 
@@ -700,5 +707,580 @@ fn chaos_mpirun_rounds() {
         let failed = |o: &MpirunOutcome| matches!(o.code, Some(137) | Some(3));
         let same = ours.code == theirs.code && ours.done == theirs.done || failed(&ours) && failed(&theirs) && ours.done == 0;
         assert!(same, "seed {seed} mpirun round {r}: rpmix {ours:?}, OpenPMIx {theirs:?}");
+    }
+}
+
+// ---------------------------------------------------------------- mid-IOF rounds
+
+/// The strikes of a mid-IOF round (on a rank writing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IofStrike {
+    /// SIGKILL.
+    Kill,
+    /// SIGSTOP, SIGCONT after the milliseconds.
+    Stop(u64),
+}
+
+/// The padding of a chaos_iof line.
+const IOF_PAD: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN";
+
+/// What one output of a chaos_iof job held, per rank: the "iof R I" lines
+/// (each whole and in order from 0, else an error naming the first that
+/// is not), the K of "wrote K", whether "ready" and "done" came.
+#[derive(Debug, Default)]
+struct IofSeen {
+    lines: Vec<u64>,
+    wrote: Vec<Option<u64>>,
+    ready: u64,
+    done: u64,
+}
+
+fn iof_seen(file: &Path, n: u64) -> Result<IofSeen, String> {
+    let text = fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut s = IofSeen { lines: vec![0; n as usize], wrote: vec![None; n as usize], ..Default::default() };
+    for (k, l) in text.lines().enumerate() {
+        let w: Vec<&str> = l.split(' ').collect();
+        let rank = |x: &str| x.parse::<u64>().ok().filter(|r| *r < n).map(|r| r as usize);
+        let bad = || format!("{}: line {} is not what a rank wrote next: {l:?}", file.display(), k + 1);
+        match w.as_slice() {
+            ["iof", r, i, pad] => {
+                let r = rank(r).ok_or_else(bad)?;
+                if i.parse::<u64>().ok() != Some(s.lines[r]) || *pad != IOF_PAD || s.wrote[r].is_some() {
+                    return Err(format!("{} (rank {r}'s line {} expected)", bad(), s.lines[r]));
+                }
+                s.lines[r] += 1;
+            }
+            ["chaos:", "rank", r, "ready"] if rank(r).is_some() => s.ready += 1,
+            ["chaos:", "rank", r, "done"] if rank(r).is_some() => s.done += 1,
+            ["chaos:", "rank", r, "wrote", count] => {
+                let r = rank(r).ok_or_else(bad)?;
+                s.wrote[r] = Some(count.parse().map_err(|_| bad())?);
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(s)
+}
+
+/// `<file>`'s lines that satisfy `pred` (a file being written).
+fn count_in(file: &Path, pred: impl Fn(&str) -> bool) -> usize {
+    fs::read_to_string(file).unwrap_or_default().lines().filter(|l| pred(l)).count()
+}
+
+/// One mid-IOF round: N ranks of c-tests/chaos_iof.c under pmixrun writing
+/// as fast as they are let, `pmixctl output --follow` attached from before
+/// the first line; one rank killed or stopped mid-stream. Both outputs
+/// (pmixrun's and the tool's) go to files and are read line by line.
+fn iof_round(seed: u64, r: u64, max: u64) {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0xa076_1d64_78bd_642f));
+    let n = rng.range(2, (max / 16).max(4));
+    let strike = if rng.range(0, 1) == 0 { IofStrike::Kill } else { IofStrike::Stop(rng.range(50, 1500)) };
+    let victim = rng.range(0, n - 1);
+    // (how long the ranks write before the strike)
+    let after = rng.range(100, 1500);
+    // (after a kill, whether the survivors are told to end their streams
+    // at once, or are left writing until pmixrun ends them mid-stream)
+    let survivors_stop = rng.range(0, 1) == 0;
+    // (about 256 lines a millisecond from the job, whatever its size)
+    let burst = (256 / n).max(8);
+    let maxlines = 1_000_000 / n;
+    let what = format!(
+        "chaos: seed {seed} iof round {r}: {n} ranks writing {burst} lines/ms each, a tool following, {strike:?} at rank {victim} after {after} ms{}",
+        if strike == IofStrike::Kill && !survivors_stop { ", the others left writing" } else { "" }
+    );
+    println!("{what}");
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    let marker = format!("chaos-iof-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaosi");
+    let case = Case::new(&format!("chaos_iof_round_{}", r % 4));
+    let (stop, go) = (case.path("stop"), case.path("go"));
+    let (out, err, tout, terr) = (case.path("job.out"), case.path("job.err"), case.path("tool.out"), case.path("tool.err"));
+    let prog = c_prog("chaos_iof", Build::Ours);
+    let argv: Vec<std::ffi::OsString> = vec![
+        env().pmixrun.clone().into(),
+        "--timeout".into(),
+        "40".into(),
+        "-n".into(),
+        n.to_string().into(),
+        prog.into(),
+        stop.clone().into(),
+        marker.clone().into(),
+        go.clone().into(),
+        burst.to_string().into(),
+        maxlines.to_string().into(),
+    ];
+    let started = Instant::now();
+    let job = Job::start(to_files(argv, &out, &err).env("TMPDIR", &t).on(Lib::Ours));
+    let ready = |f: &Path| count_in(f, |l| l.starts_with("chaos: rank ") && l.ends_with(" ready")) as u64;
+    wait_until("every rank ready", secs(30), || ready(&out) == n).unwrap_or_else(|e| fail(e));
+    let tool_argv: Vec<std::ffi::OsString> = vec![env().pmixctl.clone().into(), "--pid".into(), job.pid().to_string().into(), "output".into(), "--follow".into()];
+    let tool_started = Instant::now();
+    let tool = Job::start(to_files(tool_argv, &tout, &terr).env("TMPDIR", &t).on(Lib::Ours));
+    // (the tool follows: it printed what was kept, every rank's first line)
+    wait_until("the tool following", secs(30), || ready(&tout) == n).unwrap_or_else(|e| fail(format!("{e}\n--- tool's stderr\n{}", fs::read_to_string(&terr).unwrap_or_default())));
+    case.write("go", "");
+    std::thread::sleep(Duration::from_millis(after));
+    let pid = rank_pid(&marker, victim).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
+    match strike {
+        IofStrike::Kill => signal(pid, libc::SIGKILL),
+        IofStrike::Stop(ms) => {
+            stop_for(pid, ms);
+            // (the tool keeps receiving after the stop)
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+    if strike != IofStrike::Kill || survivors_stop {
+        case.write("stop", "");
+    }
+    let o = job.wait(BOUND + secs(15));
+    let took = started.elapsed();
+    // (the tool ends with the job: within 10 s of the launcher's end)
+    let to = tool.wait(tool_started.elapsed() + secs(10));
+    let report = || {
+        format!(
+            "exit {:?} after {took:?}{}\n--- pmixrun's stderr\n{}\n--- tool: exit {:?}{}, stderr\n{}",
+            o.code(),
+            if o.timed_out { " (killed at its time limit)" } else { "" },
+            fs::read_to_string(&err).unwrap_or_default(),
+            to.code(),
+            if to.timed_out { " (killed at its time limit)" } else { "" },
+            fs::read_to_string(&terr).unwrap_or_default()
+        )
+    };
+    if o.timed_out || took > BOUND || o.code() == Some(124) {
+        fail(format!("did not end within {BOUND:?}: {}", report()));
+    }
+    if to.timed_out {
+        fail(format!("the tool did not end with the job: {}", report()));
+    }
+    let term = iof_seen(&out, n).unwrap_or_else(|e| fail(format!("pmixrun's output: {e}\n{}", report())));
+    let seen = iof_seen(&tout, n).unwrap_or_else(|e| fail(format!("the tool's output: {e}\n{}", report())));
+    let total: u64 = term.lines.iter().sum();
+    println!(
+        "chaos: iof round {r}: exit {:?}, tool exit {:?}, {} done, {total} lines ({} MB) on each output, rank {victim} wrote {} before its end",
+        o.code(),
+        to.code(),
+        term.done,
+        total * 56 / 1_000_000,
+        term.lines[victim as usize]
+    );
+    // Every line that reached pmixrun's output reached the tool's, each
+    // rank's whole and in order (checked by iof_seen).
+    if term.lines != seen.lines {
+        fail(format!("lines per rank: pmixrun {:?}, the tool {:?}\n{}", term.lines, seen.lines, report()));
+    }
+    // (a rank that ended its stream wrote exactly the lines it counted)
+    for (i, (t, w)) in term.lines.iter().zip(&term.wrote).enumerate() {
+        if w.is_some_and(|k| k != *t) || seen.wrote[i].is_some_and(|k| k != seen.lines[i]) {
+            fail(format!("rank {i} wrote {w:?} lines, pmixrun shows {t}, the tool {}\n{}", seen.lines[i], report()));
+        }
+    }
+    if term.lines[victim as usize] == 0 {
+        fail(format!("rank {victim} had written nothing when struck\n{}", report()));
+    }
+    let errtext = fs::read_to_string(&err).unwrap_or_default();
+    match strike {
+        IofStrike::Kill => {
+            // (the survivors write no error: the killed rank is the first
+            // and only failure, its 128+9; pmixrun ends the others)
+            if o.code() != Some(137) || !errtext.contains(&format!(":{victim} was killed by signal 9")) {
+                fail(format!("expected exit 137 naming rank {victim} killed by signal 9: {}", report()));
+            }
+        }
+        IofStrike::Stop(_) => {
+            // (after the stop every rank ends its stream: "wrote K" after
+            // exactly K lines, on both outputs)
+            let whole = (0..n as usize).all(|i| term.wrote[i] == Some(term.lines[i]) && seen.wrote[i] == Some(seen.lines[i]));
+            if o.code() != Some(0) || term.done != n || seen.done != n || !whole {
+                fail(format!("{} of {n} done, wrote {:?} of {:?}: {}", term.done, term.wrote, term.lines, report()));
+            }
+        }
+    }
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
+        fail(format!("{e}: {:?} left", marked(&marker)));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+    // (the outputs are large: kept only when the round fails)
+    for f in [&out, &tout] {
+        let _ = fs::remove_file(f);
+    }
+}
+
+/// Mid-IOF rounds: `RPMIX_CHAOS_IOF_ROUNDS` (4) of 2 to max/16 ranks
+/// (`RPMIX_CHAOS_MAX_RANKS`, 64: at least 4).
+#[test]
+fn chaos_iof_rounds() {
+    let seed = seed();
+    let max = env_num("RPMIX_CHAOS_MAX_RANKS", 64);
+    let rounds = round_numbers("RPMIX_CHAOS_IOF_ROUNDS", 4);
+    println!("chaos: seed {seed}, {} iof rounds", rounds.len());
+    for r in rounds {
+        iof_round(seed, r, max);
+    }
+}
+
+// ---------------------------------------------------------------- debugger rounds
+
+/// The strikes of a debugger round: on what holds a job at its debug stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DebugStrike {
+    /// SIGKILL to the tool that holds the job (no daemons).
+    KillTool,
+    /// SIGSTOP to that tool, SIGCONT after the milliseconds.
+    StopTool(u64),
+    /// SIGKILL to one of the debugger daemons that hold the job.
+    KillDaemon,
+    /// SIGSTOP to one daemon, SIGCONT after the milliseconds.
+    StopDaemon(u64),
+    /// SIGKILL to every daemon: their job ends without a release.
+    KillDaemons,
+    /// SIGKILL to the tool while its daemons hold the job.
+    KillToolOfDaemons,
+}
+
+impl DebugStrike {
+    fn daemons(self) -> bool {
+        !matches!(self, DebugStrike::KillTool | DebugStrike::StopTool(_))
+    }
+}
+
+/// The KiB each debug_rank writes in a debugger round.
+const DEBUG_KIB: usize = 8;
+
+/// What c-tests/debug_rank.c writes on stdout as rank `r` (as
+/// tools.rs's debug_rank_output).
+fn debug_rank_output(kib: usize, r: u64) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < kib * 1024 {
+        let _ = writeln!(out, "r{r} {i} abcdefghijklmnopqrstuvwxyz");
+        i += 1;
+    }
+    out
+}
+
+/// One debugger round: a persistent pmixrun; c-tests/tool_launch.c spawns
+/// N ranks of c-tests/debug_rank.c held for a debugger (in init, or
+/// stopped on exec), alone or with debugger daemons (c-tests/debug_daemon.c,
+/// one per rank) to release them, both holding until a file exists; the
+/// round strikes the tool or the daemons while the job is held, then makes
+/// the file. Whatever was struck, the job must be released and every rank
+/// run to its end (exit 5) within 20 s of the strike, the tool end as
+/// documented, and nothing be left once the launcher is stopped.
+fn debug_round(seed: u64, r: u64, max: u64) {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0xe703_7ed1_a0b4_28db));
+    let n = rng.range(1, (max / 8).max(2));
+    let ms = rng.range(50, 1500);
+    let strike = match rng.range(0, 5) {
+        0 => DebugStrike::KillTool,
+        1 => DebugStrike::StopTool(ms),
+        2 => DebugStrike::KillDaemon,
+        3 => DebugStrike::StopDaemon(ms),
+        4 => DebugStrike::KillDaemons,
+        _ => DebugStrike::KillToolOfDaemons,
+    };
+    let on_exec = rng.range(0, 1) == 0;
+    let daemon_victim = rng.range(0, n - 1);
+    // (after the hold is in place: a daemon may still be in its init)
+    let delay = rng.range(0, 300);
+    let place = if on_exec { "stopped on exec" } else { "held in init" };
+    let what = format!("chaos: seed {seed} debug round {r}: {n} ranks {place}, {strike:?}{} after {delay} ms", if matches!(strike, DebugStrike::KillDaemon | DebugStrike::StopDaemon(_)) { format!(" (daemon {daemon_victim})") } else { String::new() });
+    println!("{what}");
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    let marker = format!("chaos-debug-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaosd");
+    let case = Case::new(&format!("chaos_debug_round_{}", r % 4));
+    let hold = case.path("hold");
+    let e = env();
+    let launched = Instant::now();
+    let launcher = Job::start(merged([e.pmixrun.as_os_str(), std::ffi::OsStr::new("--persistent"), std::ffi::OsStr::new("-v")]).env("TMPDIR", &t).env("PMIX_SYSTEM_TMPDIR", &t).env("CHAOS_MARKER", &marker).on(Lib::Ours));
+    let rv = t.path().join(format!("pmix.sys.{}", hostname()));
+    wait_until("the launcher's rendezvous file", secs(10), || rv.exists()).unwrap_or_else(|e| fail(format!("{e}\n{}", launcher.stdout_so_far())));
+    let daemon = c_prog("debug_daemon", Build::Ours);
+    let mut cmd = Cmd::new(c_prog("tool_launch", Build::Ours))
+        .env("TMPDIR", &t)
+        .env("PMIX_SYSTEM_TMPDIR", &t)
+        .env("CHAOS_MARKER", &marker)
+        .env("TOOL_LAUNCH_HOLD", &hold)
+        .arg(n.to_string())
+        .arg(c_prog("debug_rank", Build::Ours))
+        .args([DEBUG_KIB.to_string(), "5".to_string()]);
+    if strike.daemons() {
+        cmd = cmd.env("TOOL_LAUNCH_DAEMON", &daemon);
+    }
+    if on_exec {
+        cmd = cmd.env("TOOL_LAUNCH_ON_EXEC", "1");
+    }
+    let started = Instant::now();
+    let tool = Job::start(cmd.on(Lib::Ours));
+    let stopped = format!("tool_launch: {n} ranks stopped {}", if on_exec { "on exec" } else { "in init" });
+    let l = tool
+        .wait_line(&format!("'{stopped}'"), secs(30), |l| l == stopped || l.contains("cannot stop on exec here"))
+        .unwrap_or_else(|e| fail(format!("{e}\n--- tool\n{}", tool.stdout_so_far())));
+    if l.contains("cannot stop on exec") {
+        skip("chaos_debug_rounds", "this system does not let pmixrun trace its children: a round on exec skipped");
+        return;
+    }
+    let daemons: Vec<u32> = if strike.daemons() {
+        tool.wait_line("'tool_launch: daemons <ns>'", secs(30), |l| l.starts_with("tool_launch: daemons ")).unwrap_or_else(|e| fail(e));
+        let found = || {
+            let v: Vec<u32> = pids_with_env("CHAOS_MARKER", &marker).into_iter().filter(|p| runs(*p, &daemon)).collect();
+            (v.len() as u64 == n).then_some(v)
+        };
+        poll(secs(30), found).unwrap_or_else(|| fail(format!("not {n} daemons running")))
+    } else {
+        tool.wait_line("'tool_launch: holding'", secs(30), |l| l == "tool_launch: holding").unwrap_or_else(|e| fail(e));
+        Vec::new()
+    };
+    std::thread::sleep(Duration::from_millis(delay));
+    let struck = Instant::now();
+    match strike {
+        DebugStrike::KillTool | DebugStrike::KillToolOfDaemons => tool.signal(libc::SIGKILL),
+        DebugStrike::StopTool(ms) => stop_for(tool.pid(), ms),
+        DebugStrike::KillDaemon => signal(daemons[daemon_victim as usize], libc::SIGKILL),
+        DebugStrike::StopDaemon(ms) => stop_for(daemons[daemon_victim as usize], ms),
+        DebugStrike::KillDaemons => {
+            for p in &daemons {
+                signal(*p, libc::SIGKILL);
+            }
+        }
+    }
+    case.write("hold", "");
+    let to = tool.wait(secs(50));
+    to.save(&case, "tool");
+    let appns = to.stderr.lines().find_map(|x| x.strip_prefix("tool_launch: spawned ").map(str::to_string)).unwrap_or_else(|| fail(to.report("no 'spawned' line")));
+    let log = || launcher.stdout_so_far();
+    let ended = |r: u64| format!("pmixrun: {appns}:{r} exited with status 5");
+    let all_ended = || {
+        let l = log();
+        (0..n).all(|r| l.lines().any(|x| x == ended(r)))
+    };
+    let waited = wait_until("every rank's end", secs(20).saturating_sub(struck.elapsed()), all_ended);
+    let ran = struck.elapsed();
+    let released = log().lines().any(|x| x == format!("pmixrun: job {appns}: its debugger is gone; releasing its held ranks"));
+    let report = |why: &str| format!("{why}\n{}\n--- launcher's log\n{}", to.report("the tool"), log());
+    if waited.is_err() {
+        fail(report(&format!("not every rank ran to its end (exit 5) within 20 s of the strike ({:?})", started.elapsed())));
+    }
+    let daemons_ended = to.stderr.lines().any(|x| x.starts_with("tool_launch: the daemons ended (exit code"));
+    println!(
+        "chaos: debug round {r}: tool {}, the launcher {}, every rank ended {ran:?} after the strike",
+        if to.timed_out { "timed out".to_string() } else if let Some(c) = to.code() { format!("exit {c}") } else { format!("signal {:?}", to.signal()) },
+        if released { "released the orphaned job" } else { "released nothing itself" }
+    );
+    match strike {
+        DebugStrike::KillTool | DebugStrike::KillDaemons => {
+            // (no tool, or its daemons gone without a release: the
+            // launcher's to release, at once)
+            if !released {
+                fail(report("the launcher did not say it released the orphaned job"));
+            }
+            if strike == DebugStrike::KillDaemons && (to.code() != Some(3) || !daemons_ended) {
+                fail(report("the tool did not give up (exit 3) on hearing its daemons' end"));
+            }
+        }
+        DebugStrike::KillToolOfDaemons => {
+            // (the daemons release the job: the launcher has nothing to do)
+            if to.code().is_some() {
+                fail(report("the tool was not killed"));
+            }
+        }
+        DebugStrike::StopTool(_) | DebugStrike::StopDaemon(_) | DebugStrike::KillDaemon => {
+            // The tool or the other daemons release the job; the tool sees
+            // its end (exit 0), or, with daemons, may hear theirs first
+            // and give up (exit 3) before the job's end reached it.
+            let gave_up = strike.daemons() && to.code() == Some(3) && daemons_ended;
+            if !(to.code() == Some(0) || gave_up) {
+                fail(report("the tool did not end well"));
+            }
+            if to.code() == Some(0) {
+                for rank in 0..n {
+                    let got: String = to.stdout.lines().filter(|l| l.starts_with(&format!("r{rank} "))).map(|l| format!("{l}\n")).collect();
+                    if got != debug_rank_output(DEBUG_KIB, rank) {
+                        fail(report(&format!("rank {rank}'s output to the tool differs")));
+                    }
+                }
+                if !to.stderr.lines().any(|l| l.starts_with("tool_launch: job ") && l.ends_with(" ended, exit code 5")) {
+                    fail(report("no job-end event with exit code 5"));
+                }
+            }
+        }
+    }
+    let lpid = launcher.pid();
+    let ours = || pids_with_env("CHAOS_MARKER", &marker).into_iter().filter(|p| *p != lpid).collect::<Vec<u32>>();
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || ours().is_empty()) {
+        fail(format!("{e}: {:?} left\n{}", ours(), log()));
+    }
+    let s = run(Cmd::new(&e.pmixctl).env("TMPDIR", &t).env("PMIX_SYSTEM_TMPDIR", &t).arg("stop").on(Lib::Ours), secs(20));
+    let lo = launcher.wait(launched.elapsed() + secs(20));
+    lo.save(&case, "launcher");
+    if lo.timed_out || !s.success() {
+        fail(format!("the launcher did not stop\n{}\n{}", s.report("pmixctl stop"), lo.report("the launcher")));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+}
+
+/// Debugger rounds: `RPMIX_CHAOS_DEBUG_ROUNDS` (6) of 1 to max/8 ranks
+/// (`RPMIX_CHAOS_MAX_RANKS`, 64).
+#[test]
+fn chaos_debug_rounds() {
+    let seed = seed();
+    let max = env_num("RPMIX_CHAOS_MAX_RANKS", 64);
+    let rounds = round_numbers("RPMIX_CHAOS_DEBUG_ROUNDS", 6);
+    println!("chaos: seed {seed}, {} debug rounds", rounds.len());
+    for r in rounds {
+        debug_round(seed, r, max);
+    }
+}
+
+// ---------------------------------------------------------------- connect rounds
+
+/// The strikes of a connect round (ranks of one job connecting in groups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConnectStrike {
+    /// SIGKILL to a rank in its connect (its group waits for a held member).
+    KillInConnect,
+    /// SIGSTOP to a rank in its connect, SIGCONT after the milliseconds.
+    StopInConnect(u64),
+    /// SIGKILL to the held member before its connect (its group waits in theirs).
+    KillHeld,
+    /// SIGSTOP to the held member, SIGCONT after the milliseconds.
+    StopHeld(u64),
+}
+
+/// The ranks `lo..hi` of rank `r`'s group: `g` consecutive ranks of `n`,
+/// the last group taking the remainder (as chaos_connect.c).
+fn group_of(r: u64, g: u64, n: u64) -> (u64, u64) {
+    if g >= n {
+        return (0, n);
+    }
+    let groups = n / g;
+    let i = (r / g).min(groups - 1);
+    let lo = i * g;
+    (lo, if i == groups - 1 { n } else { lo + g })
+}
+
+/// One connect round: N ranks of c-tests/chaos_connect.c under pmixrun
+/// PMIx_Connect in groups of G (or all together); one rank of a group is
+/// held before its connect until the round's file, and the round strikes
+/// it there, or another member in its connect.
+fn connect_round(seed: u64, r: u64, min: u64, max: u64) {
+    let mut rng = Rng(seed ^ r.wrapping_mul(0x8ebc_6af0_9c88_c6e3));
+    let n = rng.range((min / 4).max(4), (max / 4).max(4));
+    let g = if rng.range(0, 2) == 0 { n } else { rng.range(2, n / 2) };
+    let ms = rng.range(50, 1500);
+    let strike = match rng.range(0, 3) {
+        0 => ConnectStrike::KillInConnect,
+        1 => ConnectStrike::StopInConnect(ms),
+        2 => ConnectStrike::KillHeld,
+        _ => ConnectStrike::StopHeld(ms),
+    };
+    let victim = rng.range(0, n - 1);
+    let (lo, hi) = group_of(victim, g, n);
+    let other = lo + rng.range(0, hi - lo - 2);
+    let other = if other >= victim { other + 1 } else { other };
+    let at_held = matches!(strike, ConnectStrike::KillHeld | ConnectStrike::StopHeld(_));
+    let held = if at_held { victim } else { other };
+    let delay = rng.range(0, 200);
+    let what = format!(
+        "chaos: seed {seed} connect round {r}: {n} ranks in groups of {}, {strike:?} at rank {victim} (group {lo}..{hi}, rank {held} held) after {delay} ms",
+        g.min(n)
+    );
+    println!("{what}");
+    let fail = |why: String| -> ! { panic!("{what}: {why}\n(replay: RPMIX_CHAOS_SEED={seed} RPMIX_CHAOS_ROUND={r})") };
+    let marker = format!("chaos-connect-{seed}-{r}-{}", std::process::id());
+    let t = TmpDir::new("chaosc");
+    let case = Case::new(&format!("chaos_connect_round_{}", r % 8));
+    let go = case.path("go");
+    let prog = c_prog("chaos_connect", Build::Ours);
+    let started = Instant::now();
+    let job = Job::start(
+        Cmd::new(&env().pmixrun).env("TMPDIR", &t).args(["--timeout", "40", "-n", &n.to_string()]).arg(&prog).arg(&marker).arg(g.to_string()).arg(held.to_string()).arg(&go).on(Lib::Ours),
+    );
+    // (the victim's group in its connect but for the held member)
+    let waiting: Vec<String> = (lo..hi).map(|p| if p == held { format!("chaos: rank {p} held") } else { format!("chaos: rank {p} connect") }).collect();
+    wait_lines(&job, &waiting, secs(30)).unwrap_or_else(|e| fail(e));
+    std::thread::sleep(Duration::from_millis(delay));
+    let pid = rank_pid(&marker, victim).unwrap_or_else(|| fail(format!("no process of rank {victim}")));
+    match strike {
+        ConnectStrike::KillInConnect | ConnectStrike::KillHeld => {
+            signal(pid, libc::SIGKILL);
+            case.write("go", "");
+        }
+        ConnectStrike::StopInConnect(ms) | ConnectStrike::StopHeld(ms) => {
+            signal(pid, libc::SIGSTOP);
+            case.write("go", "");
+            std::thread::sleep(Duration::from_millis(ms));
+            signal(pid, libc::SIGCONT);
+        }
+    }
+    let out = job.wait(BOUND + secs(15));
+    out.save(&case, "job");
+    let took = started.elapsed();
+    if out.timed_out || took > BOUND || out.code() == Some(124) {
+        fail(format!("did not end within {BOUND:?} ({took:?})\n{}", out.report("the job")));
+    }
+    let all = out.all_lines();
+    let is_done = |p: u64| all.contains(&format!("chaos: rank {p} done").as_str());
+    let done = (0..n).filter(|p| is_done(*p)).count() as u64;
+    let group_done = (lo..hi).filter(|p| is_done(*p)).count() as u64;
+    let returned: Vec<&&str> = all.iter().filter(|l| l.contains(" returned ")).collect();
+    let statuses: std::collections::BTreeSet<&str> = returned.iter().filter_map(|l| l.split(" returned ").nth(1)).collect();
+    let group_returned = (lo..hi).filter(|p| returned.iter().any(|l| l.starts_with(&format!("chaos: rank {p} ")))).count();
+    println!(
+        "chaos: connect round {r}: exit {:?}, {done} done ({group_done} of the struck group's {}), {group_returned} of its survivors' calls returned {statuses:?}, {took:?}",
+        out.code(),
+        hi - lo
+    );
+    match strike {
+        ConnectStrike::StopInConnect(_) | ConnectStrike::StopHeld(_) => {
+            if out.code() != Some(0) || done != n {
+                fail(out.report(&format!("{done} of {n} ranks done")));
+            }
+        }
+        _ => {
+            if !matches!(out.code(), Some(137) | Some(3)) {
+                fail(out.report("exit code not 137 or 3"));
+            }
+            if let Some(bad) = returned.iter().find(|l| !lost_status(l)) {
+                fail(format!("a survivor's call returned something else: {bad}\n{}", out.report("the job")));
+            }
+            if !all.iter().any(|l| l.contains(&format!(":{victim} was killed by signal 9"))) {
+                fail(out.report(&format!("pmixrun did not report rank {victim} killed by signal 9")));
+            }
+            // (killed before its connect, the held rank's group cannot
+            // have connected)
+            if at_held && group_done > 0 {
+                fail(out.report("a member of the struck group connected without the killed one"));
+            }
+        }
+    }
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
+        fail(format!("{e}: {:?} left", marked(&marker)));
+    }
+    let left = listing(t.path());
+    if !left.is_empty() {
+        fail(format!("left under TMPDIR: {left:?}"));
+    }
+}
+
+/// Connect rounds: `RPMIX_CHAOS_CONNECT_ROUNDS` (8) of min/4 to max/4
+/// ranks (`RPMIX_CHAOS_MIN_RANKS`, `RPMIX_CHAOS_MAX_RANKS`: 4 to 16).
+#[test]
+fn chaos_connect_rounds() {
+    let seed = seed();
+    let (min, max) = (env_num("RPMIX_CHAOS_MIN_RANKS", 16), env_num("RPMIX_CHAOS_MAX_RANKS", 64));
+    let rounds = round_numbers("RPMIX_CHAOS_CONNECT_ROUNDS", 8);
+    println!("chaos: seed {seed}, {} connect rounds", rounds.len());
+    for r in rounds {
+        connect_round(seed, r, min, max);
     }
 }
