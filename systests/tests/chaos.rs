@@ -231,6 +231,16 @@ fn listing(d: &Path) -> Vec<String> {
     v
 }
 
+/// What a round left: its processes (found by `marker`, given a moment to
+/// go), or files under its TMPDIR `t`. None: nothing.
+fn leftovers(marker: &str, t: &Path) -> Option<String> {
+    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(marker).is_empty()) {
+        return Some(format!("{e}: {:?} left", marked(marker)));
+    }
+    let left = listing(t);
+    (!left.is_empty()).then(|| format!("left under TMPDIR: {left:?}"))
+}
+
 /// The statuses a survivor's fence may return when a participant is killed:
 /// the connection lost, the process aborted/terminated, the fence timed out.
 const LOST: [&str; 5] = ["LOST_CONNECTION", "PROC_ABORTED", "TIMEOUT", "PROC_TERM_WO_SYNC", "UNREACH"];
@@ -404,12 +414,8 @@ fn round(seed: u64, r: u64, min: u64, max: u64) {
             fail(to.report("the stopped tool did not end with its job"));
         }
     }
-    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
-        fail(format!("{e}: {:?} left", marked(&marker)));
-    }
-    let left = listing(t.path());
-    if !left.is_empty() {
-        fail(format!("left under TMPDIR: {left:?}"));
+    if let Some(why) = leftovers(&marker, t.path()) {
+        fail(why);
     }
 }
 
@@ -548,12 +554,8 @@ fn spawn_round(seed: u64, r: u64, max: u64) {
             }
         }
     }
-    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
-        fail(format!("{e}: {:?} left", marked(&marker)));
-    }
-    let left = listing(t.path());
-    if !left.is_empty() {
-        fail(format!("left under TMPDIR: {left:?}"));
+    if let Some(why) = leftovers(&marker, t.path()) {
+        fail(why);
     }
 }
 
@@ -669,12 +671,8 @@ fn mpirun_round(seed: u64, r: u64, min: u64, max: u64, lib: Lib) -> MpirunOutcom
             }
         }
     }
-    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
-        fail(format!("{e}: {:?} left", marked(&marker)));
-    }
-    let left = listing(t.path());
-    if !left.is_empty() {
-        fail(format!("left under TMPDIR: {left:?}"));
+    if let Some(why) = leftovers(&marker, t.path()) {
+        fail(why);
     }
     o
 }
@@ -897,12 +895,8 @@ fn iof_round(seed: u64, r: u64, max: u64) {
             }
         }
     }
-    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
-        fail(format!("{e}: {:?} left", marked(&marker)));
-    }
-    let left = listing(t.path());
-    if !left.is_empty() {
-        fail(format!("left under TMPDIR: {left:?}"));
+    if let Some(why) = leftovers(&marker, t.path()) {
+        fail(why);
     }
     // (the outputs are large: kept only when the round fails)
     for f in [&out, &tout] {
@@ -1263,12 +1257,8 @@ fn connect_round(seed: u64, r: u64, min: u64, max: u64) {
             }
         }
     }
-    if let Err(e) = wait_until("the round's processes gone", secs(10), || marked(&marker).is_empty()) {
-        fail(format!("{e}: {:?} left", marked(&marker)));
-    }
-    let left = listing(t.path());
-    if !left.is_empty() {
-        fail(format!("left under TMPDIR: {left:?}"));
+    if let Some(why) = leftovers(&marker, t.path()) {
+        fail(why);
     }
 }
 
