@@ -934,3 +934,16 @@ pub fn sanitized_build(sanitizer: &str, dir: &str, what: &[&str]) -> PathBuf {
     }
     e.root.join("target").join(dir).join("x86_64-unknown-linux-gnu/release")
 }
+
+/// What c-tests/debug_rank.c writes on stdout as rank `r`: lines
+/// "r<r> <i> <26 letters>" up to `kib` KiB.
+pub fn debug_rank_output(kib: usize, r: u64) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < kib * 1024 {
+        let _ = writeln!(out, "r{r} {i} abcdefghijklmnopqrstuvwxyz");
+        i += 1;
+    }
+    out
+}

@@ -945,18 +945,6 @@ impl DebugStrike {
 /// The KiB each debug_rank writes in a debugger round.
 const DEBUG_KIB: usize = 8;
 
-/// What c-tests/debug_rank.c writes on stdout as rank `r` (as
-/// tools.rs's debug_rank_output).
-fn debug_rank_output(kib: usize, r: u64) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let mut i = 0;
-    while out.len() < kib * 1024 {
-        let _ = writeln!(out, "r{r} {i} abcdefghijklmnopqrstuvwxyz");
-        i += 1;
-    }
-    out
-}
 
 /// One debugger round: a persistent pmixrun; c-tests/tool_launch.c spawns
 /// N ranks of c-tests/debug_rank.c held for a debugger (in init, or

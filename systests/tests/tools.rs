@@ -601,17 +601,6 @@ fn has_line_starting(lines: &str, prefix: &str) -> bool {
     lines.lines().any(|l| l.starts_with(prefix))
 }
 
-/// What c-tests/debug_rank.c writes on stdout as rank `r`: lines
-/// "r<r> <i> <26 letters>" up to `kib` KiB.
-fn debug_rank_output(kib: usize, r: u32) -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while out.len() < kib * 1024 {
-        let _ = writeln!(out, "r{r} {i} abcdefghijklmnopqrstuvwxyz");
-        i += 1;
-    }
-    out
-}
 
 /// c-tests/tool_launch.c spawns 4 ranks of c-tests/debug_rank.c (64 KiB
 /// each, exit code 5) with their output forwarded to it, held for a
@@ -642,7 +631,7 @@ fn tool_debug(name: &str, env_add: &[(&str, String)]) -> Option<(Case, Launcher)
     }
     for rank in 0..4u32 {
         let got: String = r.stdout.lines().filter(|l| l.starts_with(&format!("r{rank} "))).map(|l| format!("{l}\n")).collect();
-        if got != debug_rank_output(64, rank) {
+        if got != debug_rank_output(64, rank as u64) {
             why.push(format!("rank {rank}'s stdout differs"));
         }
         if !has_line_starting(&r.stderr, &format!("debug_rank {rank} done")) {
