@@ -257,6 +257,7 @@ run_timed() {
 # cgroup.conf; SlurmdDebug from RPMIX_SLURMD_DEBUG (default debug).
 # slurm_wait_idle <seconds> <log>: the node shows idle in sinfo, else its
 # last state goes to <log> and it returns 1.
+slurm_port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
 slurm_munged() {
     local d=$1 i
     mkdir -p "$d/log"
