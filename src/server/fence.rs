@@ -101,11 +101,13 @@ impl Members {
         })
     }
 
-    /// A member registered here that ended (lost, finalized, deregistered):
-    /// it can never arrive.
-    fn any_ended(&self, nspaces: &HashMap<String, Nspace>) -> bool {
-        self.0.iter().any(|(name, r)| {
-            nspaces.get(name).is_some_and(|ns| ns.clients.iter().any(|(rank, reg)| reg.terminated && r.contains(*rank)))
+    /// A member that can never arrive: one registered here that ended
+    /// (lost, finalized, deregistered), or one of a job whose namespace was
+    /// deregistered here (`gone`).
+    fn any_ended(&self, nspaces: &HashMap<String, Nspace>, gone: &super::nspace::Gone) -> bool {
+        self.0.iter().any(|(name, r)| match nspaces.get(name) {
+            Some(ns) => ns.clients.iter().any(|(rank, reg)| reg.terminated && r.contains(*rank)),
+            None => gone.contains(name),
         })
     }
 
@@ -169,14 +171,9 @@ impl Fences {
             reply(cx.net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
             return;
         }
-        // A participant that already ended (lost, finalized, deregistered) can never arrive.
-        if members.any_ended(cx.nspaces) {
-            reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
-            return;
-        }
-        // (a job that ended here: none of its members can arrive)
-        if let Some(name) = members.0.keys().find(|n| !cx.nspaces.contains_key(*n) && cx.gone.contains(n)) {
-            crate::pmix_debug!(2, "{collective:?} of {who} names {name}, whose job has ended here: LOST_CONNECTION");
+        // A participant that already ended (or whose whole job did) can never arrive.
+        if members.any_ended(cx.nspaces, cx.gone) {
+            crate::pmix_debug!(2, "{collective:?} of {who} names a participant that has ended: LOST_CONNECTION");
             reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
             return;
         }
