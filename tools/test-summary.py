@@ -5,11 +5,12 @@
 
 Reads the JUnit report nextest wrote (target/nextest/<profile>/junit.xml)
 and prints:
-- the failed cases, each with the end of its output;
 - the cases that did not run here and why (a case calls skip(): its output
   holds "SKIP: <case>: <why>");
 - the cases that failed once and passed on their retry (flaky);
 - the ten slowest cases;
+- the failed cases, each with its verdict (the panic) and the end of its
+  output;
 - unless --filtered (only some cases ran): every case a bash driver knows that has
   no test (the drivers append the names they know to
   target/nextest/driver-cases.txt; systests/tests/*.rs name the ones they run, or
@@ -56,21 +57,13 @@ def main():
         extra_failures += unmapped_driver_cases(store)
         extra_failures += session_leftovers(stamp)
 
-    if failed:
-        print("\nfailed cases:")
-        for name, text in failed:
-            print(f"FAIL: {name}")
-            for line in text.strip().splitlines()[-25:]:
-                print(f"    {line}")
-    for what in extra_failures:
-        print(f"FAIL: {what}")
     if flaky:
         print(f"\n{len(flaky)} cases failed once and passed on their retry (.config/nextest.toml says whose):")
         for name, text in flaky:
             print(f"  FLAKY {name}")
             # (the driver's verdict lines say what failed; else the message)
             said = list(dict.fromkeys(ln.strip() for ln in text.splitlines() if ln.lstrip().startswith("FAIL")))
-            for line in (said or text.strip().splitlines()[:4])[:4]:
+            for line in (said[:4] or failure_lines(text)[:8]):
                 print(f"      {line.strip()[:300]}")
     if skipped:
         print(f"\n{len(skipped)} cases did not run here:")
@@ -79,9 +72,33 @@ def main():
     print("\nslowest cases:")
     for t, name in sorted(times, reverse=True)[:10]:
         print(f"  {t:7.1f} s  {name}")
+    # (failures last, beside the count: a reader of the run's tail sees them)
+    if failed:
+        print("\nfailed cases:")
+        for name, text in failed:
+            print(f"FAIL: {name}")
+            for line in failure_lines(text):
+                print(f"    {line[:400]}")
+    for what in extra_failures:
+        print(f"FAIL: {what}")
     nfail = len(failed) + len(extra_failures)
     print(f"\n{len(passed)} passed, {nfail} failed")
     return 1 if nfail else 0
+
+
+def failure_lines(text):
+    """What a failed case said: its panic (the case's verdict) first, then
+    the end of its output."""
+    lines = text.strip().splitlines()
+    start = next((i for i, ln in enumerate(lines) if "panicked at" in ln), None)
+    verdict = []
+    if start is not None:
+        for ln in lines[start:start + 16]:
+            if ln.startswith("note: run with"):
+                break
+            verdict.append(ln)
+    tail = [ln for ln in lines[-12:] if ln not in verdict]
+    return verdict + (["..."] if verdict and tail else []) + tail
 
 
 def unmapped_driver_cases(store):
