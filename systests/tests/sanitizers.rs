@@ -9,7 +9,7 @@
 //! tools/asan.supp and tools/lsan.supp name (each entry says whose code it is).
 
 use rpmix_systests::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Debian's ASan runtime (gcc's libasan, from libasan8 / gcc).
@@ -97,8 +97,9 @@ fn asan_program(prog: &str) {
 /// The control: the build is instrumented (it calls the runtime's
 /// checks), and a leak of an info array the library allocated is reported
 /// by LeakSanitizer with the library's frames (c-tests/asan_leak_probe.c: the
-/// string the library copied into the info):
-/// the other cases' silence means something.
+/// string the library copied into the info), and counted as rpmix's by the
+/// consumers' rule (`rpmix_leaks`): the other cases' silence means
+/// something.
 #[test]
 fn asan_build_is_instrumented() {
     let lib = asan_libdir().join("libpmix.so.2");
@@ -113,6 +114,10 @@ fn asan_build_is_instrumented() {
         "{}",
         r.report("LeakSanitizer did not report the probe's leak of the library's allocation")
     );
+    // (the consumers' rule tells the library's allocation from the
+    // program's: here it is held by the program's leaked array, an
+    // indirect leak, which the consumers' cases leave to the program)
+    assert!(!leaks_allocated_by_rpmix(&r.stderr, true).is_empty() && rpmix_leaks(&r.stderr).is_empty(), "{}", r.report("rpmix_leaks does not see the probe's leak as rpmix's allocation"));
 }
 
 #[test]
@@ -218,4 +223,159 @@ fn asan_pmixrun_itself() {
         let cmd = Cmd::new(&pmixrun).args(["-n", n]).args(env_argv(&bin, args)).env("ASAN_OPTIONS", &options).env("LSAN_OPTIONS", &lsan).on(Lib::Ours);
         clean(&case, prog, run(cmd, secs(300)));
     }
+}
+
+// ---------------------------------------------------------------- consumers on the ASan build
+//
+// Programs of the field with the library's ASan build under them: Open MPI
+// 4.1's programs under pmixrun and under Open MPI's mpirun (mpirun's server
+// on the ASan build too), and a part of mpi4py's suite. Open MPI and Python
+// leak at exit on any PMIx library, so a leak fails a case only when rpmix
+// allocated it (`rpmix_leaks`); every memory error fails it.
+
+/// The ASan environment for a consumer: reports of memory errors fatal
+/// (exit 66), leaks reported with whole stacks but judged by
+/// `rpmix_leaks`, not by the exit code; Open MPI keeps its components
+/// loaded so that their frames are named; which_pmix (after the runtime,
+/// which must come first) reports each process's library to `proof`.
+fn consumer_env(proof: &Path, leaks: bool) -> Vec<(String, String)> {
+    let e = env();
+    let supp = e.root.join("tools/asan.supp");
+    let which = c_prog("which_pmix", Build::Preload);
+    vec![
+        ("LD_PRELOAD".into(), format!("{} {}", asan_runtime().display(), which.display())),
+        ("LD_LIBRARY_PATH".into(), asan_libdir().display().to_string()),
+        (
+            "ASAN_OPTIONS".into(),
+            format!("detect_leaks={}:halt_on_error=1:exitcode=66:fast_unwind_on_malloc=0:suppressions={}", leaks as u8, supp.display()),
+        ),
+        ("LSAN_OPTIONS".into(), "exitcode=0".into()),
+        ("OMPI_MCA_mca_base_component_disable_dlclose".into(), "1".into()),
+        ("WHICH_PMIX_OUT".into(), proof.display().to_string()),
+    ]
+}
+
+/// The direct leaks rpmix allocated (an indirect leak is memory a leaked
+/// block held: its owner's): the first frame of the allocation's
+/// stack past the allocator (ASan's interceptor, the C library's and
+/// Rust's allocation functions) is rpmix's (a Rust symbol of the crate
+/// `pmix`, or the library's file). A leak whose memory a consumer
+/// allocated is the consumer's, even with rpmix's frames further down (Open
+/// MPI's upcalls run on rpmix's thread).
+fn rpmix_leaks(out: &str) -> Vec<String> {
+    leaks_allocated_by_rpmix(out, false)
+}
+
+/// The leaks (direct ones, and indirect ones too when `indirect`) whose
+/// allocation's first frame past the allocator is rpmix's.
+fn leaks_allocated_by_rpmix(out: &str, indirect: bool) -> Vec<String> {
+    let mut ours = Vec::new();
+    let blocks = out.split("\nDirect leak of ").skip(1).chain(out.split("\nIndirect leak of ").skip(1).filter(|_| indirect));
+    for block in blocks {
+        let frames: Vec<&str> = block.lines().skip(1).take_while(|l| l.trim_start().starts_with('#')).collect();
+        let allocator = |f: &&str| {
+            ["libsanitizer", "asan_", "/rustc/", "__rust_", "libio/", "vasprintf", "strdup", "string/", "malloc/"].iter().any(|a| f.contains(a))
+        };
+        if let Some(first) = frames.iter().find(|f| !allocator(f)) {
+            if first.contains("4pmix") || first.contains("libpmix.so") {
+                ours.push(format!("{}\n{}", block.lines().next().unwrap_or(""), frames.iter().take(10).copied().collect::<Vec<_>>().join("\n")));
+            }
+        }
+    }
+    ours
+}
+
+/// A consumer's run on the ASan build passed: the exit wanted, no memory
+/// error, no leak of rpmix's, at least `min` processes on the ASan build
+/// and none on another library.
+fn clean_consumer(case: &Case, what: &str, r: Run, proof: &Path, min: usize) {
+    r.save(case, what);
+    let out = format!("{}{}", r.stdout, r.stderr);
+    let mut why = Vec::new();
+    if !r.success() {
+        why.push(format!("exit {:?}", r.code()));
+    }
+    if out.contains("ERROR: AddressSanitizer") {
+        why.push("a memory error on the ASan build".to_string());
+    }
+    let leaks = rpmix_leaks(&out);
+    if !leaks.is_empty() {
+        why.push(format!("{} leaks rpmix allocated, the first:\n{}", leaks.len(), leaks[0]));
+    }
+    let lib = std::fs::canonicalize(asan_libdir().join("libpmix.so.2")).expect("the ASan build");
+    why.extend(which_pmix_loaded(proof, &lib, min));
+    assert!(why.is_empty(), "{}", r.report(&format!("{what}: {}", why.join("; "))));
+    let theirs = out.matches("Direct leak of ").count();
+    println!("{what}: no memory error, {theirs} leaks reported, none rpmix's");
+}
+
+/// `env K=V ... prog args` with the consumer environment.
+fn consumer_argv(proof: &Path, leaks: bool, prog: &Path, args: &[&str]) -> Vec<String> {
+    let mut v = vec!["env".to_string()];
+    v.extend(consumer_env(proof, leaks).into_iter().map(|(k, val)| format!("{k}={val}")));
+    v.push(prog.display().to_string());
+    v.extend(args.iter().map(|s| s.to_string()));
+    v
+}
+
+/// Open MPI 4.1's programs (hello with Allreduce, publish/lookup,
+/// `MPI_Comm_spawn` of 2 children) under pmixrun, every rank and spawned
+/// child on the ASan build.
+#[test]
+fn asan_openmpi_under_pmixrun() {
+    let e = env();
+    let case = Case::new("asan_openmpi_under_pmixrun");
+    for (prog, procs) in [("hello", 2), ("pubsub", 2), ("spawn", 4)] {
+        let bin = c_prog(prog, Build::Mpi);
+        let proof = case.path(&format!("{prog}.which"));
+        let _ = std::fs::write(&proof, "");
+        // (in pmixrun's own environment, which its ranks and the children
+        // they spawn inherit; pmixrun's server is built into it, not loaded)
+        let mut cmd = Cmd::new(&e.pmixrun).args(["-n", "2"]).arg(&bin).on(Lib::Ours);
+        for (k, v) in consumer_env(&proof, true) {
+            cmd = cmd.env(k, v);
+        }
+        clean_consumer(&case, prog, run(cmd, secs(300)), &proof, procs);
+    }
+}
+
+/// The same programs under Open MPI 4.1's mpirun, mpirun (its PMIx server)
+/// and every rank on the ASan build.
+#[test]
+fn asan_openmpi_under_mpirun() {
+    let case = Case::new("asan_openmpi_under_mpirun");
+    for (prog, procs) in [("hello", 3), ("pubsub", 3), ("spawn", 5)] {
+        let bin = c_prog(prog, Build::Mpi);
+        let proof = case.path(&format!("{prog}.which"));
+        let _ = std::fs::write(&proof, "");
+        let mut cmd = Cmd::new("mpirun").args(["--allow-run-as-root", "--oversubscribe", "-np", "2"]);
+        for (k, v) in consumer_env(&proof, true) {
+            cmd = cmd.arg("-x").arg(&k).env(k, v);
+        }
+        let cmd = cmd.arg(&bin).env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        clean_consumer(&case, prog, run(cmd, secs(300)), &proof, procs);
+    }
+}
+
+/// mpi4py's tests of communicators, the environment, spawn and dynamic
+/// processes (165 tests) under pmixrun, 2 ranks on the ASan build. Memory
+/// errors only: the interpreter's own allocations at exit would drown the
+/// leak reports (its allocator is not ASan-aware).
+#[test]
+fn asan_mpi4py_under_pmixrun() {
+    let e = env();
+    let case = Case::new("asan_mpi4py_under_pmixrun");
+    let proof = case.path("mpi4py.which");
+    let _ = std::fs::write(&proof, "");
+    let args = ["runtests.py", "-q", "-i", "test_comm", "-i", "test_environ", "-i", "test_spawn", "-i", "test_dynproc"];
+    let cmd = Cmd::new(&e.pmixrun)
+        .args(["-n", "2"])
+        .args(consumer_argv(&proof, false, Path::new("/usr/bin/python3"), &args))
+        .current_dir(consumers_cache().join("mpi4py/test"))
+        .on(Lib::Ours);
+    let r = run(cmd, secs(600));
+    let oks = r.stdout.lines().chain(r.stderr.lines()).filter(|l| l.starts_with("OK")).count();
+    let ran: u64 = r.stderr.lines().chain(r.stdout.lines()).find_map(|l| l.strip_prefix("Ran ")?.split_whitespace().next()?.parse().ok()).unwrap_or(0);
+    assert!(oks == 2 && ran >= 100, "{}", r.report(&format!("{oks} of 2 ranks ended OK, {ran} tests ran")));
+    clean_consumer(&case, "mpi4py", r, &proof, 2);
 }
