@@ -326,11 +326,22 @@ impl ServerRole {
 
     /// Close a client's connection because the host deregistered it (no
     /// lost-connection handling), dropping what the connection held.
+    /// Closes a connection from this side (its role is not told by the
+    /// runtime then): what every part holds for it goes as in `on_close`.
     fn forget_conn(&mut self, net: &mut Net, c: ConnId) {
-        self.peers.remove(&c);
+        self.drop_conn_state(net, c);
+        net.close(c);
+    }
+
+    /// What the parts hold for connection `c` (its OpenPMIx translation,
+    /// output pulls, job-control requests, parked requests, its peer
+    /// entry), dropped however the connection ended; the peer it was.
+    fn drop_conn_state(&mut self, net: &mut Net, c: ConnId) -> Option<Peer> {
+        self.openpmix.remove(&c);
         self.iof.drop_conn(c);
         self.jobctl.drop_conn(net, c);
-        net.close(c);
+        self.modex.drop_conn(c);
+        self.peers.remove(&c)
     }
 
     // ---- the modex part ----
@@ -824,10 +835,7 @@ impl Role for ServerRole {
     }
 
     fn on_close(&mut self, net: &mut Net, conn: ConnId) {
-        self.openpmix.remove(&conn);
-        self.iof.drop_conn(conn);
-        self.jobctl.drop_conn(net, conn);
-        let Some(peer) = self.peers.remove(&conn) else { return };
+        let Some(peer) = self.drop_conn_state(net, conn) else { return };
         let clean = self
             .nspaces
             .get_mut(&peer.proc.nspace)
@@ -854,7 +862,6 @@ impl Role for ServerRole {
         }
         self.fail_fences_of(net, &peer.proc);
         self.release_parked(net, &peer.proc);
-        self.modex.drop_conn(conn);
     }
 
     fn on_timer(&mut self, net: &mut Net, timer: u64) {

@@ -58,6 +58,37 @@ impl Sample {
     }
 }
 
+/// The bytes the launcher's allocator has handed out and not had back
+/// (glibc's `malloc_stats`, "in use" over all arenas, after `malloc_trim`),
+/// read by gdb attached for a moment: the live heap, without the pages
+/// freed memory keeps that RSS counts. `None` when gdb cannot say.
+fn heap_in_use(server: &Job) -> Option<u64> {
+    let pid = server.pid().to_string();
+    let r = run(Cmd::new("gdb").args(["-q", "-batch", "-p", &pid, "-ex", "call (int)malloc_trim(0)", "-ex", "call (void)malloc_stats()"]), secs(120));
+    if !r.success() {
+        println!("gdb: {}", r.report("reading the launcher's heap"));
+        return None;
+    }
+    // (malloc_stats writes to the launcher's stderr: each arena, then the total)
+    server.wait_line("malloc_stats' total", secs(30), |l| l.starts_with("Total (incl. mmap)")).ok()?;
+    let l = server.wait_line("malloc_stats' bytes in use", secs(30), |l| l.starts_with("in use bytes")).ok()?;
+    l.split('=').nth(1)?.trim().parse().ok()
+}
+
+/// What the launcher's live heap may grow by over a soak, however long: the
+/// record of ended namespaces (`server::nspace::Gone`, the newest 4,096
+/// names, about 150 bytes each; a spawning job ends several namespaces),
+/// and 128 kB for the allocator's and tables' capacity. A leak of 100
+/// bytes a job exceeds it within the full soak's 10,000 jobs.
+const HEAP_BOUND: u64 = 4096 * 200 + CAPACITY_SLACK;
+
+/// The allocator's and tables' capacity a run may add.
+const CAPACITY_SLACK: u64 = 128 * 1024;
+
+/// Jobs after which the record of ended namespaces is full (each job ends
+/// at least one namespace).
+const FULL_RECORD_AFTER: usize = 4096;
+
 /// Every entry under `d` (not following links).
 fn walk(d: &Path, f: &mut dyn FnMut(&Path, fs::FileType)) {
     let Ok(rd) = fs::read_dir(d) else { return };
@@ -207,16 +238,28 @@ fn soak(name: &str, jobs: usize, width: usize) {
     let warm = tenth.max(2 * KINDS.len()).min(jobs);
     batch(0, warm);
     let base = settled(None);
+    let heap_base = heap_in_use(&server).expect("gdb reads the launcher's heap (tools/install-deps.sh installs gdb)");
     {
-        let l = base.line("baseline");
+        let l = format!("{} heap_in_use={heap_base}", base.line("baseline"));
         println!("{l}");
         series.lock().unwrap().push(l);
     }
-    batch(warm, jobs);
+    // (in two halves, the live heap read between them: once the record of
+    // ended namespaces is full, the second half must leave it flat)
+    let mid = warm + (jobs - warm) / 2;
+    batch(warm, mid);
+    let _ = settled(Some(&base));
+    let heap_mid = heap_in_use(&server).expect("gdb reads the launcher's heap");
+    series.lock().unwrap().push(format!("{mid:>7} jobs, settled: heap_in_use={heap_mid}"));
+    println!("{}", series.lock().unwrap().last().unwrap());
+    batch(mid, jobs);
     let end = settled(Some(&base));
+    let heap_end = heap_in_use(&server).expect("gdb reads the launcher's heap");
     let mut series = series.into_inner().unwrap();
-    series.push(end.line("after"));
+    series.push(format!("{} heap_in_use={heap_end}", end.line("after")));
     println!("{}", series.last().unwrap());
+    let grown = heap_end.saturating_sub(heap_base);
+    println!("live heap: {grown} bytes more after {} jobs ({} a job)", jobs - warm, grown / (jobs - warm).max(1) as u64);
     case.write("series", &(series.join("\n") + "\n"));
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{} of {jobs} jobs went wrong; the first:\n{}", failures.len(), failures[0]);
@@ -225,6 +268,18 @@ fn soak(name: &str, jobs: usize, width: usize) {
         "the launcher did not return to its baseline after {jobs} jobs (RSS within {RSS_SLACK_KB} kB; fds, threads, directories, sockets exactly):\n{}\nleft under TMPDIR: {:?}",
         series.join("\n"),
         listing(t.path())
+    );
+    let second_half = heap_end.saturating_sub(heap_mid);
+    if mid >= FULL_RECORD_AFTER {
+        assert!(
+            second_half <= CAPACITY_SLACK,
+            "the launcher's live heap grew by {second_half} bytes over jobs {mid} to {jobs}, with its record of ended namespaces full: a leak"
+        );
+    }
+    assert!(
+        grown <= HEAP_BOUND,
+        "the launcher's live heap grew by {grown} bytes over {} jobs, more than the {HEAP_BOUND} bytes its record of ended namespaces and tables may take",
+        jobs - warm
     );
     run(Cmd::new(&env().pmixctl).env("TMPDIR", &t).args(["--pid", &pid.to_string(), "stop"]), secs(60)).ok();
     // (Job::wait's limit counts from the launcher's start)
