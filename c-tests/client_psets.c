@@ -16,6 +16,10 @@
  *   in <names>              PMIx_Get of PMIX_PSET_NAMES for itself (or -)
  * then the queries again and "listed" (the set may be deleted from then on),
  * then its deletion ("deleted dyn") and the queries again. Exit 0 unless a call failed (a "FAIL" line says which).
+ * With "host" (under rm_simple -P, whose host defines and deletes "dyn"
+ * with PMIx_server_define_process_set / _delete_process_set): as "wait",
+ * and the rank tells the host where it is by publishing
+ * "psets.ready.<rank>" when ready and "psets.listed.<rank>" when listed.
  */
 #define _DEFAULT_SOURCE
 #include <pmix.h>
@@ -143,6 +147,19 @@ static void print_sets(void)
     fflush(stdout);
 }
 
+/* "host": tell rm_simple -P this rank reached `stage` (a published key) */
+static void tell_host(const char *stage)
+{
+    pmix_info_t i;
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_status_t rc;
+    snprintf(key, sizeof(key), "psets.%s.%u", stage, (unsigned)me.rank);
+    PMIX_INFO_LOAD(&i, key, stage, PMIX_STRING);
+    rc = PMIx_Publish(&i, 1);
+    check(rc == PMIX_SUCCESS, "publish", "%s: %s", key, PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&i);
+}
+
 /* a string key of this rank, or "-" */
 static void print_own(const char *label, const char *key)
 {
@@ -156,7 +173,8 @@ static void print_own(const char *label, const char *key)
 
 int main(int argc, char **argv)
 {
-    bool wait = argc > 1 && strcmp(argv[1], "wait") == 0;
+    bool host = argc > 1 && strcmp(argv[1], "host") == 0;
+    bool wait = host || (argc > 1 && strcmp(argv[1], "wait") == 0);
     pmix_status_t rc;
     alarm(100);
     rc = PMIx_Init(&me, NULL, 0);
@@ -172,6 +190,7 @@ int main(int argc, char **argv)
         check(rc == PMIX_SUCCESS, "register", "%s", PMIx_Error_string(rc));
         printf("rank %u: ready\n", (unsigned)me.rank);
         fflush(stdout);
+        if (host) tell_host("ready");
         if (wait_for(defined, "dyn")) {
             pthread_mutex_lock(&lock);
             printf("rank %u: defined dyn %s\n", (unsigned)me.rank, defined_members);
@@ -180,6 +199,7 @@ int main(int argc, char **argv)
             print_sets();
             printf("rank %u: listed\n", (unsigned)me.rank);
             fflush(stdout);
+            if (host) tell_host("listed");
         } else {
             check(false, "define event", "no PMIX_PROCESS_SET_DEFINE of dyn within 20 s");
         }

@@ -2,7 +2,7 @@
  * rm_simple: a minimal single-node resource manager built on the PMIx
  * server API only (pmix_server.h, plus pmix.h for the string helpers).
  *
- *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] [-E] [-T] [--] prog [args...]
+ *   rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] [-E] [-T] [-P] [--] prog [args...]
  *
  * It starts one PMIx server, prepares one namespace "rm.<pid>" of N
  * processes on this host as a real RM does (PMIx_server_setup_application,
@@ -49,6 +49,17 @@
  *              rpmix applies the directives in setup_fork; OpenPMIx accepts
  *              them and leaves them to the host (rm_simple does not apply
  *              them itself).
+ *
+ *   -P         process sets defined and deleted by the host (the ranks run
+ *              c-tests/client_psets.c with "host"): once every rank has
+ *              published "psets.ready.<rank>" (its handler for
+ *              PMIX_PROCESS_SET_DEFINE / _DELETE registered), the main
+ *              thread calls PMIx_server_define_process_set("dyn", ranks 0
+ *              and N-1); once every rank has published
+ *              "psets.listed.<rank>", PMIx_server_delete_process_set("dyn"),
+ *              then of "nosuch", a set never defined. Each call's status
+ *              is a line "rm_simple: define_process_set dyn: <status>
+ *              (<number>)" (and delete_process_set) on stderr.
  *
  * Credentials (always): get_credential hands a rank the bytes
  * "rm-cred:<nspace>:<rank>" with PMIX_CRED_TYPE "rm-simple";
@@ -143,6 +154,8 @@ static gid_t client_gid;
 static bool other_user;
 static bool env_directives; /* -E */
 static bool tool_support;   /* -T */
+static bool pset_ctl;       /* -P */
+static int pset_stage;      /* -P: 0 waiting for the ranks, 1 "dyn" defined, 2 deleted */
 static char job_nspace[PMIX_MAX_NSLEN + 1];
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1587,12 +1600,49 @@ static void launch(char **argv)
 
 /* ------------------------------------------------------------------ */
 
+/* -P: how many ranks published a key starting with `prefix` */
+static int published_locked(const char *prefix)
+{
+    int n = 0;
+    for (entry_t *e = store; e; e = e->next) {
+        if (strncmp(e->key, prefix, strlen(prefix)) == 0) n++;
+    }
+    return n;
+}
+
+/* -P: the next step of the process set "dyn", from the main thread (the
+ * calls block until the library's thread has done them) */
+static void pset_step(void)
+{
+    int ready, listed;
+    pmix_status_t rc;
+    pthread_mutex_lock(&lock);
+    ready = published_locked("psets.ready.");
+    listed = published_locked("psets.listed.");
+    pthread_mutex_unlock(&lock);
+    if (pset_stage == 0 && ready == nprocs) {
+        pmix_proc_t members[2];
+        PMIX_LOAD_PROCID(&members[0], job_nspace, 0);
+        PMIX_LOAD_PROCID(&members[1], job_nspace, (pmix_rank_t)(nprocs - 1));
+        rc = PMIx_server_define_process_set(members, nprocs > 1 ? 2 : 1, "dyn");
+        fprintf(stderr, "rm_simple: define_process_set dyn: %s (%d)\n", PMIx_Error_string(rc), rc);
+        pset_stage = 1;
+    } else if (pset_stage == 1 && listed == nprocs) {
+        char dyn[] = "dyn", nosuch[] = "nosuch";
+        rc = PMIx_server_delete_process_set(dyn);
+        fprintf(stderr, "rm_simple: delete_process_set dyn: %s (%d)\n", PMIx_Error_string(rc), rc);
+        rc = PMIx_server_delete_process_set(nosuch);
+        fprintf(stderr, "rm_simple: delete_process_set nosuch: %s (%d)\n", PMIx_Error_string(rc), rc);
+        pset_stage = 2;
+    }
+}
+
 static void on_signal(int sig) { got_signal = sig; }
 
 static void usage(void)
 {
     fprintf(stderr, "usage: rm_simple [-n N] [-t timeout_s] [-v] [-m direct|imm|defer|twice] [-s] [-p] "
-                    "[-E] [-T] [-X topology.xml] [-u user] [--] prog [args...]\n");
+                    "[-E] [-T] [-P] [-X topology.xml] [-u user] [--] prog [args...]\n");
     exit(2);
 }
 
@@ -1674,6 +1724,8 @@ int main(int argc, char **argv)
             env_directives = true;
         } else if (strcmp(a, "-T") == 0) {
             tool_support = true;
+        } else if (strcmp(a, "-P") == 0) {
+            pset_ctl = true;
         } else {
             usage();
         }
@@ -1755,6 +1807,7 @@ int main(int argc, char **argv)
 
         reap();
         drain_queue();
+        if (pset_ctl) pset_step();
 
         pthread_mutex_lock(&lock);
         alive = nalive;

@@ -58,6 +58,12 @@
 #   prte/pmixctl-stdin    pmixctl sends a line to rank 0's stdin through
 #                         PRRTE (push, then the end of the input); rank 0
 #                         reads it, mpirun exits 0
+#   prte/alloc            c-tests/alloc_report.c (allocation requests, a
+#                         PMIX_QUERY_ALLOC_STATUS query, session control)
+#                         under Open MPI 5's own mpirun (PRRTE 3.0.8, no
+#                         scheduler attached), the rank on OpenPMIx 5.0.7 and
+#                         on rpmix: the statuses PRRTE answers, the same with
+#                         either library (docs/compatibility.md)
 #   prte/pmixctl          rpmix's pmixctl attached to PRRTE by its pid (the
 #                         rendezvous file PRRTE writes under /tmp): `ps`
 #                         lists the 2-rank job, `output --follow` receives
@@ -107,6 +113,7 @@ in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /o
 for p in hello pubsub abort spawn psets; do
     in_root mpicc -g -O1 -I/opt/rpmix/src/mpi "/opt/rpmix/src/mpi/$p.c" -o "/opt/rpmix/build/$p" -ldl >>"$blog" 2>&1 || built=0
 done
+in_root gcc -std=gnu99 -Wall -g -O1 -I/usr/lib/x86_64-linux-gnu/pmix2/include /opt/rpmix/src/alloc_report.c -o /opt/rpmix/build/alloc_report -lpmix -lpthread >>"$blog" 2>&1 || built=0
 # OpenPMIx's example group.c (the host's copy, 4.2.2's), against 5.0.7's headers
 cp "$OEX_SRC/group.c" "$R/opt/rpmix/build/oex-group.c" &&
     in_root gcc -std=gnu99 -w -g -O1 -I/opt/rpmix/src/openpmix-examples -I/usr/lib/x86_64-linux-gnu/pmix2/include \
@@ -453,6 +460,33 @@ case_prte_psets() {
     if [ -z "$why" ]; then pass prte/psets; else fail prte/psets "$why" "$log"; fi
 }
 case_prte_psets
+
+# Allocation requests and session control under PRRTE 3.0.8 (Open MPI 5's
+# mpirun, no scheduler attached), the rank on OpenPMIx 5.0.7 and on rpmix:
+# every request PMIX_ERR_NOT_SUPPORTED (PRRTE hands them to a scheduler and
+# has none), the PMIX_QUERY_ALLOC_STATUS query PMIX_ERR_NOT_FOUND ("Query
+# for unrecognized attribute"); the status numbers (the names' spelling
+# differs between the libraries).
+case_prte_alloc() {
+    local lib log marker
+    selected prte/alloc || return 0
+    why=""
+    for lib in openpmix rpmix; do
+        log=$B/newer-prte-alloc.$lib.log
+        marker=$(new_marker "prte-alloc-$lib")
+        local x=()
+        [ $lib = rpmix ] && x=(-x LD_LIBRARY_PATH=/opt/rpmix/lib)
+        T=45 run_timed "$log" "${MPIRUN_IN[@]}" --host "$(hostname):4" "${x[@]}" -np 1 /opt/rpmix/build/alloc_report "$marker"
+        [ $RC -eq 0 ] || add "$lib rank: exit $RC"
+        diff <(printf '%s\n' 'new 1 cpu: -47' 'new 5 nodes: -47' 'extend: -47' 'query status: -46' 'release: -47' \
+                   'session signal 0: -47' 'session preempt: -47') \
+             <(sed -En 's/^([a-z0-9 ]+): .*\((-?[0-9]+)\).*$/\1: \2/p' "$log") >>"$log" || add "$lib rank: other statuses"
+        if [ $lib = rpmix ]; then grep -aq '^library: rpmix' "$log" || add "the rank did not load rpmix"; fi
+        leftovers "$R" "$log" in_our_root >/dev/null 2>&1
+    done
+    if [ -z "$why" ]; then pass prte/alloc; else fail prte/alloc "$why" "$log"; fi
+}
+case_prte_alloc
 
 # rpmix's tool (pmixctl) attached to PRRTE, an OpenPMIx 5.0.7 server with
 # tool support, found by its pid (PRRTE's rendezvous file, under /tmp): `ps`

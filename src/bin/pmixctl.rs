@@ -259,10 +259,12 @@ fn session(words: &[String]) -> Result<(), String> {
     };
     let done = Oneshot::new();
     let d = done.clone();
-    pmix::client::api::session_control(0, dirs, pmix::runtime::Completion::new(move |st, _: Vec<Info>| d.set(st)));
+    // (a refusal's reason: pmixrun's rpmix.reason)
+    let reason = |infos: &[Info]| infos.iter().find(|i| i.key() == "rpmix.reason").and_then(|i| i.as_str());
+    pmix::client::api::session_control(0, dirs, pmix::runtime::Completion::new(move |st, infos: Vec<Info>| d.set((st, reason(&infos)))));
     match done.wait() {
-        Some(PMIX_SUCCESS) => Ok(()),
-        Some(st) => Err(format!("session {}: {}", words[0], pmix::strings::error_name(st))),
+        Some((PMIX_SUCCESS, _)) => Ok(()),
+        Some((st, why)) => Err(format!("session {}: {}{}", words[0], pmix::strings::error_name(st), why.map(|w| format!(" ({w})")).unwrap_or_default())),
         None => Err("lost the server".into()),
     }
 }

@@ -125,6 +125,74 @@ fn rm_simple_missing_keys() {
     println!("{}\nsame answers as OpenPMIx but for the own-rank missing key (NOT_FOUND at once)", ours_lines.join("\n"));
 }
 
+/// Process sets of a C host (rm_simple -P: PMIx_server_define_process_set
+/// of "dyn", ranks 0 and 2 of 3, once every rank registered its handler;
+/// PMIx_server_delete_process_set of "dyn" and of "nosuch" once every rank
+/// listed the sets), seen by 3 ranks of client_psets: on OpenPMIx 4.2.2 as
+/// the host's library and on rpmix. The define event is the same on both
+/// (its name and members). The rest differs, as measured
+/// (docs/differences.md): OpenPMIx 4.2.2's server keeps the sets but
+/// answers no query of them itself (without a query upcall in the host,
+/// PMIX_QUERY_NUM_PSETS and _PSET_NAMES fail UNREACHABLE, and a PMIx_Get of
+/// PMIX_PSET_NAMES finds nothing), where rpmix's answers them from the sets
+/// defined; OpenPMIx 4.2.2's define and delete return a status it never
+/// sets (uninitialised memory: the values change from run to run), rpmix's
+/// PMIX_SUCCESS (as OpenPMIx 5.0.7's), and PMIX_ERR_NOT_FOUND for a set
+/// never defined; OpenPMIx 4.2.2's delete event reached some ranks in some
+/// runs only (printed, not checked), rpmix's reaches every rank.
+#[test]
+fn host_process_sets_vs_openpmix() {
+    let case = Case::new("host_process_sets_vs_openpmix");
+    let (rm_r, client_r) = rm_ref("client_psets");
+    let (rm_o, client_o) = rm_ours("client_psets");
+    let args = ["-P", "-n", "3", "-t", "40"];
+    let theirs = run(hosted(&rm_r, &args, &client_r, &["host"], Lib::OpenPmix), secs(60));
+    theirs.save(&case, "openpmix");
+    let ours = run(hosted(&rm_o, &args, &client_o, &["host"], Lib::Ours), secs(60));
+    ours.save(&case, "rpmix");
+    let rank = |r: &Run, k: u32| -> Vec<String> { starting(&r.stdout, &format!("rank {k}: ")).iter().map(|l| l.to_string()).collect() };
+    let events = |v: &[String]| -> Vec<String> {
+        v.iter().filter(|l| ["ready", "defined ", "listed", "deleted "].iter().any(|w| l.split_once(": ").is_some_and(|(_, x)| x.starts_with(w)))).cloned().collect()
+    };
+    for k in 0..3 {
+        let want_events: Vec<String> = ["ready", "defined dyn 0,2", "listed", "deleted dyn"].iter().map(|l| format!("rank {k}: {l}")).collect();
+        assert_eq!(events(&rank(&ours, k)), want_events, "{}", ours.report(&format!("rpmix: rank {k}'s events")));
+        assert_eq!(events(&rank(&theirs, k))[..3], want_events[..3], "{}", theirs.report(&format!("OpenPMIx: rank {k}'s events")));
+        let inside = if k == 1 { "-" } else { "dyn" };
+        let want: Vec<String> = [
+            "own -",
+            "psets 0 -",
+            "ready",
+            "defined dyn 0,2",
+            &format!("in {inside}"),
+            "psets 1 dyn",
+            "members dyn 0,2",
+            "listed",
+            "deleted dyn",
+            "psets 0 -",
+        ]
+        .iter()
+        .map(|l| format!("rank {k}: {l}"))
+        .collect();
+        assert_eq!(rank(&ours, k), want, "{}", ours.report(&format!("rpmix: what rank {k} saw")));
+        // OpenPMIx 4.2.2: the queries fail (no query upcall), the Get finds nothing.
+        let theirs_k = rank(&theirs, k);
+        assert!(theirs_k.iter().any(|l| l.ends_with(&format!("rank {k}: in -"))), "{}", theirs.report("OpenPMIx: PMIX_PSET_NAMES of a member"));
+        assert!(theirs_k.iter().any(|l| l.contains("query pset names: FAIL UNREACHABLE")), "{}", theirs.report("OpenPMIx: the pset names query"));
+    }
+    let host_lines = |r: &Run| -> Vec<String> { starting(&r.stderr, "rm_simple: d").iter().map(|l| l.to_string()).collect() };
+    assert_eq!(
+        host_lines(&ours),
+        ["rm_simple: define_process_set dyn: SUCCESS (0)", "rm_simple: delete_process_set dyn: SUCCESS (0)", "rm_simple: delete_process_set nosuch: NOT-FOUND (-46)"],
+        "{}",
+        ours.report("rpmix: the host's calls")
+    );
+    let theirs_host = host_lines(&theirs);
+    assert_eq!(theirs_host.len(), 3, "{}", theirs.report("OpenPMIx: the host's calls"));
+    let got_delete = (0..3).filter(|k| rank(&theirs, *k).iter().any(|l| l.ends_with("deleted dyn"))).count();
+    println!("OpenPMIx 4.2.2 as the host's library (the delete event reached {got_delete} of 3 ranks):\n{}", theirs_host.join("\n"));
+}
+
 /// A host that completes every upcall inside the upcall (`-m mode`), 16
 /// ranks of client_basic, on rpmix; built against both header sets.
 fn inline_16(mode: &str) {

@@ -429,6 +429,7 @@ mod sh {
             prte_spawn: "prte/spawn",
             prte_group: "prte/group",
             prte_psets: "prte/psets",
+            prte_alloc: "prte/alloc",
             prte_pmixctl: "prte/pmixctl",
             prte_pmixctl_stdin: "prte/pmixctl-stdin",
         });

@@ -236,7 +236,12 @@ fn pmixctl_session_persistent() {
 // ---------------------------------------------------------------- allocations
 
 /// PMIx_Allocation_request from a rank: pmixrun grants this node's CPUs
-/// (new, extend, release) and refuses more than it has (c-tests/client_alloc.c).
+/// (new, extend, release; a new allocation named by the requester) and
+/// refuses more than it has, with the reason (`rpmix.reason`); the rank
+/// hears PMIX_NOTIFY_ALLOC_COMPLETE after each request (its id and status)
+/// and PMIX_QUERY_ALLOC_STATUS reports each id's outcome (NOT_FOUND for an
+/// unknown one); a refused PMIx_Session_control carries its reason too
+/// (c-tests/client_alloc.c).
 #[test]
 fn pmixrun_allocation_requests() {
     let t = TmpDir::new("ctl");

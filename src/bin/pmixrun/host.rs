@@ -100,6 +100,51 @@ struct Ledger {
     /// (allocation id, CPUs held), in the order granted.
     held: Vec<(String, u32)>,
     next: u32,
+    /// What PMIX_QUERY_ALLOC_STATUS answers for an id: how the last request
+    /// naming it (its PMIX_ALLOC_ID, its PMIX_ALLOC_REQ_ID, or the id
+    /// granted) ended.
+    outcomes: HashMap<String, String>,
+}
+
+/// rpmix's attribute (string): why pmixrun refused an allocation or
+/// session-control request, among the infos of the request's answer (and
+/// of PMIX_NOTIFY_ALLOC_COMPLETE).
+pub const REASON: &str = "rpmix.reason";
+/// rpmix's attribute (pmix_status_t): the status an allocation request was
+/// answered, in PMIX_NOTIFY_ALLOC_COMPLETE's infos.
+pub const ALLOC_STATUS: &str = "rpmix.alloc.status";
+
+/// How pmixrun's host raises an event for the requester's namespace
+/// (the server's own thread; tests capture it instead).
+pub type Notifier = Arc<dyn Fn(pmix_status_t, &Proc, Vec<Info>) + Send + Sync>;
+
+/// An event from this server to every process of `to`'s namespace
+/// (PMIX_EVENT_CUSTOM_RANGE), raised on the server's thread after what
+/// it has queued (the request's answer first).
+fn notify_namespace(code: pmix_status_t, to: &Proc, mut info: Vec<Info>) {
+    let Some(h) = pmix::server::handle() else { return };
+    info.push(Info::new("pmix.evrange", pmix::owned::Value::procs(&[Proc::wildcard(&to.nspace)])));
+    h.run(move |s, net| {
+        let me = s.me.clone();
+        s.deliver_event(net, code, &me, PMIX_RANGE_CUSTOM, &info);
+    });
+}
+
+/// PMIX_NOTIFY_ALLOC_COMPLETE's infos: "the result of the request" (the
+/// Standard): its status (`rpmix.alloc.status`), PMIX_ALLOC_ID (the
+/// allocation's, or on a refusal the one asked for), PMIX_ALLOC_REQ_ID
+/// when the requester named its request, and the request's answer (what
+/// was granted, or `rpmix.reason`).
+fn alloc_event(st: pmix_status_t, id: Option<&str>, req_id: Option<&str>, answer: &[Info]) -> Vec<Info> {
+    let mut info = vec![Info::new(ALLOC_STATUS, pmix::owned::Value::status(st))];
+    if let Some(id) = id.filter(|_| find(answer, PMIX_ALLOC_ID).is_none()) {
+        info.push(Info::new("pmix.alloc.id", pmix::owned::Value::string(id)));
+    }
+    if let Some(r) = req_id {
+        info.push(Info::new("pmix.alloc.reqid", pmix::owned::Value::string(r)));
+    }
+    info.extend(answer.iter().cloned());
+    info
 }
 
 /// PMIX_ALLOC_NUM_CPUS etc. are uint64_t.
@@ -119,12 +164,24 @@ pub struct LauncherHost {
     on_stall: OnStall,
     stop_on_exec: bool,
     verbose: bool,
+    notify: Notifier,
 }
 
 impl LauncherHost {
     pub fn new(tx: Sender<Event>, pids: Pids, stdins: crate::io::Stdins, on_stall: OnStall, stop_on_exec: bool, verbose: bool) -> LauncherHost {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-        LauncherHost { tx: Mutex::new(tx), ledger: Ledger::default(), cpus, store: Arc::new(Mutex::new(Store::default())), pids, stdins, on_stall, stop_on_exec, verbose }
+        LauncherHost {
+            tx: Mutex::new(tx),
+            ledger: Ledger::default(),
+            cpus,
+            store: Arc::new(Mutex::new(Store::default())),
+            pids,
+            stdins,
+            on_stall,
+            stop_on_exec,
+            verbose,
+            notify: Arc::new(notify_namespace),
+        }
     }
 
     /// The ranks a job-control request names (none: the requester's namespace).
@@ -184,6 +241,74 @@ impl LauncherHost {
             done(st, Vec::new());
         });
         Some(if queued { Upcall::Pending } else { Upcall::Now(PMIX_ERR_INIT) })
+    }
+
+    /// An allocation request's change to the ledger, against what this
+    /// process may use: a new allocation (PMIX_ALLOC_NUM_CPUS, default 1;
+    /// at most one node; named by the requester's PMIX_ALLOC_ID, as before
+    /// v3.2 of the Standard and in OpenPMIx's examples, else by pmixrun),
+    /// more CPUs for one (PMIX_ALLOC_ID), or some or all of them back.
+    /// Ok: (the allocation's id, the CPUs it now holds); Err: (status, why).
+    fn change(&mut self, directive: pmix_alloc_directive_t, data: &[Info]) -> Result<(String, u32), (pmix_status_t, String)> {
+        let cpus = match find(data, PMIX_ALLOC_NUM_CPUS) {
+            None => None,
+            Some(i) => match i.as_u32().filter(|n| *n > 0) {
+                Some(n) => Some(n),
+                None => return Err((PMIX_ERR_BAD_PARAM, "PMIX_ALLOC_NUM_CPUS is not a positive number".into())),
+            },
+        };
+        if let Some(n) = find(data, PMIX_ALLOC_NUM_NODES).and_then(|i| i.as_u32()).filter(|n| *n > 1) {
+            return Err((PMIX_ERR_OUT_OF_RESOURCE, format!("{n} nodes asked (pmixrun has this one)")));
+        }
+        let used: u32 = self.ledger.held.iter().map(|(_, n)| n).sum();
+        let free = self.cpus.saturating_sub(used);
+        let id = find(data, PMIX_ALLOC_ID).and_then(|i| i.as_str());
+        let slot = id.as_ref().and_then(|id| self.ledger.held.iter().position(|(x, _)| x == id));
+        match directive {
+            PMIX_ALLOC_NEW => {
+                let n = cpus.unwrap_or(1);
+                if n > free {
+                    return Err((PMIX_ERR_OUT_OF_RESOURCE, format!("{n} CPUs asked, {free} of {} free", self.cpus)));
+                }
+                let id = match id.filter(|i| !i.is_empty()) {
+                    Some(_) if slot.is_some() => return Err((PMIX_ERR_EXISTS, "an allocation of this PMIX_ALLOC_ID is held".into())),
+                    Some(id) => id,
+                    None => {
+                        self.ledger.next += 1;
+                        format!("rpmixrun.{}.alloc.{}", std::process::id(), self.ledger.next)
+                    }
+                };
+                self.ledger.held.push((id.clone(), n));
+                Ok((id, n))
+            }
+            PMIX_ALLOC_EXTEND | PMIX_ALLOC_RELEASE => {
+                let (Some(id), Some(k)) = (id, slot) else {
+                    let st = if find(data, PMIX_ALLOC_ID).is_some() { PMIX_ERR_NOT_FOUND } else { PMIX_ERR_BAD_PARAM };
+                    return Err((st, "no allocation of this PMIX_ALLOC_ID".into()));
+                };
+                let have = self.ledger.held[k].1;
+                if directive == PMIX_ALLOC_EXTEND {
+                    let n = cpus.unwrap_or(1);
+                    if n > free {
+                        return Err((PMIX_ERR_OUT_OF_RESOURCE, format!("{n} more CPUs asked, {free} of {} free", self.cpus)));
+                    }
+                    self.ledger.held[k].1 += n;
+                    Ok((id, have + n))
+                } else {
+                    let n = cpus.unwrap_or(have);
+                    if n > have {
+                        return Err((PMIX_ERR_BAD_PARAM, format!("{n} CPUs released, {id} holds {have}")));
+                    }
+                    if n == have {
+                        self.ledger.held.remove(k);
+                    } else {
+                        self.ledger.held[k].1 -= n;
+                    }
+                    Ok((id, have - n))
+                }
+            }
+            other => Err((PMIX_ERR_NOT_SUPPORTED, format!("directive {other} is not supported (new, extend and release are)"))),
+        }
     }
 
     fn send(&self, e: Event) {
@@ -265,34 +390,54 @@ impl Host for LauncherHost {
     }
 
     /// What tools may ask of a launcher before they spawn: the spawn and
-    /// debugger attributes pmixrun acts on. Other keys are the server's
-    /// (this upcall declines them all, so the server answers).
+    /// debugger attributes pmixrun acts on; and PMIX_QUERY_ALLOC_STATUS of
+    /// an allocation or request id (qualifier PMIX_ALLOC_ID or
+    /// PMIX_ALLOC_REQ_ID): how the last request naming it ended. Other keys
+    /// are the server's (this upcall declines them all, so the server
+    /// answers). None answered: PMIX_ERR_NOT_FOUND (an unknown id), or
+    /// PMIX_ERR_BAD_PARAM (no id given); some: PMIX_QUERY_PARTIAL_SUCCESS.
     fn query(&mut self, _proc: &Proc, queries: &CArray, done: pmix::server::host::DoneInfos) -> Upcall {
-        let mut keys = Vec::new();
+        let mut asked = Vec::new();
         for q in queries.queries() {
+            // SAFETY: qualifiers: the server's decoded copy, nqual of them.
+            let quals = unsafe { Info::copy_array(q.qualifiers, q.nqual) }.unwrap_or_default();
             // SAFETY: keys is NULL or a NULL-terminated argv (the server's copy).
             let n = unsafe { pmix::cmem::argv_len(q.keys) };
             for k in 0..n {
                 // SAFETY: index within argv.
-                keys.push(unsafe { pmix::cmem::cstr_bytes(*q.keys.add(k)) }.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default());
+                let key = unsafe { pmix::cmem::cstr_bytes(*q.keys.add(k)) }.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+                asked.push((key, quals.clone()));
             }
         }
-        if keys.is_empty() || keys.iter().any(|k| k != "pmix.qry.spawn" && k != "pmix.qry.debug") {
+        let ours = ["pmix.qry.spawn", "pmix.qry.debug", "pmix.query.alloc"];
+        if asked.is_empty() || asked.iter().any(|(k, _)| !ours.contains(&k.as_str())) {
             return Upcall::Now(PMIX_ERR_NOT_SUPPORTED);
         }
-        let answers = keys
+        let mut no_id = false;
+        let answers: Vec<Info> = asked
             .iter()
-            .map(|k| {
+            .filter_map(|(k, quals)| {
                 let v = match (k.as_str(), self.stop_on_exec) {
                     ("pmix.qry.spawn", true) => format!("{SPAWN_SUPPORT},{STOP_ON_EXEC}"),
                     ("pmix.qry.spawn", false) => SPAWN_SUPPORT.to_string(),
-                    (_, true) => format!("{DEBUG_SUPPORT},{STOP_ON_EXEC}"),
-                    (_, false) => DEBUG_SUPPORT.to_string(),
+                    ("pmix.qry.debug", true) => format!("{DEBUG_SUPPORT},{STOP_ON_EXEC}"),
+                    ("pmix.qry.debug", false) => DEBUG_SUPPORT.to_string(),
+                    _ => {
+                        let id = [PMIX_ALLOC_ID, PMIX_ALLOC_REQ_ID].iter().find_map(|q| find(quals, q).and_then(|i| i.as_str()));
+                        no_id |= id.is_none();
+                        self.ledger.outcomes.get(&id?)?.clone()
+                    }
                 };
-                Info::new(k, pmix::owned::Value::string(&v))
+                Some(Info::new(k, pmix::owned::Value::string(&v)))
             })
             .collect();
-        done(PMIX_SUCCESS, answers);
+        let st = match answers.len() {
+            0 if no_id => PMIX_ERR_BAD_PARAM,
+            0 => PMIX_ERR_NOT_FOUND,
+            n if n < asked.len() => PMIX_QUERY_PARTIAL_SUCCESS,
+            _ => PMIX_SUCCESS,
+        };
+        done(st, answers);
         Upcall::Pending
     }
 
@@ -300,30 +445,35 @@ impl Host for LauncherHost {
     /// it runs one): pause (SIGSTOP), resume (SIGCONT), signal every rank
     /// of every job, or terminate every job (as on SIGTERM, with the grace
     /// period; a persistent pmixrun goes on, ready for new jobs).
-    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], _done: pmix::server::host::DoneInfos) -> Upcall {
+    fn session_control(&mut self, requestor: &Proc, session: u32, directives: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
         // (PMIx 5's keys, not in the 4.2.2 header)
         let given = |k: &str| directives.iter().find(|i| i.key() == k);
         let flag = |k: &str| given(k).is_some_and(|i| i.truthy());
         let all: Vec<(Proc, i32)> = self.pids.lock().iter().map(|(p, pid)| (p.clone(), *pid)).collect();
-        let refuse = |why: &str| {
-            pmix::pmix_debug!(1, "pmixrun: session control from {requestor}: {why}");
-            Upcall::Now(PMIX_ERR_NOT_SUPPORTED)
-        };
         let known = ["pmix.ssn.pause", "pmix.ssn.resume", "pmix.ssn.terminate", "pmix.ssn.sig", "pmix.ssnctrl.id"];
-        if let Some(other) = directives.iter().find(|i| !known.contains(&i.key())) {
-            return refuse(&format!("{} is not supported (pause, resume, terminate and signal are)", other.key()));
-        }
-        let st = if flag("pmix.ssn.pause") {
-            signal_all(&all, libc::SIGSTOP)
+        let st = if let Some(other) = directives.iter().find(|i| !known.contains(&i.key())) {
+            Err(format!("{} is not supported (pause, resume, terminate and signal are)", other.key()))
+        } else if flag("pmix.ssn.pause") {
+            Ok(signal_all(&all, libc::SIGSTOP))
         } else if flag("pmix.ssn.resume") {
-            signal_all(&all, libc::SIGCONT)
+            Ok(signal_all(&all, libc::SIGCONT))
         } else if flag("pmix.ssn.terminate") {
             self.send(Event::EndSession);
-            PMIX_SUCCESS
+            Ok(PMIX_SUCCESS)
         } else if let Some(sig) = given("pmix.ssn.sig").and_then(|i| i.as_u32()) {
-            signal_all(&all, sig as i32)
+            Ok(signal_all(&all, sig as i32))
         } else {
-            return refuse("no directive pmixrun carries out (pause, resume, terminate, signal)");
+            Err("no directive pmixrun carries out (pause, resume, terminate, signal)".to_string())
+        };
+        // A refusal: PMIX_ERR_NOT_SUPPORTED, and why in rpmix.reason (the
+        // callback's infos; PMIX_DEBUG=1 logs it too).
+        let st = match st {
+            Ok(st) => st,
+            Err(why) => {
+                pmix::pmix_debug!(1, "pmixrun: session control from {requestor}: {why}");
+                done(PMIX_ERR_NOT_SUPPORTED, vec![Info::new(REASON, pmix::owned::Value::string(&why))]);
+                return Upcall::Pending;
+            }
         };
         if self.verbose {
             eprintln!("pmixrun: session control ({session}) from {requestor} on {} ranks: {}", all.len(), pmix::strings::error_name(st));
@@ -331,79 +481,43 @@ impl Host for LauncherHost {
         Upcall::Now(st)
     }
 
-    /// Allocation requests for this node's CPUs, against what this process
-    /// may use: a new allocation (PMIX_ALLOC_NUM_CPUS, default 1; at most
-    /// one node), more CPUs for one (PMIX_ALLOC_ID), or some or all of them
-    /// back. Granted: PMIX_ALLOC_ID, PMIX_ALLOC_NUM_CPUS (what it now holds),
-    /// PMIX_ALLOC_NUM_NODES, PMIX_ALLOC_NODE_LIST. More than is free:
-    /// PMIX_ERR_OUT_OF_RESOURCE. A ledger: jobs are not confined to it.
+    /// Allocation requests for this node's CPUs (`LauncherHost::change`).
+    /// Granted: PMIX_ALLOC_ID, PMIX_ALLOC_NUM_CPUS (what it now holds),
+    /// PMIX_ALLOC_NUM_NODES, PMIX_ALLOC_NODE_LIST; refused: the status, and
+    /// why in `rpmix.reason`. Either way the requester's namespace then
+    /// hears PMIX_NOTIFY_ALLOC_COMPLETE (`alloc_event`), and
+    /// PMIX_QUERY_ALLOC_STATUS reports the outcome under the ids the
+    /// request named or was given.
     fn allocate(&mut self, proc: &Proc, directive: pmix_alloc_directive_t, data: &[Info], done: pmix::server::host::DoneInfos) -> Upcall {
-        let why = |st: pmix_status_t, msg: String| {
-            pmix::pmix_debug!(1, "pmixrun: allocation request from {proc}: {msg}");
-            Upcall::Now(st)
-        };
-        let cpus = match find(data, PMIX_ALLOC_NUM_CPUS) {
-            None => None,
-            Some(i) => match i.as_u32().filter(|n| *n > 0) {
-                Some(n) => Some(n),
-                None => return why(PMIX_ERR_BAD_PARAM, "PMIX_ALLOC_NUM_CPUS is not a positive number".into()),
-            },
-        };
-        if find(data, PMIX_ALLOC_NUM_NODES).and_then(|i| i.as_u32()).is_some_and(|n| n > 1) {
-            return why(PMIX_ERR_OUT_OF_RESOURCE, "more than one node (pmixrun has this one)".into());
-        }
-        let used: u32 = self.ledger.held.iter().map(|(_, n)| n).sum();
-        let free = self.cpus.saturating_sub(used);
-        let id = find(data, PMIX_ALLOC_ID).and_then(|i| i.as_str());
-        let slot = id.as_ref().and_then(|id| self.ledger.held.iter().position(|(x, _)| x == id));
-        let (id, held) = match directive {
-            PMIX_ALLOC_NEW => {
-                let n = cpus.unwrap_or(1);
-                if n > free {
-                    return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} CPUs asked, {free} of {} free", self.cpus));
+        let str_of = |k| find(data, k).and_then(|i| i.as_str()).filter(|s| !s.is_empty());
+        let (asked_id, req_id) = (str_of(PMIX_ALLOC_ID), str_of(PMIX_ALLOC_REQ_ID));
+        let outcome = self.change(directive, data);
+        let (st, answer, text, id) = match outcome {
+            Ok((id, held)) => {
+                if self.verbose {
+                    eprintln!("pmixrun: allocation {id} of {proc}: {held} CPUs");
                 }
-                self.ledger.next += 1;
-                let id = format!("rpmixrun.{}.alloc.{}", std::process::id(), self.ledger.next);
-                self.ledger.held.push((id.clone(), n));
-                (id, n)
+                let answer = vec![
+                    Info::new("pmix.alloc.id", pmix::owned::Value::string(&id)),
+                    Info::new("pmix.alloc.ncpus", u64_value(held as u64)),
+                    Info::new("pmix.alloc.nnodes", u64_value(if held > 0 { 1 } else { 0 })),
+                    Info::new("pmix.alloc.nlist", pmix::owned::Value::string(&pmix::rendezvous::hostname())),
+                ];
+                let text = if held > 0 { format!("granted: {held} CPUs held") } else { "released".to_string() };
+                (PMIX_SUCCESS, answer, text, Some(id))
             }
-            PMIX_ALLOC_EXTEND | PMIX_ALLOC_RELEASE => {
-                let (Some(id), Some(k)) = (id, slot) else {
-                    return why(if slot.is_none() && find(data, PMIX_ALLOC_ID).is_some() { PMIX_ERR_NOT_FOUND } else { PMIX_ERR_BAD_PARAM }, "no allocation of this PMIX_ALLOC_ID".into());
-                };
-                let have = self.ledger.held[k].1;
-                if directive == PMIX_ALLOC_EXTEND {
-                    let n = cpus.unwrap_or(1);
-                    if n > free {
-                        return why(PMIX_ERR_OUT_OF_RESOURCE, format!("{n} more CPUs asked, {free} of {} free", self.cpus));
-                    }
-                    self.ledger.held[k].1 += n;
-                    (id, have + n)
-                } else {
-                    let n = cpus.unwrap_or(have);
-                    if n > have {
-                        return why(PMIX_ERR_BAD_PARAM, format!("{n} CPUs released, {id} holds {have}"));
-                    }
-                    if n == have {
-                        self.ledger.held.remove(k);
-                    } else {
-                        self.ledger.held[k].1 -= n;
-                    }
-                    (id, have - n)
-                }
+            Err((st, why)) => {
+                pmix::pmix_debug!(1, "pmixrun: allocation request from {proc}: {why}");
+                let text = format!("refused: {}: {why}", pmix::strings::error_name(st));
+                (st, vec![Info::new(REASON, pmix::owned::Value::string(&why))], text, asked_id)
             }
-            other => return why(PMIX_ERR_NOT_SUPPORTED, format!("directive {other} is not supported (new, extend and release are)")),
         };
-        if self.verbose {
-            eprintln!("pmixrun: allocation {id} of {proc}: {held} CPUs");
+        for k in id.iter().chain(req_id.iter()) {
+            self.ledger.outcomes.insert(k.clone(), text.clone());
         }
-        let answer = vec![
-            Info::new("pmix.alloc.id", pmix::owned::Value::string(&id)),
-            Info::new("pmix.alloc.ncpus", u64_value(held as u64)),
-            Info::new("pmix.alloc.nnodes", u64_value(if held > 0 { 1 } else { 0 })),
-            Info::new("pmix.alloc.nlist", pmix::owned::Value::string(&pmix::rendezvous::hostname())),
-        ];
-        done(PMIX_SUCCESS, answer);
+        let event = alloc_event(st, id.as_deref(), req_id.as_deref(), &answer);
+        done(st, answer);
+        (self.notify)(PMIX_NOTIFY_ALLOC_COMPLETE, proc, event);
         Upcall::Pending
     }
 
@@ -626,17 +740,22 @@ mod tests {
         (LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false), rx)
     }
 
-    fn answer(u: Upcall) -> pmix_status_t {
-        match u {
-            Upcall::Now(st) => st,
-            Upcall::Pending => panic!("session control answers at once"),
+    /// A session-control request's answer: (status, its `rpmix.reason`).
+    fn control(h: &mut LauncherHost, dirs: &[Info]) -> (pmix_status_t, Option<String>) {
+        let got = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        match h.session_control(&Proc::new("tool", 0), 7, dirs, Box::new(move |st, infos| *g.lock() = Some((st, infos)))) {
+            Upcall::Now(st) => (st, None),
+            Upcall::Pending => {
+                let (st, infos) = got.lock().take().expect("answered");
+                (st, infos.iter().find(|i| i.key() == REASON).and_then(|i| i.as_str()))
+            }
         }
     }
 
     #[test]
     fn session_control_refuses_what_pmixrun_does_not_do() {
         let (mut h, rx) = host();
-        let me = Proc::new("tool", 0);
         for dirs in [
             vec![Info::new("pmix.ssn.preempt", Value::boolean(true))],
             vec![Info::new("pmix.ssn.restore", Value::boolean(true))],
@@ -644,7 +763,10 @@ mod tests {
             vec![Info::new("pmix.ssnctrl.id", Value::string("x"))],
             Vec::new(),
         ] {
-            assert_eq!(answer(h.session_control(&me, 1, &dirs, Box::new(|_, _| {}))), PMIX_ERR_NOT_SUPPORTED, "{:?}", dirs.iter().map(|i| i.key().to_string()).collect::<Vec<_>>());
+            let (st, why) = control(&mut h, &dirs);
+            let keys = dirs.iter().map(|i| i.key().to_string()).collect::<Vec<_>>();
+            assert_eq!(st, PMIX_ERR_NOT_SUPPORTED, "{keys:?}");
+            assert!(why.is_some_and(|w| w.contains("not supported") || w.contains("no directive")), "the reason of {keys:?}");
         }
         assert!(rx.try_recv().is_err(), "a refused request acted");
     }
@@ -652,12 +774,11 @@ mod tests {
     #[test]
     fn session_control_terminate_ends_the_jobs() {
         let (mut h, rx) = host();
-        let me = Proc::new("tool", 0);
         let dirs = [Info::new("pmix.ssn.terminate", Value::boolean(true)), Info::new("pmix.ssnctrl.id", Value::string("x"))];
-        assert_eq!(answer(h.session_control(&me, 7, &dirs, Box::new(|_, _| {}))), PMIX_SUCCESS);
+        assert_eq!(control(&mut h, &dirs), (PMIX_SUCCESS, None));
         assert!(matches!(rx.try_recv(), Ok(Event::EndSession)));
         // (no rank to pause: done at once)
-        assert_eq!(answer(h.session_control(&me, 7, &[Info::new("pmix.ssn.pause", Value::boolean(true))], Box::new(|_, _| {}))), PMIX_SUCCESS);
+        assert_eq!(control(&mut h, &[Info::new("pmix.ssn.pause", Value::boolean(true))]), (PMIX_SUCCESS, None));
     }
 }
 
@@ -700,5 +821,91 @@ mod alloc_tests {
         assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![Info::new("pmix.alloc.nnodes", u64_value(2))]).0, PMIX_ERR_OUT_OF_RESOURCE);
         assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, vec![cpus(0)]).0, PMIX_ERR_BAD_PARAM);
         assert_eq!(ask(&mut h, PMIX_ALLOC_REAQUIRE, with_id(Vec::new())).0, PMIX_ERR_NOT_SUPPORTED);
+    }
+
+    fn by_key<'a>(infos: &'a [Info], key: &str) -> Option<&'a Info> {
+        infos.iter().find(|i| i.key() == key)
+    }
+
+    /// The events a host raises, captured: (code, requester, infos).
+    type Raised = Arc<Mutex<Vec<(pmix_status_t, Proc, Vec<Info>)>>>;
+
+    fn capturing(cpus: u32) -> (LauncherHost, Raised) {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let mut h = LauncherHost::new(tx, Default::default(), Default::default(), OnStall::Report, false, false);
+        h.cpus = cpus;
+        let raised: Raised = Default::default();
+        let r = raised.clone();
+        h.notify = Arc::new(move |code, to, info| r.lock().push((code, to.clone(), info)));
+        (h, raised)
+    }
+
+    /// PMIX_QUERY_ALLOC_STATUS with `key` = `id` as its qualifier: (status, the string).
+    fn status_of(h: &mut LauncherHost, key: &str, id: &str) -> (pmix_status_t, Option<String>) {
+        let argv = pmix::cmem::argv_from(&["pmix.query.alloc"]);
+        let quals = [Info::new(key, Value::string(id))];
+        // SAFETY: all-zero is a valid query; it borrows `argv` and `quals`
+        // (Info is a transparent pmix_info_t) until the copy below.
+        let mut q: pmix_query_t = unsafe { core::mem::zeroed() };
+        q.keys = argv;
+        q.qualifiers = quals.as_ptr() as *mut pmix_info_t;
+        q.nqual = quals.len();
+        // SAFETY: `q` is a valid query; the copy is deep.
+        let queries = unsafe { CArray::copy(pmix::data::kind::Kind::Query, &q as *const pmix_query_t as *const u8, 1) }.unwrap();
+        // SAFETY: made by argv_from, no longer referenced.
+        unsafe { pmix::cmem::argv_free(argv) };
+        let got = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let (st, infos) = match h.query(&Proc::new("app", 2), &queries, Box::new(move |st, infos| *g.lock() = Some((st, infos)))) {
+            Upcall::Now(st) => (st, Vec::new()),
+            Upcall::Pending => got.lock().take().expect("answered"),
+        };
+        (st, find(&infos, PMIX_QUERY_ALLOC_STATUS).and_then(|i| i.as_str()))
+    }
+
+    /// OpenPMIx's examples/alloc.c: rank 0 asks for a new allocation named
+    /// by its PMIX_ALLOC_ID (info[0] loaded twice: the second info is
+    /// empty); its namespace hears PMIX_NOTIFY_ALLOC_COMPLETE with that id
+    /// and the status; a query of that id reports it; an unknown id is
+    /// NOT_FOUND.
+    #[test]
+    fn a_completed_request_is_notified_and_queried() {
+        let (mut h, raised) = capturing(4);
+        // SAFETY: an all-zero info is what PMIX_INFO_CREATE leaves: an empty key, PMIX_UNDEF.
+        let empty: Info = unsafe { core::mem::zeroed() };
+        let data = vec![Info::new("pmix.alloc.id", Value::string("MYALLOCATION")), empty];
+        assert_eq!(ask(&mut h, PMIX_ALLOC_NEW, data), (PMIX_SUCCESS, Some("MYALLOCATION".into()), Some(1)));
+        let ev = raised.lock().pop().expect("an event");
+        assert_eq!((ev.0, ev.1.clone()), (PMIX_NOTIFY_ALLOC_COMPLETE, Proc::new("tool", 0)));
+        assert_eq!(find(&ev.2, PMIX_ALLOC_ID).and_then(|i| i.as_str()).as_deref(), Some("MYALLOCATION"));
+        let st = by_key(&ev.2, ALLOC_STATUS).map(|i| i.value_ref().r#type);
+        assert_eq!(st, Some(PMIX_STATUS));
+        assert_eq!(find(&ev.2, PMIX_ALLOC_NUM_CPUS).and_then(|i| i.as_u32()), Some(1));
+        assert_eq!(status_of(&mut h, "pmix.alloc.id", "MYALLOCATION"), (PMIX_SUCCESS, Some("granted: 1 CPUs held".into())));
+        assert_eq!(status_of(&mut h, "pmix.alloc.id", "nobody's").0, PMIX_ERR_NOT_FOUND);
+        assert_eq!(status_of(&mut h, "pmix.alloc.nnodes", "an id, but under no id key").0, PMIX_ERR_BAD_PARAM);
+
+        // The same name again, while held: refused, with the reason in
+        // the answer and in the event; the status reports the refusal.
+        let got = Arc::new(Mutex::new(None));
+        let g = got.clone();
+        let again = [Info::new("pmix.alloc.id", Value::string("MYALLOCATION")), Info::new("pmix.alloc.reqid", Value::string("second"))];
+        assert!(matches!(h.allocate(&Proc::new("tool", 0), PMIX_ALLOC_NEW, &again, Box::new(move |st, i| *g.lock() = Some((st, i)))), Upcall::Pending));
+        let (st, answer) = got.lock().take().expect("answered");
+        assert_eq!(st, PMIX_ERR_EXISTS);
+        assert!(by_key(&answer, REASON).and_then(|i| i.as_str()).is_some_and(|r| r.contains("held")), "the reason");
+        let ev = raised.lock().pop().expect("an event");
+        assert_eq!(find(&ev.2, PMIX_ALLOC_REQ_ID).and_then(|i| i.as_str()).as_deref(), Some("second"));
+        assert!(by_key(&ev.2, REASON).is_some());
+        // SAFETY: a status value, per its type.
+        assert_eq!(by_key(&ev.2, ALLOC_STATUS).map(|i| unsafe { i.value_ref().data.status }), Some(PMIX_ERR_EXISTS));
+        let (st, text) = status_of(&mut h, "pmix.alloc.reqid", "second");
+        assert_eq!(st, PMIX_SUCCESS);
+        assert!(text.is_some_and(|t| t.starts_with("refused: ")));
+
+        // Released: the allocation's status says so.
+        assert_eq!(ask(&mut h, PMIX_ALLOC_RELEASE, vec![Info::new("pmix.alloc.id", Value::string("MYALLOCATION"))]).0, PMIX_SUCCESS);
+        assert_eq!(status_of(&mut h, "pmix.alloc.id", "MYALLOCATION"), (PMIX_SUCCESS, Some("released".into())));
+        assert_eq!(raised.lock().len(), 1, "one event per request");
     }
 }
