@@ -51,6 +51,10 @@
 # Host upcalls: the same preload counts, per case, the fence_nb and
 # direct_modex upcalls each library makes to slurmstepd and Slurm's
 # PMIx_server_dmodex_request calls into it (lines "upcalls <case>: ...").
+# Checked in every case both libraries ran (a case fails on "host upcalls:
+# ..." otherwise): fence_nb as often on both, one per node per fence;
+# direct_modex as often on both (none but in dmodex), each answered by one
+# dmodex_request; in dmodex rpmix makes one per node (see dmodex).
 #
 # Cases (2 tasks per node, 4 on two nodes, unless said):
 #   client       c-tests/slurm/slurm2_client.c info: job size, universe size,
@@ -63,8 +67,10 @@
 #   dmodex       slurm2_client dmodex: Put/Commit, a Get of a rank on the
 #                other node without a fence (the server fetches it: direct
 #                modex, then Slurm's PMIx_server_dmodex_request on the other
-#                node); same values on both libraries, and rpmix makes
-#                direct_modex upcalls when OpenPMIx does
+#                node); same values on both libraries. Each node's two
+#                ranks ask for the same remote rank: rpmix makes one
+#                direct_modex upcall per node (one per proc in flight),
+#                OpenPMIx as many or one more (when its two ranks ask at once)
 #   partial      slurm2_client partial: only the ranks on slurm2-n1 Put, then
 #                a collecting fence (PMIX_TIMEOUT 10 s) and a Get of rank 0's
 #                value everywhere: every node's contribution must take
@@ -672,6 +678,36 @@ echo "== rpmix (bind-mounted over $PMIX_LIB_PATH on ${NODES[*]})"
 for c in "${CASES[@]}"; do selected "$TAG/$c" && run_case "$c" rpmix; done
 
 # ---- verdicts ----
+# upcall_check <case>: what is wrong with the host upcalls of the case's two
+# runs (the same programs on both libraries), '' if nothing: fence_nb as
+# often on both, and one per node of the step per fence (a multiple of its
+# nodes; spawn's step has 2 tasks, so 2 nodes); every direct_modex answered
+# by one PMIx_server_dmodex_request (on the other node), on both; direct_modex
+# as often on both, but for dmodex, where rpmix makes one per remote proc
+# asked for (each node's two ranks ask for the same one: one per node) and
+# OpenPMIx at least as many (one more now and then, when its two ranks ask
+# at once)
+upc() { grep -o "$2=[0-9]*" <<<"${UPS[$1]:-}" | cut -d= -f2; }
+upcall_check() {
+    local c=$1 sn=$nnodes l fo fr do_ dr out=
+    [[ $c == spawn ]] && sn=2
+    fo=$(upc "$c.openpmix" fence_nb) fr=$(upc "$c.rpmix" fence_nb)
+    do_=$(upc "$c.openpmix" direct_modex) dr=$(upc "$c.rpmix" direct_modex)
+    [[ -n $fo && -n $fr && -n $do_ && -n $dr ]] || { echo "no upcall counts"; return; }
+    ((fr == fo)) || out="$out, fence_nb: rpmix $fr, OpenPMIx $fo"
+    ((fr > 0 && fr % sn == 0)) || out="$out, fence_nb $fr is not one per node per fence ($sn nodes)"
+    for l in openpmix rpmix; do
+        [[ $(upc "$c.$l" direct_modex) == "$(upc "$c.$l" dmodex_request)" ]] ||
+            out="$out, $(libname $l): direct_modex $(upc "$c.$l" direct_modex), dmodex_request $(upc "$c.$l" dmodex_request)"
+    done
+    if [[ $c == dmodex ]]; then
+        ((dr == nnodes)) || out="$out, rpmix made $dr direct_modex upcalls, not one per remote proc asked for ($nnodes)"
+        ((dr <= do_)) || out="$out, rpmix made more direct_modex upcalls ($dr) than OpenPMIx ($do_)"
+    else
+        ((dr == do_)) || out="$out, direct_modex: rpmix $dr, OpenPMIx $do_"
+    fi
+    echo "${out#, }"
+}
 skipped=0
 for c in "${CASES[@]}"; do
     selected "$TAG/$c" || continue
@@ -679,6 +715,11 @@ for c in "${CASES[@]}"; do
     if [[ $o == "not run"* || $r == "not run"* ]]; then
         if [[ $o == *"not installed"* || $o == *"a case of Slurm 22.05 on two nodes"* ]]; then echo "SKIP: $TAG/$c (${o#not run: })"; skipped=$((skipped + 1))
         else fail "$TAG/$c" "OpenPMIx: $o; rpmix: $r"; fi
+        continue
+    fi
+    uw=$(upcall_check "$c")
+    if [[ -n $uw ]]; then
+        fail "$TAG/$c" "host upcalls: $uw (OpenPMIx ${UPS[$c.openpmix]}; rpmix ${UPS[$c.rpmix]})"
         continue
     fi
     if [[ $r == ok && $o == ok ]]; then
@@ -704,16 +745,6 @@ for c in "${CASES[@]}"; do
     [[ -n ${UPS[$c.openpmix]:-} || -n ${UPS[$c.rpmix]:-} ]] &&
         echo "upcalls $c: OpenPMIx ${UPS[$c.openpmix]:-(not run)}; rpmix ${UPS[$c.rpmix]:-(not run)}"
 done
-# (checked with the dmodex case: the upcalls its runs made on both libraries)
-if selected "$TAG/dmodex"; then
-    dm() { grep -o 'direct_modex=[0-9]*' <<<"${UPS[dmodex.$1]:-}" | cut -d= -f2; }
-    do_=$(dm openpmix) dr=$(dm rpmix)
-    if [[ -z $do_ || -z $dr ]]; then fail "$TAG/dmodex-upcalls" "no counts (OpenPMIx: ${do_:-none}, rpmix: ${dr:-none})"
-    elif ((do_ > 0 && dr == 0)); then fail "$TAG/dmodex-upcalls" "rpmix made no direct_modex upcall, OpenPMIx $do_"
-    elif ((dr > do_)); then fail "$TAG/dmodex-upcalls" "rpmix made more direct_modex upcalls ($dr) than OpenPMIx ($do_)"
-    else pass "$TAG/dmodex-upcalls (direct_modex: OpenPMIx $do_, rpmix $dr)"; fi
-fi
-
 # ---- clean-up, checked from outside ----
 nets=("${NSH_NET[@]}")
 cleanup
