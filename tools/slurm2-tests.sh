@@ -719,7 +719,8 @@ for c in "${CASES[@]}"; do
     fi
     uw=$(upcall_check "$c")
     if [[ -n $uw ]]; then
-        fail "$TAG/$c" "host upcalls: $uw (OpenPMIx ${UPS[$c.openpmix]}; rpmix ${UPS[$c.rpmix]})"
+        # (the log's tail: the upcalls, each direct_modex with the rank and key asked for)
+        fail "$TAG/$c" "host upcalls: $uw (OpenPMIx ${UPS[$c.openpmix]}; rpmix ${UPS[$c.rpmix]})" "${LOGF[$c.rpmix]}"
         continue
     fi
     if [[ $r == ok && $o == ok ]]; then
