@@ -54,7 +54,7 @@
 # PMIx_server_dmodex_request calls into it (lines "upcalls <case>: ...").
 # Checked in every case both libraries ran (a case fails on "host upcalls:
 # ..." otherwise): fence_nb as often on both, one per node per fence;
-# direct_modex as often on both (none but in dmodex), each answered by one
+# direct_modex as often on both (none but in dmodex and absent), each answered by one
 # dmodex_request; in dmodex rpmix makes one per node (see dmodex).
 #
 # Cases (2 tasks per node, 4 on two nodes, unless said):
@@ -78,6 +78,12 @@
 #                Slurm's same algorithm (its ring for data, its tree for
 #                none: a node contributing nothing used to take the tree
 #                while the others waited in the ring)
+#   absent       slurm2_client absent: Put/Commit/Fence(collect), then each
+#                rank Gets a key rank R+2 (on the next node) never put:
+#                NOT_FOUND on both libraries, and, as that rank's fenced data
+#                is here but not the key, both ask the host (one
+#                direct_modex per rank, the same count on both: checked
+#                with every case's upcalls); then its fenced value
 #   mpi-hello    c-tests/mpi/twohost.c hello (Open MPI 4.1.4, btl tcp,vader,self):
 #                Allreduce, ring Sendrecv, Barrier; each rank's host
 #   mpi-abort    c-tests/mpi/abort.c: rank 1 MPI_Abort(3); srun's exit status
@@ -179,7 +185,7 @@ N1=${NODES[0]}
 NT=$((2 * nnodes))   # tasks: 2 per node
 LASTN=${NODES[$((nnodes - 1))]}
 
-CASES=(client dmodex partial mpi-hello mpi-abort fence-kill fence-kill-data spawn impi)
+CASES=(client dmodex partial absent mpi-hello mpi-abort fence-kill fence-kill-data spawn impi)
 die_setup() {
     fail "$TAG/setup" "$1" "${2:-}"
     echo "$passed passed, $failed failed"
@@ -522,7 +528,7 @@ check_versions() {
 declare -A RES=() VALS=() RCS=() UPS=() LOGF=() NOTE=()
 libname() { [[ $1 == rpmix ]] && echo rpmix || echo OpenPMIx; }
 
-case_client() {  # client, dmodex and partial
+case_client() {  # client, dmodex, partial and absent
     local c=$1 lib=$2 want log=$LOGS/$1.$2.log h
     want=$(libname "$lib")
     run_srun "$log" -N "$nnodes" -n "$NT" -- "$SB/slurm2_client" "$([[ $c == client ]] && echo info || echo "$c")" "$NT"
@@ -541,6 +547,10 @@ case_client() {  # client, dmodex and partial
         grep -q "^0: fence-get\[$((NT - 1))\]=fence-rank$((NT - 1))@$LASTN" "$log" || add "rank 0 did not get rank $((NT - 1))'s value from $LASTN"
     elif [[ $c == partial ]]; then
         [[ $(grep -cE "^[0-9]+: partial-get\[0\]=partial-rank0@$N1\$" "$log") == "$NT" ]] || add "not every rank got rank 0's value"
+    elif [[ $c == absent ]]; then
+        # (PMIX_ERR_NOT_FOUND is -46 in OpenPMIx 4 and 5)
+        [[ $(grep -cE '^[0-9]+: absent-get\[[0-9]+\]=-46$' "$log") == "$NT" ]] || add "not every Get of the absent key ended NOT_FOUND (-46)"
+        [[ $(grep -cE '^[0-9]+: absent-fenced\[[0-9]+\]=absent-rank[0-9]+@slurm2-n' "$log") == "$NT" ]] || add "not every rank got its remote peer's fenced value"
     else
         [[ $(grep -cE '^[0-9]+: dmodex-get\[[0-9]+\]=dmodex-rank[0-9]+@slurm2-n' "$log") == "$NT" ]] || add "not every rank got its remote peer's value"
     fi
@@ -646,7 +656,7 @@ run_case() {  # run_case <case> <lib>
         RES[$c.$lib]="not run: Intel MPI's runtime is not installed (tools/install-consumers.sh)"; UPS[$c.$lib]=; return
     fi
     case $c in
-    client | dmodex | partial) case_client "$c" "$lib" ;;
+    client | dmodex | partial | absent) case_client "$c" "$lib" ;;
     mpi-hello) case_mpi_hello "$lib" ;;
     mpi-abort) case_mpi_abort "$lib" ;;
     fence-kill | fence-kill-data) case_fence_kill "$c" "$lib" ;;
