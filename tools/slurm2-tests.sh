@@ -15,9 +15,10 @@
 # own path), the nodes get their /tmp, /dev/shm and hosts inside the root
 # too, and every daemon, build, srun and task runs chrooted there; rpmix is
 # bind-mounted over the root's pmix2/lib/libpmix.so.2 (what 24.11's plugin
-# dlopen()s). Cases named slurm2-24.11/<case>; impi is skipped (Intel MPI's
-# runtime is not in the root), status names are compared without OpenPMIx
-# 5's "PMIX_" prefix.
+# dlopen()s). Cases named slurm2-24.11/<case>; Intel MPI's runtime (the
+# cache's, below) is bound read-only into the root at its own path, and its
+# tasks load the root's libpmix.so.2 (OpenPMIx 5.0.7, or rpmix over it);
+# status names are compared without OpenPMIx 5's "PMIX_" prefix.
 # Needs root (installs Slurm and munge with tools/install-slurm.sh). Time:
 # ~35 s here on two nodes (setup ~2 s, 18 sruns of 0.1-4 s, a slurmd restart,
 # and fence-kill-data's 20 s on OpenPMIx), ~20 s on three, ~12 s with Slurm
@@ -51,6 +52,10 @@
 # Host upcalls: the same preload counts, per case, the fence_nb and
 # direct_modex upcalls each library makes to slurmstepd and Slurm's
 # PMIx_server_dmodex_request calls into it (lines "upcalls <case>: ...").
+# Checked in every case both libraries ran (a case fails on "host upcalls:
+# ..." otherwise): fence_nb as often on both, one per node per fence;
+# direct_modex as often on both (none but in dmodex and absent), each answered by one
+# dmodex_request; in dmodex rpmix makes one per node (see dmodex).
 #
 # Cases (2 tasks per node, 4 on two nodes, unless said):
 #   client       c-tests/slurm/slurm2_client.c info: job size, universe size,
@@ -63,42 +68,57 @@
 #   dmodex       slurm2_client dmodex: Put/Commit, a Get of a rank on the
 #                other node without a fence (the server fetches it: direct
 #                modex, then Slurm's PMIx_server_dmodex_request on the other
-#                node); same values on both libraries, and rpmix makes
-#                direct_modex upcalls when OpenPMIx does
+#                node); same values on both libraries. Each node's two
+#                ranks ask for the same remote rank: rpmix makes one
+#                direct_modex upcall per node (one per proc in flight),
+#                OpenPMIx as many or one more (when its two ranks ask at once)
 #   partial      slurm2_client partial: only the ranks on slurm2-n1 Put, then
 #                a collecting fence (PMIX_TIMEOUT 10 s) and a Get of rank 0's
 #                value everywhere: every node's contribution must take
 #                Slurm's same algorithm (its ring for data, its tree for
 #                none: a node contributing nothing used to take the tree
 #                while the others waited in the ring)
+#   absent       slurm2_client absent: Put/Commit/Fence(collect), then each
+#                rank Gets a key rank R+2 (on the next node) never put:
+#                NOT_FOUND on both libraries, and, as that rank's fenced data
+#                is here but not the key, both ask the host (one
+#                direct_modex per rank, the same count on both: checked
+#                with every case's upcalls); then its fenced value
 #   mpi-hello    c-tests/mpi/twohost.c hello (Open MPI 4.1.4, btl tcp,vader,self):
 #                Allreduce, ring Sendrecv, Barrier; each rank's host
 #   mpi-abort    c-tests/mpi/abort.c: rank 1 MPI_Abort(3); srun's exit status
 #                must be OpenPMIx's
 #   fence-kill   c-tests/fault_fence_kill.c late: the last rank (on the last node) dies
-#                1 s after the others entered a fence; compared: srun's exit
-#                status and that every survivor's fence returned; the
-#                statuses are shown when they differ (rpmix answers
-#                LOST_CONNECTION to the survivor that shared a fence with
-#                the dead rank, OpenPMIx SUCCESS: a documented difference;
-#                Slurm 22.05 completes a fence without data on each node
-#                from the local contributions, so the other node's ranks
-#                pass it on both)
+#                1 s after the others entered a fence without data. Every
+#                survivor's status is read, per node. Compared with
+#                OpenPMIx: srun's exit status and the statuses on every node
+#                but the dead rank's (SUCCESS on both: Slurm runs a fence
+#                without data through its tree, which is node-local here,
+#                the header below). Required of rpmix besides: the dead
+#                rank's node's survivor LOST_CONNECTION (rpmix answers it
+#                itself, docs/differences.md; OpenPMIx passes the fence to
+#                Slurm without the dead rank and answers Slurm's SUCCESS).
+#                The statuses of both are shown
 #   fence-kill-data  the same with a collecting fence (FENCE_KILL_COLLECT):
-#                Slurm runs it as its ring across the nodes. rpmix's server on
-#                the dead rank's node still contributes its survivors' part
-#                (so the other node's ranks pass the fence) and answers its
-#                own survivor LOST_CONNECTION; OpenPMIx's contributes data its
-#                own survivor cannot unpack (UNPACK-PAST-END) and the other
-#                node's ranks wait in the ring until their alarm (20 s): a
-#                case that passes on rpmix only. Run with Slurm 22.05 on two
-#                nodes only (else SKIP)
+#                Slurm takes its ring for a fence with data (collect and
+#                ndata > 0), its tree otherwise. rpmix's server on the dead
+#                rank's node still contributes its survivors' part, so every
+#                node takes the ring and the other node's ranks pass the
+#                fence (required: SUCCESS there, LOST_CONNECTION for the
+#                dead rank's node's survivor). OpenPMIx's contributes no
+#                data (NULL, 0) when it loses the rank, so that node takes
+#                the tree, completes alone and its survivor cannot unpack
+#                the result (UNPACK-PAST-END), while the other node's ranks
+#                wait in the ring until their alarm (20 s): a case that
+#                passes on rpmix only. Run with Slurm 22.05 on two nodes
+#                only (else SKIP)
 #   spawn        twohost.c spawn: 2 parents MPI_Comm_spawn 2 children. Slurm
 #                22.05's plugin answers the spawn upcall PMIX_ERR_NOT_SUPPORTED
 #                (seen in slurmd's log), so this fails on both: SKIP
 #   impi         Intel MPI's IMB-MPI1 (PingPong, Allreduce) with I_MPI_PMI=pmix,
 #                one task per node, libfabric's tcp provider (the system's
-#                libfabric); SKIP when the runtime is not installed
+#                libfabric; Debian 13's with Slurm 24.11); SKIP when the
+#                runtime is not installed ($IMPI: tools/install-consumers.sh)
 # The Open MPI cases (mpi-hello, mpi-abort, spawn; not bench mode's runs,
 # whose figures stay comparable) have Slurm take its ring for every fence (srun
 # --export=ALL,SLURM_PMIX_FENCE=ring): Slurm's tree, its choice for a fence
@@ -165,7 +185,7 @@ N1=${NODES[0]}
 NT=$((2 * nnodes))   # tasks: 2 per node
 LASTN=${NODES[$((nnodes - 1))]}
 
-CASES=(client dmodex partial mpi-hello mpi-abort fence-kill fence-kill-data spawn impi)
+CASES=(client dmodex partial absent mpi-hello mpi-abort fence-kill fence-kill-data spawn impi)
 die_setup() {
     fail "$TAG/setup" "$1" "${2:-}"
     echo "$passed passed, $failed failed"
@@ -215,6 +235,12 @@ else
         die_setup "cannot mount the Debian 13 root" "$SB/install.log"
     case $SB/ in "$ROOT"/*) ;; *) mkdir -p "$RR$SB" && mount --bind "$SB" "$RR$SB" || die_setup "cannot bind $SB into the root" ;; esac
     case $LIBDIR/ in "$ROOT"/*) ;; *) mkdir -p "$RR$LIBDIR" && mount --bind "$LIBDIR" "$RR$LIBDIR" || die_setup "cannot bind $LIBDIR into the root" ;; esac
+    # Intel MPI's runtime (tools/install-consumers.sh: PyPI's impi-rt
+    # unpacked in the cache), read-only at the same path, when it is there
+    if [[ -x $IMPI/bin/IMB-MPI1 ]]; then
+        case $IMPI/ in "$ROOT"/*) ;; *) { mkdir -p "$RR$IMPI" && mount --bind "$IMPI" "$RR$IMPI" && mount -o remount,bind,ro "$RR$IMPI"; } >>"$SB/install.log" 2>&1 ||
+            die_setup "cannot bind $IMPI into the root" "$SB/install.log" ;; esac
+    fi
     for t in mpicc gcc munged slurmctld slurmd srun sinfo; do
         "${IN[@]}" sh -c "command -v $t" >/dev/null || die_setup "missing $t in the Debian 13 root"
     done
@@ -243,7 +269,8 @@ if [[ $SLV == 24.11 ]]; then
         build_once "$SB/fault_fence_kill" "${IN[@]}" gcc $CF -I$I5 "$ROOT/c-tests/fault_fence_kill.c" -o "$SB/fault_fence_kill" -lpmix &&
         build_once "$SB/twohost" "${IN[@]}" mpicc -O2 -Wall -Wextra -o "$SB/twohost" "$ROOT/c-tests/mpi/twohost.c" &&
         build_once "$SB/mpi_hello" "${IN[@]}" mpicc -O1 -g -I"$ROOT/c-tests/mpi" "$ROOT/c-tests/mpi/hello.c" -o "$SB/mpi_hello" -ldl &&
-        build_once "$SB/mpi_abort" "${IN[@]}" mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort"
+        build_once "$SB/mpi_abort" "${IN[@]}" mpicc -O1 -g "$ROOT/c-tests/mpi/abort.c" -o "$SB/mpi_abort" &&
+        build_once "$SB/libwhich_pmix.so" "${IN[@]}" gcc -shared -fPIC -Wall -Wextra "$ROOT/c-tests/which_pmix.c" -o "$SB/libwhich_pmix.so" -ldl
     } >>"$blog" 2>&1 || die_setup "compilation in the Debian 13 root failed" "$blog"
 else {
     build_once "$SB/slurm2_client" $CC $CF -I"$REF_INC" "$ROOT/c-tests/slurm/slurm2_client.c" -o "$SB/slurm2_client" -l:libpmix.so.2 &&
@@ -295,7 +322,7 @@ setup_log=$LOGS/setup.log
 setup_nodes() {
     local h i
     for h in "${NODES[@]}"; do
-        nsh_start "$h" 600 "$work/hosts" "$SB" "$LIBDIR" || return 1
+        nsh_start "$h" 600 "$work/hosts" "$SB" "$LIBDIR" "$IMPI" || return 1
         # in the Debian 13 root too: the node's own /tmp, /dev/shm and hosts
         if [[ -n $RR ]]; then
             # (a work tree under /tmp is bound in again over the node's /tmp)
@@ -304,7 +331,7 @@ setup_nodes() {
                 shift 2
                 for d in "$@"; do
                     case $d/ in /tmp/*) mkdir -p "$r$d"; mount --rbind "$d" "$r$d" ;; esac
-                done' sh "$RR" "$work/hosts" "$SB" "$LIBDIR" || return 1
+                done' sh "$RR" "$work/hosts" "$SB" "$LIBDIR" "$IMPI" || return 1
         fi
     done
     # a bridge on slurm2-n1 holding its address; a veth from every other node to it
@@ -501,7 +528,7 @@ check_versions() {
 declare -A RES=() VALS=() RCS=() UPS=() LOGF=() NOTE=()
 libname() { [[ $1 == rpmix ]] && echo rpmix || echo OpenPMIx; }
 
-case_client() {  # client, dmodex and partial
+case_client() {  # client, dmodex, partial and absent
     local c=$1 lib=$2 want log=$LOGS/$1.$2.log h
     want=$(libname "$lib")
     run_srun "$log" -N "$nnodes" -n "$NT" -- "$SB/slurm2_client" "$([[ $c == client ]] && echo info || echo "$c")" "$NT"
@@ -520,6 +547,10 @@ case_client() {  # client, dmodex and partial
         grep -q "^0: fence-get\[$((NT - 1))\]=fence-rank$((NT - 1))@$LASTN" "$log" || add "rank 0 did not get rank $((NT - 1))'s value from $LASTN"
     elif [[ $c == partial ]]; then
         [[ $(grep -cE "^[0-9]+: partial-get\[0\]=partial-rank0@$N1\$" "$log") == "$NT" ]] || add "not every rank got rank 0's value"
+    elif [[ $c == absent ]]; then
+        # (PMIX_ERR_NOT_FOUND is -46 in OpenPMIx 4 and 5)
+        [[ $(grep -cE '^[0-9]+: absent-get\[[0-9]+\]=-46$' "$log") == "$NT" ]] || add "not every Get of the absent key ended NOT_FOUND (-46)"
+        [[ $(grep -cE '^[0-9]+: absent-fenced\[[0-9]+\]=absent-rank[0-9]+@slurm2-n' "$log") == "$NT" ]] || add "not every rank got its remote peer's fenced value"
     else
         [[ $(grep -cE '^[0-9]+: dmodex-get\[[0-9]+\]=dmodex-rank[0-9]+@slurm2-n' "$log") == "$NT" ]] || add "not every rank got its remote peer's value"
     fi
@@ -545,21 +576,41 @@ case_mpi_abort() {
     VALS[mpi-abort.$lib]="srun exit $RC"
 }
 case_fence_kill() {  # case_fence_kill <case> <lib>
-    local c=$1 lib=$2 log=$LOGS/$1.$2.log r
+    local c=$1 lib=$2 log=$LOGS/$1.$2.log r st k h own other=
     local -a data=()
     [[ $c == fence-kill-data ]] && data=(env FENCE_KILL_COLLECT=1)
     run_srun "$log" -N "$nnodes" -n "$NT" -- "${data[@]}" "$SB/fault_fence_kill" late
     ((RC != 0)) || add "srun exit 0"
     grep -q 'PMIx_Init failed\|first fence failed' "$log" && add "$(grep -m1 'PMIx_Init failed\|first fence failed' "$log")"
-    for ((r = 0; r < NT - 1; r++)); do
-        grep -q "rank $r fence returned" "$log" || add "survivor rank $r: no fence status"
+    # each survivor's fence status (rank r runs on node r/2: block
+    # distribution, 2 tasks per node), without OpenPMIx 5's "PMIX_" prefix;
+    # "none" when its fence never returned
+    for ((k = 0; k < nnodes; k++)); do
+        h=${NODES[$k]} own=
+        for ((r = 2 * k; r < 2 * k + 2 && r < NT - 1; r++)); do
+            st=$(grep -m1 -o "rank $r fence returned .*" "$log" | sed -e 's/.* fence returned //' -e 's/^PMIX_//')
+            [[ -n $st ]] || add "survivor rank $r: no fence status"
+            own="$own, $r ${st:-none}"
+        done
+        own=${own#, }
+        if [[ $h == "$LASTN" ]]; then
+            # the dead rank's node: rpmix answers its survivor LOST_CONNECTION
+            # (docs/differences.md, "A rank killed in a fence"); OpenPMIx
+            # answers what the host answered its loss-time fence_nb
+            [[ $lib == rpmix && $own != "$((NT - 2)) LOST_CONNECTION" ]] && add "the dead rank's node ($h): $own, not $((NT - 2)) LOST_CONNECTION"
+        else
+            other="$other; $h: $own"
+            # on rpmix every other node's survivors pass the fence (Slurm 22.05's
+            # and 24.11's tree fence is node-local here; the ring gets every
+            # node's part, the survivors' of the dead rank's node too)
+            [[ $lib == rpmix && $own != "$((2 * k)) SUCCESS, $((2 * k + 1)) SUCCESS" ]] && add "node $h: $own, not SUCCESS"
+        fi
+        NOTE[$c.$lib]="${NOTE[$c.$lib]:+${NOTE[$c.$lib]}; }$h: $own"
     done
     check_stepd_lib "$(libname "$lib")"
-    # compared: srun's status and which survivors' fences returned; their
-    # statuses are shown (rpmix answers LOST_CONNECTION where a participant
-    # died, OpenPMIx SUCCESS: a documented difference)
-    VALS[$c.$lib]="srun exit $RC; $(grep -o 'rank [0-9] fence returned' "$log" | sort | paste -sd ';')"
-    NOTE[$c.$lib]=$(grep -o 'rank [0-9] fence returned .*' "$log" | sort | sed -e 's/ fence returned PMIX_/ fence returned /' -e 's/ fence returned /: /' | paste -sd ',')
+    # compared: srun's status and the survivors' fence statuses on every
+    # node but the dead rank's (there rpmix answers LOST_CONNECTION: above)
+    VALS[$c.$lib]="srun exit $RC$other"
 }
 case_spawn() {
     local lib=$1 log=$LOGS/spawn.$1.log n0 n1
@@ -601,14 +652,11 @@ run_case() {  # run_case <case> <lib>
     if [[ $c == fence-kill-data ]] && { ((nnodes != 2)) || [[ $SLV != 22.05 ]]; }; then
         RES[$c.$lib]="not run: a case of Slurm 22.05 on two nodes (its 2 x 20 s once are enough)"; UPS[$c.$lib]=; return
     fi
-    if [[ $c == impi && -n $RR ]]; then
-        RES[$c.$lib]="not run: Intel MPI's runtime is not installed in the Debian 13 root"; UPS[$c.$lib]=; return
-    fi
     if [[ $c == impi && ! -x $IMPI/bin/IMB-MPI1 ]]; then
         RES[$c.$lib]="not run: Intel MPI's runtime is not installed (tools/install-consumers.sh)"; UPS[$c.$lib]=; return
     fi
     case $c in
-    client | dmodex | partial) case_client "$c" "$lib" ;;
+    client | dmodex | partial | absent) case_client "$c" "$lib" ;;
     mpi-hello) case_mpi_hello "$lib" ;;
     mpi-abort) case_mpi_abort "$lib" ;;
     fence-kill | fence-kill-data) case_fence_kill "$c" "$lib" ;;
@@ -672,6 +720,36 @@ echo "== rpmix (bind-mounted over $PMIX_LIB_PATH on ${NODES[*]})"
 for c in "${CASES[@]}"; do selected "$TAG/$c" && run_case "$c" rpmix; done
 
 # ---- verdicts ----
+# upcall_check <case>: what is wrong with the host upcalls of the case's two
+# runs (the same programs on both libraries), '' if nothing: fence_nb as
+# often on both, and one per node of the step per fence (a multiple of its
+# nodes; spawn's step has 2 tasks, so 2 nodes); every direct_modex answered
+# by one PMIx_server_dmodex_request (on the other node), on both; direct_modex
+# as often on both, but for dmodex, where rpmix makes one per remote proc
+# asked for (each node's two ranks ask for the same one: one per node) and
+# OpenPMIx at least as many (one more now and then, when its two ranks ask
+# at once)
+upc() { grep -o "$2=[0-9]*" <<<"${UPS[$1]:-}" | cut -d= -f2; }
+upcall_check() {
+    local c=$1 sn=$nnodes l fo fr do_ dr out=
+    [[ $c == spawn ]] && sn=2
+    fo=$(upc "$c.openpmix" fence_nb) fr=$(upc "$c.rpmix" fence_nb)
+    do_=$(upc "$c.openpmix" direct_modex) dr=$(upc "$c.rpmix" direct_modex)
+    [[ -n $fo && -n $fr && -n $do_ && -n $dr ]] || { echo "no upcall counts"; return; }
+    ((fr == fo)) || out="$out, fence_nb: rpmix $fr, OpenPMIx $fo"
+    ((fr > 0 && fr % sn == 0)) || out="$out, fence_nb $fr is not one per node per fence ($sn nodes)"
+    for l in openpmix rpmix; do
+        [[ $(upc "$c.$l" direct_modex) == "$(upc "$c.$l" dmodex_request)" ]] ||
+            out="$out, $(libname $l): direct_modex $(upc "$c.$l" direct_modex), dmodex_request $(upc "$c.$l" dmodex_request)"
+    done
+    if [[ $c == dmodex ]]; then
+        ((dr == nnodes)) || out="$out, rpmix made $dr direct_modex upcalls, not one per remote proc asked for ($nnodes)"
+        ((dr <= do_)) || out="$out, rpmix made more direct_modex upcalls ($dr) than OpenPMIx ($do_)"
+    else
+        ((dr == do_)) || out="$out, direct_modex: rpmix $dr, OpenPMIx $do_"
+    fi
+    echo "${out#, }"
+}
 skipped=0
 for c in "${CASES[@]}"; do
     selected "$TAG/$c" || continue
@@ -681,17 +759,23 @@ for c in "${CASES[@]}"; do
         else fail "$TAG/$c" "OpenPMIx: $o; rpmix: $r"; fi
         continue
     fi
+    uw=$(upcall_check "$c")
+    if [[ -n $uw ]]; then
+        # (the log's tail: the upcalls, each direct_modex with the rank and key asked for)
+        fail "$TAG/$c" "host upcalls: $uw (OpenPMIx ${UPS[$c.openpmix]}; rpmix ${UPS[$c.rpmix]})" "${LOGF[$c.rpmix]}"
+        continue
+    fi
     if [[ $r == ok && $o == ok ]]; then
         if [[ "${VALS[$c.openpmix]:-}" != "${VALS[$c.rpmix]:-}" ]]; then
             diff <(echo "${VALS[$c.openpmix]:-}") <(echo "${VALS[$c.rpmix]:-}") >"$LOGS/$c.values.diff"
             fail "$TAG/$c" "the values differ (< OpenPMIx, > rpmix)" "$LOGS/$c.values.diff"
         else
             note=
-            [[ ${NOTE[$c.openpmix]:-} != "${NOTE[$c.rpmix]:-}" ]] && note="; fence statuses: OpenPMIx ${NOTE[$c.openpmix]}, rpmix ${NOTE[$c.rpmix]}"
+            [[ -n ${NOTE[$c.rpmix]:-} ]] && note="; fence statuses: OpenPMIx ${NOTE[$c.openpmix]}; rpmix ${NOTE[$c.rpmix]}"
             pass "$TAG/$c (values as on OpenPMIx: $(echo "${VALS[$c.rpmix]:-run ok}" | wc -l) lines${RCS[$c.rpmix]:+, srun exit ${RCS[$c.rpmix]}}$note)"
         fi
     elif [[ $r == ok ]]; then
-        pass "$TAG/$c (on OpenPMIx it fails: $o)"
+        pass "$TAG/$c (on OpenPMIx it fails: $o${NOTE[$c.rpmix]:+; fence statuses: OpenPMIx ${NOTE[$c.openpmix]}; rpmix ${NOTE[$c.rpmix]}})"
     elif [[ $o == ok ]]; then
         fail "$TAG/$c" "rpmix: $r" "${LOGF[$c.rpmix]}"
     else
@@ -704,16 +788,6 @@ for c in "${CASES[@]}"; do
     [[ -n ${UPS[$c.openpmix]:-} || -n ${UPS[$c.rpmix]:-} ]] &&
         echo "upcalls $c: OpenPMIx ${UPS[$c.openpmix]:-(not run)}; rpmix ${UPS[$c.rpmix]:-(not run)}"
 done
-# (checked with the dmodex case: the upcalls its runs made on both libraries)
-if selected "$TAG/dmodex"; then
-    dm() { grep -o 'direct_modex=[0-9]*' <<<"${UPS[dmodex.$1]:-}" | cut -d= -f2; }
-    do_=$(dm openpmix) dr=$(dm rpmix)
-    if [[ -z $do_ || -z $dr ]]; then fail "$TAG/dmodex-upcalls" "no counts (OpenPMIx: ${do_:-none}, rpmix: ${dr:-none})"
-    elif ((do_ > 0 && dr == 0)); then fail "$TAG/dmodex-upcalls" "rpmix made no direct_modex upcall, OpenPMIx $do_"
-    elif ((dr > do_)); then fail "$TAG/dmodex-upcalls" "rpmix made more direct_modex upcalls ($dr) than OpenPMIx ($do_)"
-    else pass "$TAG/dmodex-upcalls (direct_modex: OpenPMIx $do_, rpmix $dr)"; fi
-fi
-
 # ---- clean-up, checked from outside ----
 nets=("${NSH_NET[@]}")
 cleanup

@@ -15,6 +15,11 @@
  *                            10 s) and Gets rank 0's value: the nodes that
  *                            put nothing still take part in the same
  *                            collective as the others
+ *   slurm2_client absent N   Put/Commit/Fence(collect), then a Get of a key
+ *                            rank R+2 (on the next node) never put, printed
+ *                            as a number (PMIx_Error_string's names differ
+ *                            between OpenPMIx 4 and 5), and a Get of its
+ *                            fenced value
  *
  * Every rank prints "R: version <PMIx_Get_version()>" and then "R: <key>=<value>"
  * lines whose values do not depend on the library (so the driver compares
@@ -212,6 +217,33 @@ static int run_partial(uint32_t n)
     return 0;
 }
 
+static int run_absent(uint32_t n)
+{
+    char myhost[256] = "", host[256] = "", label[64];
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_info_t to;
+    pmix_status_t rc;
+    int secs = 10;
+    uint32_t target = (me.rank + 2) % n;
+
+    if (!get_print(me.rank, PMIX_HOSTNAME, "hostname", NULL, 0, myhost, sizeof myhost)) return 1;
+    if (!get_print(target, PMIX_HOSTNAME, "absent-host", NULL, 0, host, sizeof host)) return 1;
+    if (strcmp(host, myhost) == 0) { FAIL("rank %u is on my node", (unsigned)target); return 1; }
+    put_commit("slurm2.fence", "absent");
+    if (!fence(true)) return 1;
+    PMIX_LOAD_PROCID(&p, me.nspace, target);
+    PMIX_INFO_LOAD(&to, PMIX_TIMEOUT, &secs, PMIX_INT);
+    rc = PMIx_Get(&p, "slurm2.absent", &to, 1, &v);
+    PMIX_INFO_DESTRUCT(&to);
+    printf("%u: absent-get[%u]=%d\n", (unsigned)me.rank, (unsigned)target, (int)rc);
+    if (v != NULL) PMIX_VALUE_RELEASE(v);
+    snprintf(label, sizeof label, "absent-fenced[%u]", (unsigned)target);
+    get_print(target, "slurm2.fence", label, NULL, 0, NULL, 0);
+    fence(false);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "info";
@@ -229,7 +261,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "info") == 0) run_info(n);
     else if (strcmp(mode, "dmodex") == 0) run_dmodex(n);
     else if (strcmp(mode, "partial") == 0) run_partial(n);
-    else { fprintf(stderr, "usage: slurm2_client info|dmodex|partial N\n"); return 2; }
+    else if (strcmp(mode, "absent") == 0) run_absent(n);
+    else { fprintf(stderr, "usage: slurm2_client info|dmodex|partial|absent N\n"); return 2; }
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) FAIL("PMIx_Finalize: %s", PMIx_Error_string(rc));
     printf("%u: done\n", (unsigned)me.rank);

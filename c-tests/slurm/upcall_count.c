@@ -83,7 +83,13 @@ static pmix_status_t count_fence_nb(const pmix_proc_t procs[], size_t nprocs, co
 static pmix_status_t count_direct_modex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                         pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    record("direct_modex rank=%d ninfo=%zu", (int)proc->rank, ninfo);
+    /* the key of the Get that went remote (PMIX_REQUIRED_KEY, both libraries add it) */
+    const char *key = "-";
+    size_t i;
+    for (i = 0; i < ninfo; i++)
+        if (strcmp(info[i].key, "pmix.req.key") == 0 && info[i].value.type == PMIX_STRING && info[i].value.data.string != NULL)
+            key = info[i].value.data.string;
+    record("direct_modex rank=%d ninfo=%zu key=%s", (int)proc->rank, ninfo, key);
     return host_direct_modex(proc, info, ninfo, cbfunc, cbdata);
 }
 

@@ -35,6 +35,7 @@ mod sh {
                 client: concat!($prefix, "/client"),
                 dmodex: concat!($prefix, "/dmodex"),
                 partial: concat!($prefix, "/partial"),
+                absent: concat!($prefix, "/absent"),
                 mpi_hello: concat!($prefix, "/mpi-hello"),
                 mpi_abort: concat!($prefix, "/mpi-abort"),
                 fence_kill: concat!($prefix, "/fence-kill"),
