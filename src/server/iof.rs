@@ -175,20 +175,24 @@ pub(super) fn send_iof(net: &mut Net, conn: ConnId, handle: u32, source: &Proc, 
 }
 
 impl Iof {
-    /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
-    /// `origin`: where the source runs, for detailed output tags.
-    pub(super) fn deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool, origin: &Origin<'_>) {
+    /// PMIx_server_IOF_deliver: forward to every matching pull, else cache
+    /// (and count) when `keep`. `origin`: where the source runs, for
+    /// detailed output tags.
+    #[allow(clippy::too_many_arguments)] // the host's call's fields, and the server's word on keeping
+    pub(super) fn deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool, keep: bool, origin: &Origin<'_>) {
         let which = match channel {
             PMIX_FWD_STDOUT_CHANNEL => Some(0),
             PMIX_FWD_STDERR_CHANNEL => Some(1),
             _ => None,
         };
-        if let (Some(w), false) = (which, data.is_empty()) {
+        if let (Some(w), false, true) = (which, data.is_empty(), keep) {
             self.delivered.entry(source.clone()).or_default()[w] += data.len() as u64;
         }
         let targets: Vec<(ConnId, u32)> = self.pulls.iter().filter(|p| p.matches(source, channel)).map(|p| (p.conn, p.handle)).collect();
         if targets.is_empty() {
-            self.cache(source, channel, (data.to_vec(), complete));
+            if keep {
+                self.cache(source, channel, (data.to_vec(), complete));
+            }
             return;
         }
         for (conn, handle) in targets {

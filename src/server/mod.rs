@@ -270,9 +270,13 @@ impl ServerRole {
     }
 
     /// PMIx_server_IOF_deliver: forward to every matching pull, else cache.
+    /// Output of a job that already ended here (its last lines can come
+    /// after its namespace was deregistered) goes to the pulls only: kept,
+    /// it would stay for good, its namespace no longer there to forget it.
     pub fn iof_deliver(&mut self, net: &mut Net, source: &Proc, channel: pmix_iof_channel_t, data: &[u8], complete: bool) {
         let pid = self.pid_of(source);
-        self.iof.deliver(net, source, channel, data, complete, &iof::Origin::new(&self.hostname, pid));
+        let keep = !self.gone.contains(&source.nspace);
+        self.iof.deliver(net, source, channel, data, complete, keep, &iof::Origin::new(&self.hostname, pid));
     }
 
     /// The largest backlog of forwarded output a pulling tool has not read.

@@ -390,12 +390,14 @@ pub enum ExitOf {
 /// barrier that names one fails at once instead of waiting for members that
 /// can never come, or going to the host as if they lived elsewhere. The
 /// newest `Gone::KEEP` names are kept; a name registered again is forgotten.
-/// (Each name is one allocation, shared by the set and the order: the
-/// record's memory is bounded, about 150 bytes a name, 0.6 MB when full.)
+/// (Each name is one allocation, shared by the order and the set. The set
+/// is a B-tree: a hash set whose oldest names keep leaving grows its table
+/// once more when the removed slots fill it, where a B-tree's memory
+/// follows the names it holds.)
 #[derive(Default)]
 pub struct Gone {
     order: std::collections::VecDeque<std::sync::Arc<str>>,
-    names: std::collections::HashSet<std::sync::Arc<str>>,
+    names: std::collections::BTreeSet<std::sync::Arc<str>>,
 }
 
 impl Gone {
