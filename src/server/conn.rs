@@ -3,10 +3,10 @@
 
 
 use crate::abi::*;
-use crate::msg::{Hello, ToolHello};
+use crate::msg::{Hello, Reply, ToolHello};
 use crate::status::Res;
 use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, Info, Proc, Value};
+use crate::owned::{Info, Proc, Value};
 use crate::owned;
 use std::collections::HashMap;
 
@@ -43,7 +43,7 @@ impl Ctx<'_> {
         let ns = proc.nspace.clone();
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
         };
         if proto != wire::PROTOCOL {
@@ -204,7 +204,7 @@ impl Ctx<'_> {
         };
         if let Some((st, why)) = refusal {
             crate::pmix_debug!(1, "refusing tool connection {conn}: {why}");
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
             return;
         }
@@ -223,33 +223,24 @@ impl Ctx<'_> {
 
     pub(super) fn tool_named(&mut self, net: &mut Net, conn: ConnId, req: u32, cred: PeerCred, st: pmix_status_t, proc: Option<Proc>) {
         if st != PMIX_SUCCESS {
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
             return;
         }
         let proc = self.tool_name(proc);
-        let mut body = Encoder::default();
-        owned::encode_str(&mut body, &self.me.nspace);
-        body.u32(self.me.rank);
-        owned::encode_str(&mut body, &proc.nspace);
-        body.u32(proc.rank);
+        let welcome = Reply::ToolWelcome { server: self.me.clone(), name: proc.clone() };
         self.peers.insert(conn, Peer { proc, cred, tool: true });
-        reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+        reply(net, conn, req, welcome);
     }
 
     /// PMIx_Get_credential: the host's credential for the caller.
     pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>) -> Res {
         let h = self.handle.clone();
         let u = self.host.get_credential(who, &info, Box::new(move |st, cred, infos| {
-            h.run(move |_, net| {
-                let mut e = Encoder::default();
-                e.blob(&cred);
-                let _ = encode_infos(&mut e, &infos);
-                reply(net, conn, req, settled(st), e.bytes());
-            });
+            h.run(move |_, net| reply(net, conn, req, Reply::Credential { status: settled(st), credential: cred, info: infos }));
         }));
         if let Upcall::Now(st) = u {
-            reply(net, conn, req, settled(st), &[]);
+            reply(net, conn, req, Reply::Status(settled(st)));
         }
         Ok(())
     }
@@ -258,7 +249,7 @@ impl Ctx<'_> {
     pub(super) fn on_validate_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, cred: Vec<u8>, info: Vec<Info>) -> Res {
         let u = self.host.validate_credential(who, &cred, &info, done_reply_infos(self.handle.clone(), conn, req));
         if let Upcall::Now(st) = u {
-            reply(net, conn, req, settled(st), &[]);
+            reply(net, conn, req, Reply::Status(settled(st)));
         }
         Ok(())
     }
