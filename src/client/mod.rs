@@ -15,7 +15,7 @@ use crate::data::pack::Decoder;
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role, Stream};
-use crate::msg::{AnswerKind, Hello, Reply, Request, ToolHello};
+use crate::msg::{AnswerKind, Hello, Reply, Request, ToolHello, Welcome};
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -745,23 +745,12 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     if rest.len() < 4 {
         return Err(PMIX_ERR_UNREACH);
     }
-    let st = i32::from_le_bytes(rest[..4].try_into().unwrap());
-    if st != PMIX_SUCCESS {
-        crate::pmix_debug!(1, "PMIx_Init: the server refused us ({})", crate::strings::error_name(st));
-        return Err(st);
-    }
-    let mut d = Decoder::new(&rest[4..]);
-    let srv_ns = decode_str(&mut d)?;
-    let srv_rank = d.u32()?;
+    let Welcome { server: srv, records, mapped } = Welcome::decode(&rest).inspect_err(|st| {
+        crate::pmix_debug!(1, "PMIx_Init: the server refused us, or its answer does not decode ({})", crate::strings::error_name(*st));
+    })?;
     // The job level and our own record now; the peers' stay encoded until
     // asked for: in the reply, or in the snapshot it passed (then the reply
     // holds our own record only, as it is now).
-    let n = d.u32()? as usize;
-    let mut records = Vec::new();
-    for _ in 0..n.min(d.remaining()) {
-        records.push((d.u32()?, d.blob()?));
-    }
-    let mapped = d.remaining() >= 4 && d.u32()? == 1;
     if mapped {
         let fd = shared_fd.ok_or_else(|| {
             crate::pmix_debug!(1, "PMIx_Init: the server's job data snapshot did not arrive");
@@ -784,7 +773,6 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
             cache.put_encoded(&me.nspace, rank, record);
         }
     }
-    let srv = Proc::new(&srv_ns, srv_rank);
     cache.put(
         me,
         vec![

@@ -15,8 +15,9 @@
 //! `Reply::decode`, told what kind of answer its request waits for
 //! (`Request::answer_kind`).
 //!
-//! The connection handshakes (`Hello`, `ToolHello`) are here too; events
-//! and forwarded output keep the layouts their readers declare.
+//! The connection handshakes (`Hello`, `ToolHello`, and the client's
+//! answer, `Welcome`) are here too; events and forwarded output keep the
+//! layouts their readers declare.
 
 pub mod rpmix;
 pub mod snapshot;
@@ -307,6 +308,18 @@ pub struct Hello {
     pub protocol: u32,
     pub proc: Proc,
     pub token: Option<String>,
+}
+
+/// The server's answer to a client's hello: its name, and the client's job
+/// data as records (a rank, or the job level as the wildcard rank, with its
+/// infos encoded once, `Nspace::records`): every record of the namespace,
+/// or, when `mapped`, only the client's own, the others being in the sealed
+/// snapshot passed with the answer (`snapshot`). A refusal is a status
+/// alone (`Reply::Status`).
+pub struct Welcome<'a> {
+    pub server: Proc,
+    pub records: Vec<(pmix_rank_t, &'a [u8])>,
+    pub mapped: bool,
 }
 
 /// A tool's hello: the name it chose (PMIX_TOOL_NSPACE/RANK), if any.

@@ -11,7 +11,7 @@ use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, encode_
 use crate::status::Res;
 use crate::wire;
 
-use super::{AnswerKind, Barrier, Collective, Group, GroupOp, Hello, IofPull, IofPush, Monitor, Reply, Request, ToolHello};
+use super::{AnswerKind, Barrier, Collective, Group, GroupOp, Hello, IofPull, IofPush, Monitor, Reply, Request, ToolHello, Welcome};
 
 impl Request {
     /// The frame tag this request travels under.
@@ -354,6 +354,37 @@ impl Hello {
         // the hello as one without)
         let token = if d.remaining() > 0 { decode_str(d).ok() } else { None };
         Ok(Hello { protocol, proc, token })
+    }
+}
+
+impl<'a> Welcome<'a> {
+    /// The answer's body: its status (success), then the fields.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        e.u32(PMIX_SUCCESS as u32);
+        encode_str(&mut e, &self.server.nspace);
+        e.u32(self.server.rank);
+        e.u32(self.records.len() as u32);
+        for (rank, record) in &self.records {
+            e.u32(*rank);
+            e.blob(record);
+        }
+        e.u32(self.mapped as u32);
+        e.into_bytes()
+    }
+
+    /// The answer in `body`; a refusal is its status.
+    pub fn decode(body: &'a [u8]) -> Res<Welcome<'a>> {
+        let d = &mut Decoder::new(body);
+        let status = d.u32()? as pmix_status_t;
+        if status != PMIX_SUCCESS {
+            return Err(status);
+        }
+        let server = Proc::new(&decode_str(d)?, d.u32()?);
+        let n = d.u32()? as usize;
+        let records = (0..n.min(d.remaining())).map(|_| Ok((d.u32()?, d.blob()?))).collect::<Res<Vec<_>>>()?;
+        let mapped = d.remaining() >= 4 && d.u32()? == 1;
+        Ok(Welcome { server, records, mapped })
     }
 }
 

@@ -181,6 +181,14 @@ fn hellos_round_trip() {
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
     let t = ToolHello { protocol: 3, chosen: None };
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
+    for mapped in [false, true] {
+        let w = Welcome { server: Proc::new("srv", 0), records: vec![(PMIX_RANK_WILDCARD, b"job".as_slice()), (4, b"mine")], mapped };
+        let bytes = w.encode();
+        let back = Welcome::decode(&bytes).unwrap();
+        assert_eq!((back.server, back.records, back.mapped), (w.server, w.records, mapped));
+    }
+    // A refusal is the status alone.
+    assert_eq!(Welcome::decode(&Reply::Status(PMIX_ERR_INVALID_CRED).encode().unwrap()).err(), Some(PMIX_ERR_INVALID_CRED));
 }
 
 /// OpenPMIx 4.2.2's clients' own requests (tools/capture-v41.sh, run as

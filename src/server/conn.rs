@@ -3,11 +3,9 @@
 
 
 use crate::abi::*;
-use crate::msg::{Hello, Reply, ToolHello};
+use crate::msg::{Hello, Reply, ToolHello, Welcome};
 use crate::status::Res;
-use crate::data::pack::Encoder;
 use crate::owned::{Info, Proc, Value};
-use crate::owned;
 use std::collections::HashMap;
 
 use crate::runtime::{ConnId, Handle, Net, PeerCred};
@@ -63,48 +61,28 @@ impl Ctx<'_> {
         // be made or passed): every record in the reply.
         let Some(nsd) = self.nspaces.get_mut(&ns) else { return refuse(net, "namespace not registered", PMIX_ERR_NOT_FOUND) };
         let shared = nsd.shared_snapshot().ok();
-        let mut own = Encoder::default();
-        let encoded = match nsd.own_record(proc.rank) {
-            Ok(Some(rec)) => {
-                own.u32(1);
-                own.u32(proc.rank);
-                own.blob(rec);
-                Ok(())
-            }
-            Ok(None) => {
-                own.u32(0);
-                Ok(())
-            }
-            Err(e) => Err(e),
+        // (copied: the host is asked before it is sent)
+        let own: Option<Vec<u8>> = match nsd.own_record(proc.rank) {
+            Ok(rec) => rec.map(<[u8]>::to_vec),
+            Err(_) => return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM),
         };
-        if encoded.is_err() {
-            return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
-        }
         if let Err(st) = self.host_accepts(&proc, first, obj) {
             return refuse(net, "the host refused it", st);
         }
-        let head = |body: &mut Encoder| {
-            body.raw(&PMIX_SUCCESS.to_le_bytes());
-            owned::encode_str(body, &self.me.nspace);
-            body.u32(self.me.rank);
-        };
+        let server = self.me.clone();
         if let Some(fd) = shared {
-            let mut body = Encoder::default();
-            head(&mut body);
-            body.raw(own.bytes());
-            body.u32(1);
-            if net.send_with_fd(conn, req, wire::REPLY, body.bytes(), std::os::fd::AsFd::as_fd(&*fd)) {
+            let records = own.as_deref().map(|rec| (proc.rank, rec)).into_iter().collect();
+            let body = Welcome { server: server.clone(), records, mapped: true }.encode();
+            if net.send_with_fd(conn, req, wire::REPLY, &body, std::os::fd::AsFd::as_fd(&*fd)) {
                 return;
             }
         }
-        let mut body = Encoder::default();
-        head(&mut body);
-        let Some(Ok(())) = self.nspaces.get_mut(&ns).map(|n| n.encode_snapshot(&mut body)) else {
+        let Some(Ok(records)) = self.nspaces.get_mut(&ns).map(|n| n.records()) else {
             return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
         };
-        body.u32(0);
-        if !net.send(conn, req, wire::REPLY, body.bytes()) {
-            net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
+        let body = Welcome { server, records, mapped: false }.encode();
+        if !net.send(conn, req, wire::REPLY, &body) {
+            reply(net, conn, req, Reply::Status(PMIX_ERR_OUT_OF_RESOURCE));
         }
     }
 
