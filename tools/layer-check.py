@@ -41,8 +41,8 @@ LAYERS = [
      ("ptl", "OpenPMIx's protocol: contacts, connect message, command codes, message bodies as "
              "v41 pack calls (Msg, Reader)"),
      ("rendezvous", "host name, tmpdirs, rendezvous files"),
-     ("msg", "every request as a typed message (fields declared once), and its two "
-             "codecs: rpmix's wire format; OpenPMIx's ptl commands in v41")],
+     ("msg", "every request and every reply as a typed message (fields declared once), "
+             "and their two codecs: rpmix's wire format; OpenPMIx's ptl commands in v41")],
     [("runtime", "the mio progress engine: one thread per role, commands, timers, connections "
                  "and their kernel credentials; a connection is a Unix or TCP stream with "
                  "rpmix's or OpenPMIx's framing (transport.rs), written through its lane (lane.rs)")],

@@ -5,12 +5,11 @@
 
 use crate::abi::*;
 use crate::status::Res;
-use crate::data::pack::Decoder;
-use crate::owned::{decode_infos, decode_str, find, procs_of_value, Info, Proc, Value};
+use crate::owned::{find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{Completion, Oneshot};
 use crate::data::carray::CArray;
 use crate::data::kind::Kind;
-use crate::msg::{Collective, Group, GroupOp, IofPull, IofPush, Monitor, Request};
+use crate::msg::{Collective, Group, GroupOp, IofPull, IofPush, Monitor, Reply, Request};
 
 use super::{cache, direct, handle, me, Waiter, CLIENT};
 
@@ -30,24 +29,24 @@ fn no_server() -> pmix_status_t {
     }
 }
 
-/// Send `req` from this thread; `done` gets the reply status and body
-/// (on the progress thread; here at once when it cannot be sent).
+/// Send `req` from this thread; `done` gets the server's answer (on the
+/// progress thread; here at once, its status alone, when it cannot be sent).
 pub fn request(req: Request, done: ReplyDone) {
     match direct() {
         Some(d) => d.request(req, Waiter::Plain(done)),
-        None => done(no_server(), &[]),
+        None => done(Reply::Status(no_server())),
     }
 }
 
 /// Block for a request (PMIX_ERR_WOULD_BLOCK inside a callback, where waiting would deadlock).
-pub fn request_wait(req: Request) -> (pmix_status_t, Vec<u8>) {
+pub fn request_wait(req: Request) -> Reply {
     if crate::runtime::on_progress_thread() {
-        return (PMIX_ERR_WOULD_BLOCK, Vec::new());
+        return Reply::Status(PMIX_ERR_WOULD_BLOCK);
     }
     let done = Oneshot::new();
     let d = done.clone();
-    request(req, Box::new(move |st, b| d.set((st, b.to_vec()))));
-    done.wait().unwrap_or((PMIX_ERR_LOST_CONNECTION, Vec::new()))
+    request(req, Box::new(move |r| d.set(r)));
+    done.wait().unwrap_or(Reply::Status(PMIX_ERR_LOST_CONNECTION))
 }
 
 // ---- Put / Commit ----
@@ -92,9 +91,12 @@ pub fn barrier(collective: Collective, procs: Vec<Proc>, info: Vec<Info>, done: 
         }
     }
     let records = cache();
-    request(Request::barrier(collective, procs, info), Box::new(move |st, b| {
-        if let (PMIX_SUCCESS, Some(c)) = (st, records) {
-            let _ = super::ingest_records(&c, b);
+    request(Request::barrier(collective, procs, info), Box::new(move |r| {
+        let st = r.status();
+        if let (Reply::Barrier { status: PMIX_SUCCESS, records: data, .. }, Some(c)) = (r, records) {
+            for (p, infos) in data {
+                c.put(&p, infos);
+            }
         }
         done.status(st)
     }));
@@ -199,29 +201,27 @@ fn answered_as_asked(key: &str, info: &[Info]) -> bool {
 fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Option<Value>>) {
     let scoped = answered_as_asked(&key, &info);
     let t2 = target.clone();
-    request(Request::Get { target, key: key.clone(), info }, Box::new(move |st, b| {
+    request(Request::Get { target, key: key.clone(), info }, Box::new(move |r| {
+        let st = r.status();
         if st != PMIX_SUCCESS {
             return done.fire(st, None);
         }
-        let mut d = Decoder::new(b);
-        match decode_infos(&mut d) {
-            Ok(infos) if scoped => match infos.iter().find(|i| i.key() == key) {
+        let infos = r.into_infos();
+        if scoped {
+            return match infos.iter().find(|i| i.key() == key) {
                 Some(i) => done.fire(PMIX_SUCCESS, Some(i.value())),
                 None => done.fire(PMIX_ERR_NOT_FOUND, None),
-            },
-            Ok(infos) => {
-                if let Some(c) = cache() {
-                    c.put(&t2, infos);
-                }
-                if key.is_empty() {
-                    return done.fire(PMIX_SUCCESS, None); // all of it, now cached
-                }
-                match get_local(&t2, &key).or_else(|| cache().and_then(|c| c.get(&Proc::wildcard(&t2.nspace), &key))) {
-                    Some(v) => done.fire(PMIX_SUCCESS, Some(v)),
-                    None => done.fire(PMIX_ERR_NOT_FOUND, None),
-                }
-            }
-            Err(e) => done.fire(e, None),
+            };
+        }
+        if let Some(c) = cache() {
+            c.put(&t2, infos);
+        }
+        if key.is_empty() {
+            return done.fire(PMIX_SUCCESS, None); // all of it, now cached
+        }
+        match get_local(&t2, &key).or_else(|| cache().and_then(|c| c.get(&Proc::wildcard(&t2.nspace), &key))) {
+            Some(v) => done.fire(PMIX_SUCCESS, Some(v)),
+            None => done.fire(PMIX_ERR_NOT_FOUND, None),
         }
     }));
 }
@@ -229,29 +229,22 @@ fn get_remote(target: Proc, key: String, info: Vec<Info>, done: Completion<Optio
 // ---- publish / lookup / unpublish ----
 
 pub fn publish(info: Vec<Info>, done: Done) {
-    request(Request::Publish { info }, Box::new(move |st, _| done.status(st)));
+    request(Request::Publish { info }, Box::new(move |r| done.status(r.status())));
 }
 
 pub fn lookup(keys: Vec<String>, info: Vec<Info>, done: LookupDone) {
-    request(Request::Lookup { keys, info }, Box::new(move |st, b| {
-        let mut out = Vec::new();
-        let mut d = Decoder::new(b);
-        if let Ok(n) = d.u32() {
-            for _ in 0..(n as usize).min(d.remaining()) {
-                let Ok(p) = Proc::decode(&mut d) else { break };
-                let Ok(mut i) = decode_infos(&mut d) else { break };
-                if let Some(i) = i.pop() {
-                    out.push((p, i));
-                }
-            }
-        }
+    request(Request::Lookup { keys, info }, Box::new(move |r| {
+        let (st, out) = match r {
+            Reply::Lookup { status, found } => (status, found),
+            r => (r.status(), Vec::new()),
+        };
         let st = if st == PMIX_SUCCESS && out.is_empty() { PMIX_ERR_NOT_FOUND } else { st };
         done.fire(st, out)
     }));
 }
 
 pub fn unpublish(keys: Vec<String>, info: Vec<Info>, done: Done) {
-    request(Request::Unpublish { keys, info }, Box::new(move |st, _| done.status(st)));
+    request(Request::Unpublish { keys, info }, Box::new(move |r| done.status(r.status())));
 }
 
 // ---- events ----
@@ -290,7 +283,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
             return done.status(if delivered { PMIX_SUCCESS } else { PMIX_ERR_UNREACH });
         }
     }
-    request(Request::Notify { status, source, range, info }, Box::new(move |st, _| done.status(st)));
+    request(Request::Notify { status, source, range, info }, Box::new(move |r| done.status(r.status())));
 }
 
 /// Whether an event's custom range (PMIX_EVENT_CUSTOM_RANGE: one proc, or
@@ -302,11 +295,11 @@ fn custom_range_has(info: &[Info], me: &Proc) -> bool {
 // ---- misc ----
 
 pub fn abort(status: i32, msg: &str, procs: Vec<Proc>) -> pmix_status_t {
-    request_wait(Request::Abort { status, message: msg.to_string(), procs }).0
+    request_wait(Request::Abort { status, message: msg.to_string(), procs }).status()
 }
 
 pub fn log(data: Vec<Info>, directives: Vec<Info>, done: Done) {
-    request(Request::Log { data, directives }, Box::new(move |st, _| done.status(st)));
+    request(Request::Log { data, directives }, Box::new(move |r| done.status(r.status())));
 }
 
 /// What the requester's library fills in on the apps of a spawn, whatever
@@ -365,9 +358,9 @@ pub fn spawn(job_info: Vec<Info>, apps: &CArray, done: Completion<String>) {
         Ok(a) => a,
         Err(st) => return done.fire(st, String::new()),
     };
-    request(Request::Spawn { job_info, apps }, Box::new(move |st, b| {
-        let ns = decode_str(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, ns)
+    request(Request::Spawn { job_info, apps }, Box::new(move |r| match r {
+        Reply::Spawn { status, nspace } => done.fire(status, nspace),
+        r => done.fire(r.status(), String::new()),
     }));
 }
 
@@ -424,10 +417,11 @@ pub fn split_queries(queries: &CArray) -> Res<(Vec<Info>, CArray)> {
 /// The queries `split_queries` left for the server (and its host); the
 /// library's own `answers` join the server's.
 pub fn query_server(answers: Vec<Info>, rest: CArray, done: Completion<Vec<Info>>) {
-    request(Request::Query { queries: rest }, Box::new(move |st, b| {
+    request(Request::Query { queries: rest }, Box::new(move |r| {
+        let st = r.status();
         let mut all = answers;
         let ours = all.len();
-        all.extend(decode_infos(&mut Decoder::new(b)).unwrap_or_default());
+        all.extend(r.into_infos());
         let st = if st != PMIX_SUCCESS && st != PMIX_QUERY_PARTIAL_SUCCESS && ours > 0 { PMIX_QUERY_PARTIAL_SUCCESS } else { st };
         done.fire(st, all)
     }));
@@ -439,9 +433,9 @@ pub fn job_control(targets: Vec<Proc>, directives: Vec<Info>, done: Completion<V
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    request(Request::JobControl { targets, directives }, Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, infos)
+    request(Request::JobControl { targets, directives }, Box::new(move |r| {
+        let st = r.status();
+        done.fire(st, r.into_infos())
     }));
 }
 
@@ -450,9 +444,9 @@ pub fn session_control(session: u32, directives: Vec<Info>, done: Completion<Vec
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    request(Request::SessionControl { session, directives }, Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, infos)
+    request(Request::SessionControl { session, directives }, Box::new(move |r| {
+        let st = r.status();
+        done.fire(st, r.into_infos())
     }));
 }
 
@@ -465,8 +459,9 @@ pub fn group(op: GroupOp, name: &str, procs: Vec<Proc>, directives: Vec<Info>, d
         return done.fire(no_server(), Vec::new());
     }
     let req = Request::Group(Group { op, name: name.to_string(), procs, directives });
-    request(req, Box::new(move |st, b| {
-        let infos = if st == PMIX_SUCCESS { decode_infos(&mut Decoder::new(b)).unwrap_or_default() } else { Vec::new() };
+    request(req, Box::new(move |r| {
+        let st = r.status();
+        let infos = if st == PMIX_SUCCESS { r.into_infos() } else { Vec::new() };
         done.fire(st, infos)
     }));
 }
@@ -479,27 +474,25 @@ pub fn group_join(name: &str, leader: Option<Proc>, accept: bool, directives: Ve
 // ---- credentials (through the host) ----
 
 pub fn get_credential(info: Vec<Info>, done: CredentialDone) {
-    request(Request::GetCredential { info }, Box::new(move |st, b| {
-        let mut d = Decoder::new(b);
-        let cred = d.blob().map(|c| c.to_vec()).unwrap_or_default();
-        let infos = decode_infos(&mut d).unwrap_or_default();
-        done.fire(st, (cred, infos))
+    request(Request::GetCredential { info }, Box::new(move |r| match r {
+        Reply::Credential { status, credential, info } => done.fire(status, (credential, info)),
+        r => done.fire(r.status(), (Vec::new(), Vec::new())),
     }));
 }
 
 pub fn validate_credential(credential: Vec<u8>, info: Vec<Info>, done: Completion<Vec<Info>>) {
-    request(Request::ValidateCredential { credential, info }, Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, infos)
+    request(Request::ValidateCredential { credential, info }, Box::new(move |r| {
+        let st = r.status();
+        done.fire(st, r.into_infos())
     }));
 }
 
 // ---- allocation, event interest ----
 
 pub fn allocate(directive: pmix_alloc_directive_t, data: Vec<Info>, done: Completion<Vec<Info>>) {
-    request(Request::Allocate { directive, data }, Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, infos)
+    request(Request::Allocate { directive, data }, Box::new(move |r| {
+        let st = r.status();
+        done.fire(st, r.into_infos())
     }));
 }
 
@@ -521,9 +514,9 @@ pub fn monitor(monitor: Info, error: pmix_status_t, directives: Vec<Info>, done:
     if handle().is_none() {
         return done.fire(no_server(), Vec::new());
     }
-    request(Request::Monitor(Box::new(Monitor { monitor, error, directives })), Box::new(move |st, b| {
-        let infos = decode_infos(&mut Decoder::new(b)).unwrap_or_default();
-        done.fire(st, infos)
+    request(Request::Monitor(Box::new(Monitor { monitor, error, directives })), Box::new(move |r| {
+        let st = r.status();
+        done.fire(st, r.into_infos())
     }));
 }
 
@@ -567,8 +560,11 @@ pub fn iof_pull(procs: Vec<Proc>, directives: Vec<Info>, channel: pmix_iof_chann
     // Sent from this thread like every request (so it reaches the server
     // before whatever this thread asks next); the pull is set up on the
     // progress thread, which delivers its output.
-    d.request(req, Waiter::Role(Box::new(move |c, net, st, b| {
-        let id = Decoder::new(b).u32().unwrap_or(0);
+    d.request(req, Waiter::Role(Box::new(move |c, net, r| {
+        let (st, id) = match r {
+            Reply::IofPull { status, id } => (status, id),
+            r => (r.status(), 0),
+        };
         if st == PMIX_SUCCESS {
             let pull = super::iof::Pull::new(id, cb, &directives);
             if let Some(t) = pull.buffering_time() {
@@ -615,9 +611,9 @@ pub fn iof_deregister(local: u32, done: Done) {
         let held = pull.due(true);
         pull.emit(local, held);
         let id = pull.server_id;
-        c.request(net, Request::IofDeregister { id }, Box::new(move |_, _, st, _| {
+        c.request(net, Request::IofDeregister { id }, Box::new(move |_, _, r| {
             if let Some(d) = done.lock().take() {
-                d.status(st);
+                d.status(r.status());
             }
         }));
     });
@@ -629,5 +625,5 @@ pub fn iof_deregister(local: u32, done: Done) {
 }
 
 pub fn iof_push(targets: Vec<Proc>, data: Option<Vec<u8>>, directives: Vec<Info>, done: Done) {
-    request(Request::IofPush(IofPush { targets, data, directives }), Box::new(move |st, _| done.status(st)));
+    request(Request::IofPush(IofPush { targets, data, directives }), Box::new(move |r| done.status(r.status())));
 }

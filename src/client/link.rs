@@ -20,9 +20,9 @@ use parking_lot::Mutex;
 use crate::abi::*;
 use crate::runtime::{self, Handle, Lane, Refused};
 
-use crate::msg::{self, Request};
+use crate::msg::{self, Reply, Request};
 
-use super::openpmix::{self, Dialect};
+use super::openpmix::{self, Dialect, Reading};
 use super::waiter::Waiter;
 use super::ClientRole;
 
@@ -33,13 +33,14 @@ use super::ClientRole;
 #[derive(Default)]
 pub struct Pending {
     next: u32,
-    map: HashMap<u32, Waiter>,
+    map: HashMap<u32, (Reading, Waiter)>,
     closed: bool,
 }
 
 impl Pending {
-    /// Register `w` under a new request id; given back when closed.
-    pub fn add(&mut self, w: Waiter) -> Result<u32, Waiter> {
+    /// Register `w` under a new request id, with how its answer is read;
+    /// given back when closed.
+    pub fn add(&mut self, reading: Reading, w: Waiter) -> Result<u32, Waiter> {
         if self.closed {
             return Err(w);
         }
@@ -50,18 +51,18 @@ impl Pending {
         while self.map.contains_key(&self.next) {
             self.next = self.next.wrapping_add(1).max(first);
         }
-        self.map.insert(self.next, w);
+        self.map.insert(self.next, (reading, w));
         Ok(self.next)
     }
 
-    pub fn take(&mut self, req: u32) -> Option<Waiter> {
+    pub fn take(&mut self, req: u32) -> Option<(Reading, Waiter)> {
         self.map.remove(&req)
     }
 
     /// Close the table and hand back everything still waiting.
     pub fn close(&mut self) -> Vec<Waiter> {
         self.closed = true;
-        self.map.drain().map(|(_, w)| w).collect()
+        self.map.drain().map(|(_, (_, w))| w).collect()
     }
 }
 
@@ -98,14 +99,14 @@ impl Direct {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
         }
-        let (tag, body, w) = match self.dialect.prepare(req, w) {
+        let (tag, body, reading) = match self.dialect.prepare(req) {
             Ok(x) => x,
-            Err((w, st)) => return self.fail(w, st),
+            Err(st) => return self.fail(w, st),
         };
         if too_large(&body) {
             return self.fail(w, PMIX_ERR_BAD_PARAM);
         }
-        let req = match self.pending.lock().add(w) {
+        let req = match self.pending.lock().add(reading, w) {
             Ok(req) => req,
             Err(w) => return self.fail(w, PMIX_ERR_UNREACH),
         };
@@ -115,7 +116,7 @@ impl Direct {
                 // Unless the progress thread already answered it (the
                 // connection was lost meanwhile), it is ours to answer.
                 let w = self.pending.lock().take(req);
-                if let Some(w) = w {
+                if let Some((_, w)) = w {
                     self.fail(w, refusal(why));
                 }
             }
@@ -151,7 +152,8 @@ impl Direct {
         let refused = Arc::new(std::sync::atomic::AtomicI32::new(PMIX_SUCCESS));
         let r = refused.clone();
         let name = req.name();
-        self.request(req, Waiter::Plain(Box::new(move |st, _| {
+        self.request(req, Waiter::Plain(Box::new(move |answer| {
+            let st = answer.status();
             if st != PMIX_SUCCESS {
                 crate::pmix_debug!(5, "client: the OpenPMIx server answered the {name} request with {st}");
             }
@@ -162,11 +164,11 @@ impl Direct {
 
     fn fail(&self, w: Waiter, st: pmix_status_t) {
         match w {
-            Waiter::Plain(f) => f(st, &[]),
+            Waiter::Plain(f) => f(Reply::Status(st)),
             // Dropped unrun when the loop has ended: its completion then
             // answers LOST_CONNECTION by itself.
             Waiter::Role(f) => {
-                self.handle.run(move |c, net| f(c, net, st, &[]));
+                self.handle.run(move |c, net| f(c, net, Reply::Status(st)));
             }
         }
     }

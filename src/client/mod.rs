@@ -15,7 +15,7 @@ use crate::data::pack::Decoder;
 use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role, Stream};
-use crate::msg::{Hello, Request, ToolHello};
+use crate::msg::{AnswerKind, Hello, Reply, Request, ToolHello, Welcome};
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -268,27 +268,27 @@ impl ClientRole {
         })
     }
 
-    /// Send a request; `cont` runs with the reply's status and body (or with
-    /// PMIX_ERR_UNREACH / PMIX_ERR_LOST_CONNECTION when there is no server).
+    /// Send a request; `cont` runs with the server's answer (or with
+    /// PMIX_ERR_UNREACH / PMIX_ERR_LOST_CONNECTION alone when there is no server).
     pub fn request(&mut self, net: &mut Net, req: Request, cont: Cont) {
         let Some(conn) = self.conn else {
-            cont(self, net, PMIX_ERR_UNREACH, &[]);
+            cont(self, net, Reply::Status(PMIX_ERR_UNREACH));
             return;
         };
-        let (tag, body, w) = match self.dialect.prepare(req, Waiter::Role(cont)) {
+        let (tag, body, reading) = match self.dialect.prepare(req) {
             Ok(x) => x,
-            Err((w, st)) => return w.answer(self, net, st, &[]),
+            Err(st) => return cont(self, net, Reply::Status(st)),
         };
         if link::too_large(&body) {
-            w.answer(self, net, PMIX_ERR_BAD_PARAM, &[]);
+            cont(self, net, Reply::Status(PMIX_ERR_BAD_PARAM));
             return;
         }
-        let added = self.pending.lock().add(w);
+        let added = self.pending.lock().add(reading, Waiter::Role(cont));
         match added {
             Ok(req) => {
                 net.send(conn, req, tag, &body);
             }
-            Err(w) => w.answer(self, net, PMIX_ERR_UNREACH, &[]),
+            Err(w) => w.answer(self, net, Reply::Status(PMIX_ERR_UNREACH)),
         }
     }
 
@@ -296,7 +296,7 @@ impl ClientRole {
     fn fail_pending(&mut self, net: &mut Net, st: pmix_status_t) {
         let waiting = self.pending.lock().close();
         for w in waiting {
-            w.answer(self, net, st, &[]);
+            w.answer(self, net, Reply::Status(st));
         }
     }
 
@@ -305,21 +305,6 @@ impl ClientRole {
         self.conn.is_some()
     }
 
-}
-
-/// Store (proc, infos) records as sent by fences and connects.
-pub fn ingest_records(cache: &Cache, body: &[u8]) -> Res {
-    let mut d = Decoder::new(body);
-    if d.remaining() == 0 {
-        return Ok(());
-    }
-    let n = d.u32()? as usize;
-    for _ in 0..n.min(d.remaining()) {
-        let p = Proc::decode(&mut d)?;
-        let infos = decode_infos(&mut d)?;
-        cache.put(&p, infos);
-    }
-    Ok(())
 }
 
 impl ClientRole {
@@ -366,10 +351,9 @@ impl ClientRole {
                 crate::pmix_debug!(5, "client: OpenPMIx message on tag {t} not handled");
             }
             _ => {
-                // The waiter reads the answer's own status (openpmix::answer).
                 let waiter = self.pending.lock().take(req);
                 match waiter {
-                    Some(w) => w.answer(self, net, PMIX_SUCCESS, body),
+                    Some((reading, w)) => w.answer(self, net, reading.read(body)),
                     None => crate::pmix_debug!(1, "client: an answer on tag {req} that nothing waits for"),
                 }
             }
@@ -392,10 +376,9 @@ impl Role for ClientRole {
                     crate::pmix_debug!(1, "client: short reply from the server");
                     return;
                 }
-                let st = i32::from_le_bytes(body[..4].try_into().unwrap());
                 let waiter = self.pending.lock().take(req);
-                if let Some(w) = waiter {
-                    w.answer(self, net, st, &body[4..]);
+                if let Some((reading, w)) = waiter {
+                    w.answer(self, net, reading.read(body));
                 }
             }
             wire::EVENT => {
@@ -531,7 +514,9 @@ fn spawned_output(channel: pmix_iof_channel_t, data: &[u8]) {
     }
 }
 
-fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> Res<Vec<u8>> {
+/// Send a hello frame and read the server's answer of `kind`; a refusal
+/// is its status.
+fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8], kind: AnswerKind) -> Res<Reply> {
     s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|_| PMIX_ERR_UNREACH)?;
     s.write_all(&runtime::frame(1, tag, body)).map_err(|_| PMIX_ERR_UNREACH)?;
     let mut hdr = [0u8; 10];
@@ -542,13 +527,13 @@ fn handshake(s: &mut std::os::unix::net::UnixStream, tag: u16, body: &[u8]) -> R
     }
     let mut rest = vec![0u8; len - 6];
     s.read_exact(&mut rest).map_err(|_| PMIX_ERR_UNREACH)?;
-    let st = i32::from_le_bytes(rest[..4].try_into().unwrap());
-    if st != PMIX_SUCCESS {
-        crate::pmix_debug!(1, "the server refused us ({})", crate::strings::error_name(st));
-        return Err(st);
+    let reply = Reply::decode(&kind, &rest)?;
+    if reply.status() != PMIX_SUCCESS {
+        crate::pmix_debug!(1, "the server refused us ({})", crate::strings::error_name(reply.status()));
+        return Err(reply.status());
     }
     s.set_read_timeout(None).map_err(|_| PMIX_ERR_UNREACH)?;
-    Ok(rest[4..].to_vec())
+    Ok(reply)
 }
 
 /// A tool connects to the server at `path` and is given a name.
@@ -581,10 +566,9 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
         PMIX_ERR_UNREACH
     })?;
     let body = ToolHello { protocol: wire::PROTOCOL, chosen: chosen.cloned() }.encode();
-    let rep = handshake(&mut s, wire::TOOL_HELLO, &body)?;
-    let mut d = Decoder::new(&rep);
-    let srv = Proc::new(&decode_str(&mut d)?, d.u32()?);
-    let me = Proc::new(&decode_str(&mut d)?, d.u32()?);
+    let Reply::ToolWelcome { server: srv, name: me } = handshake(&mut s, wire::TOOL_HELLO, &body, AnswerKind::ToolWelcome)? else {
+        return Err(PMIX_ERR_UNPACK_FAILURE);
+    };
     cache.put(
         &me,
         vec![
@@ -705,7 +689,7 @@ fn say_goodbye(link: Link) -> pmix_status_t {
     let done = Oneshot::new();
     let d = done.clone();
     let sent = engine.handle.run(move |role, net| {
-        role.request(net, Request::Finalize, Box::new(move |_, _, st, _| d.set(st)));
+        role.request(net, Request::Finalize, Box::new(move |_, _, r| d.set(r.status())));
     });
     if sent {
         st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
@@ -761,23 +745,12 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
     if rest.len() < 4 {
         return Err(PMIX_ERR_UNREACH);
     }
-    let st = i32::from_le_bytes(rest[..4].try_into().unwrap());
-    if st != PMIX_SUCCESS {
-        crate::pmix_debug!(1, "PMIx_Init: the server refused us ({})", crate::strings::error_name(st));
-        return Err(st);
-    }
-    let mut d = Decoder::new(&rest[4..]);
-    let srv_ns = decode_str(&mut d)?;
-    let srv_rank = d.u32()?;
+    let Welcome { server: srv, records, mapped } = Welcome::decode(&rest).inspect_err(|st| {
+        crate::pmix_debug!(1, "PMIx_Init: the server refused us, or its answer does not decode ({})", crate::strings::error_name(*st));
+    })?;
     // The job level and our own record now; the peers' stay encoded until
     // asked for: in the reply, or in the snapshot it passed (then the reply
     // holds our own record only, as it is now).
-    let n = d.u32()? as usize;
-    let mut records = Vec::new();
-    for _ in 0..n.min(d.remaining()) {
-        records.push((d.u32()?, d.blob()?));
-    }
-    let mapped = d.remaining() >= 4 && d.u32()? == 1;
     if mapped {
         let fd = shared_fd.ok_or_else(|| {
             crate::pmix_debug!(1, "PMIx_Init: the server's job data snapshot did not arrive");
@@ -800,7 +773,6 @@ fn connect(me: &Proc, cache: &Cache) -> Res<std::os::unix::net::UnixStream> {
             cache.put_encoded(&me.nspace, rank, record);
         }
     }
-    let srv = Proc::new(&srv_ns, srv_rank);
     cache.put(
         me,
         vec![

@@ -5,8 +5,8 @@
 //! The client's operations (`api.rs`) build each request once, as a
 //! `msg::Request`. On a connection to an OpenPMIx server the link hands it
 //! here (`Dialect::prepare`): it is encoded with OpenPMIx's codec
-//! (`msg::v41`), and the waiter is wrapped so that the server's answer
-//! reaches it in the shape an rpmix server would have given. One module
+//! (`msg::v41`), and the server's answer is read back (`Reading`) into the
+//! same `msg::Reply` an rpmix server's answer gives. One module
 //! holds everything that differs between the two servers; the operations
 //! and their completions stay the same.
 //!
@@ -23,13 +23,11 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::abi::*;
-use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, infos_of_array, Info, Proc, Value};
+use crate::owned::{infos_of_array, Info, Proc, Value};
 use crate::ptl::{self, cmd, Msg, Reader};
 use crate::status::Res;
-use crate::msg::{self, Collective, GroupOp, Request};
+use crate::msg::{self, AnswerKind, Collective, GroupOp, Reply, Request};
 
-use super::waiter::Waiter;
 use super::{openpmix_jobdata, Cache};
 
 /// The version this client announces: OpenPMIx servers branch on the
@@ -271,7 +269,7 @@ pub fn server_major_from_env() -> u32 {
     std::env::var("PMIX_VERSION").ok().and_then(|v| v.split('.').next()?.parse().ok()).unwrap_or(4)
 }
 
-/// What an answer is turned back into for the waiter.
+/// What an OpenPMIx server's answer to a request carries (read by `answer`).
 pub enum Shape {
     /// Only the status matters.
     Status,
@@ -295,168 +293,121 @@ pub enum Shape {
     Credential,
 }
 
-/// A request on an OpenPMIx connection: its body as OpenPMIx's command, and
-/// the waiter wrapped to take OpenPMIx's answer. Err: the request has no
-/// OpenPMIx equivalent here (the waiter comes back with the status).
-fn outgoing(req: Request, described: bool, me: &Proc, server_major: u32, w: Waiter) -> Result<(Vec<u8>, Waiter), (Waiter, pmix_status_t)> {
-    match for_openpmix(req, described, me, server_major) {
-        Ok((msg, shape)) => Ok((msg, wrap(w, shape, described, me.clone()))),
-        Err(st) => Err((w, st)),
+/// How the answer to a request sent on a connection is read.
+pub enum Reading {
+    /// rpmix's reply of this kind (`msg::Reply::decode`).
+    Rpmix(AnswerKind),
+    /// An OpenPMIx server's answer of this shape (`answer`).
+    OpenPmix { shape: Shape, described: bool, me: Proc },
+}
+
+impl Reading {
+    /// The answer in a frame's body. One that does not decode is its
+    /// error status.
+    pub fn read(self, body: &[u8]) -> Reply {
+        match self {
+            Reading::Rpmix(kind) => Reply::decode(&kind, body).unwrap_or_else(|st| {
+                crate::pmix_debug!(1, "client: an answer from the server does not decode ({st})");
+                Reply::Status(st)
+            }),
+            Reading::OpenPmix { shape, described, me } => answer(body, &shape, described, &me),
+        }
     }
 }
 
-/// The waiter that turns an OpenPMIx answer into an rpmix one.
-fn wrap(w: Waiter, shape: Shape, described: bool, me: Proc) -> Waiter {
-    match w {
-        Waiter::Plain(f) => Waiter::Plain(Box::new(move |st, b| {
-            let (st, out) = answer(st, b, &shape, described, &me);
-            f(st, &out)
-        })),
-        Waiter::Role(f) => Waiter::Role(Box::new(move |c, net, st, b| {
-            let (st, out) = answer(st, b, &shape, described, &me);
-            f(c, net, st, &out)
-        })),
-    }
-}
-
-/// A request ready to send (its tag, its body, the waiter for its answer),
-/// or the waiter given back with the status that stops it.
-pub type Prepared = Result<(u16, Vec<u8>, Waiter), (Waiter, pmix_status_t)>;
+/// A request ready to send: its tag, its body, how its answer is read.
+pub type Prepared = Res<(u16, Vec<u8>, Reading)>;
 
 impl Dialect {
     /// A request as this connection's server takes it: in rpmix's codec, or
-    /// in OpenPMIx's with its waiter wrapped (`outgoing`). Err: it cannot be
-    /// sent; the waiter comes back with the status.
-    pub fn prepare(&self, req: Request, w: Waiter) -> Prepared {
+    /// in OpenPMIx's (`for_openpmix`). Err: it cannot be sent.
+    pub fn prepare(&self, req: Request) -> Prepared {
         match self {
-            Dialect::Rpmix => match req.encode() {
-                Ok(body) => Ok((req.tag(), body, w)),
-                Err(st) => Err((w, st)),
-            },
+            Dialect::Rpmix => Ok((req.tag(), req.encode()?, Reading::Rpmix(req.answer_kind()))),
             Dialect::OpenPmix { described, me, server_major, .. } => {
                 let tag = req.tag();
-                outgoing(req, *described, me, *server_major, w).map(|(b, w)| (tag, b, w))
+                let (body, shape) = for_openpmix(req, *described, me, *server_major)?;
+                Ok((tag, body, Reading::OpenPmix { shape, described: *described, me: me.clone() }))
             }
         }
     }
 }
 
-/// OpenPMIx's answer as rpmix's: (status, body). A status other than
-/// success (the connection lost, or refused) passes through.
-pub(super) fn answer(st: pmix_status_t, body: &[u8], shape: &Shape, described: bool, me: &Proc) -> (pmix_status_t, Vec<u8>) {
-    if st != PMIX_SUCCESS {
-        return (st, Vec::new());
-    }
+/// OpenPMIx's answer (its status, then what `shape` says) as a `Reply`.
+/// Data it brings about other procs and jobs goes to the cache, as
+/// OpenPMIx's client keeps it.
+pub(super) fn answer(body: &[u8], shape: &Shape, described: bool, me: &Proc) -> Reply {
     let mut r = Reader::new(body, described);
-    let st = match r.status() {
+    let status = match r.status() {
         Ok(st) => st,
         Err(e) => {
             crate::pmix_debug!(1, "client: an answer from the OpenPMIx server does not decode");
-            return (e, Vec::new());
+            return Reply::Status(e);
         }
     };
-    if st != PMIX_SUCCESS {
-        return (st, Vec::new());
+    if status != PMIX_SUCCESS {
+        return Reply::Status(status);
     }
-    match shape {
-        Shape::Status => (st, Vec::new()),
-        Shape::Infos => {
+    let mut read = || -> Res<Reply> {
+        Ok(match shape {
+            Shape::Status => Reply::Status(status),
             // (an early or synchronous answer is the status alone)
-            let infos = if r.at_end() { Ok(Vec::new()) } else { r.infos() };
-            reencode(infos.and_then(|i| {
-                let mut e = Encoder::default();
-                encode_infos(&mut e, &i)?;
-                Ok(e.into_bytes())
-            }))
+            Shape::Infos => Reply::Infos { status, infos: if r.at_end() { Vec::new() } else { r.infos()? } },
+            Shape::Lookup => {
+                let n = r.size()?;
+                Reply::Lookup { status, found: r.pdata_array(n)? }
+            }
+            Shape::Spawn => {
+                let ns = if r.at_end() { None } else { r.string()? };
+                let ns = ns.unwrap_or_default();
+                let job = r.kvals_to_end()?;
+                if !ns.is_empty() && !job.is_empty() {
+                    keep([(Proc::wildcard(&ns), job)]);
+                }
+                Reply::Spawn { status, nspace: ns }
+            }
+            Shape::Connect => {
+                let mut jobs = Vec::new();
+                while !r.at_end() {
+                    let obj = r.byte_object()?;
+                    let mut o = Reader::new(&obj, described);
+                    let ns = o.string()?.unwrap_or_default();
+                    jobs.push((Proc::wildcard(&ns), o.kvals_to_end()?));
+                }
+                keep(jobs);
+                Reply::Barrier { status, collective: Collective::Connect, records: Vec::new() }
+            }
+            Shape::IofPull => Reply::IofPull { status, id: u32::try_from(r.size()?).map_err(|_| PMIX_ERR_UNPACK_FAILURE)? },
+            Shape::Group { made, unmade } => {
+                if let Some((name, members)) = made {
+                    GROUPS.lock().insert(name.clone(), members.clone());
+                }
+                if let Some(name) = unmade {
+                    GROUPS.lock().remove(name);
+                }
+                // (status alone when the server had nothing more to say)
+                let ctxid = if r.at_end() { None } else { Some(r.size()?) };
+                // SIZE_MAX: none was assigned (OpenPMIx's client hands it on anyway).
+                let infos = ctxid.filter(|c| *c != usize::MAX).map(|c| Info::new("pmix.grp.ctxid", Value::size(c))).into_iter().collect();
+                Reply::Infos { status, infos }
+            }
+            Shape::Credential => Reply::Credential { status, credential: r.byte_object()?, info: r.infos()? },
+            Shape::Get { target } => Reply::Get { status, target: target.clone(), data: get_answer(&mut r, target, described, me)? },
+        })
+    };
+    read().unwrap_or_else(|e| {
+        crate::pmix_debug!(1, "client: an answer from the OpenPMIx server does not decode");
+        if let Shape::Get { .. } = shape {
+            crate::pmix_debug!(5, "client: the answer's first bytes: {:02x?}", &body[..body.len().min(256)]);
         }
-        Shape::Lookup => reencode((|| {
-            let n = r.size()?;
-            let found = r.pdata_array(n)?;
-            let mut e = Encoder::default();
-            e.u32(found.len() as u32);
-            for (p, i) in &found {
-                p.encode(&mut e);
-                encode_infos(&mut e, std::slice::from_ref(i))?;
-            }
-            Ok(e.into_bytes())
-        })()),
-        Shape::Spawn => reencode((|| {
-            let ns = if r.at_end() { None } else { r.string()? };
-            let ns = ns.unwrap_or_default();
-            let job = r.kvals_to_end()?;
-            if !ns.is_empty() && !job.is_empty() {
-                keep([(Proc::wildcard(&ns), job)]);
-            }
-            let mut e = Encoder::default();
-            crate::owned::encode_str(&mut e, &ns);
-            Ok(e.into_bytes())
-        })()),
-        Shape::Connect => reencode((|| {
-            let mut jobs = Vec::new();
-            while !r.at_end() {
-                let obj = r.byte_object()?;
-                let mut o = Reader::new(&obj, described);
-                let ns = o.string()?.unwrap_or_default();
-                jobs.push((Proc::wildcard(&ns), o.kvals_to_end()?));
-            }
-            keep(jobs);
-            Ok(Vec::new())
-        })()),
-        Shape::IofPull => reencode((|| {
-            let id = r.size()?;
-            let mut e = Encoder::default();
-            e.u32(u32::try_from(id).map_err(|_| PMIX_ERR_UNPACK_FAILURE)?);
-            Ok(e.into_bytes())
-        })()),
-        Shape::Group { made, unmade } => reencode((|| {
-            if let Some((name, members)) = made {
-                GROUPS.lock().insert(name.clone(), members.clone());
-            }
-            if let Some(name) = unmade {
-                GROUPS.lock().remove(name);
-            }
-            // (status alone when the server had nothing more to say)
-            let ctxid = if r.at_end() { None } else { Some(r.size()?) };
-            // SIZE_MAX: none was assigned (OpenPMIx's client hands it on anyway).
-            let infos: Vec<Info> = ctxid.filter(|c| *c != usize::MAX).map(|c| Info::new("pmix.grp.ctxid", Value::size(c))).into_iter().collect();
-            let mut e = Encoder::default();
-            encode_infos(&mut e, &infos)?;
-            Ok(e.into_bytes())
-        })()),
-        Shape::Credential => reencode((|| {
-            let cred = r.byte_object()?;
-            let infos = r.infos()?;
-            let mut e = Encoder::default();
-            e.blob(&cred);
-            encode_infos(&mut e, &infos)?;
-            Ok(e.into_bytes())
-        })()),
-        Shape::Get { target } => match get_answer(&mut r, target, described, me) {
-            Ok(out) => (PMIX_SUCCESS, out),
-            Err(e) => {
-                crate::pmix_debug!(1, "client: a Get answer from the OpenPMIx server does not decode");
-                crate::pmix_debug!(5, "client: the answer's first bytes: {:02x?}", &body[..body.len().min(256)]);
-                (e, Vec::new())
-            }
-        },
-    }
-}
-
-/// An answer read and written in rpmix's form, or the error that stopped it.
-fn reencode(out: Res<Vec<u8>>) -> (pmix_status_t, Vec<u8>) {
-    match out {
-        Ok(b) => (PMIX_SUCCESS, b),
-        Err(e) => {
-            crate::pmix_debug!(1, "client: an answer from the OpenPMIx server does not decode");
-            (e, Vec::new())
-        }
-    }
+        Reply::Status(e)
+    })
 }
 
 /// A Get's answer: byte objects, each a proc and its keys. The target's keys
 /// go back to the waiter; the job's and other procs' go to the cache, as
 /// OpenPMIx's client keeps them.
-fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> Res<Vec<u8>> {
+fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> Res<Vec<Info>> {
     let mut mine = Vec::new();
     let mut others: Vec<(Proc, Vec<Info>)> = Vec::new();
     r.follow_form_of_rest();
@@ -476,9 +427,7 @@ fn get_answer(r: &mut Reader<'_>, target: &Proc, described: bool, me: &Proc) -> 
         }
     }
     keep(others);
-    let mut e = Encoder::default();
-    encode_infos(&mut e, &mine)?;
-    Ok(e.into_bytes())
+    Ok(mine)
 }
 
 /// Data an answer brought about other procs or jobs: into the client's
@@ -572,7 +521,7 @@ pub fn read_as_every_answer(body: &[u8], described: bool) {
     let me = Proc::new("fuzz", 0);
     let shapes = [Shape::Status, Shape::Get { target: Proc::new("fuzz", 1) }, Shape::Connect, Shape::Lookup, Shape::Spawn, Shape::Infos, Shape::IofPull, Shape::Group { made: None, unmade: None }, Shape::Credential];
     for shape in &shapes {
-        let _ = answer(PMIX_SUCCESS, body, shape, described, &me);
+        let _ = answer(body, shape, described, &me);
     }
     let _ = event(body, described);
     let _ = output(body, described);

@@ -2,13 +2,13 @@
 //! answer, and what the client under an OpenPMIx server sends and reads.
 
 use crate::abi::*;
-use crate::data::pack::{Decoder, Encoder};
-use crate::msg::{self, v41, Collective, GroupOp, Request};
-use crate::owned::{decode_infos, encode_infos, Info, Proc, Value};
+use crate::data::pack::Encoder;
+use crate::msg::{self, v41, AnswerKind, Collective, GroupOp, Reply, Request};
+use crate::owned::{encode_infos, Info, Proc, Value};
 use crate::ptl::Msg;
 
 use super::link::Pending;
-use super::openpmix::{self, Shape};
+use super::openpmix::{self, Reading, Shape};
 use super::waiter::Waiter;
 use super::Cache;
 
@@ -45,9 +45,10 @@ fn an_encoded_record_is_decoded_on_first_use_and_a_bad_one_is_a_miss() {
 #[test]
 fn pending_requests_have_their_own_ids_and_are_all_answered_at_close() {
     let mut p = Pending::default();
-    let plain = || Waiter::Plain(Box::new(|_, _| {}));
-    let a = p.add(plain()).ok().unwrap();
-    let b = p.add(plain()).ok().unwrap();
+    let plain = || Waiter::Plain(Box::new(|_| {}));
+    let rpmix = || Reading::Rpmix(AnswerKind::Status);
+    let a = p.add(rpmix(), plain()).ok().unwrap();
+    let b = p.add(rpmix(), plain()).ok().unwrap();
     assert_ne!(a, b);
     // (ids below it are OpenPMIx's tags for what a server sends unasked)
     assert!(a >= crate::ptl::FIRST_REQUEST_TAG && b >= crate::ptl::FIRST_REQUEST_TAG);
@@ -55,7 +56,7 @@ fn pending_requests_have_their_own_ids_and_are_all_answered_at_close() {
     assert!(p.take(a).is_none(), "an answer is taken once");
     let left = p.close();
     assert_eq!(left.len(), 1);
-    assert!(p.add(plain()).is_err(), "nothing waits on a closed table");
+    assert!(p.add(rpmix(), plain()).is_err(), "nothing waits on a closed table");
 }
 
 /// What `req` becomes for an OpenPMIx 4 server, read back.
@@ -90,22 +91,48 @@ fn what_openpmix_s_client_does_to_a_request_is_done_before_it_goes() {
 }
 
 #[test]
-fn openpmix_answers_read_back_as_rpmix_answers() {
+fn openpmix_answers_read_back_as_replies() {
     let me = Proc::new("job", 0);
     // A count and infos.
     let mut m = Msg::plain(false);
     m.status(PMIX_SUCCESS);
     m.infos(&[Info::new("pmix.qry.ns", Value::string("a,b"))]).unwrap();
-    let (st, body) = openpmix::answer(PMIX_SUCCESS, m.bytes(), &Shape::Infos, false, &me);
-    assert_eq!(st, PMIX_SUCCESS);
-    let infos = decode_infos(&mut Decoder::new(&body)).unwrap();
-    assert_eq!(infos[0].as_str().as_deref(), Some("a,b"));
-    // The server's own failure passes through with no body.
+    let r = openpmix::answer(m.bytes(), &Shape::Infos, false, &me);
+    assert_eq!(r.status(), PMIX_SUCCESS);
+    assert_eq!(r.into_infos()[0].as_str().as_deref(), Some("a,b"));
+    // The server's own failure is its status alone.
     let mut m = Msg::plain(false);
     m.status(PMIX_ERR_NOT_FOUND);
-    assert_eq!(openpmix::answer(PMIX_SUCCESS, m.bytes(), &Shape::Infos, false, &me).0, PMIX_ERR_NOT_FOUND);
-    // So does a lost connection.
-    assert_eq!(openpmix::answer(PMIX_ERR_LOST_CONNECTION, &[], &Shape::Status, false, &me).0, PMIX_ERR_LOST_CONNECTION);
+    assert_eq!(openpmix::answer(m.bytes(), &Shape::Infos, false, &me).status(), PMIX_ERR_NOT_FOUND);
     // An answer that does not decode is an error, not a success.
-    assert_ne!(openpmix::answer(PMIX_SUCCESS, &[0xff], &Shape::Infos, false, &me).0, PMIX_SUCCESS);
+    assert_ne!(openpmix::answer(&[0xff], &Shape::Infos, false, &me).status(), PMIX_SUCCESS);
+}
+
+/// What rpmix's server writes for an OpenPMIx client (`msg::v41`) reads
+/// back, by the client under an OpenPMIx server, as the answer it was.
+#[test]
+fn the_servers_openpmix_answers_read_back_as_they_were() {
+    let me = Proc::new("job.1", 5);
+    for described in [false, true] {
+        for reply in msg::tests::every_reply() {
+            let shape = match &reply {
+                Reply::Status(_) => Shape::Status,
+                // (an answer for an undefined rank names the asker: its data is cached as the asker's)
+                Reply::Get { target, .. } if target.rank == PMIX_RANK_UNDEF => continue,
+                Reply::Get { target, .. } => Shape::Get { target: target.clone() },
+                Reply::Infos { .. } => Shape::Infos,
+                Reply::Lookup { .. } => Shape::Lookup,
+                Reply::Spawn { .. } => Shape::Spawn,
+                Reply::IofPull { .. } => Shape::IofPull,
+                Reply::Credential { .. } => Shape::Credential,
+                // (a barrier's data, and the job data, reach the cache, not the waiter)
+                Reply::Barrier { .. } | Reply::ToolWelcome { .. } | Reply::JobData(_) => continue,
+            };
+            let bytes = v41::encode_reply(&reply, described, &me, &[]).unwrap();
+            let back = openpmix::answer(&bytes, &shape, described, &me);
+            // (what OpenPMIx's form drops of a failed answer, rpmix's reader drops too)
+            let want = if reply.status() == PMIX_SUCCESS { reply.encode() } else { Reply::Status(reply.status()).encode() };
+            assert_eq!(Reply::decode(&reply.kind(), &back.encode().unwrap()).unwrap().encode().unwrap(), Reply::decode(&reply.kind(), &want.unwrap()).unwrap().encode().unwrap(), "{:?} (described: {described})", reply.kind());
+        }
+    }
 }

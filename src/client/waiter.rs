@@ -1,15 +1,17 @@
 //! Who waits for a server's answer: a continuation that needs the client's
-//! state (run on the progress thread), or a plain one.
+//! state (run on the progress thread), or a plain one. Either gets the
+//! answer typed (`msg::Reply`), whichever codec it came in; a request that
+//! could not be sent or was never answered gets its status alone.
 
-use crate::abi::*;
+use crate::msg::Reply;
 use crate::runtime::Net;
 
 use super::ClientRole;
 
 /// An answer's continuation that needs the client's state (progress thread).
-pub type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, pmix_status_t, &[u8]) + Send>;
-/// An answer's status and body.
-pub type ReplyDone = Box<dyn FnOnce(pmix_status_t, &[u8]) + Send>;
+pub type Cont = Box<dyn FnOnce(&mut ClientRole, &mut Net, Reply) + Send>;
+/// An answer's continuation.
+pub type ReplyDone = Box<dyn FnOnce(Reply) + Send>;
 
 /// Who is waiting for an answer.
 pub enum Waiter {
@@ -18,10 +20,10 @@ pub enum Waiter {
 }
 
 impl Waiter {
-    pub fn answer(self, c: &mut ClientRole, net: &mut Net, st: pmix_status_t, body: &[u8]) {
+    pub fn answer(self, c: &mut ClientRole, net: &mut Net, reply: Reply) {
         match self {
-            Waiter::Role(f) => f(c, net, st, body),
-            Waiter::Plain(f) => f(st, body),
+            Waiter::Role(f) => f(c, net, reply),
+            Waiter::Plain(f) => f(reply),
         }
     }
 }

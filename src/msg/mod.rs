@@ -9,8 +9,15 @@
 //! and matches on it. Adding a request is a variant here, its two codec
 //! arms, the server's arm, and the round-trip test (`tests.rs`).
 //!
-//! The connection handshakes (`Hello`, `ToolHello`) are here too; replies
-//! and events keep the per-request layouts their readers declare.
+//! Replies are typed the same way: the server builds a `Reply` and the
+//! connection's codec writes it (rpmix's, `Reply::encode`; OpenPMIx's,
+//! `v41::encode_reply`); the client reads rpmix's form back with
+//! `Reply::decode`, told what kind of answer its request waits for
+//! (`Request::answer_kind`).
+//!
+//! The connection handshakes (`Hello`, `ToolHello`, and the client's
+//! answer, `Welcome`) are here too; events and forwarded output keep the
+//! layouts their readers declare.
 
 pub mod rpmix;
 pub mod snapshot;
@@ -164,6 +171,136 @@ impl Request {
     }
 }
 
+/// One answer of the server to a request. The status comes first in both
+/// codecs; a failed request's answer is its status alone whatever it asked
+/// for (OpenPMIx's form), and rpmix's reader gives such an answer the
+/// variant's empty fields.
+#[derive(Clone)]
+pub enum Reply {
+    /// The status alone.
+    Status(pmix_status_t),
+    /// A Get's data: what the server holds of `target` (OpenPMIx's form
+    /// names the target; rpmix's leaves it to the requester, who knows it).
+    Get { status: pmix_status_t, target: Proc, data: Vec<Info> },
+    /// Infos: a query's, job control's, a monitor's, an allocation's, a
+    /// session control's, a group operation's results.
+    Infos { status: pmix_status_t, infos: Vec<Info> },
+    /// The publications a lookup found.
+    Lookup { status: pmix_status_t, found: Vec<(Proc, Info)> },
+    /// A spawn's new namespace (empty: none).
+    Spawn { status: pmix_status_t, nspace: String },
+    /// The server's id of an IO forwarding pull.
+    IofPull { status: pmix_status_t, id: u32 },
+    /// A fence's, connect's or disconnect's end: the data collected (each
+    /// participant's record with data, and for a connect the job data of
+    /// its namespaces). OpenPMIx's form of a connect carries instead the
+    /// other namespaces' job data as it was at the connect's arrival,
+    /// which the OpenPMIx connection keeps (`v41::encode_reply`).
+    Barrier { status: pmix_status_t, collective: Collective, records: Vec<(Proc, Vec<Info>)> },
+    /// A credential and the infos describing it.
+    Credential { status: pmix_status_t, credential: Vec<u8>, info: Vec<Info> },
+    /// A tool's welcome: the server's name and the one the tool goes by.
+    ToolWelcome { server: Proc, name: Proc },
+    /// OpenPMIx's job data of a client, already in OpenPMIx's form (its
+    /// first request after the handshake; rpmix's clients get theirs with
+    /// the hello).
+    JobData(Vec<u8>),
+}
+
+/// What kind of answer a request waits for: what rpmix's reader needs to
+/// know to read an answer's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnswerKind {
+    Status,
+    Get { target: Proc },
+    Infos,
+    Lookup,
+    Spawn,
+    IofPull,
+    Barrier(Collective),
+    Credential,
+    ToolWelcome,
+    JobData,
+}
+
+impl Reply {
+    /// The answer's status.
+    pub fn status(&self) -> pmix_status_t {
+        match self {
+            Reply::Status(status)
+            | Reply::Get { status, .. }
+            | Reply::Infos { status, .. }
+            | Reply::Lookup { status, .. }
+            | Reply::Spawn { status, .. }
+            | Reply::IofPull { status, .. }
+            | Reply::Barrier { status, .. }
+            | Reply::Credential { status, .. } => *status,
+            Reply::ToolWelcome { .. } | Reply::JobData(_) => PMIX_SUCCESS,
+        }
+    }
+
+    /// The kind of answer it is (the reader's side of it).
+    pub fn kind(&self) -> AnswerKind {
+        match self {
+            Reply::Status(_) => AnswerKind::Status,
+            Reply::Get { target, .. } => AnswerKind::Get { target: target.clone() },
+            Reply::Infos { .. } => AnswerKind::Infos,
+            Reply::Lookup { .. } => AnswerKind::Lookup,
+            Reply::Spawn { .. } => AnswerKind::Spawn,
+            Reply::IofPull { .. } => AnswerKind::IofPull,
+            Reply::Barrier { collective, .. } => AnswerKind::Barrier(*collective),
+            Reply::Credential { .. } => AnswerKind::Credential,
+            Reply::ToolWelcome { .. } => AnswerKind::ToolWelcome,
+            Reply::JobData(_) => AnswerKind::JobData,
+        }
+    }
+
+    /// The variant of `kind` with `status` and nothing else (a failed
+    /// request's answer as rpmix's reader gives it).
+    pub fn empty(kind: &AnswerKind, status: pmix_status_t) -> Reply {
+        match kind {
+            AnswerKind::Status | AnswerKind::ToolWelcome | AnswerKind::JobData => Reply::Status(status),
+            AnswerKind::Get { target } => Reply::Get { status, target: target.clone(), data: Vec::new() },
+            AnswerKind::Infos => Reply::Infos { status, infos: Vec::new() },
+            AnswerKind::Lookup => Reply::Lookup { status, found: Vec::new() },
+            AnswerKind::Spawn => Reply::Spawn { status, nspace: String::new() },
+            AnswerKind::IofPull => Reply::IofPull { status, id: 0 },
+            AnswerKind::Barrier(collective) => Reply::Barrier { status, collective: *collective, records: Vec::new() },
+            AnswerKind::Credential => Reply::Credential { status, credential: Vec::new(), info: Vec::new() },
+        }
+    }
+
+    /// The infos an info-style answer carries (a Get's data, results), else none.
+    pub fn into_infos(self) -> Vec<Info> {
+        match self {
+            Reply::Get { data: infos, .. } | Reply::Infos { infos, .. } | Reply::Credential { info: infos, .. } => infos,
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Request {
+    /// The kind of answer the server sends to it.
+    pub fn answer_kind(&self) -> AnswerKind {
+        match self {
+            Request::Get { target, .. } => AnswerKind::Get { target: target.clone() },
+            Request::Barrier(b) => AnswerKind::Barrier(b.collective),
+            Request::Lookup { .. } => AnswerKind::Lookup,
+            Request::Spawn { .. } => AnswerKind::Spawn,
+            Request::Query { .. }
+            | Request::JobControl { .. }
+            | Request::SessionControl { .. }
+            | Request::Monitor(_)
+            | Request::Allocate { .. }
+            | Request::ValidateCredential { .. }
+            | Request::Group(_) => AnswerKind::Infos,
+            Request::GetCredential { .. } => AnswerKind::Credential,
+            Request::IofPull(_) => AnswerKind::IofPull,
+            _ => AnswerKind::Status,
+        }
+    }
+}
+
 /// A client's hello: who it says it is (the server checks it against the
 /// kernel's credentials), and the credential `setup_fork` gave it, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,6 +308,18 @@ pub struct Hello {
     pub protocol: u32,
     pub proc: Proc,
     pub token: Option<String>,
+}
+
+/// The server's answer to a client's hello: its name, and the client's job
+/// data as records (a rank, or the job level as the wildcard rank, with its
+/// infos encoded once, `Nspace::records`): every record of the namespace,
+/// or, when `mapped`, only the client's own, the others being in the sealed
+/// snapshot passed with the answer (`snapshot`). A refusal is a status
+/// alone (`Reply::Status`).
+pub struct Welcome<'a> {
+    pub server: Proc,
+    pub records: Vec<(pmix_rank_t, &'a [u8])>,
+    pub mapped: bool,
 }
 
 /// A tool's hello: the name it chose (PMIX_TOOL_NSPACE/RANK), if any.

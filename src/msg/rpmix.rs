@@ -7,11 +7,11 @@ use crate::abi::*;
 use crate::data::carray::CArray;
 use crate::data::kind::Kind;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, encode_procs, encode_str, Proc};
+use crate::owned::{decode_infos, decode_procs, decode_str, encode_infos, encode_procs, encode_str, Info, Proc};
 use crate::status::Res;
 use crate::wire;
 
-use super::{Barrier, Collective, Group, GroupOp, Hello, IofPull, IofPush, Monitor, Request, ToolHello};
+use super::{AnswerKind, Barrier, Collective, Group, GroupOp, Hello, IofPull, IofPush, Monitor, Reply, Request, ToolHello, Welcome};
 
 impl Request {
     /// The frame tag this request travels under.
@@ -259,6 +259,80 @@ impl Request {
     }
 }
 
+impl Reply {
+    /// The answer's body in rpmix's format: the status, then the fields.
+    pub fn encode(&self) -> Res<Vec<u8>> {
+        let mut e = Encoder::default();
+        e.u32(self.status() as u32);
+        match self {
+            Reply::Status(_) => {}
+            Reply::Get { data: infos, .. } | Reply::Infos { infos, .. } => encode_infos(&mut e, infos)?,
+            Reply::Lookup { found, .. } => {
+                e.u32(found.len() as u32);
+                for (p, i) in found {
+                    p.encode(&mut e);
+                    encode_infos(&mut e, std::slice::from_ref(i))?;
+                }
+            }
+            Reply::Spawn { nspace, .. } => encode_str(&mut e, nspace),
+            Reply::IofPull { id, .. } => e.u32(*id),
+            Reply::Barrier { records, .. } => {
+                e.u32(records.len() as u32);
+                for (p, infos) in records {
+                    p.encode(&mut e);
+                    encode_infos(&mut e, infos)?;
+                }
+            }
+            Reply::Credential { credential, info, .. } => {
+                e.blob(credential);
+                encode_infos(&mut e, info)?;
+            }
+            Reply::ToolWelcome { server, name } => {
+                encode_str(&mut e, &server.nspace);
+                e.u32(server.rank);
+                encode_str(&mut e, &name.nspace);
+                e.u32(name.rank);
+            }
+            Reply::JobData(bytes) => e.raw(bytes),
+        }
+        Ok(e.into_bytes())
+    }
+
+    /// An answer of `kind` from its body in rpmix's format. A status with
+    /// nothing after it is the variant's empty form; a body cut short
+    /// otherwise is an error.
+    pub fn decode(kind: &AnswerKind, body: &[u8]) -> Res<Reply> {
+        let d = &mut Decoder::new(body);
+        let status = d.u32()? as pmix_status_t;
+        if d.remaining() == 0 && (*kind != AnswerKind::JobData || status != PMIX_SUCCESS) {
+            return Ok(Reply::empty(kind, status));
+        }
+        let records = |d: &mut Decoder<'_>| -> Res<Vec<(Proc, Vec<Info>)>> {
+            let n = d.u32()? as usize;
+            (0..n.min(d.remaining())).map(|_| Ok((Proc::decode(d)?, decode_infos(d)?))).collect()
+        };
+        Ok(match kind {
+            // (what follows the status is not read)
+            AnswerKind::Status => Reply::Status(status),
+            AnswerKind::Get { target } => Reply::Get { status, target: target.clone(), data: decode_infos(d)? },
+            AnswerKind::Infos => Reply::Infos { status, infos: decode_infos(d)? },
+            AnswerKind::Lookup => {
+                let found = records(d)?.into_iter().filter_map(|(p, mut i)| i.pop().map(|i| (p, i))).collect();
+                Reply::Lookup { status, found }
+            }
+            AnswerKind::Spawn => Reply::Spawn { status, nspace: decode_str(d)? },
+            AnswerKind::IofPull => Reply::IofPull { status, id: d.u32()? },
+            AnswerKind::Barrier(collective) => Reply::Barrier { status, collective: *collective, records: records(d)? },
+            AnswerKind::Credential => Reply::Credential { status, credential: d.blob()?.to_vec(), info: decode_infos(d)? },
+            AnswerKind::ToolWelcome => {
+                let server = Proc::new(&decode_str(d)?, d.u32()?);
+                Reply::ToolWelcome { server, name: Proc::new(&decode_str(d)?, d.u32()?) }
+            }
+            AnswerKind::JobData => Reply::JobData(d.take(d.remaining())?.to_vec()),
+        })
+    }
+}
+
 impl Hello {
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Encoder::default();
@@ -280,6 +354,37 @@ impl Hello {
         // the hello as one without)
         let token = if d.remaining() > 0 { decode_str(d).ok() } else { None };
         Ok(Hello { protocol, proc, token })
+    }
+}
+
+impl<'a> Welcome<'a> {
+    /// The answer's body: its status (success), then the fields.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        e.u32(PMIX_SUCCESS as u32);
+        encode_str(&mut e, &self.server.nspace);
+        e.u32(self.server.rank);
+        e.u32(self.records.len() as u32);
+        for (rank, record) in &self.records {
+            e.u32(*rank);
+            e.blob(record);
+        }
+        e.u32(self.mapped as u32);
+        e.into_bytes()
+    }
+
+    /// The answer in `body`; a refusal is its status.
+    pub fn decode(body: &'a [u8]) -> Res<Welcome<'a>> {
+        let d = &mut Decoder::new(body);
+        let status = d.u32()? as pmix_status_t;
+        if status != PMIX_SUCCESS {
+            return Err(status);
+        }
+        let server = Proc::new(&decode_str(d)?, d.u32()?);
+        let n = d.u32()? as usize;
+        let records = (0..n.min(d.remaining())).map(|_| Ok((d.u32()?, d.blob()?))).collect::<Res<Vec<_>>>()?;
+        let mapped = d.remaining() >= 4 && d.u32()? == 1;
+        Ok(Welcome { server, records, mapped })
     }
 }
 

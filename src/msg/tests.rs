@@ -181,6 +181,14 @@ fn hellos_round_trip() {
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
     let t = ToolHello { protocol: 3, chosen: None };
     assert_eq!(ToolHello::decode(&t.encode()).unwrap(), t);
+    for mapped in [false, true] {
+        let w = Welcome { server: Proc::new("srv", 0), records: vec![(PMIX_RANK_WILDCARD, b"job".as_slice()), (4, b"mine")], mapped };
+        let bytes = w.encode();
+        let back = Welcome::decode(&bytes).unwrap();
+        assert_eq!((back.server, back.records, back.mapped), (w.server, w.records, mapped));
+    }
+    // A refusal is the status alone.
+    assert_eq!(Welcome::decode(&Reply::Status(PMIX_ERR_INVALID_CRED).encode().unwrap()).err(), Some(PMIX_ERR_INVALID_CRED));
 }
 
 /// OpenPMIx 4.2.2's clients' own requests (tools/capture-v41.sh, run as
@@ -205,4 +213,90 @@ fn openpmix_requests_byte_for_byte() {
         }
     }
     assert!(commands.len() >= 15, "captures of {commands:?}");
+}
+
+/// One of each answer, as the server builds them.
+pub(crate) fn every_reply() -> Vec<Reply> {
+    let found = vec![(Proc::new("job.1", 0), Info::new("a", Value::string("x"))), (Proc::new("job.2", 1), Info::new("b", Value::u32(2)))];
+    let records = vec![(Proc::new("job.1", 0), infos()), (Proc::wildcard("job.2"), vec![Info::new("pmix.job.size", Value::u32(4))])];
+    vec![
+        Reply::Status(PMIX_SUCCESS),
+        Reply::Status(PMIX_ERR_NOT_FOUND),
+        Reply::Get { status: PMIX_SUCCESS, target: Proc::new("job.1", 2), data: infos() },
+        Reply::Get { status: PMIX_SUCCESS, target: Proc::new("job.1", PMIX_RANK_UNDEF), data: infos() },
+        Reply::Infos { status: PMIX_SUCCESS, infos: infos() },
+        Reply::Infos { status: PMIX_SUCCESS, infos: Vec::new() },
+        Reply::Infos { status: PMIX_QUERY_PARTIAL_SUCCESS, infos: infos() },
+        Reply::Lookup { status: PMIX_SUCCESS, found },
+        Reply::Lookup { status: PMIX_ERR_NOT_FOUND, found: Vec::new() },
+        Reply::Spawn { status: PMIX_SUCCESS, nspace: "job.3".into() },
+        Reply::Spawn { status: PMIX_ERR_NOT_SUPPORTED, nspace: String::new() },
+        Reply::IofPull { status: PMIX_SUCCESS, id: 9 },
+        Reply::Barrier { status: PMIX_SUCCESS, collective: Collective::Fence, records: records.clone() },
+        Reply::Barrier { status: PMIX_SUCCESS, collective: Collective::Connect, records },
+        Reply::Barrier { status: PMIX_ERR_TIMEOUT, collective: Collective::Disconnect, records: Vec::new() },
+        Reply::Credential { status: PMIX_SUCCESS, credential: b"cred\x00".to_vec(), info: infos() },
+        Reply::ToolWelcome { server: Proc::new("srv", 0), name: Proc::new("tool.1", 0) },
+        Reply::JobData(b"\x01\x02 OpenPMIx's own".to_vec()),
+    ]
+}
+
+#[test]
+fn every_reply_round_trips_in_rpmix_form() {
+    for reply in every_reply() {
+        let bytes = reply.encode().unwrap();
+        assert_eq!(&bytes[..4], &reply.status().to_le_bytes());
+        let back = Reply::decode(&reply.kind(), &bytes).unwrap_or_else(|st| panic!("{:?} does not decode: {st}", reply.kind()));
+        assert_eq!(back.kind(), reply.kind());
+        assert_eq!(back.encode().unwrap(), bytes, "{:?} changed in a round trip", reply.kind());
+    }
+}
+
+#[test]
+fn a_status_alone_reads_as_any_answer() {
+    let alone = Reply::Status(PMIX_ERR_TIMEOUT).encode().unwrap();
+    for reply in every_reply() {
+        let back = Reply::decode(&reply.kind(), &alone).unwrap();
+        assert_eq!(back.status(), PMIX_ERR_TIMEOUT);
+        assert!(back.into_infos().is_empty());
+    }
+    assert!(Reply::decode(&AnswerKind::Status, &[1, 2]).is_err(), "no status");
+}
+
+#[test]
+fn truncated_answers_are_errors_not_guesses() {
+    for reply in every_reply() {
+        let bytes = reply.encode().unwrap();
+        for cut in 5..bytes.len() {
+            // A cut past the status either fails or reads what it holds.
+            if let Ok(back) = Reply::decode(&reply.kind(), &bytes[..cut]) {
+                assert!(back.encode().unwrap().len() <= cut, "{:?} read past a cut at {cut}", reply.kind());
+            }
+        }
+    }
+}
+
+#[test]
+fn answers_in_openpmix_form() {
+    let asker = Proc::new("job.1", 5);
+    for described in [false, true] {
+        for reply in every_reply() {
+            let out = v41::encode_reply(&reply, described, &asker, &[b"job".to_vec()]);
+            match &reply {
+                Reply::ToolWelcome { .. } => assert_eq!(out.err(), Some(PMIX_ERR_NOT_SUPPORTED)),
+                Reply::JobData(b) => assert_eq!(&out.unwrap(), b),
+                r => {
+                    let out = out.unwrap();
+                    let mut m = crate::ptl::Msg::plain(described);
+                    m.status(r.status());
+                    // A failed request's answer, and a fence's, is the status alone.
+                    let alone = r.status() != PMIX_SUCCESS || matches!(r, Reply::Status(_) | Reply::Barrier { collective: Collective::Fence | Collective::Disconnect, .. });
+                    assert_eq!(out == m.bytes(), alone, "{:?} (described: {described})", r.kind());
+                }
+            }
+        }
+    }
+    // A Get's answer names the asker where the target's rank is undefined.
+    let get = |rank| v41::encode_reply(&Reply::Get { status: PMIX_SUCCESS, target: Proc::new("job.1", rank), data: Vec::new() }, false, &asker, &[]).unwrap();
+    assert_eq!(get(PMIX_RANK_UNDEF), get(5));
 }

@@ -3,7 +3,8 @@
 //! client under an OpenPMIx server encodes with `encode`; the server decodes
 //! an OpenPMIx client's requests with `decode`. Both directions are here so
 //! that one reading of OpenPMIx's layouts serves both and a round trip
-//! tests them (`tests.rs`).
+//! tests them (`tests.rs`). The server's answers to OpenPMIx clients are
+//! written here too (`encode_reply`).
 //!
 //! Where the two forms differ in what they carry:
 //! - a commit is one buffer of kvals per scope (local, remote); a key put
@@ -15,7 +16,10 @@
 //!   PMIX_IOF_COMPLETE;
 //! - a group's destruction names its members only to OpenPMIx 5 servers;
 //! - a heartbeat is a tag of its own, not a command; group leave, invite and
-//!   join have no command in OpenPMIx 4.2's protocol.
+//!   join have no command in OpenPMIx 4.2's protocol;
+//! - a Get's answer is one byte object naming the target; a fence's carries
+//!   no data (OpenPMIx's clients ask for it with Gets); a connect's carries
+//!   the other namespaces' job data instead of the participants' records.
 
 use crate::abi::*;
 use crate::data::kind::Kind;
@@ -23,7 +27,7 @@ use crate::owned::{find, Info, Proc};
 use crate::ptl::{cmd, Msg, Reader};
 use crate::status::Res;
 
-use super::{Barrier, Collective, Group, GroupOp, IofPull, IofPush, Monitor, Request};
+use super::{Barrier, Collective, Group, GroupOp, IofPull, IofPush, Monitor, Reply, Request};
 
 /// What an OpenPMIx client's message asks for.
 pub enum Incoming {
@@ -254,6 +258,58 @@ pub fn encode(req: &Request, form: Form) -> Res<Vec<u8>> {
         }
     };
     Ok(out.into_bytes())
+}
+
+/// `reply` as OpenPMIx's answer to a client or tool (`asker`; `described`:
+/// its buffer form). A failed request's answer is its status alone. A
+/// connect's answer carries `connect_jobs`: the other namespaces' job data,
+/// each one byte object in OpenPMIx's form, taken when the connect arrived.
+/// PMIX_ERR_NOT_SUPPORTED: a tool's welcome, which OpenPMIx's handshake
+/// carries instead.
+pub fn encode_reply(reply: &Reply, described: bool, asker: &Proc, connect_jobs: &[Vec<u8>]) -> Res<Vec<u8>> {
+    let status = reply.status();
+    match reply {
+        // (already in OpenPMIx's form, after no status of its own)
+        Reply::JobData(bytes) => return Ok(bytes.clone()),
+        Reply::ToolWelcome { .. } => return Err(PMIX_ERR_NOT_SUPPORTED),
+        _ => {}
+    }
+    let mut m = Msg::plain(described);
+    m.status(status);
+    if status != PMIX_SUCCESS {
+        return Ok(m.into_bytes());
+    }
+    match reply {
+        Reply::Status(_) | Reply::JobData(_) | Reply::ToolWelcome { .. } => {}
+        Reply::Get { target, data, .. } => {
+            // The target and all its data, as one byte object (the client keeps it all).
+            let mut obj = Msg::plain(described);
+            obj.proc(if target.rank == PMIX_RANK_UNDEF { asker } else { target });
+            for i in data {
+                obj.kval(i.key(), i.value_ref())?;
+            }
+            m.byte_object(obj.bytes())?;
+        }
+        Reply::Infos { infos, .. } => m.infos(infos)?,
+        Reply::Lookup { found, .. } => {
+            m.size(found.len());
+            m.pdata(found)?;
+        }
+        Reply::Spawn { nspace, .. } => m.string(Some(nspace))?,
+        Reply::IofPull { id, .. } => m.size(*id as usize),
+        Reply::Barrier { collective, .. } => {
+            if *collective == Collective::Connect {
+                for o in connect_jobs {
+                    m.byte_object(o)?;
+                }
+            }
+        }
+        Reply::Credential { credential, info, .. } => {
+            m.byte_object(credential)?;
+            m.infos(info)?;
+        }
+    }
+    Ok(m.into_bytes())
 }
 
 /// An OpenPMIx client's message (`who`: the sender, whom a notification

@@ -85,6 +85,9 @@ struct Conn {
 /// or None to send nothing. Runs on the progress thread, in `Net::send`.
 pub trait Rewrite: Send {
     fn outgoing(&mut self, req: u32, tag: u16, body: &[u8]) -> Option<(u32, Vec<u8>)>;
+    /// The rewrite itself, for the role that set it (`Net::rewrite`): what
+    /// the role writes in the peer's protocol itself needs its state.
+    fn as_any(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// One frame as it travels: length, request id, tag, body (for writers that
@@ -264,6 +267,11 @@ impl Net {
         if let Some(c) = self.conns.get_mut(&id) {
             c.rewrite = Some(rewrite);
         }
+    }
+
+    /// The rewrite set on `id`, if it is a `T`.
+    pub fn rewrite<T: 'static>(&mut self, id: ConnId) -> Option<&mut T> {
+        self.conns.get_mut(&id)?.rewrite.as_mut()?.as_any().downcast_mut::<T>()
     }
 
     /// The shared write side of `id`, for threads that send on it directly.

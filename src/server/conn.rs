@@ -3,11 +3,9 @@
 
 
 use crate::abi::*;
-use crate::msg::{Hello, ToolHello};
+use crate::msg::{Hello, Reply, ToolHello, Welcome};
 use crate::status::Res;
-use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, Info, Proc, Value};
-use crate::owned;
+use crate::owned::{Info, Proc, Value};
 use std::collections::HashMap;
 
 use crate::runtime::{ConnId, Handle, Net, PeerCred};
@@ -43,7 +41,7 @@ impl Ctx<'_> {
         let ns = proc.nspace.clone();
         let refuse = |net: &mut Net, why: &str, st: pmix_status_t| {
             crate::pmix_debug!(1, "refusing connection of {proc}: {why}");
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
         };
         if proto != wire::PROTOCOL {
@@ -63,48 +61,28 @@ impl Ctx<'_> {
         // be made or passed): every record in the reply.
         let Some(nsd) = self.nspaces.get_mut(&ns) else { return refuse(net, "namespace not registered", PMIX_ERR_NOT_FOUND) };
         let shared = nsd.shared_snapshot().ok();
-        let mut own = Encoder::default();
-        let encoded = match nsd.own_record(proc.rank) {
-            Ok(Some(rec)) => {
-                own.u32(1);
-                own.u32(proc.rank);
-                own.blob(rec);
-                Ok(())
-            }
-            Ok(None) => {
-                own.u32(0);
-                Ok(())
-            }
-            Err(e) => Err(e),
+        // (copied: the host is asked before it is sent)
+        let own: Option<Vec<u8>> = match nsd.own_record(proc.rank) {
+            Ok(rec) => rec.map(<[u8]>::to_vec),
+            Err(_) => return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM),
         };
-        if encoded.is_err() {
-            return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
-        }
         if let Err(st) = self.host_accepts(&proc, first, obj) {
             return refuse(net, "the host refused it", st);
         }
-        let head = |body: &mut Encoder| {
-            body.raw(&PMIX_SUCCESS.to_le_bytes());
-            owned::encode_str(body, &self.me.nspace);
-            body.u32(self.me.rank);
-        };
+        let server = self.me.clone();
         if let Some(fd) = shared {
-            let mut body = Encoder::default();
-            head(&mut body);
-            body.raw(own.bytes());
-            body.u32(1);
-            if net.send_with_fd(conn, req, wire::REPLY, body.bytes(), std::os::fd::AsFd::as_fd(&*fd)) {
+            let records = own.as_deref().map(|rec| (proc.rank, rec)).into_iter().collect();
+            let body = Welcome { server: server.clone(), records, mapped: true }.encode();
+            if net.send_with_fd(conn, req, wire::REPLY, &body, std::os::fd::AsFd::as_fd(&*fd)) {
                 return;
             }
         }
-        let mut body = Encoder::default();
-        head(&mut body);
-        let Some(Ok(())) = self.nspaces.get_mut(&ns).map(|n| n.encode_snapshot(&mut body)) else {
+        let Some(Ok(records)) = self.nspaces.get_mut(&ns).map(|n| n.records()) else {
             return refuse(net, "job data does not encode", PMIX_ERR_BAD_PARAM);
         };
-        body.u32(0);
-        if !net.send(conn, req, wire::REPLY, body.bytes()) {
-            net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
+        let body = Welcome { server, records, mapped: false }.encode();
+        if !net.send(conn, req, wire::REPLY, &body) {
+            reply(net, conn, req, Reply::Status(PMIX_ERR_OUT_OF_RESOURCE));
         }
     }
 
@@ -204,7 +182,7 @@ impl Ctx<'_> {
         };
         if let Some((st, why)) = refusal {
             crate::pmix_debug!(1, "refusing tool connection {conn}: {why}");
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
             return;
         }
@@ -223,33 +201,24 @@ impl Ctx<'_> {
 
     pub(super) fn tool_named(&mut self, net: &mut Net, conn: ConnId, req: u32, cred: PeerCred, st: pmix_status_t, proc: Option<Proc>) {
         if st != PMIX_SUCCESS {
-            reply(net, conn, req, st, &[]);
+            reply(net, conn, req, Reply::Status(st));
             net.close_when_sent(conn);
             return;
         }
         let proc = self.tool_name(proc);
-        let mut body = Encoder::default();
-        owned::encode_str(&mut body, &self.me.nspace);
-        body.u32(self.me.rank);
-        owned::encode_str(&mut body, &proc.nspace);
-        body.u32(proc.rank);
+        let welcome = Reply::ToolWelcome { server: self.me.clone(), name: proc.clone() };
         self.peers.insert(conn, Peer { proc, cred, tool: true });
-        reply(net, conn, req, PMIX_SUCCESS, body.bytes());
+        reply(net, conn, req, welcome);
     }
 
     /// PMIx_Get_credential: the host's credential for the caller.
     pub(super) fn on_get_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, info: Vec<Info>) -> Res {
         let h = self.handle.clone();
         let u = self.host.get_credential(who, &info, Box::new(move |st, cred, infos| {
-            h.run(move |_, net| {
-                let mut e = Encoder::default();
-                e.blob(&cred);
-                let _ = encode_infos(&mut e, &infos);
-                reply(net, conn, req, settled(st), e.bytes());
-            });
+            h.run(move |_, net| reply(net, conn, req, Reply::Credential { status: settled(st), credential: cred, info: infos }));
         }));
         if let Upcall::Now(st) = u {
-            reply(net, conn, req, settled(st), &[]);
+            reply(net, conn, req, Reply::Status(settled(st)));
         }
         Ok(())
     }
@@ -258,7 +227,7 @@ impl Ctx<'_> {
     pub(super) fn on_validate_credential(&mut self, net: &mut Net, conn: ConnId, req: u32, who: &Proc, cred: Vec<u8>, info: Vec<Info>) -> Res {
         let u = self.host.validate_credential(who, &cred, &info, done_reply_infos(self.handle.clone(), conn, req));
         if let Upcall::Now(st) = u {
-            reply(net, conn, req, settled(st), &[]);
+            reply(net, conn, req, Reply::Status(settled(st)));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::data::pack::{Decoder, Encoder};
-use crate::owned::{encode_infos, Info, Proc, Value};
+use crate::owned::{Info, Proc, Value};
 use crate::runtime::{ConnId, Handle, Net};
 use crate::msg::{self, Collective};
 
@@ -14,7 +14,8 @@ use super::host::{Host, Upcall};
 use super::modex::{blob_record, read_blob_record};
 use super::nspace::Nspace;
 use super::view::CollectiveView;
-use super::{reply, settled, ServerRole};
+use super::{reply, reply_all, settled, ServerRole};
+use crate::msg::Reply;
 
 /// The ranks of one namespace taking part in a barrier.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -168,13 +169,13 @@ impl Fences {
         let msg::Barrier { collective, procs, collect, timeout, info } = request;
         let members = Members::of(&procs, cx.nspaces);
         if !members.contains(who) {
-            reply(cx.net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            reply(cx.net, conn, req, Reply::Status(PMIX_ERR_BAD_PARAM));
             return;
         }
         // A participant that already ended (or whose whole job did) can never arrive.
         if members.any_ended(cx.nspaces, cx.gone) {
             crate::pmix_debug!(2, "{collective:?} of {who} names a participant that has ended: LOST_CONNECTION");
-            reply(cx.net, conn, req, PMIX_ERR_LOST_CONNECTION, &[]);
+            reply(cx.net, conn, req, Reply::Status(PMIX_ERR_LOST_CONNECTION));
             return;
         }
         let idx = match self.barriers.iter().position(|b| b.kind == collective && b.members == members && !b.at_host) {
@@ -371,12 +372,11 @@ fn finish(net: &mut Net, nspaces: &HashMap<String, Nspace>, b: Barrier, st: pmix
     if let Some(t) = b.timer {
         net.cancel_timer(t);
     }
-    let mut body = Encoder::default();
+    let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
     if st == PMIX_SUCCESS && (b.collect || b.kind == Collective::Connect) {
         // Data of every participant, plus job data of their namespaces for connect.
         // (Only members with data: what the maps say about the others,
         // every client derives itself.)
-        let mut records: Vec<(Proc, Vec<Info>)> = Vec::new();
         for p in b.members.with_data(nspaces) {
             if let Some(ns) = nspaces.get(&p.nspace) {
                 let data = ns.data_for(p.rank, true);
@@ -390,17 +390,9 @@ fn finish(net: &mut Net, nspaces: &HashMap<String, Nspace>, b: Barrier, st: pmix
                 }
             }
         }
-        body.u32(records.len() as u32);
-        for (p, infos) in &records {
-            p.encode(&mut body);
-            let _ = encode_infos(&mut body, infos);
-        }
-    } else {
-        body.u32(0);
     }
-    for (conn, req, _, _) in &b.arrived {
-        reply(net, *conn, *req, st, body.bytes());
-    }
+    let answer = Reply::Barrier { status: st, collective: b.kind, records };
+    reply_all(net, b.arrived.iter().map(|(conn, req, _, _)| (*conn, *req)), &answer);
 }
 
 /// The host hears whether to collect, once, either way (as from OpenPMIx).

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use crate::abi::*;
 use crate::msg::{self, GroupOp as Op};
-use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, find, Info, Proc, Value};
+use crate::owned::{find, Info, Proc, Value};
 use crate::runtime::{ConnId, Handle, Net};
 use crate::server::host::{Host, Upcall};
 use crate::server::nspace::{self, Nspace};
+use crate::msg::Reply;
 use crate::server::{settled, ServerRole};
 use crate::server::view::CollectiveView;
 
@@ -101,19 +101,13 @@ pub(super) struct Ctx<'a> {
 
 /// An answer or an event the part made (the role sends them).
 pub(super) enum Out {
-    Reply { conn: ConnId, req: u32, status: pmix_status_t, body: Vec<u8> },
+    Reply { conn: ConnId, req: u32, answer: Reply },
     Event { code: pmix_status_t, source: Proc, range: pmix_data_range_t, info: Vec<Info> },
 }
 
 impl Ctx<'_> {
-    fn reply(&mut self, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
-        self.out.push(Out::Reply { conn, req, status, body: body.to_vec() });
-    }
-
     fn reply_infos(&mut self, conn: ConnId, req: u32, status: pmix_status_t, infos: &[Info]) {
-        let mut e = Encoder::default();
-        let _ = encode_infos(&mut e, infos);
-        self.reply(conn, req, status, e.bytes());
+        self.out.push(Out::Reply { conn, req, answer: Reply::Infos { status, infos: infos.to_vec() } });
     }
 
     fn event(&mut self, code: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
@@ -397,11 +391,9 @@ impl Groups {
             self.known.insert(inv.name.clone(), Group { members: members.clone(), context_id, notify_termination: inv.notify_termination });
         }
         crate::pmix_debug!(5, "group {} invitation by {}: {} ({} members)", inv.name, inv.leader, crate::strings::error_name(st), members.len());
-        let mut e = Encoder::default();
-        let _ = encode_infos(&mut e, &results);
-        cx.reply(inv.leader_conn, inv.leader_req, st, e.bytes());
+        cx.reply_infos(inv.leader_conn, inv.leader_req, st, &results);
         for (c, r, _) in &inv.joined {
-            cx.reply(*c, *r, st, e.bytes());
+            cx.reply_infos(*c, *r, st, &results);
         }
         if st == PMIX_SUCCESS {
             let mut info = vec![Info::new("pmix.evrange", Value::procs(&members)), Info::new("pmix.grp.id", Value::string(&inv.name))];
@@ -471,10 +463,8 @@ impl Groups {
             }
         }
         crate::pmix_debug!(5, "group {} {}: {}", o.name, if o.op == PMIX_GROUP_CONSTRUCT { "construct" } else { "destruct" }, crate::strings::error_name(st));
-        let mut e = Encoder::default();
-        let _ = encode_infos(&mut e, &results);
         for (conn, req, _, _) in &o.arrived {
-            cx.reply(*conn, *req, st, e.bytes());
+            cx.reply_infos(*conn, *req, st, &results);
         }
     }
 

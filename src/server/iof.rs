@@ -18,6 +18,7 @@ use crate::wire;
 
 use super::host::{Host, Upcall};
 use super::{reply, settled};
+use crate::msg::Reply;
 
 /// The socket buffer asked for a connection that pulls output: output
 /// comes in chunks of up to 1 MiB (pmixrun's), and what the socket holds is
@@ -215,11 +216,11 @@ impl Iof {
         let msg::IofPull { procs, channels, handle, directives } = pull;
         let channels = Channels::from(channels);
         if channels.contains(Channels::STDIN) {
-            reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+            reply(net, conn, req, Reply::Status(PMIX_ERR_NOT_SUPPORTED));
             return;
         }
         if channels.is_empty() || procs.is_empty() {
-            reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
+            reply(net, conn, req, Reply::Status(PMIX_ERR_BAD_PARAM));
             return;
         }
         let fresh: Vec<Proc> = procs
@@ -237,9 +238,7 @@ impl Iof {
         }
         let id = self.add_pull(conn, handle, who.clone(), procs, channels);
         net.set_send_buffer(conn, PULL_SEND_BUFFER);
-        let mut e = Encoder::default();
-        e.u32(id);
-        reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+        reply(net, conn, req, Reply::IofPull { status: PMIX_SUCCESS, id });
         // Output written before anyone pulled it follows the reply.
         for (src, ch, (data, complete)) in self.take_cached(id) {
             let (host, pid) = origin_of(&src);
@@ -249,7 +248,7 @@ impl Iof {
 
     pub(super) fn deregister(&mut self, net: &mut Net, conn: ConnId, req: u32, id: u32) {
         let st = if self.remove_pull(conn, id) { PMIX_SUCCESS } else { PMIX_ERR_NOT_FOUND };
-        reply(net, conn, req, st, &[]);
+        reply(net, conn, req, Reply::Status(st));
     }
 }
 
@@ -257,7 +256,7 @@ impl Iof {
 pub(super) fn push(net: &mut Net, host: &mut dyn Host, conn: ConnId, req: u32, who: &Proc, push: msg::IofPush, done: super::host::Done) {
     let msg::IofPush { targets, data, directives } = push;
     if let Upcall::Now(st) = host.push_stdin(who, &targets, &directives, data.as_deref(), done) {
-        reply(net, conn, req, settled(st), &[]);
+        reply(net, conn, req, Reply::Status(settled(st)));
     }
 }
 

@@ -19,7 +19,8 @@ use crate::owned::{find, infos_of_array, Info, Proc, Value};
 use crate::runtime::{ConnId, Handle, Net, PeerCred};
 use crate::server::host::{Host, Upcall};
 use crate::server::nspace::Nspace;
-use crate::server::{done_reply_infos, reply_infos, ServerRole, Sink};
+use crate::msg::Reply;
+use crate::server::{done_reply_infos, ServerRole, Sink};
 
 use super::{cleanup, reply, settled};
 
@@ -151,7 +152,7 @@ fn timeout_of(directives: &[Info]) -> Option<u32> {
 }
 
 fn answer(net: &mut Net, conn: ConnId, req: u32, st: pmix_status_t) {
-    reply_infos(net, conn, req, st, &[]);
+    reply(net, conn, req, Reply::Infos { status: st, infos: Vec::new() });
 }
 
 /// The job control the server does itself: checkpoint requests waiting
@@ -360,7 +361,7 @@ impl JobCtl {
         let request = match cleanup::parse(&directives) {
             Ok(r) => r,
             Err(e) => {
-                reply(cx.net, conn, req, e, &[]);
+                reply(cx.net, conn, req, Reply::Status(e));
                 return Ok(());
             }
         };
@@ -370,20 +371,20 @@ impl JobCtl {
         if !request.is_empty() {
             let ctargets = if targets.is_empty() { vec![Proc::wildcard(&who.nspace)] } else { targets.clone() };
             if ctargets.iter().any(|t| !t.names(who)) {
-                reply(cx.net, conn, req, PMIX_ERR_NO_PERMISSIONS, &[]);
+                reply(cx.net, conn, req, Reply::Status(PMIX_ERR_NO_PERMISSIONS));
                 return Ok(());
             }
             // All or nothing across the targets.
             let mut proc_e = self.epilogs.get(who).cloned().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
             let Some(ns) = cx.nspaces.get(&who.nspace) else {
-                reply(cx.net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+                reply(cx.net, conn, req, Reply::Status(PMIX_ERR_NOT_FOUND));
                 return Ok(());
             };
             let mut ns_e = ns.epilog.clone().unwrap_or_else(|| cleanup::Epilog::new(cred.uid, cred.gid));
             for t in &ctargets {
                 let r = if t == who { proc_e.merge(&request) } else { ns_e.merge(&request) };
                 if let Err(e) = r {
-                    reply(cx.net, conn, req, e, &[]);
+                    reply(cx.net, conn, req, Reply::Status(e));
                     return Ok(());
                 }
             }
@@ -401,7 +402,7 @@ impl JobCtl {
             register(who, r);
         }
         if !actions {
-            reply_infos(cx.net, conn, req, PMIX_SUCCESS, &[]);
+            answer(cx.net, conn, req, PMIX_SUCCESS);
             return Ok(());
         }
         if find(&directives, PMIX_JOB_CTRL_CHECKPOINT).is_some() && self.checkpoint(cx, conn, req, who, &targets, &directives) {
@@ -411,7 +412,7 @@ impl JobCtl {
             // Checkpoints are the server's own pending requests; anything else is the host's.
             let id = c.as_str().filter(|s| !s.is_empty());
             if self.cancel_checkpoints(cx.net, who, id.as_deref()) > 0 {
-                reply(cx.net, conn, req, PMIX_SUCCESS, &[]);
+                answer(cx.net, conn, req, PMIX_SUCCESS);
                 return Ok(());
             }
         }
@@ -420,7 +421,8 @@ impl JobCtl {
             if st == PMIX_ERR_NOT_SUPPORTED {
                 crate::pmix_debug!(5, "{who}: the host does not support job control");
             }
-            reply(cx.net, conn, req, settled(st), &[]);
+            // (as the host's later answer: OpenPMIx's form of it carries infos)
+            answer(cx.net, conn, req, settled(st));
         }
         Ok(())
     }

@@ -41,7 +41,7 @@ use crate::events;
 use crate::owned::{encode_infos, find, procs_of_value, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
-use crate::msg::Request;
+use crate::msg::{Reply, Request};
 use host::{Host, Upcall};
 use nspace::{ClientReg, Nspace};
 
@@ -95,14 +95,42 @@ pub struct ServerRole {
     lost: lostconn::LostConns,
 }
 
-fn reply(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, body: &[u8]) {
-    let mut b = Vec::with_capacity(4 + body.len());
-    b.extend_from_slice(&status.to_le_bytes());
-    b.extend_from_slice(body);
-    if !net.send(conn, req, wire::REPLY, &b) {
-        // Too large for the wire: the caller hears so rather than waiting.
-        net.send(conn, req, wire::REPLY, &PMIX_ERR_OUT_OF_RESOURCE.to_le_bytes());
+/// Send `answer` to request `req` on `conn`, in the connection's codec.
+fn reply(net: &mut Net, conn: ConnId, req: u32, answer: Reply) {
+    reply_all(net, [(conn, req)], &answer);
+}
+
+/// Send one answer to several requests (a barrier's participants), each
+/// in its connection's codec: OpenPMIx's for an OpenPMIx client
+/// (`openpmix::answer`), else rpmix's, encoded once.
+fn reply_all(net: &mut Net, to: impl IntoIterator<Item = (ConnId, u32)>, answer: &Reply) {
+    let mut rpmix: Option<Vec<u8>> = None;
+    for (conn, req) in to {
+        let ours;
+        let body = match openpmix::answer(net, conn, req, answer) {
+            Some(b) => {
+                ours = b;
+                &ours
+            }
+            None => rpmix.get_or_insert_with(|| {
+                answer.encode().unwrap_or_else(|st| {
+                    crate::pmix_debug!(1, "an answer does not encode ({st})");
+                    status_only(st)
+                })
+            }),
+        };
+        if !net.send(conn, req, wire::REPLY, body) {
+            // Too large for the wire: the caller hears so rather than waiting.
+            let st = PMIX_ERR_OUT_OF_RESOURCE;
+            let body = openpmix::answer(net, conn, req, &Reply::Status(st)).unwrap_or_else(|| status_only(st));
+            net.send(conn, req, wire::REPLY, &body);
+        }
     }
+}
+
+/// A status alone in rpmix's form.
+fn status_only(st: pmix_status_t) -> Vec<u8> {
+    st.to_le_bytes().to_vec()
 }
 
 /// The pid of a local process: the kernel's word for a connected client,
@@ -114,13 +142,6 @@ fn pid_of(nspaces: &HashMap<String, Nspace>, peers: &HashMap<ConnId, Peer>, p: &
         return peer.cred.pid.max(0) as u32;
     }
     ns.and_then(|n| n.procs.get(&p.rank)).and_then(|v| find(v, PMIX_PROC_PID)).and_then(|i| i.as_u32()).unwrap_or(0)
-}
-
-/// A reply whose body is a list of infos (what every info-style request expects).
-fn reply_infos(net: &mut Net, conn: ConnId, req: u32, status: pmix_status_t, infos: &[Info]) {
-    let mut e = Encoder::default();
-    let _ = encode_infos(&mut e, infos);
-    reply(net, conn, req, status, e.bytes());
 }
 
 /// The reply status the client sees for a host's answer: "done at once" is success.
@@ -189,14 +210,14 @@ fn poster(h: &Handle<ServerRole>) -> events::Poster {
 /// A completion that replies `(status)` to `conn/req` on the progress thread.
 fn done_reply(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::Done {
     Box::new(move |st| {
-        h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+        h.run(move |_, net| reply(net, conn, req, Reply::Status(settled(st))));
     })
 }
 
 /// A completion that replies `(status, infos)` to `conn/req` on the progress thread.
 fn done_reply_infos(h: Handle<ServerRole>, conn: ConnId, req: u32) -> host::DoneInfos {
     Box::new(move |st, infos| {
-        h.run(move |_, net| reply_infos(net, conn, req, settled(st), &infos));
+        h.run(move |_, net| reply(net, conn, req, Reply::Infos { status: settled(st), infos }));
     })
 }
 
@@ -250,7 +271,7 @@ impl ServerRole {
         let out = std::mem::take(&mut cx.out);
         for o in out {
             match o {
-                group::Out::Reply { conn, req, status, body } => reply(net, conn, req, status, &body),
+                group::Out::Reply { conn, req, answer } => reply(net, conn, req, answer),
                 group::Out::Event { code, source, range, info } => self.deliver_event(net, code, &source, range, &info),
             }
         }
@@ -391,7 +412,8 @@ impl ServerRole {
                 return self.modex.on_get(&mut cx, conn, req, target, key, info);
             }
         };
-        reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
+        let status = if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS };
+        reply(net, conn, req, Reply::Get { status, target, data });
         Ok(())
     }
 
@@ -443,7 +465,7 @@ impl ServerRole {
     /// Run an upcall; `Now(st)` answers at once, `Pending` later via `finish`.
     fn upcall_reply(&mut self, net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
         if let Upcall::Now(st) = u {
-            reply(net, conn, req, settled(st), &[]);
+            reply(net, conn, req, Reply::Status(settled(st)));
         }
     }
 
@@ -659,7 +681,7 @@ impl ServerRole {
             let Some((req, request, ack)) = openpmix::incoming(net, &self.nspaces, &self.hostname, tool, conn, req, &who, &link, body) else { return Ok(()) };
             self.serve(net, conn, req, who, request)?;
             if ack {
-                reply(net, conn, req, PMIX_SUCCESS, &[]);
+                reply(net, conn, req, Reply::Status(PMIX_SUCCESS));
             }
             return Ok(());
         }
@@ -674,11 +696,11 @@ impl ServerRole {
         if is_tool {
             match request {
                 Request::Commit { .. } | Request::Barrier { .. } => {
-                    reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+                    reply(net, conn, req, Reply::Status(PMIX_ERR_NOT_SUPPORTED));
                     return Ok(());
                 }
                 Request::Finalize => {
-                    reply(net, conn, req, PMIX_SUCCESS, &[]);
+                    reply(net, conn, req, Reply::Status(PMIX_SUCCESS));
                     return Ok(());
                 }
                 _ => {}
@@ -733,7 +755,7 @@ impl ServerRole {
                 } else if !complete && matches!(range, PMIX_RANGE_GLOBAL | PMIX_RANGE_SESSION | PMIX_RANGE_RM) {
                     let _ = self.host.notify_event(status, &source, range, &info, Box::new(|_| {}));
                 }
-                reply(net, conn, req, PMIX_SUCCESS, &[]);
+                reply(net, conn, req, Reply::Status(PMIX_SUCCESS));
             }
             Request::Log { data, directives: mut dirs } => {
                 if find(&dirs, PMIX_LOG_SOURCE).is_none() {
@@ -742,7 +764,7 @@ impl ServerRole {
                 let done = self.done_reply(conn, req);
                 match self.host.log(&who, &data, &dirs, done) {
                     // No log upcall: the standard channels are written here.
-                    Upcall::Now(PMIX_ERR_NOT_SUPPORTED) => reply(net, conn, req, log::write_locally(&who, &data, &dirs), &[]),
+                    Upcall::Now(PMIX_ERR_NOT_SUPPORTED) => reply(net, conn, req, Reply::Status(log::write_locally(&who, &data, &dirs))),
                     u => self.upcall_reply(net, conn, req, u),
                 }
             }
@@ -769,7 +791,7 @@ impl ServerRole {
                 let answer = self.monitors.request(net, &mut *self.host, self.enable_monitoring, &who, *m, done);
                 // (a request nobody waits on gets no answer)
                 if let (Some(st), true) = (answer, req != 0) {
-                    reply_infos(net, conn, req, st, &[]);
+                    reply(net, conn, req, Reply::Infos { status: st, infos: Vec::new() });
                 }
             }
             Request::IofPull(p) => {
@@ -799,13 +821,14 @@ impl ServerRole {
                     if st == PMIX_ERR_NOT_SUPPORTED {
                         crate::pmix_debug!(1, "session control from {who}: the host has no session control");
                     }
-                    reply(net, conn, req, settled(st), &[]);
+                    reply(net, conn, req, Reply::Status(settled(st)));
                 }
             }
             Request::Allocate { directive, data } => {
                 let u = self.host.allocate(&who, directive, &data, self.done_reply_infos(conn, req));
                 if let Upcall::Now(st) = u {
-                    reply(net, conn, req, settled(st), &[]);
+                    // (as the host's later answer: OpenPMIx's form of it carries infos)
+                    reply(net, conn, req, Reply::Infos { status: settled(st), infos: Vec::new() });
                 }
             }
         }
@@ -834,7 +857,7 @@ impl Role for ServerRole {
     fn on_frame(&mut self, net: &mut Net, conn: ConnId, req: u32, tag: u16, body: &[u8]) {
         if let Err(e) = self.dispatch(net, conn, req, tag, body) {
             crate::pmix_debug!(1, "connection {conn}: request tag {tag} does not decode ({e}); answering with an error");
-            reply(net, conn, req, e, &[]);
+            reply(net, conn, req, Reply::Status(e));
         }
     }
 

@@ -15,7 +15,8 @@ use super::group;
 use super::host::{Host, Upcall};
 use super::nspace::Nspace;
 use super::view::BlockedView;
-use super::{reply, reply_infos, settled, ServerRole};
+use super::{reply, settled, ServerRole};
+use crate::msg::Reply;
 
 /// The modex part: what the host stored for its own Gets, the Gets waiting
 /// for a commit or for the host's direct modex, and the host's dmodex
@@ -164,12 +165,7 @@ fn answer_get(net: &mut Net, nspaces: &HashMap<String, Nspace>, conn: ConnId, re
             data.push(i.clone());
         }
     }
-    let mut e = Encoder::default();
-    if encode_infos(&mut e, &data).is_err() {
-        reply(net, conn, req, PMIX_ERR_BAD_PARAM, &[]);
-        return true;
-    }
-    reply(net, conn, req, PMIX_SUCCESS, e.bytes());
+    reply(net, conn, req, Reply::Get { status: PMIX_SUCCESS, target: target.clone(), data });
     true
 }
 
@@ -260,7 +256,8 @@ impl Modex {
                 .and_then(|ns| ns.committed.get(&target.rank))
                 .map(|c| c.iter().filter(|(s, i)| *s == scope && i.key() == key).map(|(_, i)| i.clone()).collect())
                 .unwrap_or_default();
-            reply_infos(net, conn, req, if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS }, &data);
+            let status = if data.is_empty() { PMIX_ERR_NOT_FOUND } else { PMIX_SUCCESS };
+            reply(net, conn, req, Reply::Get { status, target, data });
             return Ok(());
         }
         if answer_get(net, cx.nspaces, conn, req, &target, &key) {
@@ -310,12 +307,12 @@ impl Modex {
             if let Upcall::Now(st) = u {
                 let st = if st == PMIX_SUCCESS || st == PMIX_ERR_NOT_SUPPORTED || st == PMIX_OPERATION_SUCCEEDED { PMIX_ERR_NOT_FOUND } else { st };
                 while let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
-                    reply(net, p.conn, p.req, st, &[]);
+                    reply(net, p.conn, p.req, Reply::Status(st));
                 }
             }
             return Ok(());
         }
-        reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]);
+        reply(net, conn, req, Reply::Status(PMIX_ERR_NOT_FOUND));
         Ok(())
     }
 
@@ -344,7 +341,7 @@ impl Modex {
         while let Some(p) = self.take_parked(net, |p| p.dmodex == Some(id)) {
             answered += 1;
             if !answer_get(net, nspaces, p.conn, p.req, target, &p.key) {
-                reply(net, p.conn, p.req, if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }, &[]);
+                reply(net, p.conn, p.req, Reply::Status(if st == PMIX_SUCCESS { PMIX_ERR_NOT_FOUND } else { settled(st) }));
             }
         }
         if answered == 0 {
@@ -391,7 +388,7 @@ impl Modex {
                 net.cancel_timer(t);
             }
             if !answer_get(net, nspaces, p.conn, p.req, &p.target, &p.key) {
-                reply(net, p.conn, p.req, PMIX_ERR_NOT_FOUND, &[]);
+                reply(net, p.conn, p.req, Reply::Status(PMIX_ERR_NOT_FOUND));
             }
         }
     }
@@ -400,7 +397,7 @@ impl Modex {
     pub(super) fn timer(&mut self, net: &mut Net, timer: u64) {
         if let Some(i) = self.parked.iter().position(|p| p.timer == Some(timer)) {
             let p = self.parked.remove(i);
-            reply(net, p.conn, p.req, PMIX_ERR_TIMEOUT, &[]);
+            reply(net, p.conn, p.req, Reply::Status(PMIX_ERR_TIMEOUT));
         }
         if let Some(i) = self.parked_dmodex.iter().position(|p| p.timer == timer) {
             (self.parked_dmodex.remove(i).done)(PMIX_ERR_TIMEOUT, Vec::new());
@@ -410,7 +407,7 @@ impl Modex {
     /// Server finalize: every waiting Get and dmodex request ends with an error.
     pub(super) fn fail_all(&mut self, net: &mut Net) {
         for p in std::mem::take(&mut self.parked) {
-            reply(net, p.conn, p.req, PMIX_ERR_LOST_CONNECTION, &[]);
+            reply(net, p.conn, p.req, Reply::Status(PMIX_ERR_LOST_CONNECTION));
         }
         for p in std::mem::take(&mut self.parked_dmodex) {
             (p.done)(PMIX_ERR_LOST_CONNECTION, Vec::new());

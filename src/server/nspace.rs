@@ -287,21 +287,16 @@ impl Nspace {
     }
 
     /// Everything a client of this namespace caches at PMIx_Init, encoded:
-    /// a count, then (rank, its infos as one blob) for the job level (rank
-    /// WILDCARD) and each rank with registered data. The blobs let a client
-    /// keep the others' records undecoded until it asks for one. (The
-    /// hello's fallback when the shared snapshot cannot be passed.)
-    pub fn encode_snapshot(&mut self, body: &mut crate::data::pack::Encoder) -> crate::status::Res {
+    /// (rank, its infos as one blob) for the job level (rank WILDCARD) and
+    /// each rank with registered data. The blobs let a client keep the
+    /// others' records undecoded until it asks for one. (The hello's
+    /// fallback when the shared snapshot cannot be passed.)
+    pub fn records(&mut self) -> crate::status::Res<Vec<(pmix_rank_t, &[u8])>> {
         self.encode_records()?;
-        body.u32(1 + self.procs.len() as u32);
-        for r in std::iter::once(&PMIX_RANK_WILDCARD).chain(self.procs.keys()) {
-            body.u32(*r);
-            body.blob(&self.encoded[r]);
-        }
-        Ok(())
+        Ok(std::iter::once(&PMIX_RANK_WILDCARD).chain(self.procs.keys()).map(|r| (*r, &self.encoded[r][..])).collect())
     }
 
-    /// The same records as `encode_snapshot`, as the sealed snapshot every
+    /// The same records as `records`, as the sealed snapshot every
     /// local client maps (made once per change of the records).
     pub fn shared_snapshot(&mut self) -> crate::status::Res<Arc<std::os::fd::OwnedFd>> {
         if let Some(fd) = &self.shared {

@@ -2,12 +2,12 @@
 //! identity as the kernel gave it (never what the caller claims).
 
 use crate::abi::*;
-use crate::data::pack::Encoder;
-use crate::owned::{encode_infos, Info, Proc, Value};
+use crate::owned::{Info, Proc, Value};
 use crate::runtime::{ConnId, Handle, Net};
 
 use super::host::{Done, Host, Upcall};
 use super::{reply, settled, ServerRole};
+use crate::msg::Reply;
 
 /// What publish, lookup and unpublish need of the server: the connections,
 /// the host, the requester's identity from the kernel, and the way back onto
@@ -34,7 +34,7 @@ impl Ctx<'_> {
     fn answer_later(&self, conn: ConnId, req: u32) -> Done {
         let h = self.handle.clone();
         Box::new(move |st| {
-            h.run(move |_, net| reply(net, conn, req, settled(st), &[]));
+            h.run(move |_, net| reply(net, conn, req, Reply::Status(settled(st))));
         })
     }
 }
@@ -43,7 +43,7 @@ pub(super) fn publish(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, mut 
     cx.vouch(&mut info);
     let done = cx.answer_later(conn, req);
     if let Upcall::Now(st) = cx.host.publish(who, &info, done) {
-        reply(cx.net, conn, req, settled(st), &[]);
+        reply(cx.net, conn, req, Reply::Status(settled(st)));
     }
 }
 
@@ -51,31 +51,18 @@ pub(super) fn lookup(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, keys:
     cx.vouch(&mut info);
     let h = cx.handle.clone();
     let u = cx.host.lookup(who, &keys, &info, Box::new(move |st, pdata| {
-        h.run(move |_, net| {
-            let mut e = Encoder::default();
-            e.u32(pdata.len() as u32);
-            for (p, i) in &pdata {
-                p.encode(&mut e);
-                let _ = encode_infos(&mut e, std::slice::from_ref(i));
-            }
-            reply(net, conn, req, settled(st), e.bytes());
-        });
+        h.run(move |_, net| reply(net, conn, req, Reply::Lookup { status: settled(st), found: pdata }));
     }));
-    answer_empty(cx.net, conn, req, u);
+    if let Upcall::Now(st) = u {
+        // (nothing found, with the host's status)
+        reply(cx.net, conn, req, Reply::Lookup { status: settled(st), found: Vec::new() });
+    }
 }
 
 pub(super) fn unpublish(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, keys: Vec<String>, mut info: Vec<Info>) {
     cx.vouch(&mut info);
     let done = cx.answer_later(conn, req);
-    let u = cx.host.unpublish(who, &keys, &info, done);
-    answer_empty(cx.net, conn, req, u);
-}
-
-/// The host answered at once: no publications with its status.
-fn answer_empty(net: &mut Net, conn: ConnId, req: u32, u: Upcall) {
-    if let Upcall::Now(st) = u {
-        let mut e = Encoder::default();
-        e.u32(0);
-        reply(net, conn, req, settled(st), e.bytes());
+    if let Upcall::Now(st) = cx.host.unpublish(who, &keys, &info, done) {
+        reply(cx.net, conn, req, Reply::Status(settled(st)));
     }
 }

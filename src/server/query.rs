@@ -9,7 +9,8 @@ use super::host::{Host, Upcall};
 use crate::data::carray::CArray;
 use crate::runtime::Handle;
 use super::pset::Psets;
-use super::{done_reply_infos, jobctl, reply_infos, settled, top, ServerRole};
+use super::{done_reply_infos, jobctl, reply, settled, top, ServerRole};
+use crate::msg::Reply;
 
 /// What a query needs of the role.
 pub(super) struct Ctx<'a> {
@@ -129,7 +130,7 @@ pub(super) fn on_query(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, que
         }
     }
     if all_local && fallback.is_empty() && !answers.is_empty() {
-        reply_infos(cx.net, conn, req, PMIX_SUCCESS, &answers);
+        reply(cx.net, conn, req, Reply::Infos { status: PMIX_SUCCESS, infos: answers });
         return;
     }
     // A host that answers queries answers all of them (as with
@@ -146,7 +147,7 @@ pub(super) fn on_query(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, que
             PMIX_ERR_NOT_SUPPORTED if !answers.is_empty() => PMIX_QUERY_PARTIAL_SUCCESS,
             st => settled(st),
         };
-        reply_infos(cx.net, conn, req, st, &answers);
+        reply(cx.net, conn, req, Reply::Infos { status: st, infos: answers });
     }
 }
 

@@ -8,7 +8,6 @@
 
 use crate::abi::*;
 use crate::data::carray::CArray;
-use crate::data::pack::Encoder;
 use crate::flags::Channels;
 use crate::owned::{self, find, Info, Proc};
 use crate::runtime::{ConnId, Handle, Net};
@@ -17,6 +16,7 @@ use crate::status::Res;
 use super::host::{Host, Upcall};
 use super::iof::{Iof, Origin};
 use super::{reply, settled, ServerRole};
+use crate::msg::Reply;
 
 use crate::wire::SPAWNED_OUTPUT;
 
@@ -89,18 +89,14 @@ pub(super) fn on_spawn(cx: &mut Ctx<'_>, conn: ConnId, req: u32, who: &Proc, too
     let requester = who.clone();
     let u = cx.host.spawn(who, &info, &apps, Box::new(move |st, ns| {
         h.run(move |s, net| {
-            let mut e = Encoder::default();
-            owned::encode_str(&mut e, &ns);
-            reply(net, conn, req, settled(st), e.bytes());
+            reply(net, conn, req, Reply::Spawn { status: settled(st), nspace: ns.clone() });
             if settled(st) == PMIX_SUCCESS && !channels.is_empty() && !ns.is_empty() {
                 s.forward_spawned(net, conn, &requester, &ns, channels);
             }
         });
     }));
     if let Upcall::Now(st) = u {
-        let mut e = Encoder::default();
-        owned::encode_str(&mut e, "");
-        reply(cx.net, conn, req, settled(st), e.bytes());
+        reply(cx.net, conn, req, Reply::Spawn { status: settled(st), nspace: String::new() });
     }
     Ok(())
 }

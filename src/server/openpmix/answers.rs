@@ -2,8 +2,11 @@
 //! (docs/openpmix-ptl-protocol.md 3, docs/openpmix-ptl-commands.md); their
 //! requests are read by `msg::v41`.
 //!
-//! A request's answer shape is remembered under its tag (`Link::expect`)
-//! and used when the server's answer goes out (`Rewrite::outgoing`).
+//! The server's answers are typed (`msg::Reply`): `Link::answer` writes one
+//! with `msg::v41::encode_reply`. What that form needs beyond the answer
+//! is a connect's: the other namespaces' job data as it was when the
+//! connect arrived (`Link::connecting`). Events and forwarded output are
+//! read back from rpmix's frames as they go (`Rewrite::outgoing`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,41 +14,19 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::abi::*;
-use crate::msg::{self, Collective, Request};
+use crate::msg::{self, Reply, Request};
 use crate::data::pack::Decoder;
-use crate::owned::{decode_infos, decode_str, Info, Proc};
+use crate::owned::{decode_infos, Info, Proc};
 use crate::ptl::{cmd, Msg};
 use crate::runtime::Rewrite;
 use crate::status::Res;
 use crate::wire;
 
-/// What the answer to a request looks like in OpenPMIx's form.
-#[derive(Clone, Debug)]
-pub enum Shape {
-    /// The status alone.
-    Status,
-    /// Already in OpenPMIx's form (after rpmix's status): the job data.
-    Raw,
-    /// The status, then one byte object: the target and all its data.
-    Get { target: Proc },
-    /// The status, then a count and the publications found.
-    Lookup,
-    /// The status, then the new namespace.
-    Spawn,
-    /// The status, then a count and infos.
-    Infos,
-    /// The status, then the server's id of the pull.
-    IofPull,
-    /// The status, then one byte object per other namespace of the
-    /// connect: its job data as at connect (`objects`, filled by the role
-    /// from the `nspaces` named).
-    Connect { nspaces: Vec<String>, objects: Vec<Vec<u8>> },
-}
-
 struct State {
     described: bool,
     me: Proc,
-    shapes: HashMap<u32, Shape>,
+    /// The job data of a connect's other namespaces, by the connect's tag.
+    connects: HashMap<u32, Vec<Vec<u8>>>,
 }
 
 /// One OpenPMIx client's translation state, shared by the role (requests
@@ -55,35 +36,42 @@ pub struct Link(Arc<Mutex<State>>);
 
 impl Link {
     pub fn new(described: bool, me: Proc) -> Link {
-        Link(Arc::new(Mutex::new(State { described, me, shapes: HashMap::new() })))
+        Link(Arc::new(Mutex::new(State { described, me, connects: HashMap::new() })))
     }
 
     pub fn described(&self) -> bool {
         self.0.lock().described
     }
 
-    /// The answer to the request on `tag` has this shape.
-    pub fn expect(&self, tag: u32, shape: Shape) {
-        self.0.lock().shapes.insert(tag, shape);
+    /// The connect on `tag` is answered with these namespaces' job data.
+    pub fn connecting(&self, tag: u32, jobs: Vec<Vec<u8>>) {
+        self.0.lock().connects.insert(tag, jobs);
+    }
+
+    /// `answer` to the request on `tag`, in OpenPMIx's form.
+    pub fn answer(&self, tag: u32, answer: &Reply) -> Vec<u8> {
+        let mut s = self.0.lock();
+        let jobs = s.connects.remove(&tag).unwrap_or_default();
+        if answer.status() != PMIX_SUCCESS {
+            crate::pmix_debug!(5, "OpenPMIx client {}: answered {}", s.me, answer.status());
+        }
+        msg::v41::encode_reply(answer, s.described, &s.me, &jobs).unwrap_or_else(|st| {
+            crate::pmix_debug!(1, "OpenPMIx client {}: an answer has no OpenPMIx form ({st})", s.me);
+            let mut m = Msg::plain(s.described);
+            m.status(st);
+            m.into_bytes()
+        })
     }
 }
 
-/// How the answer to `request` is written for an OpenPMIx client (`who`).
-pub fn shape_of(request: &Request, who: &Proc) -> Shape {
-    match request {
-        Request::Get { target, .. } => Shape::Get { target: target.clone() },
-        Request::Barrier(msg::Barrier { collective: Collective::Connect, procs, .. }) => {
-            let mut nspaces: Vec<String> = procs.iter().map(|p| p.nspace.clone()).filter(|n| *n != who.nspace).collect();
-            nspaces.sort();
-            nspaces.dedup();
-            Shape::Connect { nspaces, objects: Vec::new() }
-        }
-        Request::Lookup { .. } => Shape::Lookup,
-        Request::Spawn { .. } => Shape::Spawn,
-        Request::Query { .. } | Request::JobControl { .. } | Request::Monitor(_) | Request::Allocate { .. } => Shape::Infos,
-        Request::IofPull(_) => Shape::IofPull,
-        _ => Shape::Status,
-    }
+/// The other namespaces a connect from `who` names (each answered with
+/// its job data), or None: `request` is no connect.
+pub fn connect_nspaces(request: &Request, who: &Proc) -> Option<Vec<String>> {
+    let Request::Barrier(msg::Barrier { collective: msg::Collective::Connect, procs, .. }) = request else { return None };
+    let mut nspaces: Vec<String> = procs.iter().map(|p| p.nspace.clone()).filter(|n| *n != who.nspace).collect();
+    nspaces.sort();
+    nspaces.dedup();
+    Some(nspaces)
 }
 
 /// Whether rpmix's server serves `request` from an OpenPMIx client (the
@@ -95,16 +83,10 @@ pub fn served(request: &Request) -> bool {
 
 impl Rewrite for Link {
     fn outgoing(&mut self, req: u32, tag: u16, body: &[u8]) -> Option<(u32, Vec<u8>)> {
-        let mut s = self.0.lock();
+        let s = self.0.lock();
         match tag {
-            wire::REPLY => {
-                let shape = s.shapes.remove(&req).unwrap_or(Shape::Status);
-                let out = answer(s.described, &s.me, &shape, body).unwrap_or_else(|st| {
-                    crate::pmix_debug!(1, "OpenPMIx client {}: an answer does not translate ({st})", s.me);
-                    status_only(s.described, st)
-                });
-                Some((req, out))
-            }
+            // (written in OpenPMIx's form by `answer`)
+            wire::REPLY => Some((req, body.to_vec())),
             wire::EVENT => match event(s.described, body) {
                 Ok(b) => Some((crate::ptl::TAG_NOTIFY, b)),
                 Err(_) => None,
@@ -116,72 +98,10 @@ impl Rewrite for Link {
             _ => None,
         }
     }
-}
 
-fn status_only(described: bool, st: pmix_status_t) -> Vec<u8> {
-    let mut m = Msg::plain(described);
-    m.status(st);
-    m.into_bytes()
-}
-
-/// rpmix's answer (its status, then its body) in OpenPMIx's form.
-fn answer(described: bool, me: &Proc, shape: &Shape, body: &[u8]) -> Res<Vec<u8>> {
-    let st = body.get(..4).map(|b| i32::from_le_bytes(b.try_into().unwrap())).ok_or(PMIX_ERR_UNPACK_FAILURE)?;
-    let rest = &body[4..];
-    if let Shape::Raw = shape {
-        return Ok(rest.to_vec());
+    fn as_any(&mut self) -> &mut dyn std::any::Any {
+        self
     }
-    if st != PMIX_SUCCESS {
-        crate::pmix_debug!(5, "OpenPMIx client {me}: answered {st} ({shape:?})");
-        return Ok(status_only(described, st));
-    }
-    let mut d = Decoder::new(rest);
-    let mut m = Msg::plain(described);
-    m.status(st);
-    match shape {
-        Shape::Status | Shape::Raw => {}
-        Shape::Get { target } => {
-            let data = if d.remaining() == 0 { Vec::new() } else { decode_infos(&mut d)? };
-            // The target and all its data, as one byte object (the client keeps it all).
-            let mut obj = Msg::plain(described);
-            let who = if target.rank == PMIX_RANK_UNDEF { me.clone() } else { target.clone() };
-            obj.proc(&who);
-            for i in &data {
-                obj.kval(i.key(), i.value_ref())?;
-            }
-            m.byte_object(obj.bytes())?;
-        }
-        Shape::Lookup => {
-            let n = d.u32()? as usize;
-            let mut found = Vec::new();
-            for _ in 0..n.min(d.remaining()) {
-                let p = Proc::decode(&mut d)?;
-                if let Some(i) = decode_infos(&mut d)?.pop() {
-                    found.push((p, i));
-                }
-            }
-            m.size(found.len());
-            m.pdata(&found)?;
-        }
-        Shape::Spawn => {
-            let ns = decode_str(&mut d)?;
-            m.string(Some(&ns))?;
-        }
-        Shape::Infos => {
-            let infos = if d.remaining() == 0 { Vec::new() } else { decode_infos(&mut d)? };
-            m.infos(&infos)?;
-        }
-        Shape::IofPull => {
-            let id = d.u32()?;
-            m.size(id as usize);
-        }
-        Shape::Connect { objects, .. } => {
-            for o in objects {
-                m.byte_object(o)?;
-            }
-        }
-    }
-    Ok(m.into_bytes())
 }
 
 /// rpmix's forwarded output (the pull's handle, source, channel, data, the

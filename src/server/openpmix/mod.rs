@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use crate::abi::*;
 use crate::owned::Proc;
-use crate::msg::{self, Request};
+use crate::msg::{self, Reply, Request};
 use crate::ptl;
 use crate::runtime::{ConnId, Framing, Handle, Net, PeerCred, Stream};
 
@@ -348,44 +348,42 @@ pub(super) fn incoming(net: &mut Net, jobs: &HashMap<String, Nspace>, hostname: 
                 None => None,
             };
             match answer {
-                Some(Ok(bytes)) => {
-                    link.expect(req, answers::Shape::Raw);
-                    super::reply(net, conn, req, PMIX_SUCCESS, &bytes);
-                }
-                _ => super::reply(net, conn, req, PMIX_ERR_NOT_FOUND, &[]),
+                Some(Ok(bytes)) => super::reply(net, conn, req, Reply::JobData(bytes)),
+                _ => super::reply(net, conn, req, Reply::Status(PMIX_ERR_NOT_FOUND)),
             }
             return None;
         }
         Err(st) => {
             crate::pmix_debug!(1, "OpenPMIx client {who}: a request does not decode ({st}); answering with an error");
-            super::reply(net, conn, req, st, &[]);
+            super::reply(net, conn, req, Reply::Status(st));
             return None;
         }
     };
     if !answers::served(&request) {
         crate::pmix_debug!(1, "OpenPMIx client {who}: {} is not served", request.name());
-        super::reply(net, conn, req, PMIX_ERR_NOT_SUPPORTED, &[]);
+        super::reply(net, conn, req, Reply::Status(PMIX_ERR_NOT_SUPPORTED));
         return None;
     }
     // Its client expects no answer.
     if !msg::v41::answered(&request) {
         return Some((0, request, false));
     }
-    let mut shape = answers::shape_of(&request, who);
-    if let answers::Shape::Connect { nspaces, objects } = &mut shape {
+    if let Some(nspaces) = answers::connect_nspaces(&request, who) {
         // The other jobs' data as they are now (the answer comes when
         // all have arrived; their commits are asked for with Gets, as
         // from OpenPMIx's server).
-        for n in nspaces.iter() {
-            if let Some(Ok(o)) = jobs.get(n).map(|ns| jobdata::encode(ns, hostname, link.described())) {
-                objects.push(o);
-            }
-        }
+        let objects = nspaces.iter().filter_map(|n| jobs.get(n).and_then(|ns| jobdata::encode(ns, hostname, link.described()).ok())).collect();
+        link.connecting(req, objects);
     }
-    link.expect(req, shape);
     // (OpenPMIx's client waits for an answer rpmix's does not send)
     let ack = !request.answered();
     Some((req, request, ack))
+}
+
+/// `answer` in OpenPMIx's form when `conn` is an OpenPMIx client's (None:
+/// it is rpmix's).
+pub(super) fn answer(net: &mut Net, conn: ConnId, req: u32, answer: &Reply) -> Option<Vec<u8>> {
+    net.rewrite::<Link>(conn).map(|l| l.answer(req, answer))
 }
 
 /// Read `body` as a connect message and as every request an OpenPMIx
