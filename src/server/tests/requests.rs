@@ -93,6 +93,37 @@ fn pulled_output_reaches_the_puller_tagged_with_its_handle() {
     assert_eq!(got, b"hello\n");
 }
 
+/// Output of a job that ended here, delivered after its namespace was
+/// deregistered (its last lines can come that late), is not kept: a pull
+/// made afterwards gets none of it, and the server holds no count of it.
+#[test]
+fn output_of_a_job_that_ended_here_is_not_kept() {
+    let mut srv = Server::start(Answer::Inline, None, 1);
+    srv.register_late("ended", 1);
+    srv.engine.handle.call(|s, net| {
+        s.deregister_client(net, &Proc::new("ended", 0));
+        s.deregister_nspace(net, "ended");
+        s.iof_deliver(net, &Proc::new("ended", 0), PMIX_FWD_STDOUT_CHANNEL, b"late\n", false);
+        // (a live job's output before any pull is kept, as ever)
+        s.iof_deliver(net, &Proc::new("job", 1), PMIX_FWD_STDOUT_CHANNEL, b"kept\n", false);
+    });
+    assert_eq!(srv.engine.handle.call(|s, _| s.iof.delivered(&Proc::new("ended", 0))), Some(None));
+    let pull = Request::IofPull(msg::IofPull { procs: vec![Proc::wildcard("ended"), Proc::new("job", 1)], channels: PMIX_FWD_STDOUT_CHANNEL, handle: 9, directives: Vec::new() });
+    assert_eq!(srv.clients[0].call(&pull).status, PMIX_SUCCESS);
+    let (_, tag, body) = loop {
+        let f = srv.clients[0].frame();
+        if f.1 == wire::IOF {
+            break f;
+        }
+    };
+    assert_eq!(tag, wire::IOF);
+    let mut d = Decoder::new(&body);
+    let _handle = d.u32().unwrap();
+    let source = Proc::decode(&mut d).unwrap();
+    let _channel = d.u32().unwrap();
+    assert_eq!((source, d.blob().unwrap().to_vec()), (Proc::new("job", 1), b"kept\n".to_vec()), "the first output the pull gets");
+}
+
 #[test]
 fn a_silent_rank_set_a_heartbeat_monitor_is_alerted_and_a_cancel_ends_it() {
     let mut srv = Server::start(Answer::Inline, None, 1);
