@@ -345,19 +345,20 @@ fn contribution(nspaces: &HashMap<String, Nspace>, local: &BTreeSet<Proc>, colle
 }
 
 /// A fence across nodes that lost a local participant before this node
-/// contributed: when every other local participant has arrived, the host
-/// still gets this node's contribution (theirs), so that the other nodes'
-/// part of the collective ends instead of waiting for this node (Slurm's
-/// ring would wait until the step is killed); OpenPMIx passes such a fence
-/// up without the dead proc too. The host's answer is not waited for: the
-/// local survivors hear of the loss at once.
+/// contributed: the host still gets this node's contribution, the local
+/// survivors' records (what each committed so far, whether it had entered
+/// the fence or not), so that the other nodes' part of the collective ends
+/// instead of waiting for this node (Slurm's ring would wait until the
+/// step is killed). One contribution per fence: a survivor that enters it
+/// later is answered at once, its member being gone, and never reaches the
+/// host. The host's answer is not waited for: the local survivors hear of
+/// the loss at once.
 fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) {
     if b.kind != Collective::Fence || b.at_host || b.members.all_local(cx.nspaces) {
         return;
     }
-    let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
     let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
-    if local.is_empty() || !local.is_subset(&arrived) {
+    if local.is_empty() {
         return;
     }
     let blob = contribution(cx.nspaces, &local, b.collect);

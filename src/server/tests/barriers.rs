@@ -61,6 +61,30 @@ fn a_rank_lost_before_the_fence_fails_it_for_the_others() {
     assert_eq!(st, PMIX_ERR_LOST_CONNECTION);
 }
 
+/// A rank lost in a fence across nodes before every local rank entered it:
+/// the others hear of the loss at once, and the host still gets this node's
+/// contribution, once, so the other nodes' part ends. (A survivor entering
+/// the fence afterwards is answered at once, its member being gone:
+/// `a_rank_lost_before_the_fence_fails_it_for_the_others`.)
+#[test]
+fn a_rank_lost_in_a_fence_across_nodes_still_lets_the_host_finish_it() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    let a = srv.clients[0].send(&fence(wildcard()));
+    // (the fence is in: a request answered at once orders the two)
+    let r = srv.clients[0].call(&Request::Get { target: Proc::new("job", 0), key: "pmix.hname".into(), info: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    assert!(srv.no_upcall_yet(), "the host was asked before every local rank arrived");
+    drop(srv.clients.pop());
+    let Seen::Fence(procs, done) = srv.next_upcall() else { panic!("not a fence") };
+    assert_eq!(procs, wildcard());
+    assert_eq!(srv.clients[0].reply(a).status, PMIX_ERR_LOST_CONNECTION);
+    // (the host's late answer changes nothing)
+    done(PMIX_SUCCESS, Vec::new());
+    let r = srv.clients[0].call(&Request::Get { target: Proc::new("job", 0), key: "pmix.hname".into(), info: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    assert!(srv.no_upcall_yet(), "a second contribution to the same fence");
+}
+
 /// A connect naming a job that ended here (its namespace deregistered)
 /// fails at once with LOST_CONNECTION: it neither waits nor goes to the host
 /// as if that job lived elsewhere. The name registered again is served.
