@@ -701,14 +701,15 @@ chaos_plan() {
 }
 # chaos_tmp: what is in every node's /tmp (its TmpFS: Slurm's spool, the
 # plugin's and the libraries' session directories, the tasks' TMPDIR) and
-# /dev/shm, three levels down, one "node:path" a line (but slurmd's
-# credential state, which it writes now and then)
+# /dev/shm, three levels down, one "node:path" a line (but slurmd's own:
+# its pid file, written a while after it starts, and its credential state,
+# written now and then)
 chaos_tmp() {
     local h
     for h in "${NODES[@]}"; do
         nsh_in "$h" sh -c 'cd "$1/tmp" 2>/dev/null && find . -mindepth 1 -maxdepth 3 | sed "s|^\.|$2:/tmp|"
             cd "$1/dev/shm" 2>/dev/null && find . -mindepth 1 -maxdepth 3 | sed "s|^\.|$2:/dev/shm|"' sh "$RR" "$h"
-    done | grep -vE ':/tmp/slurmd-spool/cred_state' | sort
+    done | grep -vE ':/tmp/(slurmd-spool/cred_state|slurmd\.pid$)' | sort
 }
 # the fence status of rank <q> at fence <i> in <log>, without OpenPMIx 5's
 # "PMIX_" prefix ('' when it printed none)
@@ -784,6 +785,7 @@ case_chaos() {
             ((fnb == nnodes * (AT + 1))) || add "$fnb fence_nb upcalls, not $((nnodes * (AT + 1))) (one per node per fence)"
         fi
         after=$(chaos_tmp)
+        { echo "--- the nodes' TmpFS and /dev/shm after the round:"; echo "$after"; } >>"$log"
         new=$(comm -13 <(echo "$before") <(echo "$after") | head -n 3 | tr '\n' ' ')
         [[ -z $new ]] || add "left in the nodes' TmpFS: $new"
         [[ -n $LEFT ]] && add "task processes left running"
