@@ -140,7 +140,13 @@
 #                srun exit and statuses (but on the dead rank's node) are
 #                compared: a kill in a fence with data leaves OpenPMIx's
 #                other nodes' tasks in Slurm's ring until their alarm
-#                (fence-kill-data). ~2 s a round
+#                (fence-kill-data). ~1.2 s a round.
+#                SLURM2_CHAOS_KILL_DELAY=0 kills the victim at once instead,
+#                often before all its node's other tasks entered the fence:
+#                rpmix's server then answers them LOST_CONNECTION without
+#                handing Slurm its node's contribution, and in a fence with
+#                data the other nodes' tasks wait in Slurm's ring until their
+#                alarm (about 1 such round in 3: docs/testing.md)
 #   spawn        twohost.c spawn: 2 parents MPI_Comm_spawn 2 children. Slurm
 #                22.05's plugin answers the spawn upcall PMIX_ERR_NOT_SUPPORTED
 #                (seen in slurmd's log), so this fails on both: SKIP
@@ -175,7 +181,8 @@
 #   SLURM2_SLURM     22.05 (default: this machine's) or 24.11 (Debian 13's)
 #   SLURM2_TIMEOUT, SLURM2_BUDGET, SLURM2_SUBNET (see above)
 #   SLURM2_CHAOS_ROUNDS, SLURM2_CHAOS_SEED, SLURM2_CHAOS_ROUND,
-#   SLURM2_CHAOS_OPENPMIX, SLURM2_CHAOS_BOUND (case chaos, above)
+#   SLURM2_CHAOS_OPENPMIX, SLURM2_CHAOS_BOUND, SLURM2_CHAOS_KILL_DELAY
+#   (case chaos, above)
 #   SLURM2_MODE      test | bench: `srun -N 2 -n 4 ./mpi_hello`, BENCH_RUNS
 #                    (default 5) per library, medians printed side by side
 set -uo pipefail
@@ -686,7 +693,8 @@ chaos_bound=${SLURM2_CHAOS_BOUND:-15}
 # chaos_plan <round>: K tasks per node (2-4), NF fences (4-6; MASK: which
 # collect data, the first does, the last does not), the strike at fence AT
 # (1..NF-1: every task is connected by then) of rank VIC: KIND kill (the
-# victim dies DELAY 300-1000 ms after the others entered the fence) or stop
+# victim dies DELAY 300-1000 ms after the others entered the fence, or
+# SLURM2_CHAOS_KILL_DELAY ms) or stop
 # (SIGSTOP DELAY 0-300 ms after it entered, SIGCONT STOPMS 50-1500 ms later)
 chaos_plan() {
     RANDOM=$(((chaos_seed * 7919 + $1) % 2147483647))
@@ -695,7 +703,7 @@ chaos_plan() {
     MASK=$(((RANDOM % (1 << NF) | 1) & ~(1 << (NF - 1))))
     AT=$((1 + RANDOM % (NF - 1)))
     VIC=$((RANDOM % (nnodes * K)))
-    if ((RANDOM % 2)); then KIND=kill DELAY=$((300 + RANDOM % 701)) STOPMS=0
+    if ((RANDOM % 2)); then KIND=kill DELAY=$((300 + RANDOM % 701)) STOPMS=0; DELAY=${SLURM2_CHAOS_KILL_DELAY:-$DELAY}
     else KIND=stop DELAY=$((RANDOM % 301)) STOPMS=$((50 + RANDOM % 1451)); fi
     RANDOM=$(($(date +%s%N) % 2147483647))
 }
