@@ -120,8 +120,10 @@
 #                first with data, the last without, the others as the seed
 #                says; a Get of the next rank's value after each with data),
 #                and at fence 1..NF-1 a random task is struck: SIGKILL (it
-#                never enters that fence: it dies 300-1000 ms after the
-#                others entered it), or SIGSTOP 0-300 ms after it entered it
+#                never enters that fence: it dies 300-1000 ms after every
+#                other task is about to enter it, each making a file in a
+#                directory of the work directory first), or SIGSTOP 0-300
+#                ms after it entered it
 #                and SIGCONT 50-1500 ms later. Each round: srun ends within
 #                SLURM2_CHAOS_BOUND s (15) plus the stop; no FAIL line; the
 #                nodes' tasks as asked (the host each prints); one fence_nb
@@ -141,7 +143,8 @@
 #                compared: a kill in a fence with data leaves OpenPMIx's
 #                other nodes' tasks in Slurm's ring until their alarm
 #                (fence-kill-data). ~1.2 s a round.
-#                SLURM2_CHAOS_KILL_DELAY=0 kills the victim at once instead,
+#                SLURM2_CHAOS_KILL_DELAY=0 kills the victim at once instead
+#                (without waiting for the others),
 #                often before all its node's other tasks entered the fence:
 #                rpmix's server then answers them LOST_CONNECTION without
 #                handing Slurm its node's contribution, and in a fence with
@@ -693,8 +696,8 @@ chaos_bound=${SLURM2_CHAOS_BOUND:-15}
 # chaos_plan <round>: K tasks per node (2-4), NF fences (4-6; MASK: which
 # collect data, the first does, the last does not), the strike at fence AT
 # (1..NF-1: every task is connected by then) of rank VIC: KIND kill (the
-# victim dies DELAY 300-1000 ms after the others entered the fence, or
-# SLURM2_CHAOS_KILL_DELAY ms) or stop
+# victim dies DELAY 300-1000 ms after every other task is about to enter
+# the fence, or SLURM2_CHAOS_KILL_DELAY ms after it reached it) or stop
 # (SIGSTOP DELAY 0-300 ms after it entered, SIGCONT STOPMS 50-1500 ms later)
 chaos_plan() {
     RANDOM=$(((chaos_seed * 7919 + $1) % 2147483647))
@@ -724,7 +727,7 @@ chaos_tmp() {
 chaos_status() { grep -m1 -E "^$1: fence $2 returned " "$3" | sed -E -e 's/.* returned //' -e 's/^PMIX_(ERR_)?//'; }
 case_chaos() {
     local lib=$1 want r first=0 last=$((chaos_rounds - 1)) log nt data cmp ostop=0 okill=0 why0=$why before after new
-    local k q h vh st own other n fnb dmx desc nrun=0 nbad=0 kills=0 stops=0
+    local k q h vh st own other n fnb sync dmx desc nrun=0 nbad=0 kills=0 stops=0
     want=$(libname "$lib")
     [[ -n ${SLURM2_CHAOS_ROUND:-} ]] && first=$SLURM2_CHAOS_ROUND last=$SLURM2_CHAOS_ROUND
     echo "  chaos on $want: seed $chaos_seed, rounds $first-$last (SLURM2_CHAOS_SEED=$chaos_seed SLURM2_CHAOS_ROUND=R replays round R)"
@@ -744,7 +747,12 @@ case_chaos() {
         log=$LOGS/chaos.$lib.$r.log
         desc="$KIND rank $VIC at fence $AT of $NF (data=$data, mask $MASK), $nnodes x $K tasks, $([[ $KIND == kill ]] && echo "${DELAY} ms late" || echo "stopped after $DELAY ms for $STOPMS ms")"
         before=$(chaos_tmp)
-        run_srun "$log" -N "$nnodes" -n "$nt" -O -m block -- "$SB/slurm2_chaos" "$NF" "$MASK" "$AT" "$VIC" "$KIND" "$DELAY" "$STOPMS"
+        # (a kill: the victim waits until every other task is about to enter
+        # the fence, each making a file in sync first; not with
+        # SLURM2_CHAOS_KILL_DELAY)
+        sync=() && rm -rf "$work/sync" && mkdir "$work/sync" || add "cannot make $work/sync"
+        [[ -z ${SLURM2_CHAOS_KILL_DELAY:-} ]] && sync=("$work/sync")
+        run_srun "$log" -N "$nnodes" -n "$nt" -O -m block -- "$SB/slurm2_chaos" "$NF" "$MASK" "$AT" "$VIC" "$KIND" "$DELAY" "$STOPMS" "${sync[@]}"
         ((MS <= chaos_bound * 1000 + STOPMS)) || add "srun took $MS ms (bound $((chaos_bound * 1000 + STOPMS)) ms)"
         grep -q ': FAIL ' "$log" && add "$(grep -m1 ': FAIL ' "$log")"
         check_versions "$log" "$want" "$nt"

@@ -3,7 +3,7 @@
  * (tools/slurm2-tests.sh, case chaos): `srun --mpi=pmix -N nodes -n N` runs
  * NF fences of the whole job, and at fence AT the task VICTIM is struck.
  *
- *   slurm2_chaos NF MASK AT VICTIM KIND DELAY_MS STOP_MS
+ *   slurm2_chaos NF MASK AT VICTIM KIND DELAY_MS STOP_MS [SYNC]
  *
  * Every task prints "R: version <PMIx_Get_version()>" and "R: host <hostname>".
  * Fence I collects data when bit I of MASK is set: each task Puts and
@@ -12,8 +12,10 @@
  *   R: fence I data=D enter
  *   R: fence I returned <status name>
  * KIND (none, kill, stop):
- *   kill  the victim does not enter fence AT: it sleeps DELAY_MS (the
- *         others are in the fence by then) and dies of SIGKILL. Every
+ *   kill  the victim does not enter fence AT: it waits until every other
+ *         task is about to call it (each creates SYNC/<rank> first; SYNC
+ *         is a directory every node sees; not waited for without SYNC,
+ *         at most 10 s), sleeps DELAY_MS and dies of SIGKILL. Every
  *         survivor prints its fence AT status and exits 3 (as
  *         c-tests/fault_fence_kill.c late): the driver checks the statuses.
  *   stop  the victim forks a helper as it enters fence AT; the helper sends
@@ -61,8 +63,8 @@ int main(int argc, char **argv)
 
     alarm(20);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc != 8) {
-        fprintf(stderr, "usage: slurm2_chaos NF MASK AT VICTIM none|kill|stop DELAY_MS STOP_MS\n");
+    if (argc != 8 && argc != 9) {
+        fprintf(stderr, "usage: slurm2_chaos NF MASK AT VICTIM none|kill|stop DELAY_MS STOP_MS [SYNC]\n");
         return 2;
     }
     nf = atoi(argv[1]);
@@ -108,7 +110,26 @@ int main(int argc, char **argv)
                 return 3;
             }
         }
+        if (i == at && strcmp(kind, "kill") == 0 && argc > 8 && !struck) {
+            char f[4096];
+            FILE *fp;
+            snprintf(f, sizeof f, "%s/%u", argv[8], (unsigned)me.rank);
+            if ((fp = fopen(f, "w")) != NULL) fclose(fp);
+        }
         if (struck && strcmp(kind, "kill") == 0) {
+            if (argc > 8) {
+                /* until every other task is about to enter the fence */
+                for (int w = 0; w < 5000; w++) {
+                    uint32_t there = 0;
+                    char f[4096];
+                    for (uint32_t q = 0; q < n; q++) {
+                        snprintf(f, sizeof f, "%s/%u", argv[8], (unsigned)q);
+                        if (q != victim && access(f, F_OK) == 0) there++;
+                    }
+                    if (there == n - 1) break;
+                    msleep(2);
+                }
+            }
             printf("%u: fence %d data=%d dying in %ld ms\n", (unsigned)me.rank, i, (int)data, delay);
             msleep(delay);
             raise(SIGKILL);
