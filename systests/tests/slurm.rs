@@ -40,6 +40,7 @@ mod sh {
                 mpi_abort: concat!($prefix, "/mpi-abort"),
                 fence_kill: concat!($prefix, "/fence-kill"),
                 fence_kill_data: concat!($prefix, "/fence-kill-data"),
+                chaos: concat!($prefix, "/chaos"),
                 impi: concat!($prefix, "/impi"),
                 spawn: concat!($prefix, "/spawn"),
                 $($($test: $case),*)?
