@@ -144,12 +144,9 @@
 #                other nodes' tasks in Slurm's ring until their alarm
 #                (fence-kill-data). ~1.2 s a round.
 #                SLURM2_CHAOS_KILL_DELAY=0 kills the victim at once instead
-#                (without waiting for the others),
-#                often before all its node's other tasks entered the fence:
-#                rpmix's server then answers them LOST_CONNECTION without
-#                handing Slurm its node's contribution, and in a fence with
-#                data the other nodes' tasks wait in Slurm's ring until their
-#                alarm (about 1 such round in 3: docs/testing.md)
+#                (without waiting for the others), often before all its
+#                node's other tasks entered the fence: the node still owes
+#                Slurm its contribution, once (docs/testing.md)
 #   spawn        twohost.c spawn: 2 parents MPI_Comm_spawn 2 children. Slurm
 #                22.05's plugin answers the spawn upcall PMIX_ERR_NOT_SUPPORTED
 #                (seen in slurmd's log), so this fails on both: SKIP

@@ -149,6 +149,29 @@ struct Barrier {
 pub(super) struct Fences {
     barriers: Vec<Barrier>,
     next_id: u64,
+    /// Fences across nodes that lost a local participant: this node's
+    /// contribution, owed to the host once per fence.
+    owed: Vec<Owed>,
+}
+
+/// A fence across nodes that a local participant can no longer reach
+/// (it ended): its local survivors are answered LOST_CONNECTION as they
+/// arrive, and the host still gets this node's contribution, once, when
+/// the last of them has arrived or ended, so the other nodes' part of the
+/// fence ends (Slurm's ring would wait for this node until the step is
+/// killed).
+struct Owed {
+    members: Members,
+    procs: Vec<Proc>,
+    info: Vec<Info>,
+    collect: bool,
+    /// The local survivors, whose records the contribution carries.
+    survivors: BTreeSet<Proc>,
+    /// Survivors not arrived yet.
+    pending: BTreeSet<Proc>,
+    /// The contribution already went to the host (when the loss came
+    /// during the fence), before some survivors arrived.
+    sent: bool,
 }
 
 /// What a barrier needs of the server around it: the connections, the host,
@@ -176,6 +199,9 @@ impl Fences {
         if members.any_ended(cx.nspaces, cx.gone) {
             crate::pmix_debug!(2, "{collective:?} of {who} names a participant that has ended: LOST_CONNECTION");
             reply(cx.net, conn, req, Reply::Status(PMIX_ERR_LOST_CONNECTION));
+            if collective == Collective::Fence && !members.all_local(cx.nspaces) {
+                self.owe(cx, who, members, procs, info, collect);
+            }
             return;
         }
         let idx = match self.barriers.iter().position(|b| b.kind == collective && b.members == members && !b.at_host) {
@@ -283,8 +309,45 @@ impl Fences {
         for b in hit {
             let arrived: Vec<(ConnId, u32, Proc, Instant)> = b.arrived.iter().filter(|(_, _, p, _)| p != proc).cloned().collect();
             let b = Barrier { arrived, ..b };
-            contribute_without(cx, &b, proc);
+            if let Some(owed) = contribute_without(cx, &b, proc) {
+                self.owed.push(owed);
+            }
             finish(cx.net, cx.nspaces, b, st);
+        }
+        // (a survivor that ends pays its part of what is owed: nothing)
+        for o in &mut self.owed {
+            o.pending.remove(proc);
+        }
+        self.settle_owed(cx);
+    }
+
+    /// `who` arrived at a fence across nodes that names a participant that
+    /// ended: it counts towards the fence this node still owes the host
+    /// (the oldest such fence it has not arrived at), or starts one.
+    fn owe(&mut self, cx: &mut Ctx<'_>, who: &Proc, members: Members, procs: Vec<Proc>, info: Vec<Info>, collect: bool) {
+        if let Some(o) = self.owed.iter_mut().find(|o| o.members == members && o.pending.contains(who)) {
+            o.pending.remove(who);
+            o.collect |= collect;
+        } else {
+            let survivors: BTreeSet<Proc> = members.local(cx.nspaces).into_iter().filter(|p| !ended(cx.nspaces, p)).collect();
+            let mut pending = survivors.clone();
+            pending.remove(who);
+            self.owed.push(Owed { members, procs, info, collect, survivors, pending, sent: false });
+        }
+        self.settle_owed(cx);
+    }
+
+    /// The owed fences every local survivor has reached (or ended before
+    /// reaching): their contribution goes to the host now, if not yet.
+    fn settle_owed(&mut self, cx: &mut Ctx<'_>) {
+        let (done, keep): (Vec<Owed>, Vec<Owed>) = std::mem::take(&mut self.owed).into_iter().partition(|o| o.pending.is_empty());
+        self.owed = keep;
+        for o in done.into_iter().filter(|o| !o.sent) {
+            let survivors: BTreeSet<Proc> = o.survivors.into_iter().filter(|p| !ended(cx.nspaces, p)).collect();
+            let blob = contribution(cx.nspaces, &survivors, o.collect);
+            let mut info = o.info;
+            fence_info(&mut info, o.collect);
+            let _ = cx.host.fence_nb(&o.procs, &info, blob, Box::new(|_, _| {}));
         }
     }
 
@@ -349,22 +412,38 @@ fn contribution(nspaces: &HashMap<String, Nspace>, local: &BTreeSet<Proc>, colle
 /// survivors' records (what each committed so far, whether it had entered
 /// the fence or not), so that the other nodes' part of the collective ends
 /// instead of waiting for this node (Slurm's ring would wait until the
-/// step is killed). One contribution per fence: a survivor that enters it
-/// later is answered at once, its member being gone, and never reaches the
-/// host. The host's answer is not waited for: the local survivors hear of
-/// the loss at once.
-fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) {
+/// step is killed). The host's answer is not waited for: the local
+/// survivors hear of the loss at once. Survivors that had not entered the
+/// fence yet are owed it: when they do, they are answered at once and the
+/// host hears nothing more of this fence (`Owed`, sent).
+fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) -> Option<Owed> {
     if b.kind != Collective::Fence || b.at_host || b.members.all_local(cx.nspaces) {
-        return;
+        return None;
     }
-    let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead).cloned().collect();
+    let local: BTreeSet<Proc> = b.local_needed.iter().filter(|p| *p != dead && !ended(cx.nspaces, p)).cloned().collect();
     if local.is_empty() {
-        return;
+        return None;
     }
     let blob = contribution(cx.nspaces, &local, b.collect);
     let mut info = b.info.clone();
     fence_info(&mut info, b.collect);
     let _ = cx.host.fence_nb(&b.procs, &info, blob, Box::new(|_, _| {}));
+    let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
+    let pending: BTreeSet<Proc> = local.difference(&arrived).cloned().collect();
+    (!pending.is_empty()).then(|| Owed {
+        members: b.members.clone(),
+        procs: b.procs.clone(),
+        info: b.info.clone(),
+        collect: b.collect,
+        survivors: local,
+        pending,
+        sent: true,
+    })
+}
+
+/// A local participant that ended (lost, finalized, deregistered).
+fn ended(nspaces: &HashMap<String, Nspace>, p: &Proc) -> bool {
+    nspaces.get(&p.nspace).and_then(|ns| ns.clients.get(&p.rank)).map_or(true, |reg| reg.terminated)
 }
 
 /// Answer every participant of `b` with `st` (and, on success, the data a

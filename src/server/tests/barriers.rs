@@ -85,6 +85,24 @@ fn a_rank_lost_in_a_fence_across_nodes_still_lets_the_host_finish_it() {
     assert!(srv.no_upcall_yet(), "a second contribution to the same fence");
 }
 
+/// A fence across nodes that names a rank lost before any local rank
+/// entered it: each survivor is answered at once, and the host still gets
+/// this node's contribution once the last survivor arrived (one per
+/// fence: the next fence is the next contribution).
+#[test]
+fn a_fence_across_nodes_naming_a_rank_lost_before_it_still_reaches_the_host() {
+    let mut srv = Server::start(Answer::Later, None, 2);
+    drop(srv.clients.pop());
+    let r = srv.clients[0].call(&Request::Get { target: Proc::new("job", 0), key: "pmix.hname".into(), info: Vec::new() });
+    assert_eq!(r.status, PMIX_SUCCESS);
+    for _fence in 0..2 {
+        assert_eq!(srv.clients[0].call(&fence(wildcard())).status, PMIX_ERR_LOST_CONNECTION);
+        let Seen::Fence(procs, _done) = srv.next_upcall() else { panic!("not a fence") };
+        assert_eq!(procs, wildcard());
+        assert!(srv.no_upcall_yet(), "more than one contribution to a fence");
+    }
+}
+
 /// A connect naming a job that ended here (its namespace deregistered)
 /// fails at once with LOST_CONNECTION: it neither waits nor goes to the host
 /// as if that job lived elsewhere. The name registered again is served.
