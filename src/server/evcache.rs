@@ -13,7 +13,8 @@
 //! PMIX_EVENT_DO_NOT_CACHE, or for its source alone (PMIX_RANGE_PROC_LOCAL),
 //! is not kept. What a namespace's deregistration ends goes with it
 //! (`forget_nspace`): the events it raised, those only its procs could
-//! get, and its procs in every record of who had an event.
+//! get, and its procs in every record of who had an event; likewise a
+//! tool's, when its connection ends (`forget_tool`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -154,6 +155,18 @@ impl EvCache {
         });
         for k in self.kept.iter_mut() {
             k.had.retain(|p| p.nspace != name);
+        }
+        self.bytes = self.kept.iter().map(|k| k.body.len()).sum();
+    }
+
+    /// Tool `p`'s connection ended (a tool is named anew each time): the
+    /// events only it could get (a custom range naming only it: a job's
+    /// end, its allocation's completion), and it in every record of who
+    /// had an event, go.
+    pub(super) fn forget_tool(&mut self, p: &Proc) {
+        self.kept.retain(|k| k.range != PMIX_RANGE_CUSTOM || !k.custom.as_ref().is_some_and(|c| !c.is_empty() && c.iter().all(|t| t.names(p) || p.names(t))));
+        for k in self.kept.iter_mut() {
+            k.had.remove(p);
         }
         self.bytes = self.kept.iter().map(|k| k.body.len()).sum();
     }

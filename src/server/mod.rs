@@ -935,6 +935,7 @@ impl Role for ServerRole {
             // the monitors it set on itself end with its connection.
             self.with_groups(net, |g, cx| g.member_ended(cx, &peer.proc));
             self.monitors.forget(&peer.proc);
+            self.evcache.forget_tool(&peer.proc);
             self.host.tool_disconnected(&peer.proc);
         }
         self.fail_fences_of(net, &peer.proc);

@@ -133,3 +133,16 @@ fn an_openpmix_peer_is_registered_for_what_it_named() {
     c.drop_conn(conn);
     assert!(!c.registered_for(conn, CODE, false), "its connection ended");
 }
+
+#[test]
+fn a_tools_events_go_with_its_connection() {
+    let mut c = super::super::evcache::EvCache::default();
+    let tool = Proc::new("tool.3", 0);
+    let to_tool = vec![Info::new("pmix.evrange", Value::procs(std::slice::from_ref(&tool)))];
+    let to_job = vec![Info::new("pmix.evrange", Value::procs(&[Proc::wildcard("job")]))];
+    c.keep(CODE, &Proc::new("server", 0), PMIX_RANGE_CUSTOM, &to_tool, b"one", [tool.clone()].into_iter().collect());
+    c.keep(CODE, &Proc::new("server", 0), PMIX_RANGE_CUSTOM, &to_job, b"two", [tool.clone()].into_iter().collect());
+    assert_eq!(c.size(), (2, 6, 2));
+    c.forget_tool(&tool);
+    assert_eq!(c.size(), (1, 3, 0), "only the job's event stays, had by nobody");
+}
