@@ -28,15 +28,75 @@ pub struct Handler {
     pub affected: Option<Vec<Proc>>,
 }
 
+/// An event no handler took, kept for a handler registered later.
+pub struct Kept {
+    pub status: pmix_status_t,
+    pub source: Proc,
+    pub info: Vec<Info>,
+}
+
+/// The most events a registry keeps for handlers registered later (the
+/// oldest go first), as OpenPMIx's `max_events`.
+pub const KEEP: usize = 512;
+
+/// A kept event's turn: the chain registered when it came due.
+pub type Due = (Vec<Handler>, Kept);
+
 #[derive(Default)]
 pub struct Registry {
     handlers: Vec<Handler>,
     next_id: usize,
+    /// Events no handler took (a client's: `keep`), oldest first.
+    kept: std::collections::VecDeque<Kept>,
+    /// Kept events a handler registered since matched, checked out of
+    /// `kept`, each with its chain, for the role to run (`take_due`).
+    due: Vec<Due>,
 }
 
 impl Registry {
     pub const fn new() -> Registry {
-        Registry { handlers: Vec::new(), next_id: 0 }
+        Registry { handlers: Vec::new(), next_id: 0, kept: std::collections::VecDeque::new(), due: Vec::new() }
+    }
+
+    /// Keep an event that no handler took (the caller checked that this
+    /// process is among its targets), for a handler registered later.
+    pub fn keep(&mut self, status: pmix_status_t, source: &Proc, info: &[Info]) {
+        if find(info, PMIX_EVENT_DO_NOT_CACHE).is_some_and(|i| i.truthy()) {
+            return;
+        }
+        while self.kept.len() >= KEEP {
+            self.kept.pop_front();
+        }
+        self.kept.push_back(Kept { status, source: source.clone(), info: info.to_vec() });
+    }
+
+    /// How many events are kept.
+    pub fn kept(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The kept events handler `id` (just registered) matches, checked out,
+    /// each with the chain registered now (a single run: it is delivered
+    /// once).
+    fn check_kept(&mut self, id: usize) {
+        let Some(h) = self.handlers.iter().find(|h| h.id == id).cloned() else { return };
+        let mut i = 0;
+        while i < self.kept.len() {
+            let k = &self.kept[i];
+            let code = if h.codes.is_empty() { !non_default(&k.info) } else { h.codes.contains(&k.status) };
+            if !code || !interested(&h, &affected_procs(&k.info)) {
+                i += 1;
+                continue;
+            }
+            let Some(k) = self.kept.remove(i) else { break };
+            let chain = self.chain_for(k.status, &k.info);
+            self.due.push((chain, k));
+        }
+    }
+
+    /// The kept events that came due since last asked, with their chains.
+    pub fn take_due(&mut self) -> Vec<Due> {
+        std::mem::take(&mut self.due)
     }
 
     /// Register; returns the reference id the caller gets back.
@@ -65,6 +125,7 @@ impl Registry {
             self.handlers.len() // PMIX_EVENT_HDLR_LAST / _APPEND / default: in registration order
         };
         self.handlers.insert(at, h);
+        self.check_kept(id);
         id
     }
 
@@ -80,27 +141,37 @@ impl Registry {
     /// of them (as OpenPMIx's do; an event that names none reaches it).
     pub fn chain_for(&self, code: pmix_status_t, info: &[Info]) -> Vec<Handler> {
         let named = affected_procs(info);
-        let interested = |h: &&Handler| match (&h.affected, &named) {
-            (Some(want), Some(got)) => got.iter().any(|g| want.iter().any(|w| same_proc(w, g))),
-            _ => true,
-        };
-        let mut v: Vec<Handler> = self.handlers.iter().filter(|h| h.codes.contains(&code)).filter(interested).cloned().collect();
-        let non_default = find(info, PMIX_EVENT_NON_DEFAULT).is_some_and(|i| i.truthy());
-        if !non_default {
-            v.extend(self.handlers.iter().filter(|h| h.codes.is_empty()).filter(interested).cloned());
+        let mut v: Vec<Handler> = self.handlers.iter().filter(|h| h.codes.contains(&code) && interested(h, &named)).cloned().collect();
+        if !non_default(info) {
+            v.extend(self.handlers.iter().filter(|h| h.codes.is_empty() && interested(h, &named)).cloned());
         }
         v
     }
 }
 
+/// Whether an event is marked PMIX_EVENT_NON_DEFAULT (default handlers skip it).
+fn non_default(info: &[Info]) -> bool {
+    find(info, PMIX_EVENT_NON_DEFAULT).is_some_and(|i| i.truthy())
+}
+
+/// Whether handler `h` hears an event naming the procs `named`: one
+/// registered with affected procs hears only events naming one of them (or
+/// naming none).
+fn interested(h: &Handler, named: &Option<Vec<Proc>>) -> bool {
+    match (&h.affected, named) {
+        (Some(want), Some(got)) => got.iter().any(|g| want.iter().any(|w| same_proc(w, g))),
+        _ => true,
+    }
+}
+
 /// The procs PMIX_EVENT_AFFECTED_PROC or _PROCS name, if either is given
 /// (at registration: whom the handler cares for; on an event: whom it is about).
-fn affected_procs(info: &[Info]) -> Option<Vec<Proc>> {
+pub fn affected_procs(info: &[Info]) -> Option<Vec<Proc>> {
     [PMIX_EVENT_AFFECTED_PROC, PMIX_EVENT_AFFECTED_PROCS].iter().find_map(|k| find(info, k)).map(|i| crate::owned::procs_of_value(i.value_ref()))
 }
 
 /// The same process, a rank of WILDCARD on either side matching any.
-fn same_proc(a: &Proc, b: &Proc) -> bool {
+pub fn same_proc(a: &Proc, b: &Proc) -> bool {
     a.nspace == b.nspace && (a.rank == b.rank || a.rank == PMIX_RANK_WILDCARD || b.rank == PMIX_RANK_WILDCARD)
 }
 

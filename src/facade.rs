@@ -175,13 +175,19 @@ pub type LendRegistry<'a> = dyn FnMut(&mut dyn FnMut(&mut Registry)) + 'a;
 /// progress thread, or here when initialised without a server), else the
 /// server's. The status says whether it was queued.
 pub fn edit_event_registry(edit: RegistryEdit) -> pmix_status_t {
+    // (a handler registered may take events the client kept: they run after the edit)
     if let Some(h) = client::handle() {
-        if h.run(move |_, _| edit(&mut |f| f(&mut client::events_of_client()))) { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
+        let queued = h.run(move |c, _| {
+            edit(&mut |f| f(&mut client::events_of_client()));
+            client::run_due(c.poster());
+        });
+        if queued { PMIX_SUCCESS } else { PMIX_ERR_UNREACH }
     } else if let Some(h) = server::handle() {
         if h.run(move |s, _| edit(&mut |f| f(&mut s.events))) { PMIX_SUCCESS } else { PMIX_ERR_INIT }
     } else if client::me().is_some() {
         // Initialised without a server: the handlers hear local events.
         edit(&mut |f| f(&mut client::events_of_client()));
+        client::api::run_due_alone();
         PMIX_SUCCESS
     } else {
         PMIX_ERR_INIT

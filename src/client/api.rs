@@ -262,7 +262,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         // local notifications complete)
         let alone = |f: Box<dyn FnOnce() + Send>| crate::runtime::later(None::<&crate::runtime::Handle<super::ClientRole>>, f);
         alone(Box::new(move || {
-            let chain = super::events_of_client().chain_for(status, &info);
+            let chain = super::chain_or_keep(status, &source, &info);
             let finally: Box<dyn FnOnce() + Send> = Box::new(move || done.status(PMIX_SUCCESS));
             crate::events::notify_then(chain, status, &source, &info, std::sync::Arc::new(alone), Some(finally));
         }));
@@ -276,7 +276,7 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         let for_me = range != PMIX_RANGE_CUSTOM || me().is_some_and(|me| custom_range_has(&info, &me));
         let delivered = !for_me
             || d.handle.run(move |c, _| {
-                let chain = super::events_of_client().chain_for(status, &infos);
+                let chain = super::chain_or_keep(status, &src, &infos);
                 crate::events::notify(chain, status, &src, &infos, c.poster());
             });
         if local_only {
@@ -284,6 +284,13 @@ pub fn notify(status: pmix_status_t, source: Proc, range: pmix_data_range_t, inf
         }
     }
     request(Request::Notify { status, source, range, info }, Box::new(move |r| done.status(r.status())));
+}
+
+/// Deliver the kept events that came due, without a progress thread (a
+/// client initialised without a server): each step on a thread of its own.
+pub fn run_due_alone() {
+    let alone = |f: Box<dyn FnOnce() + Send>| crate::runtime::later(None::<&crate::runtime::Handle<super::ClientRole>>, f);
+    alone(Box::new(move || super::run_due(std::sync::Arc::new(alone))));
 }
 
 /// Whether an event's custom range (PMIX_EVENT_CUSTOM_RANGE: one proc, or

@@ -215,6 +215,28 @@ pub fn events_of_client() -> parking_lot::MutexGuard<'static, events::Registry> 
     EVENTS.lock()
 }
 
+/// The chain of handlers an event for this process reaches; none: the
+/// event is kept for a handler registered later (`run_due`), as OpenPMIx's
+/// client keeps its notifications.
+pub fn chain_or_keep(status: pmix_status_t, source: &Proc, info: &[Info]) -> Vec<events::Handler> {
+    let mut reg = events_of_client();
+    let chain = reg.chain_for(status, info);
+    if chain.is_empty() {
+        reg.keep(status, source, info);
+    }
+    chain
+}
+
+/// Deliver the kept events a handler registered since matched, each once,
+/// to the chain registered then (called after every edit of the registry).
+pub fn run_due(post: events::Poster) {
+    let due = events_of_client().take_due();
+    for (chain, k) in due {
+        crate::pmix_debug!(5, "client: kept event {} from {} to a handler registered later", k.status, k.source);
+        events::notify(chain, k.status, &k.source, &k.info, post.clone());
+    }
+}
+
 /// The cache of the initialised client, reachable without the CLIENT lock.
 pub static CACHE: RwLock<Option<Arc<Cache>>> = RwLock::new(None);
 
@@ -334,7 +356,7 @@ impl ClientRole {
         match req {
             crate::ptl::TAG_NOTIFY => match openpmix::event(body, described) {
                 Ok((st, src, info)) => {
-                    let chain = events_of_client().chain_for(st, &info);
+                    let chain = chain_or_keep(st, &src, &info);
                     events::notify(chain, st, &src, &info, self.poster());
                 }
                 Err(_) => crate::pmix_debug!(1, "client: an event from the OpenPMIx server does not decode"),
@@ -386,7 +408,7 @@ impl Role for ClientRole {
                 let parsed = (|| -> Res<(i32, Proc, Vec<Info>)> { Ok((d.u32()? as i32, Proc::decode(&mut d)?, decode_infos(&mut d)?)) })();
                 match parsed {
                     Ok((st, src, info)) => {
-                        let chain = events_of_client().chain_for(st, &info);
+                        let chain = chain_or_keep(st, &src, &info);
                         crate::pmix_debug!(5, "client {}: event {st} from {src}: {} handlers", self.me, chain.len());
                         events::notify(chain, st, &src, &info, self.poster());
                     }

@@ -136,3 +136,70 @@ fn the_servers_openpmix_answers_read_back_as_they_were() {
         }
     }
 }
+
+/// How many times `count_event` ran.
+static RAN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" fn count_event(
+    _id: usize,
+    _status: pmix_status_t,
+    _source: *const pmix_proc_t,
+    _info: *mut pmix_info_t,
+    _ninfo: usize,
+    _results: *mut pmix_info_t,
+    _nresults: usize,
+    cbfunc: pmix_event_notification_cbfunc_fn_t,
+    cbdata: *mut core::ffi::c_void,
+) {
+    RAN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    if let Some(f) = cbfunc {
+        // SAFETY: the chain's own continuation, called once.
+        unsafe { f(PMIX_SUCCESS, std::ptr::null_mut(), 0, None, std::ptr::null_mut(), cbdata) };
+    }
+}
+
+/// An event no handler took is kept (as `chain_or_keep` does), and a
+/// handler registered afterwards for its code runs it once: it is checked
+/// out as it comes due. A default handler takes what is not marked
+/// non-default; the oldest go past `events::KEEP`.
+#[test]
+fn a_handler_registered_after_an_event_arrived_runs_it_once() {
+    use crate::events::{self, Registry};
+    let mut r = Registry::new();
+    let src = Proc::new("server", 0);
+    let info = vec![Info::new("pmix.alloc.id", Value::string("A"))];
+    let inline: events::Poster = std::sync::Arc::new(|f| f());
+    assert!(r.chain_for(PMIX_NOTIFY_ALLOC_COMPLETE, &info).is_empty());
+    r.keep(PMIX_NOTIFY_ALLOC_COMPLETE, &src, &info);
+    r.keep(PMIX_PROCESS_SET_DEFINE, &src, &[Info::new("pmix.evnondef", Value::boolean(true))]);
+    // A handler of another code takes neither.
+    r.register(vec![PMIX_ERR_PROC_ABORTED], &[], Some(count_event));
+    assert!(r.take_due().is_empty());
+    let id = r.register(vec![PMIX_NOTIFY_ALLOC_COMPLETE], &[], Some(count_event));
+    let due = r.take_due();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].0.iter().map(|h| h.id).collect::<Vec<_>>(), vec![id]);
+    assert_eq!((due[0].1.status, &due[0].1.source), (PMIX_NOTIFY_ALLOC_COMPLETE, &src));
+    for (chain, k) in due {
+        events::notify(chain, k.status, &k.source, &k.info, inline.clone());
+    }
+    assert_eq!(RAN.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Delivered once: a second handler of the code gets nothing kept.
+    r.register(vec![PMIX_NOTIFY_ALLOC_COMPLETE], &[], Some(count_event));
+    assert!(r.take_due().is_empty());
+    // A default handler does not take the event marked non-default.
+    r.register(Vec::new(), &[], Some(count_event));
+    assert!(r.take_due().is_empty());
+    assert_eq!(r.kept(), 1);
+    // Bounded: the most recent KEEP.
+    let mut r = Registry::new();
+    for n in 0..(events::KEEP as u32 + 5) {
+        r.keep(PMIX_NOTIFY_ALLOC_COMPLETE, &src, &[Info::new("n", Value::u32(n))]);
+    }
+    assert_eq!(r.kept(), events::KEEP);
+    r.register(vec![PMIX_NOTIFY_ALLOC_COMPLETE], &[], Some(count_event));
+    let due = r.take_due();
+    assert_eq!(due.len(), events::KEEP);
+    assert_eq!(due[0].1.info[0].as_u32(), Some(5), "the oldest went first");
+    assert_eq!(r.kept(), 0);
+}

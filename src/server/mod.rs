@@ -6,6 +6,7 @@ pub mod cleanup;
 pub mod cmodule;
 mod conn;
 pub mod credential;
+mod evcache;
 mod fence;
 pub mod group;
 pub mod iof;
@@ -38,7 +39,7 @@ use crate::abi::*;
 use crate::status::Res;
 use crate::data::pack::Encoder;
 use crate::events;
-use crate::owned::{encode_infos, find, procs_of_value, Info, Proc, Value};
+use crate::owned::{encode_infos, find, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, PeerCred, Role};
 use crate::wire;
 use crate::msg::{Reply, Request};
@@ -65,6 +66,8 @@ pub struct ServerRole {
     /// Gets and dmodex requests waiting, the host's PMIx_Store_internal data.
     modex: modex::Modex,
     pub events: events::Registry,
+    /// Events kept for peers that register for them later.
+    evcache: evcache::EvCache,
     /// Process sets the host defined (PMIx_server_define_process_set), in
     /// the order defined.
     psets: pset::Psets,
@@ -153,47 +156,62 @@ fn settled(st: pmix_status_t) -> pmix_status_t {
     }
 }
 
-/// What delivering an event needs of the role: the peers it may go to,
-/// and this process's (the host's) handlers with the thread they run on.
+/// What delivering an event needs of the role: the peers it may go to
+/// (which of them are OpenPMIx's), the events kept for peers that register
+/// later, and this process's (the host's) handlers with the thread they
+/// run on.
 pub(super) struct Sink<'a> {
     peers: &'a HashMap<ConnId, Peer>,
+    openpmix: &'a openpmix::Links,
+    cache: &'a mut evcache::EvCache,
     registry: &'a events::Registry,
     handle: Handle<ServerRole>,
 }
 
 impl Sink<'_> {
-    /// Deliver an event to local clients in `range` (and to this process's handlers).
-    pub(super) fn deliver(&self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
-        let custom: Option<Vec<Proc>> = find(info, PMIX_EVENT_CUSTOM_RANGE).map(|i| procs_of_value(i.value_ref()));
+    /// Deliver an event to local clients in `range` (and to this process's
+    /// handlers), and keep it for peers that register for it later.
+    ///
+    /// Every connected rpmix peer in range gets it now, whether it
+    /// registered a handler for it or not (its library runs its handlers,
+    /// or keeps it for one registered later): what Slurm and Open MPI were
+    /// measured with. An OpenPMIx peer gets it as from OpenPMIx's server:
+    /// only if it registered for it (else at its registration), and never
+    /// when it raised the event itself (its library ran its own handlers).
+    pub(super) fn deliver(&mut self, net: &mut Net, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        self.deliver_from(net, None, status, source, range, info)
+    }
+
+    /// `deliver` an event that peer `sender` raised (PMIx_Notify_event):
+    /// it counts as having had it.
+    pub(super) fn deliver_from(&mut self, net: &mut Net, sender: Option<&Proc>, status: pmix_status_t, source: &Proc, range: pmix_data_range_t, info: &[Info]) {
+        let custom = evcache::custom_targets(info);
         let mut body = Encoder::default();
         body.u32(status as u32);
         source.encode(&mut body);
         if encode_infos(&mut body, info).is_err() {
             return;
         }
-        let targets: Vec<ConnId> = self
+        let targets: Vec<(ConnId, &Proc)> = self
             .peers
             .iter()
-            .filter(|(_, p)| match range {
-                PMIX_RANGE_PROC_LOCAL => p.proc == *source,
-                PMIX_RANGE_NAMESPACE => p.proc.nspace == source.nspace,
-                PMIX_RANGE_CUSTOM => custom.as_ref().is_some_and(|c| c.iter().any(|x| x.names(&p.proc))),
-                _ => true,
-            })
-            .map(|(c, _)| *c)
+            .filter(|(_, p)| evcache::reaches(range, source, custom.as_deref(), &p.proc))
+            .map(|(c, p)| (*c, &p.proc))
             .collect();
         crate::pmix_debug!(5, "event {status} from {source}: to {} of {} peers", targets.len(), self.peers.len());
-        for c in targets {
+        let non_default = evcache::non_default(info);
+        let mut had: std::collections::HashSet<Proc> = sender.into_iter().cloned().collect();
+        for (c, p) in targets {
+            if self.openpmix.contains_key(&c) && (Some(p) == sender || !self.cache.registered_for(c, status, non_default)) {
+                continue;
+            }
             net.send(c, 0, wire::EVENT, body.bytes());
+            had.insert(p.clone());
         }
+        self.cache.keep(status, source, range, info, body.bytes(), had);
         // The host's own handlers hear every event its clients raise, whatever
         // the range, as with OpenPMIx (Slurm's default handler ends the step
         // on any event not marked PMIX_EVENT_NON_DEFAULT).
-        self.notify_own_handlers(status, source, info);
-    }
-
-    /// Run this process's (the host's) handlers registered for `status`.
-    pub(super) fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
         let chain = self.registry.chain_for(status, info);
         events::notify(chain, status, source, info, poster(&self.handle));
     }
@@ -233,6 +251,7 @@ impl ServerRole {
             gone: Default::default(),
             modex: Default::default(),
             events: events::Registry::default(),
+            evcache: Default::default(),
             psets: Default::default(),
             next_tool: 0,
             monitors: Default::default(),
@@ -363,6 +382,7 @@ impl ServerRole {
     /// entry), dropped however the connection ended; the peer it was.
     fn drop_conn_state(&mut self, net: &mut Net, c: ConnId) -> Option<Peer> {
         self.openpmix.remove(&c);
+        self.evcache.drop_conn(c);
         self.iof.drop_conn(c);
         self.jobctl.drop_conn(net, c);
         self.modex.drop_conn(c);
@@ -613,6 +633,7 @@ impl ServerRole {
 
     pub fn deregister_nspace(&mut self, net: &mut Net, name: &str) {
         self.gone.ended(name);
+        self.evcache.forget_nspace(name);
         self.groups.qualified.retain(|(p, _), _| p.nspace != name);
         self.iof.forget_nspace(name);
         if let Some(mut ns) = self.nspaces.remove(name) {
@@ -651,12 +672,39 @@ impl ServerRole {
 
     /// Run this process's (the host's) handlers registered for `status`.
     fn notify_own_handlers(&self, status: pmix_status_t, source: &Proc, info: &[Info]) {
-        self.sink().notify_own_handlers(status, source, info);
+        let chain = self.events.chain_for(status, info);
+        events::notify(chain, status, source, info, self.poster());
     }
 
-    /// Where events go: the peers, and this process's handlers.
-    fn sink(&self) -> Sink<'_> {
-        Sink { peers: &self.peers, registry: &self.events, handle: self.handle() }
+    /// Where events go: the peers, the events kept, and this process's handlers.
+    fn sink(&mut self) -> Sink<'_> {
+        let handle = self.handle();
+        Sink { peers: &self.peers, openpmix: &self.openpmix, cache: &mut self.evcache, registry: &self.events, handle }
+    }
+
+    /// `who` on `conn` registered for `codes`: the kept events of these
+    /// codes it has not had go to it. An OpenPMIx client gets them after
+    /// the registration's answer (posted: `dispatch` writes that answer
+    /// after `serve`), as OpenPMIx's server sends them, so that its
+    /// registration completes first; rpmix's registration has no answer:
+    /// they go at once.
+    fn replay_kept(&mut self, net: &mut Net, conn: ConnId, who: &Proc, codes: &[pmix_status_t], info: &[Info]) {
+        self.evcache.registered(conn, codes);
+        let bodies = self.evcache.replay(who, codes, events::affected_procs(info).as_deref());
+        if bodies.is_empty() {
+            return;
+        }
+        crate::pmix_debug!(5, "{who} registered for {codes:?}: {} kept events go to it", bodies.len());
+        let send = move |net: &mut Net| {
+            for b in bodies {
+                net.send(conn, 0, wire::EVENT, &b);
+            }
+        };
+        if self.openpmix.contains_key(&conn) {
+            self.handle().run(move |_, net| send(net));
+        } else {
+            send(net);
+        }
     }
 
     // ---- client requests ----
@@ -745,7 +793,7 @@ impl ServerRole {
                     // The RM wants to hear it whatever the range (a preemption may wait for it).
                     let _ = self.host.notify_event(status, &who, PMIX_RANGE_RM, &info, Box::new(|_| {}));
                 }
-                self.deliver_event(net, status, &source, range, &info);
+                self.sink().deliver_from(net, Some(&who), status, &source, range, &info);
                 // A debugger's release goes to the host whatever its range
                 // (as with OpenPMIx, for any range beyond this node's
                 // clients): a launcher holds ranks stopped on exec itself.
@@ -782,7 +830,7 @@ impl ServerRole {
             Request::JobControl { targets, directives } => {
                 let cred = self.peers.get(&conn).map(|p| p.cred);
                 let handle = self.handle();
-                let events = Sink { peers: &self.peers, registry: &self.events, handle: handle.clone() };
+                let events = Sink { peers: &self.peers, openpmix: &self.openpmix, cache: &mut self.evcache, registry: &self.events, handle: handle.clone() };
                 let mut cx = jobctl::Ctx { net, host: &mut *self.host, nspaces: &mut self.nspaces, handle, events };
                 self.jobctl.on_request(&mut cx, conn, req, &who, cred, targets, directives)?
             }
@@ -811,8 +859,10 @@ impl ServerRole {
             // The host's answer does not change the client's local registration.
             Request::RegisterEvents { codes, info } => {
                 let _ = self.host.register_events(&codes, &info, Box::new(|_| {}));
+                self.replay_kept(net, conn, &who, &codes, &info);
             }
             Request::DeregisterEvents { codes } => {
+                self.evcache.deregistered(conn, &codes);
                 let _ = self.host.deregister_events(&codes, Box::new(|_| {}));
             }
             Request::SessionControl { session, directives } => {
@@ -885,6 +935,7 @@ impl Role for ServerRole {
             // the monitors it set on itself end with its connection.
             self.with_groups(net, |g, cx| g.member_ended(cx, &peer.proc));
             self.monitors.forget(&peer.proc);
+            self.evcache.forget_tool(&peer.proc);
             self.host.tool_disconnected(&peer.proc);
         }
         self.fail_fences_of(net, &peer.proc);

@@ -125,6 +125,40 @@ fn rm_simple_missing_keys() {
     println!("{}\nsame answers as OpenPMIx but for the own-rank missing key (NOT_FOUND at once)", ours_lines.join("\n"));
 }
 
+/// Handlers registered after their event was sent (c-tests/late_handler.c:
+/// rank 0 raises an event to its namespace, every rank fences, then rank 1
+/// registers a handler for it, then a second one): the first runs once,
+/// the second never. OpenPMIx 4.2.2 as the C host's library is the
+/// reference (its server keeps the event and sends it at the
+/// registration); rpmix's server under the same host and under pmixrun,
+/// with rpmix's ranks (which keep what no handler took, and get what the
+/// server kept for them) and with OpenPMIx's ranks under pmixrun (served
+/// the kept event at their REGEVENTS): every run of rpmix's server must
+/// pass, with rank 1's line as the reference's when that passes.
+#[test]
+fn late_handler_vs_openpmix() {
+    let case = Case::new("late_handler_vs_openpmix");
+    let (rm_r, client_r) = rm_ref("late_handler");
+    let (rm_o, client_o) = rm_ours("late_handler");
+    let args = ["-n", "2", "-t", "40"];
+    let lines = |r: &Run| -> Vec<String> { starting(&r.stdout, "late_handler: rank 1: ").iter().map(|l| l.to_string()).collect() };
+    let want = vec!["late_handler: rank 1: first 1 second 0".to_string(), "late_handler: rank 1: ok".to_string()];
+    let theirs = run(hosted(&rm_r, &args, &client_r, &[], Lib::OpenPmix), secs(60));
+    theirs.save(&case, "openpmix");
+    let reference = theirs.success() && lines(&theirs) == want;
+    println!("OpenPMIx as the host's library: {}", if reference { "as expected".to_string() } else { format!("{:?}, exit {:?}", lines(&theirs), theirs.code()) });
+    let runs = [
+        ("rm_simple on rpmix", hosted(&rm_o, &args, &client_o, &[], Lib::Ours)),
+        ("pmixrun", Cmd::new(&env().pmixrun).args(["-n", "2"]).arg(&client_o).on(Lib::Ours)),
+        ("pmixrun, OpenPMIx's ranks", Cmd::new(&env().pmixrun).args(["-n", "2"]).arg(&client_r).on(Lib::OpenPmix)),
+    ];
+    for (what, cmd) in runs {
+        let r = run(cmd, secs(60));
+        r.save(&case, &what.replace([' ', ',', '\''], "_"));
+        assert!(r.success() && lines(&r) == want, "{}", r.report(&format!("{what}: rank 1 said {:?}", lines(&r))));
+    }
+}
+
 /// Process sets of a C host (rm_simple -P: PMIx_server_define_process_set
 /// of "dyn", ranks 0 and 2 of 3, once every rank registered its handler;
 /// PMIx_server_delete_process_set of "dyn" and of "nosuch" once every rank

@@ -485,6 +485,7 @@ fn checkpoint(c: &mut Client, target: &Proc, more: Vec<Info>) -> u32 {
 }
 
 mod barriers;
+mod events;
 mod groups;
 mod lost_and_checkpoints;
 mod modex;
