@@ -78,7 +78,9 @@ fn heap_in_use(server: &Job) -> Option<u64> {
 /// What the launcher's live heap may grow by over a soak, however long: the
 /// record of ended namespaces (`server::nspace::Gone`, the newest 4,096
 /// names, about 150 bytes each; a spawning job ends several namespaces),
-/// and 128 kB for the allocator's and tables' capacity. A leak of 100
+/// and 128 kB for the allocator's and tables' capacity, which also holds
+/// the few events of a live job the server keeps for late handlers
+/// (`server::evcache`: dropped with their namespace). A leak of 100
 /// bytes a job exceeds it within the full soak's 10,000 jobs.
 const HEAP_BOUND: u64 = 4096 * 200 + CAPACITY_SLACK;
 
