@@ -344,10 +344,7 @@ impl Fences {
         self.owed = keep;
         for o in done.into_iter().filter(|o| !o.sent) {
             let survivors: BTreeSet<Proc> = o.survivors.into_iter().filter(|p| !ended(cx.nspaces, p)).collect();
-            let blob = contribution(cx.nspaces, &survivors, o.collect);
-            let mut info = o.info;
-            fence_info(&mut info, o.collect);
-            let _ = cx.host.fence_nb(&o.procs, &info, blob, Box::new(|_, _| {}));
+            contribute_unanswered(cx, &o.procs, &o.info, o.collect, &survivors);
         }
     }
 
@@ -424,10 +421,7 @@ fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) -> Option<Owed
     if local.is_empty() {
         return None;
     }
-    let blob = contribution(cx.nspaces, &local, b.collect);
-    let mut info = b.info.clone();
-    fence_info(&mut info, b.collect);
-    let _ = cx.host.fence_nb(&b.procs, &info, blob, Box::new(|_, _| {}));
+    contribute_unanswered(cx, &b.procs, &b.info, b.collect, &local);
     let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
     let pending: BTreeSet<Proc> = local.difference(&arrived).cloned().collect();
     (!pending.is_empty()).then(|| Owed {
@@ -439,6 +433,16 @@ fn contribute_without(cx: &mut Ctx<'_>, b: &Barrier, dead: &Proc) -> Option<Owed
         pending,
         sent: true,
     })
+}
+
+/// This node's contribution (the records of `survivors`) to a fence that
+/// lost a participant, handed to the host without waiting for its answer:
+/// the survivors here were answered already.
+fn contribute_unanswered(cx: &mut Ctx<'_>, procs: &[Proc], info: &[Info], collect: bool, survivors: &BTreeSet<Proc>) {
+    let blob = contribution(cx.nspaces, survivors, collect);
+    let mut info = info.to_vec();
+    fence_info(&mut info, collect);
+    let _ = cx.host.fence_nb(procs, &info, blob, Box::new(|_, _| {}));
 }
 
 /// A local participant that ended (lost, finalized, deregistered).

@@ -65,8 +65,13 @@ fn on_asan(mut cmd: Cmd) -> Cmd {
 /// `env K=V ... prog args`: for programs a launcher starts (the launcher
 /// itself is not run on the ASan build).
 fn env_argv(prog: &std::path::Path, args: &[&str]) -> Vec<String> {
+    argv_with_env(asan_env(), prog, args)
+}
+
+/// `env K=V ... prog args` with `vars`.
+fn argv_with_env(vars: Vec<(String, String)>, prog: &Path, args: &[&str]) -> Vec<String> {
     let mut v = vec!["env".to_string()];
-    v.extend(asan_env().into_iter().map(|(k, val)| format!("{k}={val}")));
+    v.extend(vars.into_iter().map(|(k, val)| format!("{k}={val}")));
     v.push(prog.display().to_string());
     v.extend(args.iter().map(|s| s.to_string()));
     v
@@ -309,14 +314,6 @@ fn clean_consumer(case: &Case, what: &str, r: Run, proof: &Path, min: usize) {
     println!("{what}: no memory error, {theirs} leaks reported, none rpmix's");
 }
 
-/// `env K=V ... prog args` with the consumer environment.
-fn consumer_argv(proof: &Path, leaks: bool, prog: &Path, args: &[&str]) -> Vec<String> {
-    let mut v = vec!["env".to_string()];
-    v.extend(consumer_env(proof, leaks).into_iter().map(|(k, val)| format!("{k}={val}")));
-    v.push(prog.display().to_string());
-    v.extend(args.iter().map(|s| s.to_string()));
-    v
-}
 
 /// Open MPI 4.1's programs (hello with Allreduce, publish/lookup,
 /// `MPI_Comm_spawn` of 2 children) under pmixrun, every rank and spawned
@@ -370,7 +367,7 @@ fn asan_mpi4py_under_pmixrun() {
     let args = ["runtests.py", "-q", "-i", "test_comm", "-i", "test_environ", "-i", "test_spawn", "-i", "test_dynproc"];
     let cmd = Cmd::new(&e.pmixrun)
         .args(["-n", "2"])
-        .args(consumer_argv(&proof, false, Path::new("/usr/bin/python3"), &args))
+        .args(argv_with_env(consumer_env(&proof, false), Path::new("/usr/bin/python3"), &args))
         .current_dir(consumers_cache().join("mpi4py/test"))
         .on(Lib::Ours);
     let r = run(cmd, secs(600));
