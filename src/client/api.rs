@@ -142,6 +142,12 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<
             return done.fire(PMIX_SUCCESS, Some(v));
         }
     }
+    // A rank's own directory is not in the job data sent at init: rpmix's
+    // server makes it the first time it is asked for, so the server is
+    // asked, even for an optional Get (which Open MPI's is).
+    if key == "pmix.pdir" && target.nspace == me.nspace && target.rank != PMIX_RANK_WILDCARD && handle().is_some() {
+        return get_remote(target, key, with_immediate(info), done);
+    }
     let optional = find(&info, PMIX_OPTIONAL).is_some_and(|i| i.truthy());
     let refresh = find(&info, PMIX_GET_REFRESH_CACHE).is_some_and(|i| i.truthy());
     if optional && !refresh {
@@ -162,11 +168,17 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<
     // asking for each other's PMIX_FABRIC_COORDINATES would wait for each other.
     // Reserved means the "pmix." prefix (OpenPMIx checks only "pmix"): a key a
     // program made from its namespace, e.g. "pmixjob.12.1-1-local", is waited for.
-    let mut info = info;
-    if key.starts_with("pmix.") && target.nspace == me.nspace && find(&info, PMIX_IMMEDIATE).is_none() {
+    let info = if key.starts_with("pmix.") && target.nspace == me.nspace { with_immediate(info) } else { info };
+    get_remote(target, key, info, done)
+}
+
+/// `info` with PMIX_IMMEDIATE (unless it says otherwise): answered with
+/// what the server has, never waited for.
+fn with_immediate(mut info: Vec<Info>) -> Vec<Info> {
+    if find(&info, PMIX_IMMEDIATE).is_none() {
         info.push(Info::new("pmix.immediate", Value::boolean(true)));
     }
-    get_remote(target, key, info, done)
+    info
 }
 
 /// PMIx_Get with a NULL key: everything held for one rank, as a

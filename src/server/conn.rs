@@ -29,6 +29,8 @@ pub(super) struct Ctx<'a> {
     /// The OpenPMIx clients' connections, and the index the next one is told.
     pub openpmix: &'a mut openpmix::Links,
     pub openpmix_index: &'a mut u32,
+    /// Where the ranks' own directories are made (`ensure_procdir`).
+    pub session_dir: Option<&'a super::session::SessionDir>,
 }
 
 impl Ctx<'_> {

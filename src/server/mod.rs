@@ -83,6 +83,10 @@ pub struct ServerRole {
     pub enable_monitoring: bool,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
     /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
+    /// A rank's directory is made the first time it is asked for
+    /// (`ensure_procdir`), not at registration: most ranks never use it,
+    /// and a mkdir and rmdir per rank were most of a launch's cost on a
+    /// disk file system.
     pub session_dir: Option<session::SessionDir>,
     handle: Option<Handle<ServerRole>>,
     /// The key of the ranks' connection credentials (None: none are issued).
@@ -360,6 +364,7 @@ impl ServerRole {
             tools: &mut self.next_tool,
             openpmix: &mut self.openpmix,
             openpmix_index: &mut self.next_openpmix_index,
+            session_dir: self.session_dir.as_ref(),
         }
     }
 
@@ -423,6 +428,9 @@ impl ServerRole {
 
     /// A Get: answered by the group or process-set part, else by the modex.
     fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, target: Proc, key: String, info: Vec<Info>) -> Res {
+        if key.is_empty() || PMIX_PROCDIR.to_bytes() == key.as_bytes() {
+            self.ensure_procdir(&target);
+        }
         let data = match modex::elsewhere(&key, &info) {
             Some(modex::Elsewhere::GroupData(cid)) => self.groups.qualified_data(&target, cid, &key),
             Some(modex::Elsewhere::PsetNames) => self.psets.names_of(&target).into_iter().collect(),
@@ -559,24 +567,26 @@ impl ServerRole {
         // Clients may be registered before or after their namespace.
         let ranks: Vec<pmix_rank_t> = self.nspaces.get(name).map(|n| n.clients.keys().copied().collect()).unwrap_or_default();
         for r in ranks {
-            self.make_procdir(&Proc::new(name, r));
+            self.admit_to_nsdir(&Proc::new(name, r));
         }
     }
 
-    /// A rank's own directory, under the namespace directory we made.
-    fn make_procdir(&mut self, proc: &Proc) {
-        let (Some(sd), Some(ns)) = (&self.session_dir, self.nspaces.get_mut(&proc.nspace)) else { return };
-        let Some(nsdir) = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()).and_then(|d| sd.made_nsdir(&d)) else { return };
-        let Some(owner) = ns.clients.get(&proc.rank).map(|r| (r.uid, r.gid)) else { return };
-        if let Some(d) = sd.procdir(&nsdir, proc.rank, owner) {
-            ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
+    /// A registered rank of another user (a root server): it may reach the
+    /// socket and its namespace's directory before it connects.
+    fn admit_to_nsdir(&mut self, proc: &Proc) {
+        if let Some((sd, nsdir, owner)) = made_nsdir_of(self.session_dir.as_ref(), &self.nspaces, proc) {
+            sd.admit_owner(&nsdir, owner);
         }
+    }
+
+    pub(crate) fn ensure_procdir(&mut self, proc: &Proc) {
+        ensure_procdir(self.session_dir.as_ref(), &mut self.nspaces, proc);
     }
 
     pub fn register_client(&mut self, proc: &Proc, uid: u32, gid: u32, obj: usize) {
         let ns = self.nspaces.entry(proc.nspace.clone()).or_insert_with(|| Nspace::new(&proc.nspace));
         ns.clients.insert(proc.rank, ClientReg { uid, gid, server_object: obj, conn: None, connected: false, finalized: false, terminated: false });
-        self.make_procdir(proc);
+        self.admit_to_nsdir(proc);
     }
 
     /// A local process ended (finalize, exit, lost connection, deregistration):
@@ -980,5 +990,32 @@ impl Role for ServerRole {
         }
         self.fences.fail_all(net, &self.nspaces, PMIX_ERR_LOST_CONNECTION);
         self.modex.fail_all(net);
+    }
+}
+
+/// The namespace directory we made for `proc`'s namespace, and its
+/// registration's (uid, gid); None when the host laid out its own, or the
+/// rank is not registered here.
+fn made_nsdir_of<'s>(sd: Option<&'s session::SessionDir>, nspaces: &HashMap<String, Nspace>, proc: &Proc) -> Option<(&'s session::SessionDir, std::path::PathBuf, (u32, u32))> {
+    let ns = nspaces.get(&proc.nspace)?;
+    let sd = sd?;
+    let nsdir = crate::owned::find(&ns.job, PMIX_NSDIR).and_then(|i| i.as_str()).and_then(|d| sd.made_nsdir(&d))?;
+    let owner = ns.clients.get(&proc.rank).map(|r| (r.uid, r.gid))?;
+    Some((sd, nsdir, owner))
+}
+
+/// A local rank's own directory (PMIX_PROCDIR), made and added to its data
+/// the first time anyone asks for it: a Get of the key or of all the rank's
+/// data, or an OpenPMIx client's connection (its library reads the key only
+/// from the job data it is sent).
+fn ensure_procdir(sd: Option<&session::SessionDir>, nspaces: &mut HashMap<String, Nspace>, proc: &Proc) {
+    if proc.rank == PMIX_RANK_WILDCARD || nspaces.get(&proc.nspace).is_some_and(|ns| ns.has_proc_key(proc.rank, PMIX_PROCDIR)) {
+        return;
+    }
+    let Some((sd, nsdir, owner)) = made_nsdir_of(sd, nspaces, proc) else { return };
+    if let Some(d) = sd.procdir(&nsdir, proc.rank, owner) {
+        if let Some(ns) = nspaces.get_mut(&proc.nspace) {
+            ns.set_proc_if_missing(proc.rank, PMIX_PROCDIR, Value::string(&d.to_string_lossy()));
+        }
     }
 }

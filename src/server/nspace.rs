@@ -178,6 +178,11 @@ impl Nspace {
         }
     }
 
+    /// Whether `rank`'s registered data has `key`.
+    pub fn has_proc_key(&self, rank: pmix_rank_t, key: &core::ffi::CStr) -> bool {
+        self.procs.get(&rank).is_some_and(|e| e.iter().any(|x| x.is(key)))
+    }
+
     pub fn set_proc_if_missing(&mut self, rank: pmix_rank_t, key: &core::ffi::CStr, v: Value) {
         let e = self.procs.entry(rank).or_default();
         if !e.iter().any(|x| x.is(key)) {

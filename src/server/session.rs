@@ -161,17 +161,27 @@ impl SessionDir {
         (d.parent() == Some(self.path.as_path())).then_some(d)
     }
 
-    /// The directory of one rank (PMIX_PROCDIR) in its namespace's `nsdir`,
-    /// created 0700. A root server hands it, and the namespace's directory,
-    /// to the rank's user (`owner`) when that is another user.
-    pub fn procdir(&self, nsdir: &Path, rank: u32, owner: (u32, u32)) -> Option<PathBuf> {
-        let other_user = running_as_root() && owner.0 != nix::unistd::geteuid().as_raw();
-        if other_user {
-            self.open_to_other_users();
-            if !give_to(nsdir, owner.0, owner.1) {
-                return None;
-            }
+    /// A rank of user `owner` was registered in the namespace directory
+    /// `nsdir` we made: a root server whose client is another user lets
+    /// it through the session directory to its socket, and hands it the
+    /// namespace's directory (false: that directory is another user's
+    /// already, so this rank gets none). Nothing to do otherwise.
+    pub fn admit_owner(&self, nsdir: &Path, owner: (u32, u32)) -> bool {
+        if !running_as_root() || owner.0 == nix::unistd::geteuid().as_raw() {
+            return true;
         }
+        self.open_to_other_users();
+        give_to(nsdir, owner.0, owner.1)
+    }
+
+    /// The directory of one rank (PMIX_PROCDIR) in its namespace's `nsdir`,
+    /// created 0700, and handed to the rank's user (`owner`) when a root
+    /// server made it for another user.
+    pub fn procdir(&self, nsdir: &Path, rank: u32, owner: (u32, u32)) -> Option<PathBuf> {
+        if !self.admit_owner(nsdir, owner) {
+            return None;
+        }
+        let other_user = running_as_root() && owner.0 != nix::unistd::geteuid().as_raw();
         let d = nsdir.join(rank.to_string());
         let ok = make_private_dir(&d, owner.0) && (!other_user || give_to(&d, owner.0, owner.1));
         ok.then_some(d)

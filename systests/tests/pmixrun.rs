@@ -1023,7 +1023,10 @@ fn mode_of(p: &std::path::Path) -> Option<String> {
 /// PMIX_PROCDIR directories (c-tests/client_dirs.c), write into them and
 /// plant a symlink to a directory outside: after the job the TMPDIR tree is
 /// exactly what it was before (a file that was there untouched), and the
-/// link was not followed (the outside file untouched).
+/// link was not followed (the outside file untouched). On rpmix's ranks
+/// (the server makes a rank's directory when first asked) and OpenPMIx's
+/// (made at their connection: their library reads it from the job data).
+/// A job whose ranks never ask makes no rank directory at all.
 #[test]
 fn rank_dirs_and_cleanup() {
     let t = TmpDir::new("session");
@@ -1032,11 +1035,21 @@ fn rank_dirs_and_cleanup() {
     precious(&tmp.join("keep/inner/file"));
     precious(&outside.join("target"));
     let before = find_sorted(&tmp, &["."], None);
-    let r = run(pmixrun().env("TMPDIR", &tmp).on(Lib::Ours).args(["-n", "3"]).arg(client_dirs()).arg(&outside), secs(60));
-    assert!(r.success(), "{}", r.report("pmixrun -n 3 client_dirs"));
-    assert_eq!(r.lines().iter().filter(|l| l.contains("procdir")).count(), 3, "{}", r.report("not 3 ranks with their procdir"));
-    assert_eq!(find_sorted(&tmp, &["."], None), before, "the TMPDIR tree after the job (left: after, right: before)");
-    assert!(is_precious(&outside.join("target")) && is_precious(&tmp.join("keep/inner/file")), "outside files touched");
+    for (lib, prog) in [(Lib::Ours, client_dirs()), (Lib::OpenPmix, c_prog("client_dirs", Build::Ref))] {
+        let what = format!("pmixrun -n 3 client_dirs on {}", lib.name());
+        let mode = if lib == Lib::OpenPmix { "openpmix" } else { "same-user" };
+        let r = run(pmixrun().env("TMPDIR", &tmp).on(lib).args(["-n", "3"]).arg(&prog).arg(&outside).arg(mode), secs(60));
+        assert!(r.success(), "{}", r.report(&what));
+        assert_eq!(r.lines().iter().filter(|l| l.contains("procdir")).count(), 3, "{}", r.report(&format!("{what}: not 3 ranks with their procdir")));
+        assert_eq!(find_sorted(&tmp, &["."], None), before, "{what}: the TMPDIR tree after the job (left: after, right: before)");
+        assert!(is_precious(&outside.join("target")) && is_precious(&tmp.join("keep/inner/file")), "{what}: outside files touched");
+    }
+    // Ranks that never ask (c-tests/nsdir_entries.c lists its namespace's directory).
+    let r = run(pmixrun().env("TMPDIR", &tmp).on(Lib::Ours).args(["-n", "3"]).arg(c_prog("nsdir_entries", Build::Ours)), secs(60));
+    assert!(r.success(), "{}", r.report("pmixrun -n 3 nsdir_entries"));
+    let listed: Vec<&str> = r.lines().into_iter().filter(|l| l.starts_with("nsdir_entries:")).collect();
+    assert_eq!(listed.len(), 3, "{}", r.report("not 3 ranks listing"));
+    assert!(listed.iter().all(|l| l.ends_with(": 0 entries")), "{}", r.report("rank directories made that nobody asked for"));
 }
 
 /// The first entry of `dir` whose name satisfies `pred`.

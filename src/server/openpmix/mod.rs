@@ -241,6 +241,7 @@ impl super::conn::Ctx<'_> {
         };
         *self.openpmix_index += 1;
         let (first, obj) = self.mark_connected(conn, &proc, cred);
+        super::ensure_procdir(self.session_dir, self.nspaces, &proc);
         crate::pmix_debug!(5, "OpenPMIx client {proc} connected (index {index}, {} buffers)", if described { "described" } else { "plain" });
         if let Err(st) = self.host_accepts(&proc, first, obj) {
             crate::pmix_debug!(1, "OpenPMIx client {proc}: the host refused it ({st})");
