@@ -12,6 +12,15 @@
 //! binding, and starting each rank through an exec of pmixrun itself that
 //! set them cost a second exec per rank (a third of a 1,024-rank launch's
 //! CPU).
+//!
+//! Descriptors: a child made without CLONE_FILES copies the launcher's
+//! whole descriptor table and its exec closes every close-on-exec entry,
+//! the pipes and connections of every rank started before: O(N) per rank,
+//! O(N^2) per launch. So the child shares the table (CLONE_FILES) and its
+//! first system call, close_range(CLOSE_RANGE_UNSHARE) above a few low
+//! "slots", gives it a table of only those: the slots hold, for the time of
+//! one start, the descriptors that become the rank's fd 0, 1, 2 and the
+//! failure report.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -74,6 +83,9 @@ struct ChildPlan {
     /// The write end of a close-on-exec pipe: an errno and a step number
     /// when the child fails before its exec.
     report: libc::c_int,
+    /// Sharing the launcher's table (CLONE_FILES): its first call makes a
+    /// private table of the descriptors below this one (0: not shared).
+    unshare_below: libc::c_uint,
 }
 
 /// Steps of the child that can fail, as reported through `ChildPlan::report`.
@@ -83,6 +95,7 @@ const STEP_PDEATHSIG: i32 = 3;
 const STEP_TRACE: i32 = 4;
 const STEP_EXEC: i32 = 5;
 const STEP_PARENT_GONE: i32 = 6;
+const STEP_UNSHARE: i32 = 7;
 
 /// The child of `spawn`, on its own stack, sharing the launcher's memory
 /// until its exec (CLONE_VM | CLONE_VFORK: the launcher's thread waits):
@@ -98,6 +111,12 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             libc::write(plan.report, msg.as_ptr().cast(), std::mem::size_of_val(&msg));
             libc::_exit(if step == STEP_EXEC && msg[0] == libc::ENOENT { 127 } else { 126 })
         };
+        // First, while the table is still the launcher's: a table of our own
+        // with only the descriptors below the slots' end (nothing else is
+        // copied, so nothing else is closed at the exec).
+        if plan.unshare_below > 0 && libc::syscall(libc::SYS_close_range, plan.unshare_below, libc::c_uint::MAX, libc::CLOSE_RANGE_UNSHARE) != 0 {
+            fail(STEP_UNSHARE);
+        }
         libc::setpgid(0, 0);
         for (fd, src) in plan.stdio.iter().enumerate() {
             // (each above 2, so none is overwritten before its turn)
@@ -164,7 +183,7 @@ fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
 /// group, pipes, working directory, CPU binding, parent-death signal,
 /// default signals, a trace for a debugger) and execs the program.
 pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
-    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::os::fd::{AsFd, AsRawFd, OwnedFd};
     let to_c = |s: &[u8]| CString::new(s).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte in an argument or the environment"));
     // (absolute: the child changes its working directory first)
     let program = if spec.program.is_absolute() { spec.program.to_path_buf() } else { std::env::current_dir()?.join(spec.program) };
@@ -193,6 +212,13 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
     let (err_r, err_w) = pipe()?;
     let (rep_r, rep_w) = pipe()?;
     let (in_r, out_w, err_w) = (above_stdio(in_r)?, above_stdio(out_w)?, above_stdio(err_w)?);
+    // One start at a time holds the slots (when there are some).
+    let slots = SLOTS.get_or_init(Slots::reserve).as_ref();
+    let held = slots.map(|s| s.hold([in_r.as_fd(), out_w.as_fd(), err_w.as_fd(), rep_w.as_fd()])).transpose()?;
+    let (stdio, report, unshare_below, flags) = match &held {
+        Some(h) => (h.stdio(), h.report(), h.end(), libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES | libc::SIGCHLD),
+        None => ([in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()], rep_w.as_raw_fd(), 0, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD),
+    };
     let nul = |v: &[CString]| v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect::<Vec<_>>();
     let sh: Vec<*const libc::c_char> = [c"sh".as_ptr(), program.as_ptr()].into_iter().chain(argv.iter().skip(1).map(|c| c.as_ptr())).chain(std::iter::once(std::ptr::null())).collect();
     let plan = ChildPlan {
@@ -202,10 +228,11 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
         program,
         cwd,
         cpus,
-        stdio: [in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
+        stdio,
         launcher: std::process::id() as libc::pid_t,
         stop_on_exec: spec.stop_on_exec,
-        report: rep_w.as_raw_fd(),
+        report,
+        unshare_below,
     };
     // The child's stack: it runs child_main only (system calls).
     let mut stack = vec![0u8; 64 << 10];
@@ -221,11 +248,12 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
     // SAFETY: child_main runs on its own stack with `plan`, which outlives
     // it: with CLONE_VFORK this thread resumes only after the child's exec
     // or exit.
-    let pid = unsafe { libc::clone(child_main, top as *mut libc::c_void, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, &plan as *const ChildPlan as *mut libc::c_void) };
+    let pid = unsafe { libc::clone(child_main, top as *mut libc::c_void, flags, &plan as *const ChildPlan as *mut libc::c_void) };
     let clone_err = std::io::Error::last_os_error();
     // SAFETY: restores this thread's mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, &mut all) };
-    drop((in_r, out_w, err_w, rep_w, stack));
+    // (the slots let go of the child's ends, so its pipes see it close them)
+    drop((held, in_r, out_w, err_w, rep_w, stack));
     if pid < 0 {
         return Err(clone_err);
     }
@@ -240,6 +268,7 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
             STEP_PDEATHSIG => "parent-death signal",
             STEP_TRACE => "stop on exec",
             STEP_PARENT_GONE => "pmixrun is gone",
+            STEP_UNSHARE => "a descriptor table of its own",
             _ => "exec",
         };
         // (the reaper collects the child: it exited)
@@ -273,6 +302,99 @@ fn bytemuck_bytes(v: &mut [i32; 2]) -> &mut [u8] {
     // SAFETY: [i32; 2] is 8 initialised bytes with no padding, any bit
     // pattern valid.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+/// Low descriptors reserved for starting ranks (see the module's doc):
+/// four, each /dev/null, close-on-exec, while no start holds them.
+struct Slots {
+    fds: [libc::c_int; 4],
+    devnull: std::os::fd::OwnedFd,
+    /// One start at a time.
+    lock: parking_lot::Mutex<()>,
+}
+
+static SLOTS: std::sync::OnceLock<Option<Slots>> = std::sync::OnceLock::new();
+
+/// Reserve the slots now, while the lowest descriptors are free (pmixrun's
+/// start; else at its first rank).
+pub fn reserve_slots() {
+    SLOTS.get_or_init(Slots::reserve);
+}
+
+impl Slots {
+    /// None (ranks start with a copy of the whole table, as before) where
+    /// the kernel has no close_range (Linux before 5.9).
+    fn reserve() -> Option<Slots> {
+        // SAFETY: close_range of an empty range (no descriptor that high)
+        // closes nothing; it only tells whether the call exists.
+        if unsafe { libc::syscall(libc::SYS_close_range, libc::c_uint::MAX, libc::c_uint::MAX, 0) } != 0 {
+            return None;
+        }
+        let devnull: std::os::fd::OwnedFd = std::fs::File::open("/dev/null").ok()?.into();
+        let mut fds = [0; 4];
+        for f in &mut fds {
+            *f = nix::fcntl::fcntl(&devnull, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).ok()?;
+        }
+        // (the /dev/null kept for refilling them goes above them)
+        let devnull = {
+            let high = nix::fcntl::fcntl(&devnull, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(fds.iter().max().copied().unwrap_or(3) + 1)).ok()?;
+            drop(devnull);
+            // SAFETY: a descriptor just made by F_DUPFD_CLOEXEC, owned by nothing else.
+            unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) }
+        };
+        Some(Slots { fds, devnull, lock: parking_lot::Mutex::new(()) })
+    }
+
+    /// Put `ends` (the rank's stdin, stdout, stderr and report ends) in the
+    /// slots until the returned guard is dropped.
+    fn hold(&self, ends: [std::os::fd::BorrowedFd<'_>; 4]) -> std::io::Result<HeldSlots<'_>> {
+        let guard = self.lock.lock();
+        let held = HeldSlots { slots: self, _guard: guard };
+        for (slot, end) in self.fds.iter().zip(ends) {
+            dup_into(end, *slot)?;
+        }
+        Ok(held)
+    }
+}
+
+/// Slots holding one start's descriptors; refilled with /dev/null when dropped.
+struct HeldSlots<'a> {
+    slots: &'a Slots,
+    _guard: parking_lot::MutexGuard<'a, ()>,
+}
+
+impl HeldSlots<'_> {
+    fn stdio(&self) -> [libc::c_int; 3] {
+        [self.slots.fds[0], self.slots.fds[1], self.slots.fds[2]]
+    }
+    fn report(&self) -> libc::c_int {
+        self.slots.fds[3]
+    }
+    /// The first descriptor above every slot.
+    fn end(&self) -> libc::c_uint {
+        self.slots.fds.iter().max().map_or(0, |m| *m as libc::c_uint + 1)
+    }
+}
+
+impl Drop for HeldSlots<'_> {
+    fn drop(&mut self) {
+        use std::os::fd::AsFd;
+        for slot in self.slots.fds {
+            let _ = dup_into(self.slots.devnull.as_fd(), slot);
+        }
+    }
+}
+
+/// `fd` copied onto the descriptor number `slot` (closing what it held), close-on-exec.
+fn dup_into(fd: std::os::fd::BorrowedFd<'_>, slot: libc::c_int) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: dup3 onto a slot this module reserved and owns; the slot's
+    // previous open file is released by the kernel, nothing else refers
+    // to the slot's number.
+    if unsafe { libc::dup3(fd.as_raw_fd(), slot, libc::O_CLOEXEC) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// `fd` itself, or a close-on-exec copy numbered above 2 when it is one of

@@ -5,8 +5,11 @@
 //!
 //! Back-pressure instead of buffering: a reader blocks while its output is
 //! written, so a slow terminal makes the pipe fill and the rank wait; nothing
-//! is dropped and memory stays bounded. Each rank and stream has its own
-//! reader, so one rank closing (or stalling) its output never holds the others.
+//! is dropped and memory stays bounded. Each rank and stream that writes has
+//! its own reader, so one rank closing (or stalling) its output never holds
+//! the others. Until a stream first writes, one thread watches it with all
+//! the others (`Watcher`): a stream that closes without writing (most
+//! ranks' stderr, and both streams of many) costs no thread.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -206,10 +209,112 @@ fn enlarge_pipe(fd: std::os::fd::BorrowedFd<'_>) -> bool {
     false
 }
 
+/// One output stream of one rank, from its start to its end.
+struct Stream {
+    pipe: std::fs::File,
+    proc: Proc,
+    channel: pmix_iof_channel_t,
+    opts: Arc<IoOptions>,
+    /// Made at the rank's start (a per-rank file exists from then on).
+    sink: Sink,
+}
+
+/// Streams that have not written yet, watched together by one thread; a
+/// stream gets a reader thread (`pump`) when it first has something to read.
+struct Watcher {
+    registry: mio::Registry,
+    waiting: Arc<Mutex<HashMap<mio::Token, Stream>>>,
+    next: std::sync::atomic::AtomicUsize,
+    /// The watcher's poll failed: every stream gets its reader thread at once.
+    failed: Arc<std::sync::atomic::AtomicBool>,
+}
+
+static WATCHER: std::sync::OnceLock<Option<Watcher>> = std::sync::OnceLock::new();
+
+impl Watcher {
+    fn start() -> Option<Watcher> {
+        let poll = mio::Poll::new().ok()?;
+        let registry = poll.registry().try_clone().ok()?;
+        let waiting: Arc<Mutex<HashMap<mio::Token, Stream>>> = Arc::default();
+        let failed: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let (w, f) = (waiting.clone(), failed.clone());
+        std::thread::Builder::new().name("pmixrun-output".into()).spawn(move || Watcher::run(poll, w, f)).ok()?;
+        Some(Watcher { registry, waiting, next: Default::default(), failed })
+    }
+
+    fn run(mut poll: mio::Poll, waiting: Arc<Mutex<HashMap<mio::Token, Stream>>>, failed: Arc<std::sync::atomic::AtomicBool>) {
+        use std::os::fd::AsRawFd;
+        let mut events = mio::Events::with_capacity(256);
+        loop {
+            if let Err(e) = poll.poll(&mut events, None) {
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                eprintln!("pmixrun: watching the ranks' output failed ({e}); a reader per stream from now on");
+                failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                for (_, s) in waiting.lock().drain() {
+                    read_in_thread(s);
+                }
+                return;
+            }
+            for ev in events.iter() {
+                let Some(s) = waiting.lock().remove(&ev.token()) else { continue };
+                let _ = poll.registry().deregister(&mut mio::unix::SourceFd(&s.pipe.as_raw_fd()));
+                // Closed with nothing to read: ended here. Anything else
+                // (data, or data and the close) goes to a reader.
+                if ev.is_read_closed() && !ev.is_readable() {
+                    end_silent(s);
+                } else {
+                    read_in_thread(s);
+                }
+            }
+        }
+    }
+
+    fn watch(&self, s: Stream) {
+        use std::os::fd::AsRawFd;
+        if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
+            return read_in_thread(s);
+        }
+        let token = mio::Token(self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let fd = s.pipe.as_raw_fd();
+        self.waiting.lock().insert(token, s);
+        if self.registry.register(&mut mio::unix::SourceFd(&fd), token, mio::Interest::READABLE).is_err() {
+            if let Some(s) = self.waiting.lock().remove(&token) {
+                read_in_thread(s);
+            }
+        }
+    }
+}
+
+/// A reader thread for `s`, until it closes.
+fn read_in_thread(s: Stream) {
+    let ns = s.proc.nspace.clone();
+    let ns2 = ns.clone();
+    let started = std::thread::Builder::new().name("pmixrun-reader".into()).spawn(move || {
+        pump(s);
+        stream_ended(&ns);
+    });
+    if let Err(e) = started {
+        // (no thread to be had: this stream's output is lost, the job goes on)
+        eprintln!("pmixrun: no reader for a rank's output: {e}");
+        stream_ended(&ns2);
+    }
+}
+
+/// A stream that closed without writing: its end is told as a reader's is.
+fn end_silent(s: Stream) {
+    if let Some(h) = pmix::server::handle() {
+        let (p, ch) = (s.proc.clone(), s.channel);
+        h.call(move |srv, net| srv.iof_deliver(net, &p, ch, &[], true));
+    }
+    stream_ended(&s.proc.nspace);
+}
+
 /// Read one stream of one rank until it closes.
-fn pump(mut pipe: std::fs::File, proc: Proc, channel: pmix_iof_channel_t, opts: Arc<IoOptions>) {
+fn pump(stream: Stream) {
     use std::os::fd::AsFd;
-    let mut sink = sink_for(&opts, &proc, channel);
+    let Stream { mut pipe, proc, channel, opts, mut sink } = stream;
     let mut pending: Vec<u8> = Vec::new();
     // Lent to the server's thread for each chunk (no copy): shared, so a
     // server that went away cannot take the chunk with it.
@@ -328,25 +433,29 @@ static DONE: parking_lot::Condvar = parking_lot::Condvar::new();
 
 pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptions>) {
     let (out, err) = (std::fs::File::from(std::os::fd::OwnedFd::from(out)), std::fs::File::from(std::os::fd::OwnedFd::from(err)));
-    for (ch, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, out), (PMIX_FWD_STDERR_CHANNEL, err)] {
-        let (p, o) = (proc.clone(), opts.clone());
+    for (channel, pipe) in [(PMIX_FWD_STDOUT_CHANNEL, out), (PMIX_FWD_STDERR_CHANNEL, err)] {
         *ACTIVE.lock() += 1;
         *ACTIVE_JOBS.lock().entry(proc.nspace.clone()).or_default() += 1;
-        std::thread::spawn(move || {
-            let ns = p.nspace.clone();
-            pump(pipe, p, ch, o);
-            let mut jobs = ACTIVE_JOBS.lock();
-            if let Some(n) = jobs.get_mut(&ns) {
-                *n -= 1;
-                if *n == 0 {
-                    jobs.remove(&ns);
-                }
-            }
-            drop(jobs);
-            *ACTIVE.lock() -= 1;
-            DONE.notify_all();
-        });
+        let s = Stream { pipe, proc: proc.clone(), channel, opts: opts.clone(), sink: sink_for(opts, proc, channel) };
+        match WATCHER.get_or_init(Watcher::start) {
+            Some(w) => w.watch(s),
+            None => read_in_thread(s),
+        }
     }
+}
+
+/// One of `ns`'s streams ended (its output all written out).
+fn stream_ended(ns: &str) {
+    let mut jobs = ACTIVE_JOBS.lock();
+    if let Some(n) = jobs.get_mut(ns) {
+        *n -= 1;
+        if *n == 0 {
+            jobs.remove(ns);
+        }
+    }
+    drop(jobs);
+    *ACTIVE.lock() -= 1;
+    DONE.notify_all();
 }
 
 /// Output streams still open, by namespace.

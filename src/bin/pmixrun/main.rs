@@ -134,6 +134,7 @@ fn main() -> ExitCode {
             libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
         }
     }
+    exec::reserve_slots();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match options::parse(&args) {
         Ok(Some(o)) => o,
