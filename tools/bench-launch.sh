@@ -39,22 +39,48 @@ cell() {
     awk -v s="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f s (%.2fx, %d us/rank)", s, s / b, s / n * 1e6 }'
 }
 
-echo "Launch: medians of $RUNS runs each on $(nproc) CPUs (x = against bare posix_spawn of the same count)"
-printf '%6s | %22s | %32s | %32s | %32s\n' N "bare posix_spawn+wait" "pmixrun: program that exits" "pmixrun: Init+Fence+Finalize" "the same, TMPDIR on tmpfs"
-printf -- '-------|------------------------|----------------------------------|----------------------------------|---------------------------------\n'
+echo "Launch: medians of $RUNS runs each on $(nproc) CPUs (x = against bare posix_spawn of /bin/true, the same count)"
+echo "(launch_fence bare: the same program started by posix_spawn without a launcher; its PMIx_Init makes it a singleton)"
+printf '%6s | %22s | %32s | %32s | %32s | %32s\n' N "bare posix_spawn+wait" "pmixrun: program that exits" "launch_fence bare" "pmixrun: Init+Fence+Finalize" "the same, TMPDIR on tmpfs"
+printf -- '-------|------------------------|----------------------------------|----------------------------------|----------------------------------|---------------------------------\n'
 for n in $SIZES; do
-    bare="" exit_only="" fence="" fence_shm=""
+    bare="" exit_only="" fence_bare="" fence="" fence_shm=""
     for _ in $(seq "$RUNS"); do
         bare+=" $(secs "$B/spawn_bare" -n "$n")"
         exit_only+=" $(secs timeout 300 "$PMIXRUN" -n "$n" /bin/true)"
+        fence_bare+=" $(secs "$B/spawn_bare" -n "$n" "$B/launch_fence")"
         fence+=" $(secs timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
         [ -n "$SHM" ] && fence_shm+=" $(secs env TMPDIR="$SHM" timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
     done
     b=$(med "$bare")
-    printf '%6s | %22s | %32s | %32s | %32s\n' "$n" "$(awk -v s="$b" -v n="$n" 'BEGIN { printf "%.3f s (%d us/rank)", s, s / n * 1e6 }')" \
-        "$(cell "$(med "$exit_only")" "$b" "$n")" "$(cell "$(med "$fence")" "$b" "$n")" \
+    printf '%6s | %22s | %32s | %32s | %32s | %32s\n' "$n" "$(awk -v s="$b" -v n="$n" 'BEGIN { printf "%.3f s (%d us/rank)", s, s / n * 1e6 }')" \
+        "$(cell "$(med "$exit_only")" "$b" "$n")" "$(cell "$(med "$fence_bare")" "$b" "$n")" "$(cell "$(med "$fence")" "$b" "$n")" \
         "$( [ -n "$SHM" ] && cell "$(med "$fence_shm")" "$b" "$n" || echo n/a)"
 done
+
+# Open MPI 4.1's mpirun at BENCH_LAUNCH_MPIRUN ranks (default 256) of the
+# same program, mpirun and ranks on OpenPMIx 4.2.2 and on rpmix, in turn:
+# wall time and the CPU of the whole launch (mpirun and its children).
+NM=${BENCH_LAUNCH_MPIRUN:-256}
+if command -v mpirun >/dev/null; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # wall_cpu <libdir or empty> : "wall cpu" of one mpirun launch, or "fail"
+    wall_cpu() {
+        local out
+        out=$( { TIMEFORMAT='%R %U %S'; time env LD_LIBRARY_PATH="$1" timeout 300 mpirun --oversubscribe -np "$NM" "$B/launch_fence" >/dev/null 2>&1 || echo fail >&2; } 2>&1 )
+        case "$out" in *fail*) echo fail ;; *) awk '{ printf "%.3f %.3f", $1, $2 + $3 }' <<<"$out" ;; esac
+    }
+    ref_w="" ref_c="" our_w="" our_c=""
+    for _ in $(seq "$RUNS"); do
+        read -r w c <<<"$(wall_cpu "")"; ref_w+=" $w" ref_c+=" $c"
+        read -r w c <<<"$(wall_cpu "$LIBDIR")"; our_w+=" $w" our_c+=" $c"
+    done
+    echo
+    echo "mpirun --oversubscribe -np $NM launch_fence (Open MPI 4.1, mpirun and ranks on one library), medians of $RUNS:"
+    awk -v rw="$(med "$ref_w")" -v rc="$(med "$ref_c")" -v ow="$(med "$our_w")" -v oc="$(med "$our_c")" 'BEGIN {
+        if (rw == "fail" || ow == "fail") { print "  fail"; exit }
+        printf "  OpenPMIx 4.2.2: %.3f s wall, %.3f s CPU\n  rpmix:          %.3f s wall (%.2fx), %.3f s CPU (%.2fx)\n", rw, rc, ow, ow / rw, oc, oc / rc }'
+fi
 
 # One-rank jobs through a persistent pmixrun (`pmixctl run -n 1`, start to
 # end event, the tool's own start included): one after another, and 100

@@ -142,10 +142,12 @@ pub fn get(target: Option<Proc>, key: String, info: Vec<Info>, done: Completion<
             return done.fire(PMIX_SUCCESS, Some(v));
         }
     }
-    // A rank's own directory is not in the job data sent at init: rpmix's
-    // server makes it the first time it is asked for, so the server is
-    // asked, even for an optional Get (which Open MPI's is).
-    if key == "pmix.pdir" && target.nspace == me.nspace && target.rank != PMIX_RANK_WILDCARD && handle().is_some() {
+    // Our namespace's and a rank's own directory are not in the job data
+    // sent at init: rpmix's server makes each the first time it is asked
+    // for, so the server is asked, even for an optional Get (which Open
+    // MPI's are).
+    let made_when_asked = key == "pmix.nsdir" || (key == "pmix.pdir" && target.rank != PMIX_RANK_WILDCARD);
+    if made_when_asked && target.nspace == me.nspace && handle().is_some() {
         return get_remote(target, key, with_immediate(info), done);
     }
     let optional = find(&info, PMIX_OPTIONAL).is_some_and(|i| i.truthy());

@@ -83,10 +83,11 @@ pub struct ServerRole {
     pub enable_monitoring: bool,
     /// The session directory (PMIX_TMPDIR) under which namespaces and ranks
     /// get theirs (PMIX_NSDIR, PMIX_PROCDIR) unless the host gave its own.
-    /// A rank's directory is made the first time it is asked for
-    /// (`ensure_procdir`), not at registration: most ranks never use it,
-    /// and a mkdir and rmdir per rank were most of a launch's cost on a
-    /// disk file system.
+    /// A namespace's and a rank's directory are made the first time they
+    /// are asked for (`ensure_nsdir`, `ensure_procdir`), not at
+    /// registration: most jobs never use them, and a mkdir and rmdir per
+    /// rank were most of a launch's cost on a disk file system (per job, a
+    /// tenth of a persistent launcher's).
     pub session_dir: Option<session::SessionDir>,
     handle: Option<Handle<ServerRole>>,
     /// The key of the ranks' connection credentials (None: none are issued).
@@ -429,7 +430,9 @@ impl ServerRole {
     /// A Get: answered by the group or process-set part, else by the modex.
     fn on_get(&mut self, net: &mut Net, conn: ConnId, req: u32, target: Proc, key: String, info: Vec<Info>) -> Res {
         if key.is_empty() || PMIX_PROCDIR.to_bytes() == key.as_bytes() {
-            self.ensure_procdir(&target);
+            ensure_procdir(self.session_dir.as_ref(), &mut self.nspaces, &target);
+        } else if PMIX_NSDIR.to_bytes() == key.as_bytes() {
+            ensure_nsdir(self.session_dir.as_ref(), &mut self.nspaces, &target.nspace);
         }
         let data = match modex::elsewhere(&key, &info) {
             Some(modex::Elsewhere::GroupData(cid)) => self.groups.qualified_data(&target, cid, &key),
@@ -549,19 +552,18 @@ impl ServerRole {
         if let Some(xml) = instance::HOST_TOPOLOGY.lock().as_ref().and_then(|t| t.xml.clone()) {
             ns.set_if_missing(PMIX_HWLOC_XML_V2, Value::string(&xml));
         }
-        // Session directories, unless the host laid out its own.
+        // Session directories, unless the host laid out its own (made when
+        // first asked for: ensure_nsdir, ensure_procdir).
         if let Some(sd) = &self.session_dir {
-            if !ns.has(PMIX_NSDIR) {
-                if let Some(d) = sd.nsdir(name) {
-                    ns.set_if_missing(PMIX_TMPDIR, Value::string(&sd.path.to_string_lossy()));
-                    ns.set_if_missing(PMIX_NSDIR, Value::string(&d.to_string_lossy()));
-                    // These directories are ours to remove (or the host's, with
-                    // its own PMIX_TDIR_RMCLEAN at init), never the clients':
-                    // without the flag an Open MPI rank empties PMIX_TMPDIR at
-                    // its finalize, our socket and lock with it, and no later
-                    // rank or spawned job can connect.
-                    ns.set_if_missing(PMIX_TDIR_RMCLEAN, Value::boolean(true));
-                }
+            if !ns.has(PMIX_NSDIR) && session::safe_name(name) {
+                ns.own_dirs = true;
+                ns.set_if_missing(PMIX_TMPDIR, Value::string(&sd.path.to_string_lossy()));
+                // These directories are ours to remove (or the host's, with
+                // its own PMIX_TDIR_RMCLEAN at init), never the clients':
+                // without the flag an Open MPI rank empties PMIX_TMPDIR at
+                // its finalize, our socket and lock with it, and no later
+                // rank or spawned job can connect.
+                ns.set_if_missing(PMIX_TDIR_RMCLEAN, Value::boolean(true));
             }
         }
         // Clients may be registered before or after their namespace.
@@ -572,15 +574,18 @@ impl ServerRole {
     }
 
     /// A registered rank of another user (a root server): it may reach the
-    /// socket and its namespace's directory before it connects.
+    /// socket and its namespace's directory before it connects (so that
+    /// directory is made now).
     fn admit_to_nsdir(&mut self, proc: &Proc) {
+        let me = nix::unistd::geteuid().as_raw();
+        let other = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| r.uid != me);
+        if !(other && session::running_as_root()) {
+            return;
+        }
+        ensure_nsdir(self.session_dir.as_ref(), &mut self.nspaces, &proc.nspace);
         if let Some((sd, nsdir, owner)) = made_nsdir_of(self.session_dir.as_ref(), &self.nspaces, proc) {
             sd.admit_owner(&nsdir, owner);
         }
-    }
-
-    pub(crate) fn ensure_procdir(&mut self, proc: &Proc) {
-        ensure_procdir(self.session_dir.as_ref(), &mut self.nspaces, proc);
     }
 
     pub fn register_client(&mut self, proc: &Proc, uid: u32, gid: u32, obj: usize) {
@@ -1004,6 +1009,19 @@ fn made_nsdir_of<'s>(sd: Option<&'s session::SessionDir>, nspaces: &HashMap<Stri
     Some((sd, nsdir, owner))
 }
 
+/// A namespace's directory (PMIX_NSDIR) where the server lays it out, made
+/// and added to its job data the first time anyone asks for it (a Get of
+/// the key, a rank's own directory, an OpenPMIx client's connection).
+fn ensure_nsdir(sd: Option<&session::SessionDir>, nspaces: &mut HashMap<String, Nspace>, name: &str) {
+    let (Some(sd), Some(ns)) = (sd, nspaces.get_mut(name)) else { return };
+    if !ns.own_dirs || ns.has(PMIX_NSDIR) {
+        return;
+    }
+    if let Some(d) = sd.nsdir(name) {
+        ns.set_if_missing(PMIX_NSDIR, Value::string(&d.to_string_lossy()));
+    }
+}
+
 /// A local rank's own directory (PMIX_PROCDIR), made and added to its data
 /// the first time anyone asks for it: a Get of the key or of all the rank's
 /// data, or an OpenPMIx client's connection (its library reads the key only
@@ -1012,6 +1030,7 @@ fn ensure_procdir(sd: Option<&session::SessionDir>, nspaces: &mut HashMap<String
     if proc.rank == PMIX_RANK_WILDCARD || nspaces.get(&proc.nspace).is_some_and(|ns| ns.has_proc_key(proc.rank, PMIX_PROCDIR)) {
         return;
     }
+    ensure_nsdir(sd, nspaces, &proc.nspace);
     let Some((sd, nsdir, owner)) = made_nsdir_of(sd, nspaces, proc) else { return };
     if let Some(d) = sd.procdir(&nsdir, proc.rank, owner) {
         if let Some(ns) = nspaces.get_mut(&proc.nspace) {

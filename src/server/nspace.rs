@@ -37,6 +37,10 @@ pub struct Nspace {
     /// Proc-level data by rank.
     pub procs: BTreeMap<pmix_rank_t, Vec<Info>>,
     pub clients: BTreeMap<pmix_rank_t, ClientReg>,
+    /// The server lays out this namespace's directories (PMIX_NSDIR and its
+    /// ranks' PMIX_PROCDIR under its session directory): the host gave none.
+    /// Each is made, and its key added, the first time it is asked for.
+    pub own_dirs: bool,
     /// Committed (Put + Commit) data by rank, for local clients and for remote
     /// procs learnt from fences and direct modex.
     pub committed: BTreeMap<pmix_rank_t, Committed>,
@@ -320,7 +324,14 @@ impl Nspace {
     /// `rank`'s own registered record as it is now, encoded (the hello
     /// carries it beside the snapshot, which may predate its last keys).
     pub fn own_record(&mut self, rank: pmix_rank_t) -> crate::status::Res<Option<&[u8]>> {
-        self.encode_records()?;
+        // (this rank's only: encoding every stale record at each hello
+        // would cost O(N) a rank while N ranks start)
+        let Some(v) = self.procs.get(&rank) else { return Ok(None) };
+        if let std::collections::hash_map::Entry::Vacant(e) = self.encoded.entry(rank) {
+            let mut one = crate::data::pack::Encoder::default();
+            crate::owned::encode_infos(&mut one, v)?;
+            e.insert(one.into_bytes());
+        }
         Ok(self.encoded.get(&rank).map(|b| &b[..]))
     }
 

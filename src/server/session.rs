@@ -233,7 +233,7 @@ pub fn give_to(d: &Path, uid: u32, gid: u32) -> bool {
 }
 
 /// A name usable as one path component (a namespace comes from the host).
-fn safe_name(s: &str) -> bool {
+pub fn safe_name(s: &str) -> bool {
     !s.is_empty() && s != "." && s != ".." && !s.contains('/') && !s.contains('\0')
 }
 
