@@ -41,6 +41,8 @@ pub struct Preemption {
 }
 
 pub struct Launcher {
+    /// The CPUs this launcher may use (read once: it reads cgroup files).
+    cpus: usize,
     pub ompi_hint: bool,
     pub io: std::sync::Arc<crate::io::IoOptions>,
     pub stdins: crate::io::Stdins,
@@ -100,7 +102,7 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
-        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, psets: HashMap::new(), exit: None, kill_at: None, verbose, _tx: tx }
+        Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, psets: HashMap::new(), exit: None, kill_at: None, verbose, cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), _tx: tx }
     }
 
     pub fn alive(&self) -> usize {
@@ -236,8 +238,7 @@ impl Launcher {
             self.holds.on_launch(&nspace, p, size, directives);
         }
         // More live ranks on this node than CPUs this launcher may use.
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let oversubscribed = self.ranks.values().filter(|r| !r.exited).count() + size as usize > cpus;
+        let oversubscribed = self.ranks.values().filter(|r| !r.exited).count() + size as usize > self.cpus;
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
