@@ -40,7 +40,7 @@ cell() {
 }
 
 echo "Launch: medians of $RUNS runs each on $(nproc) CPUs (x = against bare posix_spawn of /bin/true, the same count)"
-echo "(launch_fence bare: the same program started by posix_spawn without a launcher; its PMIx_Init makes it a singleton)"
+echo "(launch_fence bare: the same program started by posix_spawn without a launcher: it loads the library, its PMIx_Init finds no server and it exits)"
 printf '%6s | %22s | %32s | %32s | %32s | %32s\n' N "bare posix_spawn+wait" "pmixrun: program that exits" "launch_fence bare" "pmixrun: Init+Fence+Finalize" "the same, TMPDIR on tmpfs"
 printf -- '-------|------------------------|----------------------------------|----------------------------------|----------------------------------|---------------------------------\n'
 for n in $SIZES; do
@@ -48,7 +48,7 @@ for n in $SIZES; do
     for _ in $(seq "$RUNS"); do
         bare+=" $(secs "$B/spawn_bare" -n "$n")"
         exit_only+=" $(secs timeout 300 "$PMIXRUN" -n "$n" /bin/true)"
-        fence_bare+=" $(secs "$B/spawn_bare" -n "$n" "$B/launch_fence")"
+        fence_bare+=" $(secs "$B/spawn_bare" -n "$n" -a "$B/launch_fence")"
         fence+=" $(secs timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
         [ -n "$SHM" ] && fence_shm+=" $(secs env TMPDIR="$SHM" timeout 300 "$PMIXRUN" -n "$n" "$B/launch_fence")"
     done
