@@ -3,10 +3,12 @@
 server that launched this process (PMIX_SERVER_URI41), written from
 docs/openpmix-ptl-protocol.md section 2 alone.
 
-  ptl_probe.py claim <uid>   connect as this process's own rank, claiming
+  ptl_probe.py claim <uid> [label]
+                             connect as this process's own rank, claiming
                              uid <uid> (gid: ours): prints "accepted" (the
                              server answered status 0 and an index) or
-                             "refused" (closed without a byte)
+                             "refused" (closed without a byte), after
+                             "<label> " when given
   ptl_probe.py bfrops <name> connect as this process's own rank announcing
                              serialisation <name> (e.g. v3, OpenPMIx 3's):
                              prints "accepted" or "refused"
@@ -64,15 +66,16 @@ def answer(msg, timeout=5.0, full=True):
     return got
 
 
-def claim(uid, bfrops="v41"):
+def claim(uid, bfrops="v41", label=None):
     me = (os.environ["PMIX_NAMESPACE"], int(os.environ["PMIX_RANK"]))
     got = answer(connect_message(uid, os.getegid(), *me, bfrops=bfrops))
     if len(got) == 8 and struct.unpack(">i", got[:4])[0] == 0:
-        print("accepted")
+        outcome = "accepted"
     elif got == b"":
-        print("refused")
+        outcome = "refused"
     else:
-        print("unexpected answer %r" % got)
+        outcome = "unexpected answer %r" % got
+    print(outcome if label is None else "%s %s" % (label, outcome))
 
 
 def fuzz(n):
@@ -100,7 +103,7 @@ def fuzz(n):
 
 if __name__ == "__main__":
     if sys.argv[1] == "claim":
-        claim(int(sys.argv[2]))
+        claim(int(sys.argv[2]), label=sys.argv[3] if len(sys.argv) > 3 else None)
     elif sys.argv[1] == "bfrops":
         claim(os.geteuid(), sys.argv[2])
     elif sys.argv[1] == "fuzz":

@@ -1049,6 +1049,41 @@ fn opx_tcp_identity() {
     assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
 }
 
+/// Whose credential counts over TCP (c-tests/ptl_probe.py started by the
+/// ranks of a pmixrun job, each a shell whose pid the server was given):
+/// the socket holder's. A child of the rank holding the socket without the
+/// credential, or with a false one, is refused although the rank's own
+/// process (the pid the server looks at first) carries the right one; with
+/// the credential, the holder is found as the rank's child (rank 0) and
+/// further down, a shell between (rank 1), and accepted.
+#[test]
+fn opx_tcp_credential_of_the_holder() {
+    let case = Case::new("opx_tcp_credential_of_the_holder");
+    let pr = format!("/usr/bin/python3 {}", env().root.join("c-tests/ptl_probe.py").display());
+    write_exe(
+        &case.path("holder"),
+        &format!(
+            "#!/bin/sh\nme=$(id -u)\nenv -u PMIX_RPMIX_CRED {pr} claim $me \"$PMIX_RANK none\"\nenv PMIX_RPMIX_CRED=00 {pr} claim $me \"$PMIX_RANK false\"\nif [ \"$PMIX_RANK\" = 0 ]; then\n  {pr} claim $me \"0 child\"\nelse\n  sh -c \"{pr} claim $me '1 grandchild'; true\"\nfi\n"
+        ),
+    );
+    let argv = vec![s(&env().pmixrun), "--timeout".into(), "50".into(), "-n".into(), "2".into(), "./holder".into()];
+    let (r, _, _) = run_job(&case, "run", &argv, Lib::Ours, &[("PMIX_DEBUG", "1")]);
+    let out = r.all_lines();
+    let mut why = Vec::new();
+    for want in ["0 none refused", "0 false refused", "0 child accepted", "1 none refused", "1 false refused", "1 grandchild accepted"] {
+        if !out.contains(&want) {
+            why.push(format!("no \"{want}\""));
+        }
+    }
+    for (text, what) in [("refused: no credential, and its namespace requires one", "holders without the credential"), ("refused: its credential does not match", "holders with a false one")] {
+        let n = out.iter().filter(|l| l.contains(text)).count();
+        if n != 2 {
+            why.push(format!("{n} log lines for the 2 {what}"));
+        }
+    }
+    assert!(why.is_empty(), "{}", r.report(&why.join(", ")));
+}
+
 /// 200 garbage connect messages (random, truncated, bit-flipped, huge
 /// lengths) at the listener, then OpenPMIx's hello connects and finalizes
 /// in the same job.

@@ -6,17 +6,30 @@
 //!
 //! Identity: OpenPMIx's "native" credential is a uid and gid the client
 //! states. Here the stated uid must be the one the kernel gives as the
-//! owner of the peer's end of the loopback connection (/proc/net/tcp); the
-//! gid cannot be learnt that way and is taken as stated, then both are
-//! compared with the registration, as for rpmix's own clients. Where the
-//! namespace requires rpmix's per-rank credential (pmixrun's jobs), the
-//! process holding the peer's socket is found (/proc/<pid>/fd) and must
-//! carry that rank's credential in the environment setup_fork gave it
-//! (/proc/<pid>/environ): another process of the same user cannot pass
-//! for a rank it was not started as.
+//! owner of the peer's end of the loopback connection (peer.rs: the socket
+//! found by its four addresses); the gid cannot be learnt that way and is
+//! taken as stated, then both are compared with the registration, as for
+//! rpmix's own clients. Where the namespace requires rpmix's per-rank
+//! credential (pmixrun's jobs), the process holding the peer's socket (a
+//! process of the stated uid with that socket's inode among its
+//! descriptors, /proc/<pid>/fd) must carry that rank's credential in the
+//! environment setup_fork gave it (/proc/<pid>/environ): another process
+//! of the same user cannot pass for a rank it was not started as.
+//!
+//! Why so: the owner and inode come from one NETLINK_SOCK_DIAG question
+//! about that one socket (the kernel's hash lookup), not from reading the
+//! whole socket table, /proc/net/tcp, which stays only as the fallback
+//! where sock_diag cannot be asked. The holder is looked for first in the
+//! pid the host registered for the rank claimed (PMIX_PROC_PID), then its
+//! children (a wrapper that forked the program), and only then among every
+//! process of that user: reading each one's descriptors per connection made
+//! a launch of n OpenPMIx ranks quadratic. Where it is found changes
+//! nothing of the rule: the process must hold that socket and be the
+//! stated uid's, and the credential is read from its environment alone.
 
 mod jobdata;
 mod answers;
+mod peer;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -149,15 +162,17 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
     }
     let Some((uid, gid)) = c.claimed else { return refuse("no native credential") };
     let who = c.name.as_ref().map_or_else(|| "a tool".to_string(), |p| p.to_string());
-    match kernel_uid(peer_addr, ours) {
-        Some(k) if k == uid => {}
-        Some(k) => return refuse(&format!("{who} claims uid {uid}; the kernel says its socket is uid {k}'s")),
+    // The kernel's word on the peer's end: its owner, and its inode (to
+    // find the process holding it).
+    let owner = match peer::socket_owner(peer_addr, ours) {
+        Some(o) if o.uid == uid => o,
+        Some(o) => return refuse(&format!("{who} claims uid {uid}; the kernel says its socket is uid {}'s", o.uid)),
         None => return refuse(&format!("{who}: the kernel does not know its end of the connection")),
-    }
+    };
     let described = c.buffer_type == 2;
     if c.flag == ptl::TOOL_NEEDS_ID || c.flag == ptl::TOOL_GIVEN_ID {
         // (its pid: programs it spawns by relative path run where it runs)
-        let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid)).unwrap_or(0);
+        let pid = peer::holder(owner.inode, uid, None).map_or(0, |p| p.pid);
         let cred = PeerCred { pid, uid, gid };
         let needs_id = c.flag == ptl::TOOL_NEEDS_ID;
         server.call(move |role, net| role.conn_ctx().admit_openpmix_tool(net, s, c.name, needs_id, cred, described));
@@ -167,58 +182,17 @@ fn handshake(mut s: TcpStream, ours: SocketAddr, server: &Handle<ServerRole>) {
     if c.flag != ptl::SIMPLE_CLIENT {
         return refuse(&format!("connection type {} (launchers are not served)", c.flag));
     }
-    // The process behind the socket, and the credential setup_fork gave it.
-    let pid = socket_inode(peer_addr, ours).and_then(|ino| pid_of_socket(ino, uid));
-    let token = pid.and_then(|p| environ_var(p, crate::wire::CRED_ENV));
-    let cred = PeerCred { pid: pid.unwrap_or(0), uid, gid };
+    // The process behind the socket (the pid the host registered for the
+    // rank it claims, if it holds the socket), and the credential
+    // setup_fork gave it.
+    let known = {
+        let name = name.clone();
+        server.call(move |role, _| role.pid_of(&name)).and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 0)
+    };
+    let holder = peer::holder(owner.inode, uid, known);
+    let token = holder.as_ref().and_then(|p| p.environ_var(crate::wire::CRED_ENV));
+    let cred = PeerCred { pid: holder.map_or(0, |p| p.pid), uid, gid };
     server.call(move |role, net| role.conn_ctx().admit_openpmix(net, s, name, cred, token, described));
-}
-
-/// The fields of the kernel's socket-table line for the peer's end of a
-/// loopback TCP connection (it is `peer`, its remote end `ours`).
-fn socket_line(peer: SocketAddr, ours: SocketAddr) -> Option<Vec<String>> {
-    let (SocketAddr::V4(p), SocketAddr::V4(o)) = (peer, ours) else { return None };
-    let hex = |a: std::net::SocketAddrV4| format!("{:08X}:{:04X}", u32::from_ne_bytes(a.ip().octets()), a.port());
-    let (local, remote) = (hex(p), hex(o));
-    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
-    table.lines().skip(1).find_map(|l| {
-        let f: Vec<String> = l.split_whitespace().map(str::to_string).collect();
-        (f.len() > 9 && f[1] == local && f[2] == remote).then_some(f)
-    })
-}
-
-/// The socket's inode (to find the process holding it).
-fn socket_inode(peer: SocketAddr, ours: SocketAddr) -> Option<u64> {
-    socket_line(peer, ours).and_then(|f| f[9].parse().ok())
-}
-
-/// The process of user `uid` holding the socket with inode `ino`.
-fn pid_of_socket(ino: u64, uid: u32) -> Option<i32> {
-    use std::os::unix::fs::MetadataExt;
-    let want = format!("socket:[{ino}]");
-    for e in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-        if e.metadata().map(|m| m.uid()).ok() != Some(uid) {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(e.path().join("fd")) else { continue };
-        if fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == want.as_str())) {
-            return Some(pid);
-        }
-    }
-    None
-}
-
-/// A variable of the environment process `pid` was started with.
-fn environ_var(pid: i32, name: &str) -> Option<String> {
-    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(name.as_bytes()).and_then(|r| r.strip_prefix(b"=")).map(|v| String::from_utf8_lossy(v).into_owned()))
-}
-
-/// The owner of the peer's end of a loopback TCP connection (it is `peer`
-/// and its remote end is `ours`), from the kernel's socket table.
-pub fn kernel_uid(peer: SocketAddr, ours: SocketAddr) -> Option<u32> {
-    socket_line(peer, ours).and_then(|f| f[7].parse().ok())
 }
 
 impl super::conn::Ctx<'_> {
