@@ -70,16 +70,19 @@ if command -v mpirun >/dev/null; then
         out=$( { TIMEFORMAT='%R %U %S'; time env LD_LIBRARY_PATH="$1" timeout 300 mpirun --oversubscribe -np "$NM" "$B/launch_fence" >/dev/null 2>&1 || echo fail >&2; } 2>&1 )
         case "$out" in *fail*) echo fail ;; *) awk '{ printf "%.3f %.3f", $1, $2 + $3 }' <<<"$out" ;; esac
     }
-    ref_w="" ref_c="" our_w="" our_c=""
+    ref_w="" ref_c="" our_w="" our_c="" opx_w=""
     for _ in $(seq "$RUNS"); do
         read -r w c <<<"$(wall_cpu "")"; ref_w+=" $w" ref_c+=" $c"
         read -r w c <<<"$(wall_cpu "$LIBDIR")"; our_w+=" $w" our_c+=" $c"
+        # pmixrun serving ranks that run on OpenPMIx's library (over TCP)
+        opx_w+=" $(secs env LD_LIBRARY_PATH= timeout 300 "$PMIXRUN" -n "$NM" "$B/launch_fence")"
     done
     echo
     echo "mpirun --oversubscribe -np $NM launch_fence (Open MPI 4.1, mpirun and ranks on one library), medians of $RUNS:"
     awk -v rw="$(med "$ref_w")" -v rc="$(med "$ref_c")" -v ow="$(med "$our_w")" -v oc="$(med "$our_c")" 'BEGIN {
         if (rw == "fail" || ow == "fail") { print "  fail"; exit }
         printf "  OpenPMIx 4.2.2: %.3f s wall, %.3f s CPU\n  rpmix:          %.3f s wall (%.2fx), %.3f s CPU (%.2fx)\n", rw, rc, ow, ow / rw, oc, oc / rc }'
+    echo "  pmixrun -n $NM, the ranks on OpenPMIx 4.2.2's library: $(med "$opx_w") s wall"
 fi
 
 # One-rank jobs through a persistent pmixrun (`pmixctl run -n 1`, start to
