@@ -231,6 +231,11 @@ struct Watcher {
 
 static WATCHER: std::sync::OnceLock<Option<Watcher>> = std::sync::OnceLock::new();
 
+/// Start the thread that watches the ranks' output (else the first rank does).
+pub fn start_watcher() {
+    WATCHER.get_or_init(Watcher::start);
+}
+
 impl Watcher {
     fn start() -> Option<Watcher> {
         let poll = mio::Poll::new().ok()?;

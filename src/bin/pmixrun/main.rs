@@ -180,6 +180,9 @@ fn run(opts: options::Options) -> Result<u8, String> {
     job::block_signals();
     let (tx, rx) = mpsc::channel::<Event>();
     job::start_signal_thread(tx.clone());
+    // (now, not at the first rank: a persistent launcher's threads and
+    // descriptors are the same before its first job and after its last)
+    io::start_watcher();
     let pids: host::Pids = Default::default();
     let stdins: io::Stdins = Default::default();
     let host = host::LauncherHost::new(tx.clone(), pids.clone(), stdins.clone(), opts.on_stall, stop_on_exec, verbose);
