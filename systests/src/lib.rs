@@ -313,6 +313,9 @@ pub fn run(cmd: Cmd, limit: Duration) -> Run {
     job.wait(limit)
 }
 
+/// How long what a program left in its group may go on once it ended (see `Job::wait`).
+const LINGER: Duration = Duration::from_secs(2);
+
 /// A program started in its own process group; dropping the guard kills the
 /// group and reaps the program, so nothing outlives a failed case.
 pub struct Job {
@@ -391,7 +394,14 @@ impl Job {
                 Err(_) => break None,
             }
         };
-        // What the program left in its group would hold the pipes open.
+        // What the program left in its group (children that outlive it, as
+        // OpenPMIx's example server's ranks may, finishing their last line)
+        // gets a moment to end and close the pipes, then is killed: it would
+        // hold them open.
+        let grace = (Instant::now() + LINGER).min(end.max(Instant::now()));
+        while !self.readers.iter().all(|r| r.is_finished()) && Instant::now() < grace {
+            thread::sleep(Duration::from_millis(2));
+        }
         kill_group(self.pgid, libc::SIGKILL);
         for r in self.readers.drain(..) {
             let _ = r.join();
