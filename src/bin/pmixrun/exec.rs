@@ -19,8 +19,10 @@
 //! O(N^2) per launch. So the child shares the table (CLONE_FILES) and its
 //! first system call, close_range(CLOSE_RANGE_UNSHARE) above a few low
 //! "slots", gives it a table of only those: the slots hold, for the time of
-//! one start, the descriptors that become the rank's fd 0, 1, 2 and the
-//! failure report.
+//! one start, the descriptors that become the rank's fd 0, 1, 2. A child
+//! that fails before its exec writes why into the memory it shares with the
+//! launcher, which reads it once the child is gone (as posix_spawn does):
+//! no pipe for that.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -80,15 +82,16 @@ struct ChildPlan {
     stdio: [libc::c_int; 3],
     launcher: libc::pid_t,
     stop_on_exec: bool,
-    /// The write end of a close-on-exec pipe: an errno and a step number
-    /// when the child fails before its exec.
-    report: libc::c_int,
+    /// An errno and a step number, written by a child that fails before
+    /// its exec (zero: it did not), read by the launcher once the child has
+    /// exec'd or exited (CLONE_VFORK), never while it runs.
+    failure: std::cell::UnsafeCell<[i32; 2]>,
     /// Sharing the launcher's table (CLONE_FILES): its first call makes a
     /// private table of the descriptors below this one (0: not shared).
     unshare_below: libc::c_uint,
 }
 
-/// Steps of the child that can fail, as reported through `ChildPlan::report`.
+/// Steps of the child that can fail, as reported through `ChildPlan::failure`.
 const STEP_CWD: i32 = 1;
 const STEP_BIND: i32 = 2;
 const STEP_PDEATHSIG: i32 = 3;
@@ -108,7 +111,7 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         let plan = &*(arg as *const ChildPlan);
         let fail = |step: i32| -> ! {
             let msg = [*libc::__errno_location(), step];
-            libc::write(plan.report, msg.as_ptr().cast(), std::mem::size_of_val(&msg));
+            std::ptr::write_volatile(plan.failure.get(), msg);
             libc::_exit(if step == STEP_EXEC && msg[0] == libc::ENOENT { 127 } else { 126 })
         };
         // First, while the table is still the launcher's: a table of our own
@@ -210,14 +213,13 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
     };
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let (rep_r, rep_w) = pipe()?;
     let (in_r, out_w, err_w) = (above_stdio(in_r)?, above_stdio(out_w)?, above_stdio(err_w)?);
     // One start at a time holds the slots (when there are some).
     let slots = SLOTS.get_or_init(Slots::reserve).as_ref();
-    let held = slots.map(|s| s.hold([in_r.as_fd(), out_w.as_fd(), err_w.as_fd(), rep_w.as_fd()])).transpose()?;
-    let (stdio, report, unshare_below, flags) = match &held {
-        Some(h) => (h.stdio(), h.report(), h.end(), libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES | libc::SIGCHLD),
-        None => ([in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()], rep_w.as_raw_fd(), 0, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD),
+    let held = slots.map(|s| s.hold([in_r.as_fd(), out_w.as_fd(), err_w.as_fd()])).transpose()?;
+    let (stdio, unshare_below, flags) = match &held {
+        Some(h) => (h.stdio(), h.end(), libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES | libc::SIGCHLD),
+        None => ([in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()], 0, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD),
     };
     let nul = |v: &[CString]| v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect::<Vec<_>>();
     let sh: Vec<*const libc::c_char> = [c"sh".as_ptr(), program.as_ptr()].into_iter().chain(argv.iter().skip(1).map(|c| c.as_ptr())).chain(std::iter::once(std::ptr::null())).collect();
@@ -231,7 +233,7 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
         stdio,
         launcher: std::process::id() as libc::pid_t,
         stop_on_exec: spec.stop_on_exec,
-        report,
+        failure: std::cell::UnsafeCell::new([0, 0]),
         unshare_below,
     };
     // The child's stack: it runs child_main only (system calls).
@@ -253,15 +255,16 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
     // SAFETY: restores this thread's mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, &mut all) };
     // (the slots let go of the child's ends, so its pipes see it close them)
-    drop((held, in_r, out_w, err_w, rep_w, stack));
+    drop((held, in_r, out_w, err_w, stack));
     if pid < 0 {
         return Err(clone_err);
     }
     started_one();
     // What the child reported before its exec (nothing: the exec happened).
-    let mut msg = [0i32; 2];
-    let mut rep = std::fs::File::from(rep_r);
-    if let Ok(()) = std::io::Read::read_exact(&mut rep, bytemuck_bytes(&mut msg)) {
+    // SAFETY: the child has exec'd or exited (CLONE_VFORK resumed this
+    // thread only then), so nothing writes the cell any more.
+    let msg = unsafe { std::ptr::read_volatile(plan.failure.get()) };
+    if msg[1] != 0 {
         let what = match msg[1] {
             STEP_CWD => "working directory",
             STEP_BIND => "binding to CPUs",
@@ -297,17 +300,10 @@ fn unsafe_sigset(full: bool) -> libc::sigset_t {
     }
 }
 
-/// The bytes of two i32s, to read a report into.
-fn bytemuck_bytes(v: &mut [i32; 2]) -> &mut [u8] {
-    // SAFETY: [i32; 2] is 8 initialised bytes with no padding, any bit
-    // pattern valid.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
-}
-
 /// Low descriptors reserved for starting ranks (see the module's doc):
-/// four, each /dev/null, close-on-exec, while no start holds them.
+/// three, each /dev/null, close-on-exec, while no start holds them.
 struct Slots {
-    fds: [libc::c_int; 4],
+    fds: [libc::c_int; 3],
     devnull: std::os::fd::OwnedFd,
     /// One start at a time.
     lock: parking_lot::Mutex<()>,
@@ -331,7 +327,7 @@ impl Slots {
             return None;
         }
         let devnull: std::os::fd::OwnedFd = std::fs::File::open("/dev/null").ok()?.into();
-        let mut fds = [0; 4];
+        let mut fds = [0; 3];
         for f in &mut fds {
             *f = nix::fcntl::fcntl(&devnull, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).ok()?;
         }
@@ -345,9 +341,9 @@ impl Slots {
         Some(Slots { fds, devnull, lock: parking_lot::Mutex::new(()) })
     }
 
-    /// Put `ends` (the rank's stdin, stdout, stderr and report ends) in the
+    /// Put `ends` (the rank's stdin, stdout and stderr ends) in the
     /// slots until the returned guard is dropped.
-    fn hold(&self, ends: [std::os::fd::BorrowedFd<'_>; 4]) -> std::io::Result<HeldSlots<'_>> {
+    fn hold(&self, ends: [std::os::fd::BorrowedFd<'_>; 3]) -> std::io::Result<HeldSlots<'_>> {
         let guard = self.lock.lock();
         let held = HeldSlots { slots: self, _guard: guard };
         for (slot, end) in self.fds.iter().zip(ends) {
@@ -366,9 +362,6 @@ struct HeldSlots<'a> {
 impl HeldSlots<'_> {
     fn stdio(&self) -> [libc::c_int; 3] {
         [self.slots.fds[0], self.slots.fds[1], self.slots.fds[2]]
-    }
-    fn report(&self) -> libc::c_int {
-        self.slots.fds[3]
     }
     /// The first descriptor above every slot.
     fn end(&self) -> libc::c_uint {
