@@ -205,21 +205,24 @@ pub fn spawn(spec: &RankSpec<'_>) -> std::io::Result<Started> {
         }
         m
     });
-    let (in_r, in_w): (OwnedFd, Option<OwnedFd>) = if spec.stdin {
-        let (r, w) = pipe()?;
-        (r, Some(w))
-    } else {
-        (std::fs::File::open("/dev/null")?.into(), None)
+    // (without a stdin pipe: the launcher's one /dev/null)
+    let (in_r, in_w): (Option<OwnedFd>, Option<OwnedFd>) = match spec.stdin {
+        true => pipe().map(|(r, w)| (Some(r), Some(w)))?,
+        false => (None, None),
     };
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let (in_r, out_w, err_w) = (above_stdio(in_r)?, above_stdio(out_w)?, above_stdio(err_w)?);
+    let (in_r, out_w, err_w) = (in_r.map(above_stdio).transpose()?, above_stdio(out_w)?, above_stdio(err_w)?);
+    let in_fd = match &in_r {
+        Some(r) => r.as_fd(),
+        None => dev_null()?,
+    };
     // One start at a time holds the slots (when there are some).
     let slots = SLOTS.get_or_init(Slots::reserve).as_ref();
-    let held = slots.map(|s| s.hold([in_r.as_fd(), out_w.as_fd(), err_w.as_fd()])).transpose()?;
+    let held = slots.map(|s| s.hold([in_fd, out_w.as_fd(), err_w.as_fd()])).transpose()?;
     let (stdio, unshare_below, flags) = match &held {
         Some(h) => (h.stdio(), h.end(), libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES | libc::SIGCHLD),
-        None => ([in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()], 0, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD),
+        None => ([in_fd.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()], 0, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD),
     };
     let nul = |v: &[CString]| v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect::<Vec<_>>();
     let sh: Vec<*const libc::c_char> = [c"sh".as_ptr(), program.as_ptr()].into_iter().chain(argv.iter().skip(1).map(|c| c.as_ptr())).chain(std::iter::once(std::ptr::null())).collect();
@@ -300,6 +303,18 @@ fn unsafe_sigset(full: bool) -> libc::sigset_t {
     }
 }
 
+/// /dev/null, opened once (close-on-exec, above 2): the stdin of ranks
+/// that have no stdin pipe.
+fn dev_null() -> std::io::Result<std::os::fd::BorrowedFd<'static>> {
+    use std::os::fd::AsFd;
+    static DEV_NULL: std::sync::OnceLock<std::os::fd::OwnedFd> = std::sync::OnceLock::new();
+    if let Some(fd) = DEV_NULL.get() {
+        return Ok(fd.as_fd());
+    }
+    let fd = above_stdio(std::fs::File::open("/dev/null")?.into())?;
+    Ok(DEV_NULL.get_or_init(|| fd).as_fd())
+}
+
 /// Low descriptors reserved for starting ranks (see the module's doc):
 /// three, each /dev/null, close-on-exec, while no start holds them.
 struct Slots {
@@ -315,6 +330,9 @@ static SLOTS: std::sync::OnceLock<Option<Slots>> = std::sync::OnceLock::new();
 /// start; else at its first rank).
 pub fn reserve_slots() {
     SLOTS.get_or_init(Slots::reserve);
+    // (and the ranks' /dev/null: the launcher's descriptors are the same
+    // before its first rank and after its last)
+    let _ = dev_null();
 }
 
 impl Slots {

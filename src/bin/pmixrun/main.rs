@@ -126,12 +126,26 @@ pub enum Event {
 /// its few busy threads apart and the memory it frees reusable.
 const MALLOC_ARENAS: i32 = 2;
 
+/// Allocations from this size up are mapped on their own and unmapped when
+/// freed. glibc's default threshold rises to the largest such block freed
+/// (up to 32 MiB), after which the output readers' 1 MiB buffers come from
+/// the arenas and stay there when freed, by chance: a persistent launcher's
+/// RSS then moved by megabytes from one run to the next with its live heap
+/// the same. A fixed threshold keeps them mapped.
+const MALLOC_MMAP_THRESHOLD: i32 = 256 << 10;
+
 fn main() -> ExitCode {
     // (before any other thread exists; MALLOC_ARENA_MAX in the environment still wins)
     if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
         // SAFETY: mallopt(3) only sets a tunable of glibc's allocator; no memory is passed.
         unsafe {
             libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
+        }
+    }
+    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
+        // SAFETY: as above, a tunable only.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, MALLOC_MMAP_THRESHOLD);
         }
     }
     exec::reserve_slots();
