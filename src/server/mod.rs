@@ -577,9 +577,8 @@ impl ServerRole {
     /// socket and its namespace's directory before it connects (so that
     /// directory is made now).
     fn admit_to_nsdir(&mut self, proc: &Proc) {
-        let me = nix::unistd::geteuid().as_raw();
-        let other = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| r.uid != me);
-        if !(other && session::running_as_root()) {
+        let other = self.nspaces.get(&proc.nspace).and_then(|n| n.clients.get(&proc.rank)).is_some_and(|r| session::serves_other_user(r.uid));
+        if !other {
             return;
         }
         ensure_nsdir(self.session_dir.as_ref(), &mut self.nspaces, &proc.nspace);

@@ -287,9 +287,7 @@ impl Nspace {
     fn encode_records(&mut self) -> crate::status::Res {
         for (r, v) in std::iter::once((&PMIX_RANK_WILDCARD, &self.job)).chain(self.procs.iter()) {
             if !self.encoded.contains_key(r) {
-                let mut one = crate::data::pack::Encoder::default();
-                crate::owned::encode_infos(&mut one, v)?;
-                self.encoded.insert(*r, one.into_bytes());
+                self.encoded.insert(*r, encode_record(v)?);
             }
         }
         Ok(())
@@ -328,9 +326,7 @@ impl Nspace {
         // would cost O(N) a rank while N ranks start)
         let Some(v) = self.procs.get(&rank) else { return Ok(None) };
         if let std::collections::hash_map::Entry::Vacant(e) = self.encoded.entry(rank) {
-            let mut one = crate::data::pack::Encoder::default();
-            crate::owned::encode_infos(&mut one, v)?;
-            e.insert(one.into_bytes());
+            e.insert(encode_record(v)?);
         }
         Ok(self.encoded.get(&rank).map(|b| &b[..]))
     }
@@ -369,6 +365,13 @@ impl Nspace {
     }
 }
 
+
+/// One record (a rank's infos, or the job level's) as the hello carries it.
+fn encode_record(infos: &[Info]) -> crate::status::Res<Vec<u8>> {
+    let mut one = crate::data::pack::Encoder::default();
+    crate::owned::encode_infos(&mut one, infos)?;
+    Ok(one.into_bytes())
+}
 
 /// A proc-list helper: expand WILDCARD ranks with the namespace sizes known here.
 pub fn expand(procs: &[Proc], nspaces: &std::collections::HashMap<String, Nspace>) -> Vec<Proc> {

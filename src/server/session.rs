@@ -167,7 +167,7 @@ impl SessionDir {
     /// namespace's directory (false: that directory is another user's
     /// already, so this rank gets none). Nothing to do otherwise.
     pub fn admit_owner(&self, nsdir: &Path, owner: (u32, u32)) -> bool {
-        if !running_as_root() || owner.0 == nix::unistd::geteuid().as_raw() {
+        if !serves_other_user(owner.0) {
             return true;
         }
         self.open_to_other_users();
@@ -181,7 +181,7 @@ impl SessionDir {
         if !self.admit_owner(nsdir, owner) {
             return None;
         }
-        let other_user = running_as_root() && owner.0 != nix::unistd::geteuid().as_raw();
+        let other_user = serves_other_user(owner.0);
         let d = nsdir.join(rank.to_string());
         let ok = make_private_dir(&d, owner.0) && (!other_user || give_to(&d, owner.0, owner.1));
         ok.then_some(d)
@@ -192,6 +192,12 @@ impl SessionDir {
 /// case in OpenPMIx: a root server following a link a user planted).
 pub fn running_as_root() -> bool {
     nix::unistd::geteuid().is_root()
+}
+
+/// This is a root server and `uid` another user: what it makes for that
+/// user's ranks is handed to them.
+pub fn serves_other_user(uid: u32) -> bool {
+    running_as_root() && uid != nix::unistd::geteuid().as_raw()
 }
 
 /// Open `d` as a directory without following a link in its last component.

@@ -316,47 +316,47 @@ fn dev_null() -> std::io::Result<std::os::fd::BorrowedFd<'static>> {
 }
 
 /// Low descriptors reserved for starting ranks (see the module's doc):
-/// three, each /dev/null, close-on-exec, while no start holds them.
+/// three, each a copy of the launcher's /dev/null (`dev_null`),
+/// close-on-exec, while no start holds them.
 struct Slots {
     fds: [libc::c_int; 3],
-    devnull: std::os::fd::OwnedFd,
     /// One start at a time.
     lock: parking_lot::Mutex<()>,
 }
 
 static SLOTS: std::sync::OnceLock<Option<Slots>> = std::sync::OnceLock::new();
 
-/// Reserve the slots now, while the lowest descriptors are free (pmixrun's
-/// start; else at its first rank).
+/// Reserve the slots, and open the ranks' /dev/null, now: while the lowest
+/// descriptors are free (pmixrun's start; else at its first rank), and so
+/// that the launcher's descriptors are the same before its first rank and
+/// after its last.
 pub fn reserve_slots() {
     SLOTS.get_or_init(Slots::reserve);
-    // (and the ranks' /dev/null: the launcher's descriptors are the same
-    // before its first rank and after its last)
-    let _ = dev_null();
 }
 
 impl Slots {
     /// None (ranks start with a copy of the whole table, as before) where
     /// the kernel has no close_range (Linux before 5.9).
     fn reserve() -> Option<Slots> {
+        use std::os::fd::IntoRawFd;
+        let null = dev_null().ok()?;
         // SAFETY: close_range of an empty range (no descriptor that high)
         // closes nothing; it only tells whether the call exists.
         if unsafe { libc::syscall(libc::SYS_close_range, libc::c_uint::MAX, libc::c_uint::MAX, 0) } != 0 {
             return None;
         }
-        let devnull: std::os::fd::OwnedFd = std::fs::File::open("/dev/null").ok()?.into();
-        let mut fds = [0; 3];
-        for f in &mut fds {
-            *f = nix::fcntl::fcntl(&devnull, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).ok()?;
+        let mut owned = Vec::with_capacity(3);
+        for _ in 0..3 {
+            let fd = nix::fcntl::fcntl(null, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3)).ok()?;
+            // SAFETY: a descriptor just made by F_DUPFD_CLOEXEC, owned by nothing else
+            // (owned until all three are made, so a failure leaks none).
+            owned.push(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         }
-        // (the /dev/null kept for refilling them goes above them)
-        let devnull = {
-            let high = nix::fcntl::fcntl(&devnull, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(fds.iter().max().copied().unwrap_or(3) + 1)).ok()?;
-            drop(devnull);
-            // SAFETY: a descriptor just made by F_DUPFD_CLOEXEC, owned by nothing else.
-            unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) }
-        };
-        Some(Slots { fds, devnull, lock: parking_lot::Mutex::new(()) })
+        let mut fds = [0; 3];
+        for (slot, fd) in fds.iter_mut().zip(owned) {
+            *slot = fd.into_raw_fd();
+        }
+        Some(Slots { fds, lock: parking_lot::Mutex::new(()) })
     }
 
     /// Put `ends` (the rank's stdin, stdout and stderr ends) in the
@@ -389,9 +389,11 @@ impl HeldSlots<'_> {
 
 impl Drop for HeldSlots<'_> {
     fn drop(&mut self) {
-        use std::os::fd::AsFd;
-        for slot in self.slots.fds {
-            let _ = dup_into(self.slots.devnull.as_fd(), slot);
+        // (dev_null was opened before the slots were made)
+        if let Ok(null) = dev_null() {
+            for slot in self.slots.fds {
+                let _ = dup_into(null, slot);
+            }
         }
     }
 }

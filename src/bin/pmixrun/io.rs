@@ -256,8 +256,10 @@ impl Watcher {
                     continue;
                 }
                 eprintln!("pmixrun: watching the ranks' output failed ({e}); a reader per stream from now on");
+                // (under the lock `watch` inserts under: no stream is left behind)
+                let mut w = waiting.lock();
                 failed.store(true, std::sync::atomic::Ordering::SeqCst);
-                for (_, s) in waiting.lock().drain() {
+                for (_, s) in w.drain() {
                     read_in_thread(s);
                 }
                 return;
@@ -278,12 +280,16 @@ impl Watcher {
 
     fn watch(&self, s: Stream) {
         use std::os::fd::AsRawFd;
-        if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
-            return read_in_thread(s);
-        }
         let token = mio::Token(self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let fd = s.pipe.as_raw_fd();
-        self.waiting.lock().insert(token, s);
+        {
+            let mut w = self.waiting.lock();
+            if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
+                drop(w);
+                return read_in_thread(s);
+            }
+            w.insert(token, s);
+        }
         if self.registry.register(&mut mio::unix::SourceFd(&fd), token, mio::Interest::READABLE).is_err() {
             if let Some(s) = self.waiting.lock().remove(&token) {
                 read_in_thread(s);

@@ -135,17 +135,13 @@ const MALLOC_ARENAS: i32 = 2;
 const MALLOC_MMAP_THRESHOLD: i32 = 256 << 10;
 
 fn main() -> ExitCode {
-    // (before any other thread exists; MALLOC_ARENA_MAX in the environment still wins)
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt(3) only sets a tunable of glibc's allocator; no memory is passed.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
-        }
-    }
-    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
-        // SAFETY: as above, a tunable only.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, MALLOC_MMAP_THRESHOLD);
+    // (before any other thread exists; the variable in the environment still wins)
+    for (var, param, value) in [("MALLOC_ARENA_MAX", libc::M_ARENA_MAX, MALLOC_ARENAS), ("MALLOC_MMAP_THRESHOLD_", libc::M_MMAP_THRESHOLD, MALLOC_MMAP_THRESHOLD)] {
+        if std::env::var_os(var).is_none() {
+            // SAFETY: mallopt(3) only sets a tunable of glibc's allocator; no memory is passed.
+            unsafe {
+                libc::mallopt(param, value);
+            }
         }
     }
     exec::reserve_slots();
