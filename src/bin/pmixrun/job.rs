@@ -100,6 +100,15 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
     pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
 }
 
+/// Whether a rank's failure (exit `code`; `unfinalized`: it left without
+/// PMIx_Finalize) is the one that stands for its job in place of `job`'s
+/// (0: none yet): the first failure does, and the first rank killed by a
+/// signal, the likelier cause, replaces one that was not (the others often
+/// fail after it, of the lost connection).
+fn stands_for_job(code: i32, unfinalized: bool, job: i32) -> bool {
+    code != 0 && (job == 0 || (code >= 128 && !unfinalized && job < 128))
+}
+
 impl Launcher {
     pub fn new(tx: Sender<Event>, verbose: bool) -> Launcher {
         Launcher { ompi_hint: true, io: Default::default(), stdins: Default::default(), pids: Default::default(), ranks: HashMap::new(), watched: HashMap::new(), holds: Default::default(), stop_on_exec: false, tied: HashMap::new(), stdin_from: HashMap::new(), persistent: false, preemption: None, bind_to: None, failures: Vec::new(), decide_at: None, jobs: 0, psets: HashMap::new(), exit: None, kill_at: None, verbose, cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), _tx: tx }
@@ -470,7 +479,7 @@ impl Launcher {
         self.preempt_progress(Some(&proc));
         let code_seen = if unfinalized { 1 } else { code };
         if let Some(w) = self.watched.get_mut(&proc.nspace) {
-            if w.exit == 0 {
+            if stands_for_job(code_seen, unfinalized, w.exit) {
                 w.exit = code_seen;
             }
         }
@@ -534,7 +543,7 @@ impl Launcher {
                 eprintln!("pmixrun: {p} exited with status {code}");
             }
         }
-        let code = failures.iter().find(|f| f.1 >= 128 && !f.2).or(failures.first()).map(|f| f.1).unwrap_or(1);
+        let code = failures.iter().fold(0, |job, f| if stands_for_job(f.1, f.2, job) { f.1 } else { job });
         self.record(code.clamp(0, 255) as u8);
         self.stop_job(2, code);
     }
