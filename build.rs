@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 fn main() {
     // The drop-in's identity: libpmix.so.2, whatever cargo names the file.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpmix.so.2");
+    link_unwinder_statically();
 
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("include");
@@ -287,4 +288,30 @@ fn inline_union(text: &str, name: &str) -> String {
     let inline = format!("union {{{indented}\n  }} data;");
     assert!(out.contains(&member), "value union member");
     out.replacen(&member, &inline, 1)
+}
+
+/// The unwinder (panics are caught at the C boundary) from GCC's static
+/// `libgcc_eh.a` instead of `libgcc_s.so.1`: one library fewer for every
+/// process that loads libpmix.so.2, and no `libgcc_s` constructor probing
+/// the CPU at each start (a trap to the hypervisor on a VM), which was a
+/// few per cent of a 1,024-rank launch. Named before the standard library's
+/// `-lgcc_s`, the archive resolves the `_Unwind_*` symbols first, and the
+/// linker's `--as-needed` then drops `libgcc_s`. The symbols stay local (the
+/// library exports only its API). Without the archive (another toolchain),
+/// the standard library's default applies.
+fn link_unwinder_statically() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") || std::env::var("CARGO_CFG_TARGET_ENV").as_deref() != Ok("gnu") {
+        return;
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let Ok(out) = std::process::Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else { return };
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    // (gcc prints the bare name back when it has no such file)
+    if !out.status.success() || !path.is_absolute() || !path.is_file() {
+        return;
+    }
+    if let Some(dir) = path.parent() {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
+    }
 }

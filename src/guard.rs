@@ -63,3 +63,20 @@ pub fn catch<R: PanicDefault>(name: &str, f: impl FnOnce() -> R) -> R {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic inside is caught by the unwinder this library links (GCC's
+    /// static one when the build found it) and becomes the error answer;
+    /// the next call runs normally.
+    #[test]
+    fn a_panic_becomes_the_error_answer() {
+        let st: pmix_status_t = catch("test", || panic!("on purpose"));
+        assert_eq!(st, PMIX_ERROR);
+        let p: *const u8 = catch("test", || -> *const u8 { panic!("again") });
+        assert!(p.is_null());
+        assert_eq!(catch("test", || PMIX_SUCCESS), PMIX_SUCCESS);
+    }
+}
