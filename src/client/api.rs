@@ -45,8 +45,7 @@ pub fn request_wait(req: Request) -> Reply {
     }
     let done = Oneshot::new();
     let d = done.clone();
-    request(req, Box::new(move |r| d.set(r)));
-    done.wait().unwrap_or(Reply::Status(PMIX_ERR_LOST_CONNECTION))
+    super::link::wait_for(done, || request(req, Box::new(move |r| d.set(r)))).unwrap_or(Reply::Status(PMIX_ERR_LOST_CONNECTION))
 }
 
 // ---- Put / Commit ----

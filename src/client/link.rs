@@ -18,13 +18,43 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::abi::*;
-use crate::runtime::{self, Handle, Lane, Refused};
+use crate::runtime::{self, Handle, Lane, Oneshot, Refused};
 
 use crate::msg::{self, Reply, Request};
 
 use super::openpmix::{self, Dialect, Reading};
 use super::waiter::Waiter;
 use super::ClientRole;
+
+thread_local! {
+    /// Set while a blocking call sends its request: its caller waits for
+    /// the answer itself (`wait_for`).
+    static CALLER_WAITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The connection that blocking call's request went out on.
+    static SENT_ON: std::cell::RefCell<Option<Handle<ClientRole>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A blocking call: `send` makes its request, whose answer sets `done`,
+/// then this thread waits for it. While the connection's loop has no
+/// thread of its own (`runtime::start_deferred`), this thread runs it, so
+/// the answer wakes the caller directly, not a thread that wakes it. Any
+/// request made otherwise starts that thread (`Direct::request`).
+pub fn wait_for<T>(done: Oneshot<T>, send: impl FnOnce()) -> Option<T> {
+    struct Sending;
+    impl Drop for Sending {
+        fn drop(&mut self) {
+            CALLER_WAITS.with(|c| c.set(false));
+        }
+    }
+    CALLER_WAITS.with(|c| c.set(true));
+    let sending = Sending;
+    send();
+    drop(sending);
+    if let Some(h) = SENT_ON.with(|s| s.borrow_mut().take()) {
+        h.drive(&done);
+    }
+    done.wait()
+}
 
 /// Requests sent and not yet answered, by request id. Closed when the
 /// connection is lost or the progress thread stops: what was waiting is
@@ -98,6 +128,13 @@ impl Direct {
         if !self.lane.in_owner() {
             // (before any lock: a fork child's copy of one may be held)
             return self.fail(w, refusal(Refused::OtherProcess));
+        }
+        // Its answer is waited for by a caller that may run the loop
+        // (`wait_for`), or it needs the progress thread.
+        if CALLER_WAITS.with(|c| c.get()) {
+            SENT_ON.with(|s| *s.borrow_mut() = Some(self.handle.clone()));
+        } else {
+            self.handle.start_thread();
         }
         let (tag, body, reading) = match self.dialect.prepare(req) {
             Ok(x) => x,

@@ -16,6 +16,7 @@ use crate::events;
 use crate::owned::{decode_infos, decode_str, Info, Proc, Value};
 use crate::runtime::{self, ConnId, Handle, Net, Oneshot, Role, Stream};
 use crate::msg::{AnswerKind, Hello, Reply, Request, ToolHello, Welcome};
+use waiter::ReplyDone;
 use crate::wire;
 
 /// Data the client knows about one namespace: rank (WILDCARD = job level)
@@ -388,6 +389,12 @@ impl Role for ClientRole {
         self.set_handle(handle);
     }
 
+    /// Only an answer may be handled by a caller running the loop: its
+    /// waiter is a blocking call's (any other request starts the thread).
+    fn runs_inline(&self, _id: ConnId, tag: u16) -> bool {
+        matches!(self.dialect, Dialect::Rpmix) && tag == wire::REPLY
+    }
+
     fn on_frame(&mut self, net: &mut Net, _id: ConnId, req: u32, tag: u16, body: &[u8]) {
         if let Dialect::OpenPmix { described, .. } = self.dialect {
             return self.on_openpmix_frame(net, req, body, described);
@@ -580,7 +587,7 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
         // (a tool's server version is in its rendezvous file, not read:
         // only a group's destruction depends on it)
         let dialect = Dialect::OpenPmix { described, me: me.clone(), index: 0, server_major: openpmix::server_major_from_env() };
-        let engine = start_engine(me.clone(), cache.clone(), Stream::Tcp(tcp_stream(stream)?), dialect, Some(srv.clone()))?;
+        let engine = start_engine(me.clone(), cache.clone(), Stream::Tcp(tcp_stream(stream)?), dialect, Some(srv.clone()), false)?;
         return Ok((srv, me, engine));
     }
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
@@ -599,7 +606,7 @@ fn tool_connect(path: &str, uri: &str, cache: &Arc<Cache>, chosen: Option<&Proc>
             Info::new("pmix.srvr.uri", Value::string(uri)),
         ],
     );
-    let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, Some(srv.clone()))?;
+    let engine = start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, Some(srv.clone()), false)?;
     Ok((srv, me, engine))
 }
 
@@ -706,24 +713,24 @@ pub fn disconnect_tool(server: &Proc) -> Res {
 /// Tell the server we leave (it learns at once, not from a closed socket),
 /// then stop our progress thread.
 fn say_goodbye(link: Link) -> pmix_status_t {
-    let mut engine = link.engine;
-    let mut st = PMIX_SUCCESS;
+    let engine = link.engine;
     let done = Oneshot::new();
     let d = done.clone();
-    let sent = engine.handle.run(move |role, net| {
-        role.request(net, Request::Finalize, Box::new(move |_, _, r| d.set(r.status())));
-    });
-    if sent {
-        st = done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION);
-        if st == PMIX_ERR_LOST_CONNECTION || st == PMIX_ERR_UNREACH {
-            st = PMIX_SUCCESS; // the server is gone: nothing left to tell it
-        }
+    let answer: ReplyDone = Box::new(move |r| d.set(r.status()));
+    let st = if engine.handle.run_by_callers() {
+        // Nothing is queued on the loop: sent from here, and waited for
+        // by running the loop here.
+        link::wait_for(done, || link.direct.request(Request::Finalize, Waiter::Plain(answer)))
+    } else {
+        // Behind the commands already queued on the progress thread.
+        let sent = engine.handle.run(move |role, net| role.request(net, Request::Finalize, Box::new(move |_, _, r| answer(r))));
+        if sent { done.wait() } else { None }
+    };
+    engine.stop();
+    match st.unwrap_or(PMIX_ERR_LOST_CONNECTION) {
+        PMIX_ERR_LOST_CONNECTION | PMIX_ERR_UNREACH => PMIX_SUCCESS, // the server is gone: nothing left to tell it
+        st => st,
     }
-    engine.handle.run(|_, net| net.stop());
-    if let Some(t) = engine.thread.take() {
-        let _ = t.join();
-    }
-    st
 }
 
 /// A tool that does not connect: initialised for local calls only.
@@ -830,11 +837,11 @@ pub fn init() -> (Proc, pmix_status_t) {
                     server = Some((contact.server.clone(), uri));
                     let stream = Stream::Tcp(tcp_stream(stream)?);
                     let dialect = Dialect::OpenPmix { described, me: me.clone(), index, server_major: openpmix::server_major_from_env() };
-                    start_engine(me.clone(), cache.clone(), stream, dialect, Some(contact.server))
+                    start_engine(me.clone(), cache.clone(), stream, dialect, Some(contact.server), false)
                 }),
                 _ => {
                     let srv = server.as_ref().map(|(p, _)| p.clone());
-                    connect(&me, &cache).and_then(|s| start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, srv))
+                    connect(&me, &cache).and_then(|s| start_engine(me.clone(), cache.clone(), Stream::Unix(unix_stream(s)?), Dialect::Rpmix, srv, true))
                 }
             };
             match connected {
@@ -867,7 +874,9 @@ fn tcp_stream(s: std::net::TcpStream) -> Res<mio::net::TcpStream> {
     Ok(mio::net::TcpStream::from_std(s))
 }
 
-fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, dialect: Dialect, server: Option<Proc>) -> Res<Link> {
+/// `deferred`: the progress thread starts when first needed; until then
+/// blocking calls run the loop themselves (`runtime::start_deferred`).
+fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, dialect: Dialect, server: Option<Proc>, deferred: bool) -> Res<Link> {
     let read_limit = answer_limit(&cache, &me);
     let pending = Arc::new(Mutex::new(link::Pending::default()));
     let role = ClientRole {
@@ -882,7 +891,9 @@ fn start_engine(me: Proc, cache: Arc<Cache>, stream: Stream, dialect: Dialect, s
         server,
         dialect: dialect.clone(),
     };
-    let engine = runtime::start_with(role, None, vec![(stream, dialect.framing())], "pmix-client").map_err(|_| PMIX_ERR_INIT)?;
+    let conns = vec![(stream, dialect.framing())];
+    let engine = if deferred { runtime::start_deferred(role, conns, "pmix-client") } else { runtime::start_with(role, None, conns, "pmix-client") };
+    let engine = engine.map_err(|_| PMIX_ERR_INIT)?;
     let lane = engine.lanes.first().cloned().ok_or(PMIX_ERR_INIT)?;
     Ok(Link::new(engine, lane, pending, dialect))
 }

@@ -224,13 +224,14 @@ pub unsafe extern "C" fn PMIx_Get(proc: *const pmix_proc_t, key: *const c_char, 
             let target = proc.as_ref().map(crate::owned::Proc::from_c);
             let done = Oneshot::new();
             let d = done.clone();
-            crate::facade::get(target, k, i, crate::runtime::Completion::new(move |st, v| d.set((st, v))));
+            let get = move || crate::facade::get(target, k, i, crate::runtime::Completion::new(move |st, v| d.set((st, v))));
             // On a progress thread only an answer known at once can be had:
             // waiting for the server would stop the thread that brings it.
             let answer = if crate::runtime::on_progress_thread() {
+                get();
                 done.wait_timeout(std::time::Duration::ZERO).or(Some((PMIX_ERR_WOULD_BLOCK, None)))
             } else {
-                done.wait()
+                crate::client::link::wait_for(done, get)
             };
             match answer {
                 Some((PMIX_SUCCESS, Some(v))) => {

@@ -30,8 +30,8 @@ pub(super) unsafe fn wait_infos(results: *mut *mut pmix_info_t, nresults: *mut u
         }
         let done = Oneshot::new();
         let d = done.clone();
-        start(crate::runtime::Completion::new(move |st, r| d.set((st, r))));
-        let Some((st, r)) = done.wait() else { return PMIX_ERR_LOST_CONNECTION };
+        let answer = crate::client::link::wait_for(done, || start(crate::runtime::Completion::new(move |st, r| d.set((st, r)))));
+        let Some((st, r)) = answer else { return PMIX_ERR_LOST_CONNECTION };
         if !results.is_null() && !nresults.is_null() {
             let (p, n) = crate::owned::infos_to_c(&r);
             *results = p;
@@ -64,8 +64,7 @@ pub(super) fn wait_status(start: impl FnOnce(crate::client::api::Done)) -> pmix_
     }
     let done = Oneshot::new();
     let d = done.clone();
-    start(crate::runtime::Completion::on_status(move |st| d.set(st)));
-    done.wait().unwrap_or(PMIX_ERR_LOST_CONNECTION)
+    crate::client::link::wait_for(done, || start(crate::runtime::Completion::on_status(move |st| d.set(st)))).unwrap_or(PMIX_ERR_LOST_CONNECTION)
 }
 
 /// Release function handed with info arrays we allocate for callbacks.

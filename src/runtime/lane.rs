@@ -53,6 +53,24 @@ impl Out {
 pub(super) struct Kicks {
     pub waker: Arc<Waker>,
     pub ids: parking_lot::Mutex<Vec<ConnId>>,
+    /// A loop still run by its callers (`super::Deferred`): queued bytes
+    /// need its own thread, which may not come to the socket otherwise.
+    pub deferred: std::sync::OnceLock<std::sync::Weak<dyn super::StartThread>>,
+}
+
+impl Kicks {
+    pub fn new(waker: Arc<Waker>) -> Self {
+        Kicks { waker, ids: parking_lot::Mutex::new(Vec::new()), deferred: std::sync::OnceLock::new() }
+    }
+
+    /// Bytes queued on `id` by another thread: the loop watches it now.
+    fn kick(&self, id: ConnId) {
+        self.ids.lock().push(id);
+        if let Some(d) = self.deferred.get().and_then(std::sync::Weak::upgrade) {
+            d.start_thread();
+        }
+        let _ = self.waker.wake();
+    }
 }
 
 /// Bumped in every fork child (pthread_atfork): a lane made before the
@@ -102,10 +120,8 @@ impl Lane {
         if !self.in_owner() {
             return Err(Refused::OtherProcess);
         }
-        let left = self.push(req, tag, body)?;
-        if left {
-            self.kicks.ids.lock().push(self.id);
-            let _ = self.kicks.waker.wake();
+        if self.push(req, tag, body)? {
+            self.kicks.kick(self.id);
         }
         Ok(())
     }
@@ -368,7 +384,7 @@ mod tests {
         s.set_nonblocking(true).unwrap();
         let poll = mio::Poll::new().unwrap();
         let waker = Arc::new(Waker::new(poll.registry(), mio::Token(0)).unwrap());
-        let kicks = Arc::new(Kicks { waker, ids: parking_lot::Mutex::new(Vec::new()) });
+        let kicks = Arc::new(Kicks::new(waker));
         (Lane::new(2, s.as_raw_fd(), Framing::Rpmix, kicks), poll)
     }
 

@@ -11,10 +11,13 @@ pub mod completion;
 pub mod lane;
 pub mod oneshot;
 pub mod transport;
+#[cfg(test)]
+mod tests;
 
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::io::{ErrorKind, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -46,6 +49,14 @@ const LISTENER: Token = Token(1);
 pub type ConnId = usize;
 
 thread_local!(static ON_PROGRESS_THREAD: Cell<bool> = const { Cell::new(false) });
+// Set while this thread runs a deferred loop (`Deferred::drive`).
+thread_local!(static DRIVING: Cell<bool> = const { Cell::new(false) });
+
+/// True while this thread runs a loop as a caller: a value it delivers is
+/// seen by the loop's next check, with no wake needed.
+pub(crate) fn driving() -> bool {
+    DRIVING.with(|c| c.get())
+}
 
 /// True on a progress thread (inside a callback): blocking calls must not wait there.
 pub fn on_progress_thread() -> bool {
@@ -115,6 +126,13 @@ pub struct Net {
     /// Where reads land before their connection's buffer: made once (a
     /// fresh zeroed one per read cost more than the read itself).
     scratch: Vec<u8>,
+    /// The loop runs on a caller's thread (`Handle::drive`): only frames the
+    /// role may take there are dispatched.
+    caller: bool,
+    /// Running on a caller's thread, the loop met something only its own
+    /// thread may do: a frame the role does not take there, a closed
+    /// connection, a timer, a stop.
+    wants_thread: bool,
 }
 
 impl Net {
@@ -340,6 +358,13 @@ pub trait Role: Send + 'static {
         READ_CAP_ALL
     }
     fn on_frame(&mut self, net: &mut Net, id: ConnId, req: u32, tag: u16, body: &[u8]);
+    /// Whether a frame of `tag` from `id` may be handled on the thread of a
+    /// caller that runs the loop while it waits (`start_deferred`): only
+    /// what runs no code of the user's (an answer to a blocking call). The
+    /// rest waits for the loop's own thread, started for it.
+    fn runs_inline(&self, _id: ConnId, _tag: u16) -> bool {
+        false
+    }
     fn on_close(&mut self, net: &mut Net, id: ConnId);
     fn on_timer(&mut self, _net: &mut Net, _timer: u64) {}
     /// The loop is ending (stop or all handles gone): fail whatever is pending.
@@ -352,21 +377,47 @@ pub type Cmd<R> = Box<dyn FnOnce(&mut R, &mut Net) + Send>;
 pub struct Handle<R: Role> {
     tx: mpsc::Sender<Cmd<R>>,
     waker: Arc<Waker>,
+    /// Set for a loop whose thread starts when first needed.
+    deferred: Option<Arc<Deferred<R>>>,
 }
 
 impl<R: Role> Clone for Handle<R> {
     fn clone(&self) -> Self {
-        Handle { tx: self.tx.clone(), waker: self.waker.clone() }
+        Handle { tx: self.tx.clone(), waker: self.waker.clone(), deferred: self.deferred.clone() }
     }
 }
 
 impl<R: Role> Handle<R> {
     /// Run `f` on the progress thread; false when the loop has ended.
     pub fn run(&self, f: impl FnOnce(&mut R, &mut Net) + Send + 'static) -> bool {
+        // (commands are only ever run by the loop's own thread)
+        self.start_thread();
         if self.tx.send(Box::new(f)).is_err() {
             return false;
         }
         self.waker.wake().is_ok()
+    }
+
+    /// Make sure the loop has its own thread (a loop started deferred).
+    pub fn start_thread(&self) {
+        if let Some(d) = &self.deferred {
+            d.start_thread();
+        }
+    }
+
+    /// True while the loop has no thread of its own: its callers run it.
+    pub fn run_by_callers(&self) -> bool {
+        self.deferred.as_ref().is_some_and(|d| !d.started.load(Ordering::Acquire))
+    }
+
+    /// Wait for `done` by running the loop on this thread, while the loop
+    /// has no thread of its own. Returns once `done` is set, or as soon as
+    /// the loop needs its thread (then started), another caller runs it, or
+    /// it has its thread already: the caller then waits on `done` as usual.
+    pub fn drive<T>(&self, done: &Oneshot<T>) {
+        if let Some(d) = &self.deferred {
+            d.drive(done);
+        }
     }
 
     /// Run `f` on the progress thread and wait for its answer (never call from
@@ -411,6 +462,178 @@ pub struct Engine<R: Role> {
     pub lanes: Vec<Arc<Lane>>,
 }
 
+impl<R: Role> Engine<R> {
+    /// Stop the loop and wait for its thread, if it has one (a deferred
+    /// loop that never needed it is stopped on this thread).
+    pub fn stop(mut self) {
+        if let Some(d) = &self.handle.deferred {
+            if !d.started.swap(true, Ordering::AcqRel) {
+                d.handover.store(true, Ordering::Release);
+                let _ = d.waker.wake(); // (a caller running the loop leaves it)
+                let lp = d.state.lock().take();
+                if let Some(lp) = lp {
+                    shut_down(lp);
+                }
+                return;
+            }
+        }
+        self.handle.run(|_, net| net.stop());
+        let thread = match &self.handle.deferred {
+            Some(d) => d.thread.lock().take(),
+            None => self.thread.take(),
+        };
+        if let Some(t) = thread {
+            let _ = t.join();
+        }
+    }
+}
+
+/// What a loop is made of, wherever it runs.
+struct Loop<R: Role> {
+    role: R,
+    net: Net,
+    listener: Option<UnixListener>,
+    rx: mpsc::Receiver<Cmd<R>>,
+}
+
+/// Starts a deferred loop's thread (for the lanes, which do not know its role).
+pub(crate) trait StartThread: Send + Sync {
+    fn start_thread(&self);
+}
+
+/// A loop whose thread starts when first needed (`start_deferred`). Until
+/// then a caller waiting for an answer runs it (`Handle::drive`): a client
+/// whose blocking calls are all it does never starts a thread, and its
+/// answers wake the caller itself, not a thread that then wakes it.
+///
+/// The thread starts at the first command (`Handle::run`), queued write,
+/// frame the role does not take inline, closed connection, timer, or
+/// second caller waiting at once. A caller running the loop leaves it as
+/// soon as the thread is wanted (`handover`); the thread then takes over
+/// what it left: commands, queued writes, frames read and not dispatched,
+/// and readiness it consumed.
+pub(crate) struct Deferred<R: Role> {
+    me: std::sync::Weak<Deferred<R>>,
+    /// The loop, while no thread has taken it; held by a caller running it.
+    state: parking_lot::Mutex<Option<Loop<R>>>,
+    /// The thread is wanted: a caller running the loop leaves it.
+    handover: AtomicBool,
+    /// The thread was asked for (once; or the loop stopped without one).
+    started: AtomicBool,
+    /// It could not be started: the loop is to be ended by its callers.
+    failed: AtomicBool,
+    thread: parking_lot::Mutex<Option<JoinHandle<()>>>,
+    waker: Arc<Waker>,
+    name: String,
+}
+
+impl<R: Role> StartThread for Deferred<R> {
+    fn start_thread(&self) {
+        if self.started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.handover.store(true, Ordering::Release);
+        // (a caller blocked in the loop's poll leaves it)
+        let _ = self.waker.wake();
+        let Some(me) = self.me.upgrade() else { return };
+        let spawned = std::thread::Builder::new().name(self.name.clone()).spawn(move || {
+            // Waits here while a caller still runs the loop.
+            let lp = me.state.lock().take();
+            drop(me);
+            if let Some(lp) = lp {
+                run_loop(lp, true);
+            }
+        });
+        match spawned {
+            Ok(t) => *self.thread.lock() = Some(t),
+            Err(e) => {
+                // No thread: the loop ends here, and what waits on it is
+                // answered (a caller running it now ends it when it leaves).
+                crate::pmix_debug!(1, "progress loop: cannot start its thread: {e}");
+                self.failed.store(true, Ordering::Release);
+                if let Some(mut g) = self.state.try_lock() {
+                    if let Some(lp) = g.take() {
+                        drop(g);
+                        shut_down(lp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<R: Role> Deferred<R> {
+    fn drive<T>(&self, done: &Oneshot<T>) {
+        if on_progress_thread() || self.handover.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(mut g) = self.state.try_lock() else {
+            // Another caller runs the loop: two waiting at once take its thread.
+            return self.start_thread();
+        };
+        let Some(lp) = g.as_mut() else { return };
+        // Set from elsewhere (a timeout, another connection's answer), `done` wakes the poll.
+        if !done.wake_on_set(self.waker.clone()) {
+            return;
+        }
+        ON_PROGRESS_THREAD.with(|c| c.set(true));
+        DRIVING.with(|c| c.set(true));
+        lp.net.caller = true;
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_for(lp, done)));
+        lp.net.caller = false;
+        let wanted = std::mem::take(&mut lp.net.wants_thread);
+        DRIVING.with(|c| c.set(false));
+        ON_PROGRESS_THREAD.with(|c| c.set(false));
+        // A thread that could not start, or a panic (as on the thread), ends the loop here.
+        let ended = if ran.is_err() || self.failed.load(Ordering::Acquire) {
+            if ran.is_err() {
+                crate::pmix_debug!(1, "progress loop: internal panic; failing pending requests");
+                self.started.store(true, Ordering::Release);
+                self.handover.store(true, Ordering::Release);
+            }
+            g.take()
+        } else {
+            None
+        };
+        drop(g);
+        if let Some(lp) = ended {
+            shut_down(lp);
+        } else if wanted {
+            self.start_thread();
+        }
+    }
+
+    /// The caller's turn at the loop: until `done`, or the thread is wanted.
+    fn run_for<T>(&self, lp: &mut Loop<R>, done: &Oneshot<T>) {
+        let net = &mut lp.net;
+        net.take_kicks();
+        let mut events = Events::with_capacity(16);
+        while !done.is_settled() && !self.handover.load(Ordering::Acquire) && !net.wants_thread {
+            if let Err(e) = net.poll.poll(&mut events, None) {
+                if e.kind() != ErrorKind::Interrupted {
+                    net.wants_thread = true;
+                }
+                continue;
+            }
+            for ev in events.iter() {
+                match ev.token() {
+                    // Commands are the thread's (whoever sent one asked for
+                    // it); queued writes are flushed here meanwhile.
+                    WAKER => net.take_kicks(),
+                    LISTENER => net.wants_thread = true,
+                    Token(id) => conn_event(&mut lp.role, net, ev, id),
+                }
+                if net.wants_thread || self.handover.load(Ordering::Acquire) {
+                    break;
+                }
+            }
+            if !net.timers.is_empty() || net.stop {
+                net.wants_thread = true;
+            }
+        }
+    }
+}
+
 /// Start a progress thread for `role`, optionally listening on `listener` and
 /// holding the already connected `streams` (their ids are 2, 3, ...).
 pub fn start<R: Role>(
@@ -442,8 +665,10 @@ pub fn start_with<R: Role>(
         next_timer: 0,
         stop: false,
         buffered: 0,
-        kicks: Arc::new(lane::Kicks { waker: waker.clone(), ids: parking_lot::Mutex::new(Vec::new()) }),
+        kicks: Arc::new(lane::Kicks::new(waker.clone())),
         scratch: Vec::new(),
+        caller: false,
+        wants_thread: false,
     };
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
@@ -458,22 +683,149 @@ pub fn start_with<R: Role>(
         let id = net.add(s, framing, cred)?;
         lanes.extend(net.lane(id));
     }
-    let handle = Handle { tx, waker };
+    let handle = Handle { tx, waker, deferred: None };
     let own = handle.clone();
+    let lp = Loop { role, net, listener, rx };
     let thread = std::thread::Builder::new()
         .name(name.to_string())
         .spawn(move || {
-            let mut role = role;
-            role.on_start(own);
-            run_loop(role, net, listener, rx)
+            let mut lp = lp;
+            lp.role.on_start(own);
+            run_loop(lp, false)
         })?;
     Ok(Engine { handle, thread: Some(thread), lanes })
 }
 
-fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, rx: mpsc::Receiver<Cmd<R>>) {
+/// `start_with` without a thread: the loop's callers run it while they wait
+/// for its answers, until something needs its own thread (`Deferred`).
+pub fn start_deferred<R: Role>(role: R, conns: Vec<(Stream, Framing)>, name: &str) -> std::io::Result<Engine<R>> {
+    let poll = Poll::new()?;
+    let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+    let (tx, rx) = mpsc::channel::<Cmd<R>>();
+    let kicks = Arc::new(lane::Kicks::new(waker.clone()));
+    let mut net = Net {
+        poll,
+        conns: HashMap::new(),
+        next_id: 2,
+        timers: BinaryHeap::new(),
+        cancelled: HashSet::new(),
+        next_timer: 0,
+        stop: false,
+        buffered: 0,
+        kicks: kicks.clone(),
+        scratch: Vec::new(),
+        caller: false,
+        wants_thread: false,
+    };
+    let mut lanes = Vec::new();
+    for (s, framing) in conns {
+        let cred = match &s {
+            Stream::Unix(u) => peer_cred(u),
+            Stream::Tcp(_) => None,
+        };
+        let id = net.add(s, framing, cred)?;
+        lanes.extend(net.lane(id));
+    }
+    let deferred = Arc::new_cyclic(|me| Deferred {
+        me: me.clone(),
+        state: parking_lot::Mutex::new(None),
+        handover: AtomicBool::new(false),
+        started: AtomicBool::new(false),
+        failed: AtomicBool::new(false),
+        thread: parking_lot::Mutex::new(None),
+        waker: waker.clone(),
+        name: name.to_string(),
+    });
+    let weak: std::sync::Weak<dyn StartThread> = Arc::downgrade(&deferred) as std::sync::Weak<dyn StartThread>;
+    let _ = kicks.deferred.set(weak);
+    let handle = Handle { tx, waker, deferred: Some(deferred.clone()) };
+    let mut role = role;
+    role.on_start(handle.clone());
+    *deferred.state.lock() = Some(Loop { role, net, listener: None, rx });
+    Ok(Engine { handle, thread: None, lanes })
+}
+
+/// End a loop that has no thread (or could not get one), on this thread:
+/// what waits on it is answered, as when a thread's loop ends.
+fn shut_down<R: Role>(lp: Loop<R>) {
+    let was = ON_PROGRESS_THREAD.with(|c| c.replace(true));
+    let Loop { mut role, mut net, rx, .. } = lp;
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| role.on_stop(&mut net)));
+    while let Ok(cmd) = rx.try_recv() {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cmd(&mut role, &mut net)));
+    }
+    net.drain_writes(Duration::from_millis(200));
+    ON_PROGRESS_THREAD.with(|c| c.set(was));
+}
+
+/// One readiness event of a connection.
+fn conn_event<R: Role>(role: &mut R, net: &mut Net, ev: &mio::event::Event, id: ConnId) {
+    if ev.is_writable() {
+        net.flush(id);
+    }
+    if net.conns.get(&id).is_some_and(|c| c.closing) {
+        if ev.is_read_closed() || ev.is_error() {
+            net.close(id); // the peer went: nothing left to deliver
+        }
+    } else if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+        read_conn(role, net, id, ev.is_read_closed() || ev.is_error());
+    }
+}
+
+/// A deferred loop's thread takes over what its callers left: commands
+/// (their wake may have been consumed), queued writes, frames read and not
+/// dispatched, and whatever the sockets hold (readiness a caller consumed).
+fn resume<R: Role>(lp: &mut Loop<R>) {
+    let Loop { role, net, rx, .. } = lp;
+    while let Ok(cmd) = rx.try_recv() {
+        cmd(role, net);
+    }
+    net.take_kicks();
+    let mut ids: Vec<ConnId> = net.conns.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
+        if net.stop {
+            return;
+        }
+        let Some(c) = net.conns.get_mut(&id) else { continue };
+        if !c.rbuf.is_empty() {
+            let framing = c.framing;
+            let rbuf = std::mem::take(&mut c.rbuf);
+            let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
+            net.buffered = net.buffered.saturating_sub(used);
+            match net.conns.get_mut(&id) {
+                Some(c) => c.rbuf = rbuf[used..].to_vec(),
+                None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
+            }
+            match outcome {
+                Dispatched::Malformed => {
+                    net.close(id);
+                    role.on_close(net, id);
+                    continue;
+                }
+                Dispatched::Gone => continue,
+                _ => {}
+            }
+        }
+        if net.conns.contains_key(&id) {
+            read_conn(role, net, id, true);
+        }
+    }
+}
+
+fn run_loop<R: Role>(lp: Loop<R>, resumed: bool) {
     ON_PROGRESS_THREAD.with(|c| c.set(true));
+    let mut lp = lp;
+    if resumed && std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| resume(&mut lp))).is_err() {
+        crate::pmix_debug!(1, "progress loop: internal panic; failing pending requests");
+        lp.net.stop = true;
+    }
+    let Loop { mut role, mut net, listener, rx } = lp;
     let mut events = Events::with_capacity(256);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loop {
+        if net.stop {
+            break;
+        }
         let timeout = net.timers.peek().map(|std::cmp::Reverse((t, _))| t.saturating_duration_since(Instant::now()));
         if let Err(e) = net.poll.poll(&mut events, timeout) {
             if e.kind() != ErrorKind::Interrupted {
@@ -514,18 +866,7 @@ fn run_loop<R: Role>(mut role: R, mut net: Net, listener: Option<UnixListener>, 
                         }
                     }
                 }
-                Token(id) => {
-                    if ev.is_writable() {
-                        net.flush(id);
-                    }
-                    if net.conns.get(&id).is_some_and(|c| c.closing) {
-                        if ev.is_read_closed() || ev.is_error() {
-                            net.close(id); // the peer went: nothing left to deliver
-                        }
-                    } else if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                        read_conn(&mut role, &mut net, id, ev.is_read_closed() || ev.is_error());
-                    }
-                }
+                Token(id) => conn_event(&mut role, &mut net, ev, id),
             }
             if net.stop {
                 break;
@@ -573,6 +914,9 @@ enum Dispatched {
     Gone,
     /// A frame's length cannot be right: drop the connection.
     Malformed,
+    /// On a caller's thread, a frame the role does not take there, or the
+    /// end of the connection: left for the loop's own thread.
+    Held,
 }
 
 /// Hand the complete frames at the front of `buf` to the role, in place (no
@@ -593,6 +937,10 @@ fn dispatch<R: Role>(role: &mut R, net: &mut Net, id: ConnId, framing: Framing, 
             break;
         }
         let (req, tag) = framing.ids(&rest[..total]);
+        if net.caller && !role.runs_inline(id, tag) {
+            net.wants_thread = true;
+            return (off, Dispatched::Held);
+        }
         role.on_frame(net, id, req, tag, &rest[framing.header_len()..total]);
         off += total;
         if net.stop || !net.conns.contains_key(&id) {
@@ -686,8 +1034,13 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
         }
     };
     net.scratch = buf;
+    if net.caller && (closed || outcome == Dispatched::Malformed) {
+        // The loop's own thread reads the end again and tells the role.
+        net.wants_thread = true;
+        return;
+    }
     match outcome {
-        Dispatched::Gone => {}
+        Dispatched::Gone | Dispatched::Held => {}
         Dispatched::Malformed => {
             net.close(id);
             role.on_close(net, id);

@@ -23,6 +23,9 @@ struct Slot<T> {
     /// The sender side is gone without a value (the loop ended).
     abandoned: bool,
     senders: usize,
+    /// Woken when the value comes: a waiter that runs a loop meanwhile
+    /// (`Handle::drive`) sleeps in that loop's poll, not on `cv`.
+    wake: Option<Arc<mio::Waker>>,
 }
 
 impl<T> Clone for Oneshot<T> {
@@ -43,6 +46,9 @@ impl<T> Drop for Oneshot<T> {
         if s.senders == 0 && s.value.is_none() {
             s.abandoned = true;
             cv.notify_all();
+            if let Some(w) = s.wake.take() {
+                let _ = w.wake();
+            }
         }
     }
 }
@@ -55,7 +61,7 @@ impl<T> Default for Oneshot<T> {
 
 impl<T> Oneshot<T> {
     pub fn new() -> Self {
-        let slot = Mutex::new(Slot { value: None, abandoned: false, senders: 0 });
+        let slot = Mutex::new(Slot { value: None, abandoned: false, senders: 0, wake: None });
         Oneshot { inner: Arc::new(Inner { slot, cv: Condvar::new(), delivered: std::sync::atomic::AtomicBool::new(false) }) }
     }
 
@@ -68,6 +74,27 @@ impl<T> Oneshot<T> {
             self.inner.delivered.store(true, std::sync::atomic::Ordering::Release);
         }
         cv.notify_all();
+        // (delivered by the thread running the loop: its next check sees it)
+        if let Some(w) = s.wake.take().filter(|_| !super::driving()) {
+            let _ = w.wake();
+        }
+    }
+
+    /// True once a value is in, or every sender went without one: a wait
+    /// would not block.
+    pub fn is_settled(&self) -> bool {
+        self.inner.delivered.load(std::sync::atomic::Ordering::Acquire) || self.inner.slot.lock().abandoned
+    }
+
+    /// Wake `w` when the value comes (or every sender goes without one);
+    /// false when that happened already.
+    pub fn wake_on_set(&self, w: Arc<mio::Waker>) -> bool {
+        let mut s = self.inner.slot.lock();
+        if s.value.is_some() || s.abandoned {
+            return false;
+        }
+        s.wake = Some(w);
+        true
     }
 
     /// Wait for the value; None when every sender was dropped without one.

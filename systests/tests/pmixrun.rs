@@ -1053,6 +1053,27 @@ fn rank_dirs_and_cleanup() {
     assert!(listed.iter().all(|l| l.ends_with(": before 0, 0 entries")), "{}", r.report("directories made that nobody asked for"));
 }
 
+/// A client's progress thread starts when first needed: ranks that make
+/// blocking calls only (Init, Fence, Gets the server answers) run with the
+/// one thread they started with, and registering an event handler starts
+/// it; events then arrive while the rank is outside PMIx, and two threads
+/// waiting at once beside a fence get their answers
+/// (c-tests/caller_progress.c). OpenPMIx's ranks give the same answers
+/// under the same launcher (its library always has its thread).
+#[test]
+fn client_thread_when_needed() {
+    for (lib, build) in [(Lib::Ours, Build::Ours), (Lib::OpenPmix, Build::Ref)] {
+        let what = format!("pmixrun -n 3 caller_progress on {}", lib.name());
+        let r = run(pmixrun().on(lib).args(["-n", "3"]).arg(c_prog("caller_progress", build)), secs(90));
+        assert!(r.success(), "{}", r.report(&what));
+        let oks: Vec<String> = r.lines().into_iter().filter(|l| l.starts_with("caller_progress ") && l.ends_with(" ok")).map(String::from).collect();
+        assert_eq!(oks.len(), 3, "{}", r.report(&format!("{what}: not 3 ranks ok")));
+        if lib == Lib::Ours {
+            assert!(oks.iter().all(|l| l.ends_with(": threads 1 2 ok")), "{}", r.report(&format!("{what}: a thread before one was needed, or none after")));
+        }
+    }
+}
+
 /// The first entry of `dir` whose name satisfies `pred`.
 fn entry_where(dir: &std::path::Path, pred: impl Fn(&str) -> bool) -> Option<std::path::PathBuf> {
     std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).find(|e| pred(&e.file_name().to_string_lossy())).map(|e| e.path())
