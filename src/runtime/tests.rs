@@ -12,9 +12,13 @@ use parking_lot::Mutex;
 
 use super::*;
 
+/// Who waits for which request id: (the answer's tag, whether a caller
+/// running the loop handled it).
+type Waiting = Arc<Mutex<HashMap<u32, Oneshot<(u16, bool)>>>>;
+
 /// Answers request ids with the frame's tag; tag 1 may be handled by a caller.
 struct Answers {
-    waiting: Arc<Mutex<HashMap<u32, Oneshot<(u16, bool)>>>>,
+    waiting: Waiting,
     stopped: Arc<AtomicBool>,
 }
 
@@ -36,7 +40,7 @@ impl Role for Answers {
 struct Fixture {
     engine: Engine<Answers>,
     peer: StdStream,
-    waiting: Arc<Mutex<HashMap<u32, Oneshot<(u16, bool)>>>>,
+    waiting: Waiting,
     stopped: Arc<AtomicBool>,
 }
 
