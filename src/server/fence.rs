@@ -134,6 +134,9 @@ struct Barrier {
     collect: bool,
     info: Vec<Info>,
     local_needed: BTreeSet<Proc>,
+    /// Local participants not arrived yet: the barrier's local part is done
+    /// when it is empty (kept as they come, not recounted per arrival).
+    missing: BTreeSet<Proc>,
     /// Who arrived, and when: the `Instant` is stored where the arrival is
     /// already recorded (no other cost on a fence's path); read only when a
     /// tool asks (`view`).
@@ -216,6 +219,7 @@ impl Fences {
                     members,
                     collect,
                     info,
+                    missing: local_needed.clone(),
                     local_needed,
                     arrived: Vec::new(),
                     timer: None,
@@ -231,8 +235,8 @@ impl Fences {
             b.timer = Some(cx.net.timer(Duration::from_secs(timeout as u64)));
         }
         b.arrived.push((conn, req, who.clone(), Instant::now()));
-        let arrived: BTreeSet<Proc> = b.arrived.iter().map(|(_, _, p, _)| p.clone()).collect();
-        if b.local_needed.is_subset(&arrived) {
+        b.missing.remove(who);
+        if b.missing.is_empty() {
             self.local_part_done(cx, idx);
         }
     }

@@ -96,6 +96,14 @@ impl std::fmt::Display for LaunchError {
     }
 }
 
+/// Send `f` to the server's thread without waiting for it (it runs after
+/// everything sent before it, by any thread).
+fn server_post(f: impl FnOnce(&mut pmix::server::ServerRole, &mut pmix::runtime::Net) + Send + 'static) {
+    if let Some(h) = pmix::server::handle() {
+        h.run(f);
+    }
+}
+
 fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, &mut pmix::runtime::Net) -> T + Send + 'static) -> Result<T, String> {
     pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
 }
@@ -325,9 +333,12 @@ impl Launcher {
             match crate::exec::spawn(&spec) {
                 Ok(child) => {
                     let pid = child.pid;
-                    // Known before its first output (tools may tag output with it).
+                    // Known before its first output (tools may tag output
+                    // with it): the server runs what it is sent in order,
+                    // and the output reaches it after this. Not waited for:
+                    // the next rank starts meanwhile.
                     let p2 = proc.clone();
-                    let _ = server_call(move |s, _| {
+                    server_post(move |s, _| {
                         if let Some(ns) = s.nspaces.get_mut(&p2.nspace) {
                             ns.set_proc_if_missing(p2.rank, PMIX_PROC_PID, Value::pid(pid));
                         }
