@@ -61,13 +61,16 @@ cp "$ROOT/LICENSE" "$R/usr/share/doc/rpmix/copyright"
 glibc=$(objdump -T "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null |
     grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n | tail -n1)
 [ -n "$glibc" ] || { echo "make-deb: no GLIBC symbol version found in the library (objdump -T)" >&2; exit 1; }
+# GCC's unwinder library, only when something links it (the build links
+# the static one when the compiler has it: build.rs)
+gcc_s=$(objdump -p "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null | grep -q 'NEEDED *libgcc_s' && echo ", libgcc-s1")
 mkdir -p "$R/DEBIAN"
 cat >"$R/DEBIAN/control" <<CTL
 Package: rpmix
 Version: $DEBVER
 Architecture: $ARCH
 Maintainer: rpmix developers <rpmix@localhost>
-Depends: libc6 (>= $glibc), libgcc-s1
+Depends: libc6 (>= $glibc)$gcc_s
 Section: libs
 Priority: optional
 Installed-Size: $(du -sk --exclude=DEBIAN "$R" | cut -f1)
