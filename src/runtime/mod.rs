@@ -653,36 +653,12 @@ pub fn start_with<R: Role>(
     conns: Vec<(Stream, Framing)>,
     name: &str,
 ) -> std::io::Result<Engine<R>> {
-    let poll = Poll::new()?;
-    let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
-    let (tx, rx) = mpsc::channel::<Cmd<R>>();
-    let mut net = Net {
-        poll,
-        conns: HashMap::new(),
-        next_id: 2,
-        timers: BinaryHeap::new(),
-        cancelled: HashSet::new(),
-        next_timer: 0,
-        stop: false,
-        buffered: 0,
-        kicks: Arc::new(lane::Kicks::new(waker.clone())),
-        scratch: Vec::new(),
-        caller: false,
-        wants_thread: false,
-    };
+    let (net, waker, lanes) = new_net(conns)?;
     let mut listener = listener;
     if let Some(l) = listener.as_mut() {
         net.poll.registry().register(l, LISTENER, Interest::READABLE)?;
     }
-    let mut lanes = Vec::new();
-    for (s, framing) in conns {
-        let cred = match &s {
-            Stream::Unix(u) => peer_cred(u),
-            Stream::Tcp(_) => None,
-        };
-        let id = net.add(s, framing, cred)?;
-        lanes.extend(net.lane(id));
-    }
+    let (tx, rx) = mpsc::channel::<Cmd<R>>();
     let handle = Handle { tx, waker, deferred: None };
     let own = handle.clone();
     let lp = Loop { role, net, listener, rx };
@@ -699,10 +675,31 @@ pub fn start_with<R: Role>(
 /// `start_with` without a thread: the loop's callers run it while they wait
 /// for its answers, until something needs its own thread (`Deferred`).
 pub fn start_deferred<R: Role>(role: R, conns: Vec<(Stream, Framing)>, name: &str) -> std::io::Result<Engine<R>> {
+    let (net, waker, lanes) = new_net(conns)?;
+    let (tx, rx) = mpsc::channel::<Cmd<R>>();
+    let deferred = Arc::new_cyclic(|me| Deferred {
+        me: me.clone(),
+        state: parking_lot::Mutex::new(None),
+        handover: AtomicBool::new(false),
+        started: AtomicBool::new(false),
+        failed: AtomicBool::new(false),
+        thread: parking_lot::Mutex::new(None),
+        waker: waker.clone(),
+        name: name.to_string(),
+    });
+    let weak: std::sync::Weak<dyn StartThread> = Arc::downgrade(&deferred) as std::sync::Weak<dyn StartThread>;
+    let _ = net.kicks.deferred.set(weak);
+    let handle = Handle { tx, waker, deferred: Some(deferred.clone()) };
+    let mut role = role;
+    role.on_start(handle.clone());
+    *deferred.state.lock() = Some(Loop { role, net, listener: None, rx });
+    Ok(Engine { handle, thread: None, lanes })
+}
+
+/// A loop's poll, waker and connections (ids 2, 3, ...), with their lanes.
+fn new_net(conns: Vec<(Stream, Framing)>) -> std::io::Result<(Net, Arc<Waker>, Vec<Arc<Lane>>)> {
     let poll = Poll::new()?;
     let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
-    let (tx, rx) = mpsc::channel::<Cmd<R>>();
-    let kicks = Arc::new(lane::Kicks::new(waker.clone()));
     let mut net = Net {
         poll,
         conns: HashMap::new(),
@@ -712,7 +709,7 @@ pub fn start_deferred<R: Role>(role: R, conns: Vec<(Stream, Framing)>, name: &st
         next_timer: 0,
         stop: false,
         buffered: 0,
-        kicks: kicks.clone(),
+        kicks: Arc::new(lane::Kicks::new(waker.clone())),
         scratch: Vec::new(),
         caller: false,
         wants_thread: false,
@@ -726,23 +723,7 @@ pub fn start_deferred<R: Role>(role: R, conns: Vec<(Stream, Framing)>, name: &st
         let id = net.add(s, framing, cred)?;
         lanes.extend(net.lane(id));
     }
-    let deferred = Arc::new_cyclic(|me| Deferred {
-        me: me.clone(),
-        state: parking_lot::Mutex::new(None),
-        handover: AtomicBool::new(false),
-        started: AtomicBool::new(false),
-        failed: AtomicBool::new(false),
-        thread: parking_lot::Mutex::new(None),
-        waker: waker.clone(),
-        name: name.to_string(),
-    });
-    let weak: std::sync::Weak<dyn StartThread> = Arc::downgrade(&deferred) as std::sync::Weak<dyn StartThread>;
-    let _ = kicks.deferred.set(weak);
-    let handle = Handle { tx, waker, deferred: Some(deferred.clone()) };
-    let mut role = role;
-    role.on_start(handle.clone());
-    *deferred.state.lock() = Some(Loop { role, net, listener: None, rx });
-    Ok(Engine { handle, thread: None, lanes })
+    Ok((net, waker, lanes))
 }
 
 /// End a loop that has no thread (or could not get one), on this thread:
