@@ -91,6 +91,13 @@ fn watch_forks() {
     });
 }
 
+/// How many forks this process descends from, as the lanes count them (a
+/// value taken before a fork differs in the child).
+pub(super) fn fork_generation() -> u32 {
+    watch_forks();
+    FORKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct Lane {
     id: ConnId,
     fd: RawFd,

@@ -467,6 +467,10 @@ impl<R: Role> Engine<R> {
     /// loop that never needed it is stopped on this thread).
     pub fn stop(mut self) {
         if let Some(d) = &self.handle.deferred {
+            // (a fork child's copy holds the parent's connection: left alone)
+            if d.in_fork_child() {
+                return;
+            }
             if !d.started.swap(true, Ordering::AcqRel) {
                 d.handover.store(true, Ordering::Release);
                 let _ = d.waker.wake(); // (a caller running the loop leaves it)
@@ -525,6 +529,9 @@ pub(crate) struct Deferred<R: Role> {
     thread: parking_lot::Mutex<Option<JoinHandle<()>>>,
     waker: Arc<Waker>,
     name: String,
+    /// `lane::fork_generation` at the start: a fork child's copy of the
+    /// loop is never run (its connection is the parent's).
+    generation: u32,
 }
 
 impl<R: Role> StartThread for Deferred<R> {
@@ -532,10 +539,16 @@ impl<R: Role> StartThread for Deferred<R> {
         if self.started.swap(true, Ordering::AcqRel) {
             return;
         }
+        if self.in_fork_child() {
+            return;
+        }
         self.handover.store(true, Ordering::Release);
         // (a caller blocked in the loop's poll leaves it)
         let _ = self.waker.wake();
         let Some(me) = self.me.upgrade() else { return };
+        // Held until the handle is stored: a stop that comes meanwhile
+        // waits for it, and joins the thread.
+        let mut thread = self.thread.lock();
         let spawned = std::thread::Builder::new().name(self.name.clone()).spawn(move || {
             // Waits here while a caller still runs the loop.
             let lp = me.state.lock().take();
@@ -545,8 +558,9 @@ impl<R: Role> StartThread for Deferred<R> {
             }
         });
         match spawned {
-            Ok(t) => *self.thread.lock() = Some(t),
+            Ok(t) => *thread = Some(t),
             Err(e) => {
+                drop(thread);
                 // No thread: the loop ends here, and what waits on it is
                 // answered (a caller running it now ends it when it leaves).
                 crate::pmix_debug!(1, "progress loop: cannot start its thread: {e}");
@@ -563,8 +577,16 @@ impl<R: Role> StartThread for Deferred<R> {
 }
 
 impl<R: Role> Deferred<R> {
+    fn in_fork_child(&self) -> bool {
+        let child = lane::fork_generation() != self.generation;
+        if child {
+            crate::pmix_debug!(1, "progress loop: not run in a fork child of the process that connected");
+        }
+        child
+    }
+
     fn drive<T>(&self, done: &Oneshot<T>) {
-        if on_progress_thread() || self.handover.load(Ordering::Acquire) {
+        if on_progress_thread() || self.handover.load(Ordering::Acquire) || self.in_fork_child() {
             return;
         }
         let Some(mut g) = self.state.try_lock() else {
@@ -686,6 +708,7 @@ pub fn start_deferred<R: Role>(role: R, conns: Vec<(Stream, Framing)>, name: &st
         thread: parking_lot::Mutex::new(None),
         waker: waker.clone(),
         name: name.to_string(),
+        generation: lane::fork_generation(),
     });
     let weak: std::sync::Weak<dyn StartThread> = Arc::downgrade(&deferred) as std::sync::Weak<dyn StartThread>;
     let _ = net.kicks.deferred.set(weak);
