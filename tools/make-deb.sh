@@ -63,7 +63,8 @@ glibc=$(objdump -T "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null |
 [ -n "$glibc" ] || { echo "make-deb: no GLIBC symbol version found in the library (objdump -T)" >&2; exit 1; }
 # GCC's unwinder library, only when something links it (the build links
 # the static one when the compiler has it: build.rs)
-gcc_s=$(objdump -p "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null | grep -q 'NEEDED *libgcc_s' && echo ", libgcc-s1")
+gcc_s=
+if objdump -p "$R$PREFIX"/lib/libpmix.so.2 "$R$PREFIX"/bin/* 2>/dev/null | grep -q 'NEEDED *libgcc_s'; then gcc_s=", libgcc-s1"; fi
 mkdir -p "$R/DEBIAN"
 cat >"$R/DEBIAN/control" <<CTL
 Package: rpmix
