@@ -689,16 +689,17 @@ fn threads_stress_16_tsan() {
     std::os::unix::fs::symlink(release.join("libpmix.so"), tsandir.join("libpmix.so.2"))
         .expect("the link to the ThreadSanitizer build");
     let preload = format!("{} {}", rt.display(), shim.display());
-    let run_tsan = |options: &str| {
+    let run_prog = |prog: &Path, options: &str| {
         let cmd = Cmd::new(&e.pmixrun)
             .args(["-n", "2", "env"])
             .arg(format!("LD_PRELOAD={preload}"))
             .arg(format!("LD_LIBRARY_PATH={}", tsandir.display()))
             .arg(format!("TSAN_OPTIONS={options}"))
-            .arg(&prog)
+            .arg(prog)
             .on(Lib::Ours);
         run(cmd, secs(300))
     };
+    let run_tsan = |options: &str| run_prog(&prog, options);
     let warning = "WARNING: ThreadSanitizer";
     let first = run_tsan("halt_on_error=0 exitcode=0");
     first.save(&case, "unsuppressed");
@@ -719,6 +720,14 @@ fn threads_stress_16_tsan() {
     for l in out.lines().filter(|l| l.starts_with("stress_threads") || l.contains("Matched") || l.contains("race:")) {
         println!("{l}");
     }
+    // A client's loop run by its waiting threads, then handed to its own
+    // thread (c-tests/caller_progress.c: two waiters at once, a handler).
+    let third = run_prog(&c_prog("caller_progress", Build::Ours), &format!("halt_on_error=0 exitcode=66 suppressions={} print_suppressions=1", supp.display()));
+    third.save(&case, "caller_progress");
+    let out = both(&third);
+    assert!(third.success() && !out.contains(warning), "{}", third.report("ThreadSanitizer reports for caller_progress"));
+    let oks = out.lines().filter(|l| l.starts_with("caller_progress ") && l.ends_with(" ok")).count();
+    assert_eq!(oks, 2, "{}", third.report("caller_progress: not both ranks ok"));
 }
 
 /// Cases of the bash drivers (tools/*-tests.sh), one test each.
