@@ -110,8 +110,7 @@ pub struct Lane {
 
 impl Lane {
     pub(super) fn new(id: ConnId, fd: RawFd, framing: Framing, kicks: Arc<Kicks>) -> Self {
-        watch_forks();
-        Lane { id, fd, framing, generation: FORKS.load(std::sync::atomic::Ordering::Relaxed), out: parking_lot::Mutex::new(Out { buf: Vec::new(), sent: 0, closed: false }), kicks }
+        Lane { id, fd, framing, generation: fork_generation(), out: parking_lot::Mutex::new(Out { buf: Vec::new(), sent: 0, closed: false }), kicks }
     }
 
     /// False in a fork child of the process that opened the connection.

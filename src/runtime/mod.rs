@@ -749,8 +749,9 @@ fn new_net(conns: Vec<(Stream, Framing)>) -> std::io::Result<(Net, Arc<Waker>, V
     Ok((net, waker, lanes))
 }
 
-/// End a loop that has no thread (or could not get one), on this thread:
-/// what waits on it is answered, as when a thread's loop ends.
+/// End a loop on this thread: what is pending fails, commands still queued
+/// are answered (no caller waits forever), queued writes go out. Also for
+/// a loop that has no thread, or could not get one.
 fn shut_down<R: Role>(lp: Loop<R>) {
     let was = ON_PROGRESS_THREAD.with(|c| c.replace(true));
     let Loop { mut role, mut net, rx, .. } = lp;
@@ -791,17 +792,9 @@ fn resume<R: Role>(lp: &mut Loop<R>) {
         if net.stop {
             return;
         }
-        let Some(c) = net.conns.get_mut(&id) else { continue };
+        let Some(c) = net.conns.get(&id) else { continue };
         if !c.rbuf.is_empty() {
-            let framing = c.framing;
-            let rbuf = std::mem::take(&mut c.rbuf);
-            let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
-            net.buffered = net.buffered.saturating_sub(used);
-            match net.conns.get_mut(&id) {
-                Some(c) => c.rbuf = rbuf[used..].to_vec(),
-                None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
-            }
-            match outcome {
+            match dispatch_buffered(role, net, id) {
                 Dispatched::Malformed => {
                     net.close(id);
                     role.on_close(net, id);
@@ -895,11 +888,7 @@ fn run_loop<R: Role>(lp: Loop<R>, resumed: bool) {
         crate::pmix_debug!(1, "progress loop: internal panic; failing pending requests");
     }
     // Fail what is pending, and answer commands still queued so no caller waits forever.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| role.on_stop(&mut net)));
-    while let Ok(cmd) = rx.try_recv() {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cmd(&mut role, &mut net)));
-    }
-    net.drain_writes(Duration::from_millis(200));
+    shut_down(Loop { role, net, listener, rx });
 }
 
 /// Bytes asked of a socket per read: a Unix socket's default send buffer
@@ -954,6 +943,28 @@ fn dispatch<R: Role>(role: &mut R, net: &mut Net, id: ConnId, framing: Framing, 
     (off, Dispatched::Open)
 }
 
+/// Hand the complete frames `id`'s buffer holds to the role, keeping the
+/// rest (an unfinished frame, or frames held for the loop's own thread).
+fn dispatch_buffered<R: Role>(role: &mut R, net: &mut Net, id: ConnId) -> Dispatched {
+    let Some(c) = net.conns.get_mut(&id) else { return Dispatched::Gone };
+    let framing = c.framing;
+    let mut rbuf = std::mem::take(&mut c.rbuf);
+    let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
+    net.buffered = net.buffered.saturating_sub(used);
+    match net.conns.get_mut(&id) {
+        Some(c) => {
+            rbuf.drain(..used);
+            if rbuf.is_empty() && rbuf.capacity() > 16 * READ_CHUNK {
+                rbuf = Vec::new(); // what a large frame left
+            }
+            c.rbuf = rbuf;
+        }
+        // (closed meanwhile: its buffer was not in it to be counted off)
+        None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
+    }
+    outcome
+}
+
 /// Read what `id` has, handing each read's complete frames to the role
 /// before the next read. `peer_went`: the event also said the peer closed,
 /// so read on to the end of the stream (no later event will say it again).
@@ -1002,21 +1013,7 @@ fn read_conn<R: Role>(role: &mut R, net: &mut Net, id: ConnId, peer_went: bool) 
                 c.rbuf.extend_from_slice(&buf[..n]);
             }
             net.buffered += n;
-            let mut rbuf = std::mem::take(&mut c.rbuf);
-            let (used, outcome) = dispatch(role, net, id, framing, &rbuf);
-            net.buffered = net.buffered.saturating_sub(used);
-            match net.conns.get_mut(&id) {
-                Some(c) => {
-                    rbuf.drain(..used);
-                    if rbuf.is_empty() && rbuf.capacity() > 16 * READ_CHUNK {
-                        rbuf = Vec::new(); // what a large frame left
-                    }
-                    c.rbuf = rbuf;
-                }
-                // (closed meanwhile: its buffer was not in it to be counted off)
-                None => net.buffered = net.buffered.saturating_sub(rbuf.len() - used),
-            }
-            outcome
+            dispatch_buffered(role, net, id)
         };
         if outcome != Dispatched::Open {
             break outcome;
