@@ -19,6 +19,7 @@ SIZES=${BENCH_LAUNCH_SIZES:-64 256 1024}
 mkdir -p "$B"
 cc -std=gnu99 -O2 -Wall c-tests/spawn_bare.c -o "$B/spawn_bare" || exit 1
 cc -std=gnu99 -O2 -Wall -Iinclude c-tests/launch_fence.c -o "$B/launch_fence" -L"$LIBDIR" -l:libpmix.so.2 || exit 1
+cc -std=gnu99 -O2 -Wall -Iinclude c-tests/tool_jobs.c -o "$B/tool_jobs" -L"$LIBDIR" -l:libpmix.so.2 -lpthread || exit 1
 export LD_LIBRARY_PATH="$LIBDIR"
 PMIXRUN="$LIBDIR/pmixrun"
 SHM=
@@ -93,10 +94,21 @@ T=$(mktemp -d)
 TMPDIR=$T "$PMIXRUN" --persistent >/dev/null 2>&1 &
 server=$!
 for _ in $(seq 100); do TMPDIR=$T "$PMIXCTL" run -n 1 /bin/true >/dev/null 2>&1 && break; sleep 0.05; done
-seq_runs="" par_runs=""
+seq_runs="" par_runs="" tool_seq="" tool_par=""
+# tools_at_once <tools> <jobs each>: "<jobs/s> <ms of the slowest job>" over
+# the span from the first spawn to the last end event (tool_jobs prints its
+# own first and last CLOCK_MONOTONIC times), or "fail"
+tools_at_once() {
+    local out
+    out=$(for _ in $(seq "$1"); do TMPDIR=$T timeout 120 "$B/tool_jobs" "$2" /bin/true & done; wait)
+    awk -v n="$1" -v j="$2" '/^tool_jobs:/ { k++; if (!f || $4 < f) f = $4; if ($5 > l) l = $5; if ($6 > s) s = $6 }
+        END { if (k != n || l <= f) print "fail"; else printf "%.1f %.2f", n * j / ((l - f) / 1e9), s / 1e6 }' <<<"$out"
+}
 for _ in $(seq "$RUNS"); do
     seq_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 50); do "$0" run -n 1 /bin/true || exit 1; done' "$PMIXCTL")"
     par_runs+=" $(secs env TMPDIR="$T" bash -c 'for i in $(seq 100); do { "$0" run -n 1 /bin/true || echo x >>"$1"; } & done; wait; [ ! -s "$1" ]' "$PMIXCTL" "$T/failed")"
+    read -r rate _ <<<"$(tools_at_once 1 100)"; tool_seq+=" $rate"
+    read -r rate slow <<<"$(tools_at_once 100 10)"; tool_par+=" $rate"
 done
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
@@ -106,3 +118,10 @@ echo
 echo "One-rank jobs through pmixrun --persistent (pmixctl run -n 1 /bin/true), medians of $RUNS:"
 [ "$s" = fail ] && echo "  one after another: fail" || awk -v s="$s" 'BEGIN { printf "  one after another: %.1f ms a job (50 in %.3f s)\n", s / 50 * 1000, s }'
 [ "$p" = fail ] && echo "  100 tools at once: fail" || awk -v p="$p" 'BEGIN { printf "  100 tools at once: %.0f jobs/s (%.3f s)\n", 100 / p, p }'
+# The same jobs from tools already connected (c-tests/tool_jobs.c: spawn,
+# then wait for the job's end event), the tools' own start left out:
+# the launcher's job throughput.
+echo "One-rank jobs from connected tools (tool_jobs: PMIx_Spawn to the job's end event), medians of $RUNS:"
+s=$(med "$tool_seq") p=$(med "$tool_par")
+[ "$s" = fail ] && echo "  one tool, one job after another: fail" || awk -v s="$s" 'BEGIN { printf "  one tool, one job after another: %.2f ms a job\n", 1000 / s }'
+[ "$p" = fail ] && echo "  100 tools at once, 10 jobs each: fail" || awk -v p="$p" 'BEGIN { printf "  100 tools at once, 10 jobs each: %.0f jobs/s\n", p }'

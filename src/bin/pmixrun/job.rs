@@ -108,6 +108,30 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
     pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
 }
 
+/// What `launch_with` learns of a rank's start: the rank, its pid and its
+/// stdin pipe; or the app's command and why it could not start.
+type StartOutcome = Result<(Proc, i32, Option<std::process::ChildStdin>), (String, std::io::Error)>;
+
+/// An environment being made: a variable set again keeps its place and
+/// takes the new value.
+#[derive(Clone, Default)]
+struct EnvBuilder {
+    vars: Vec<(String, String)>,
+    index: HashMap<String, usize>,
+}
+
+impl EnvBuilder {
+    fn set(&mut self, k: &str, v: &str) {
+        match self.index.get(k) {
+            Some(&i) => v.clone_into(&mut self.vars[i].1),
+            None => {
+                self.index.insert(k.to_string(), self.vars.len());
+                self.vars.push((k.to_string(), v.to_string()));
+            }
+        }
+    }
+}
+
 /// Whether a rank's failure (exit `code`; `unfinalized`: it left without
 /// PMIx_Finalize) is the one that stands for its job in place of `job`'s
 /// (0: none yet): the first failure does, and the first rank killed by a
@@ -256,52 +280,58 @@ impl Launcher {
         }
         // More live ranks on this node than CPUs this launcher may use.
         let oversubscribed = self.ranks.values().filter(|r| !r.exited).count() + size as usize > self.cpus;
+        // The launcher's hints, then its own environment: the same for
+        // every rank (setup_fork's variables and the app's come per rank).
+        let mut base_env = EnvBuilder::default();
+        if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
+            // Open MPI 4.1 takes its PMIx direct-launch path only under a
+            // launcher it knows; this is the least intrusive of its hints.
+            base_env.set("JSM_JSRUN_PORT", "0");
+        }
+        let own_env: Vec<(String, String)> = std::env::vars().collect();
+        if self.ompi_hint && oversubscribed && !own_env.iter().any(|(k, _)| k == "OMPI_MCA_mpi_yield_when_idle") {
+            // As Open MPI's mpirun does when it oversubscribes: ranks
+            // that busy-poll would otherwise take the CPU from the rank
+            // they wait for (mpi4py's suite on 3 ranks, 2 CPUs: 280 s
+            // without, 19 s with).
+            base_env.set("OMPI_MCA_mpi_yield_when_idle", "1");
+        }
+        // Started on the starter threads (exec.rs) unless a rank is traced
+        // from its exec (the main thread is its tracer) or there is one.
+        let mut batch = crate::exec::Batch::new(on_exec.is_empty() && size > 1, self.cpus);
+        let mut failure: Option<(String, std::io::Error)> = None;
+        // (the program, found once per app and PATH)
+        let mut programs: HashMap<(usize, Option<String>), Option<std::path::PathBuf>> = HashMap::new();
         for (rank, appnum) in placement {
             let app = &apps[appnum];
             let proc = Proc::new(&nspace, rank);
             let (vars, ops) = match pmix::server::setup::child_env(&proc) {
                 Ok(x) => x,
                 Err(e) => {
-                    let e = std::io::Error::other(format!("setup_fork: {}", pmix::strings::error_name(e)));
-                    return Err(self.launch_failed(&nspace, parent, &app.cmd, e));
+                    failure = Some((app.cmd.clone(), std::io::Error::other(format!("setup_fork: {}", pmix::strings::error_name(e)))));
+                    break;
                 }
             };
-            let mut env: Vec<(String, String)> = std::env::vars().collect();
+            let mut env = own_env.clone();
             pmix::server::setup::apply(&mut env, &vars.iter().map(|(k, v)| pmix::cmem::EnvOp::Set(k.clone(), v.clone())).collect::<Vec<_>>());
             pmix::server::setup::apply(&mut env, &ops);
-            // The rank starts through pmixrun itself (exec.rs: posix_spawn,
-            // then binding and parent-death signal, then the program), so
-            // a missing program is found here, before anything starts.
-            let child_path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
-            let Some(program) = crate::exec::resolve(&app.cmd, child_path, app.cwd.as_deref().map(std::path::Path::new)) else {
-                let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name");
-                return Err(self.launch_failed(&nspace, parent, &app.cmd, e));
+            // A missing program is found here, before anything starts.
+            let child_path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone());
+            let program = programs.entry((appnum, child_path)).or_insert_with_key(|(_, path)| crate::exec::resolve(&app.cmd, path.as_deref(), app.cwd.as_deref().map(std::path::Path::new)));
+            let Some(program) = program.clone() else {
+                failure = Some((app.cmd.clone(), std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name")));
+                break;
             };
-            // The rank's environment: setup_fork's, then launcher hints
-            // where the job has none, then the app's own (last one wins).
-            let mut rank_env: Vec<(String, String)> = Vec::new();
-            let mut set = |k: &str, v: &str| {
-                rank_env.retain(|(n, _)| n != k);
-                rank_env.push((k.to_string(), v.to_string()));
-            };
-            if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
-                // Open MPI 4.1 takes its PMIx direct-launch path only under a
-                // launcher it knows; this is the least intrusive of its hints.
-                set("JSM_JSRUN_PORT", "0");
-            }
-            if self.ompi_hint && oversubscribed && !env.iter().any(|(k, _)| k == "OMPI_MCA_mpi_yield_when_idle") {
-                // As Open MPI's mpirun does when it oversubscribes: ranks
-                // that busy-poll would otherwise take the CPU from the rank
-                // they wait for (mpi4py's suite on 3 ranks, 2 CPUs: 280 s
-                // without, 19 s with).
-                set("OMPI_MCA_mpi_yield_when_idle", "1");
-            }
+            // The rank's environment: the launcher's hints where the job
+            // has none, then setup_fork's over the launcher's own, then
+            // the app's (last one wins).
+            let mut rank_env = base_env.clone();
             for (k, v) in &env {
-                set(k, v);
+                rank_env.set(k, v);
             }
             for e in &app.env {
                 if let Some((k, v)) = e.split_once('=') {
-                    set(k, v);
+                    rank_env.set(k, v);
                 }
             }
             // The first job's stdin is pmixrun's (--stdin); a spawned job's
@@ -320,46 +350,74 @@ impl Launcher {
             // argv[0] names the program; an app may give no argv at all.
             let mut argv = vec![app.cmd.clone()];
             argv.extend(app.argv.get(1..).unwrap_or_default().iter().cloned());
-            let cpus = place_of(rank);
             let spec = crate::exec::RankSpec {
-                program: &program,
-                argv: &argv,
-                env: &rank_env,
-                cwd: app.cwd.as_deref().map(std::path::Path::new),
-                cpus: cpus.as_ref(),
+                program,
+                argv,
+                env: rank_env.vars,
+                cwd: app.cwd.as_deref().map(std::path::PathBuf::from),
+                cpus: place_of(rank),
                 stop_on_exec: on_exec.contains(&rank),
                 stdin: wants_stdin,
             };
-            match crate::exec::spawn(&spec) {
+            // Right after the start, on the thread that made it: the pid
+            // is known before the rank's first output (tools may tag
+            // output with it), since the server runs what it is sent in
+            // order and the output reaches it after this. Not waited for.
+            let (io, cmd) = (self.io.clone(), app.cmd.clone());
+            batch.submit(spec, move |started| match started {
                 Ok(child) => {
-                    let pid = child.pid;
-                    // Known before its first output (tools may tag output
-                    // with it): the server runs what it is sent in order,
-                    // and the output reaches it after this. Not waited for:
-                    // the next rank starts meanwhile.
-                    let p2 = proc.clone();
+                    let (p2, pid) = (proc.clone(), child.pid);
                     server_post(move |s, _| {
                         if let Some(ns) = s.nspaces.get_mut(&p2.nspace) {
                             ns.set_proc_if_missing(p2.rank, PMIX_PROC_PID, Value::pid(pid));
                         }
                     });
-                    crate::io::start(&proc, child.stdout, child.stderr, &self.io);
-                    if let Some(i) = child.stdin {
-                        self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i, parent.is_none()));
-                    }
-                    if self.verbose {
-                        eprintln!("pmixrun: started {proc} ({}) as pid {pid}", app.cmd);
-                    }
-                    if on_exec.contains(&rank) {
-                        self.holds.traced(&nspace, rank, pid);
-                    }
-                    self.pids.lock().insert(proc.clone(), pid);
-                    self.ranks.insert(pid, Rank { proc, exited: false });
+                    crate::io::start(&proc, child.stdout, child.stderr, &io);
+                    Ok((proc, pid, child.stdin))
                 }
-                Err(e) => return Err(self.launch_failed(&nspace, parent, &app.cmd, e)),
+                Err(e) => Err((cmd, e)),
+            });
+            for done in batch.ready() {
+                self.rank_started(done, &app.cmd, parent.is_none(), &on_exec, &mut failure);
+            }
+            if failure.is_some() {
+                break;
             }
         }
+        let cmd = apps.first().map_or("", |a| a.cmd.as_str());
+        for done in batch.finish() {
+            self.rank_started(done, cmd, parent.is_none(), &on_exec, &mut failure);
+        }
+        if let Some((cmd, e)) = failure {
+            return Err(self.launch_failed(&nspace, parent, &cmd, e));
+        }
         Ok(nspace)
+    }
+
+    /// A rank's start came back (`launch_with`): a started rank is the
+    /// job's; the first failure is kept in `failure`.
+    fn rank_started(&mut self, done: Option<StartOutcome>, cmd: &str, first_job: bool, on_exec: &std::collections::BTreeSet<u32>, failure: &mut Option<(String, std::io::Error)>) {
+        match done {
+            Some(Ok((proc, pid, stdin))) => {
+                if let Some(i) = stdin {
+                    self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i, first_job));
+                }
+                if self.verbose {
+                    eprintln!("pmixrun: started {proc} ({cmd}) as pid {pid}");
+                }
+                if on_exec.contains(&proc.rank) {
+                    self.holds.traced(&proc.nspace, proc.rank, pid);
+                }
+                self.pids.lock().insert(proc.clone(), pid);
+                self.ranks.insert(pid, Rank { proc, exited: false });
+            }
+            Some(Err(e)) => {
+                failure.get_or_insert(e);
+            }
+            None => {
+                failure.get_or_insert((cmd.to_string(), std::io::Error::other("the start failed")));
+            }
+        }
     }
 
     /// A rank could not start. A spawn fails alone: the ranks it started go,
@@ -459,30 +517,50 @@ impl Launcher {
         }
     }
 
-    pub fn exited(&mut self, pid: i32, code: i32, signal: Option<i32>) {
-        let Some(r) = self.ranks.get_mut(&pid) else { return };
-        r.exited = true;
-        let proc = r.proc.clone();
-        self.pids.lock().remove(&proc);
-        self.stdins.lock().remove(&proc);
-        if let Some(a) = self.holds.rank_exited(pid) {
-            self.act(a);
+    /// Ranks ended (pid, exit code or 128 + signal, the signal), as the
+    /// reaper saw them: those waiting are taken together, with one call to
+    /// the server's thread for all (a launch's ranks end at once).
+    pub fn exited(&mut self, ends: &[(i32, i32, Option<i32>)]) {
+        let mut gone = Vec::with_capacity(ends.len());
+        for &(pid, code, signal) in ends {
+            let Some(r) = self.ranks.get_mut(&pid) else { continue };
+            r.exited = true;
+            let proc = r.proc.clone();
+            self.pids.lock().remove(&proc);
+            self.stdins.lock().remove(&proc);
+            if let Some(a) = self.holds.rank_exited(pid) {
+                self.act(a);
+            }
+            // (a rank may have spawned a held job: it owned that hold)
+            for a in self.holds.requester_gone(&proc) {
+                self.act(a);
+            }
+            gone.push((proc, code, signal));
         }
-        // (a rank may have spawned a held job: it owned that hold)
-        for a in self.holds.requester_gone(&proc) {
-            self.act(a);
+        if gone.is_empty() {
+            return;
         }
-        // Did it finalize? A rank that leaves without PMIx_Finalize is a failure.
-        let p2 = proc.clone();
-        let how = signal.map_or(ExitOf::Code(code), ExitOf::Signal);
-        let state = server_call(move |s, net| {
-            let st = s.client_state(&p2);
-            s.note_exit(&p2, how);
-            s.deregister_client(net, &p2);
-            st
+        // Did each finalize? A rank that leaves without PMIx_Finalize is a failure.
+        let told: Vec<(Proc, ExitOf)> = gone.iter().map(|(p, code, signal)| (p.clone(), signal.map_or(ExitOf::Code(*code), ExitOf::Signal))).collect();
+        let states = server_call(move |s, net| {
+            told.into_iter()
+                .map(|(p, how)| {
+                    let st = s.client_state(&p);
+                    s.note_exit(&p, how);
+                    s.deregister_client(net, &p);
+                    st
+                })
+                .collect::<Vec<_>>()
         })
-        .ok()
-        .flatten();
+        .unwrap_or_default();
+        for (i, (proc, code, _)) in gone.into_iter().enumerate() {
+            self.rank_ended(proc, code, states.get(i).copied().flatten());
+        }
+    }
+
+    /// What follows a rank's end once the server has it (`exited`): its
+    /// status counts for its job, and the job ends with its last rank.
+    fn rank_ended(&mut self, proc: Proc, code: i32, state: Option<(bool, bool)>) {
         let unfinalized = code == 0 && matches!(state, Some((true, false)));
         if self.verbose {
             eprintln!("pmixrun: {proc} exited with status {code}");

@@ -229,6 +229,8 @@ fn run(opts: options::Options) -> Result<u8, String> {
             io::forward_stdin(stdins.clone());
         }
         let mut deadline = opts.timeout.map(|s| Instant::now() + Duration::from_secs(s));
+        // (an event taken from the queue behind rank ends, handled next)
+        let mut held: Option<Event> = None;
         loop {
             if launcher.alive() == 0 && (!opts.persistent || launcher.stopping()) {
                 launcher.decide();
@@ -238,8 +240,26 @@ fn run(opts: options::Options) -> Result<u8, String> {
             for d in [launcher.decide_at, launcher.preemption.as_ref().map(|p| p.until)].into_iter().flatten() {
                 wait = wait.min(d.saturating_duration_since(Instant::now()));
             }
-            match rx.recv_timeout(wait) {
-                Ok(Event::Exited { pid, code, signal }) => launcher.exited(pid, code, signal),
+            let next = match held.take() {
+                Some(ev) => Ok(ev),
+                None => rx.recv_timeout(wait),
+            };
+            match next {
+                Ok(Event::Exited { pid, code, signal }) => {
+                    // Every end already reported goes with this one (the
+                    // first other event waits its turn, after them).
+                    let mut ends = vec![(pid, code, signal)];
+                    for ev in rx.try_iter() {
+                        match ev {
+                            Event::Exited { pid, code, signal } => ends.push((pid, code, signal)),
+                            other => {
+                                held = Some(other);
+                                break;
+                            }
+                        }
+                    }
+                    launcher.exited(&ends)
+                }
                 Ok(Event::Signal(sig)) => {
                     if sig == libc::SIGTERM && launcher.preempt(opts.preempt_notice, opts.grace, 128 + sig) {
                         continue;
