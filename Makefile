@@ -46,7 +46,7 @@ BINARIES := pmixrun pmixctl
 # ONLY=<ERE> reaches tools/systests.sh as ONLY.
 RUN_TESTS = $(if $(ONLY),ONLY='$(value ONLY)') tools/systests.sh
 
-.PHONY: all build deps headers check-headers test test-check-only test-list unit demo bench soak chaos fuzz install deb clean
+.PHONY: hot-code all build deps headers check-headers test test-check-only test-list unit demo bench soak chaos fuzz install deb clean
 
 all: build
 
@@ -67,6 +67,11 @@ check-headers: build
 
 unit:
 	$(CARGO) test --release
+
+# The functions a rank runs, for the linker to place together (tools/hot-code.py).
+hot-code: build
+	python3 tools/hot-code.py generate target/release target/release
+	$(CARGO) build --release
 
 # (an unknown ONLY step fails before anything is installed or built)
 test: test-check-only deps build

@@ -171,6 +171,14 @@ fn man_pages() {
     run(Cmd::new("python3").arg("tools/man-check.py").arg(&e.libdir).current_dir(&e.root), secs(60)).ok();
 }
 
+/// The functions a rank runs lie together at the start of the library's
+/// code (link/hot-code.txt, build.rs), and the list still names them.
+#[test]
+fn hot_code_first() {
+    let e = env();
+    run(Cmd::new("python3").arg("tools/hot-code.py").arg("check").arg(e.libdir.join("libpmix.so.2")).current_dir(&e.root), secs(60)).ok();
+}
+
 /// `make install` and pkg-config: a program built with pkg-config's flags
 /// runs on the installed library.
 #[test]
