@@ -458,34 +458,84 @@ pub fn start(proc: &Proc, out: ChildStdout, err: ChildStderr, opts: &Arc<IoOptio
 /// One of `ns`'s streams ended (its output all written out).
 fn stream_ended(ns: &str) {
     let mut jobs = ACTIVE_JOBS.lock();
+    let mut drained = false;
     if let Some(n) = jobs.get_mut(ns) {
         *n -= 1;
         if *n == 0 {
             jobs.remove(ns);
+            drained = true;
         }
     }
+    // (taken under ACTIVE_JOBS: `after_job_output` registers under it too)
+    let due = if drained { DRAINED.lock().remove(ns).unwrap_or_default() } else { Vec::new() };
     drop(jobs);
     *ACTIVE.lock() -= 1;
     DONE.notify_all();
+    for (_, then) in due {
+        then();
+    }
+}
+
+/// What runs once a job's output has all gone (`after_job_output`), by
+/// namespace, each with its deadline.
+type AfterOutput = Box<dyn FnOnce() + Send>;
+static DRAINED: parking_lot::Mutex<std::collections::BTreeMap<String, Vec<(std::time::Instant, AfterOutput)>>> = parking_lot::Mutex::new(std::collections::BTreeMap::new());
+static DRAINED_CHANGED: parking_lot::Condvar = parking_lot::Condvar::new();
+
+/// Run `then` once every stream of job `ns` has closed and what it wrote
+/// went out (to the terminal, files, tools), or after `limit` (a rank's
+/// child may hold its pipe open): at once when that is so already, else
+/// on the thread that ends its last stream, or on the one timer thread at
+/// the deadline. `then` must not block (it posts to the server). A job's
+/// end is told after its output, without a thread for each job.
+pub fn after_job_output(ns: &str, limit: std::time::Duration, then: impl FnOnce() + Send + 'static) {
+    let jobs = ACTIVE_JOBS.lock();
+    if !jobs.contains_key(ns) {
+        drop(jobs);
+        then();
+        return;
+    }
+    DRAINED.lock().entry(ns.to_string()).or_default().push((std::time::Instant::now() + limit, Box::new(then)));
+    drop(jobs);
+    static TIMER: std::sync::Once = std::sync::Once::new();
+    TIMER.call_once(|| {
+        let _ = std::thread::Builder::new().name("pmixrun-drain".into()).spawn(drain_deadlines);
+    });
+    DRAINED_CHANGED.notify_all();
+}
+
+/// The timer thread of `after_job_output`: runs what is due when its job's
+/// output did not end in time.
+fn drain_deadlines() {
+    let mut waiting = DRAINED.lock();
+    loop {
+        let now = std::time::Instant::now();
+        let mut due = Vec::new();
+        for list in waiting.values_mut() {
+            let (late, keep): (Vec<_>, Vec<_>) = std::mem::take(list).into_iter().partition(|(at, _)| *at <= now);
+            *list = keep;
+            due.extend(late);
+        }
+        waiting.retain(|_, l| !l.is_empty());
+        if !due.is_empty() {
+            drop(waiting);
+            for (_, then) in due {
+                then();
+            }
+            waiting = DRAINED.lock();
+            continue;
+        }
+        match waiting.values().flatten().map(|(at, _)| *at).min() {
+            Some(next) => {
+                DRAINED_CHANGED.wait_until(&mut waiting, next);
+            }
+            None => DRAINED_CHANGED.wait(&mut waiting),
+        }
+    }
 }
 
 /// Output streams still open, by namespace.
 static ACTIVE_JOBS: parking_lot::Mutex<std::collections::BTreeMap<String, usize>> = parking_lot::Mutex::new(std::collections::BTreeMap::new());
-
-/// Wait (at most `limit`) until every stream of job `ns` has closed and what
-/// it wrote went out (to the terminal, files, tools): a job's end is told
-/// after its output.
-pub fn drain_job(ns: &str, limit: std::time::Duration) {
-    let end = std::time::Instant::now() + limit;
-    let mut n = ACTIVE.lock();
-    while ACTIVE_JOBS.lock().contains_key(ns) {
-        let now = std::time::Instant::now();
-        if now >= end {
-            return;
-        }
-        DONE.wait_for(&mut n, end - now);
-    }
-}
 
 /// Wait (at most `limit`) until every rank's output has been written out,
 /// then for attached tools to take what was forwarded to them.

@@ -591,22 +591,23 @@ impl Launcher {
             if self.verbose {
                 eprintln!("pmixrun: job {ns} ended");
             }
-            if let Some(w) = watched {
-                // Told after the job's last output has gone (at most 5 s on).
-                let ns2 = ns.clone();
-                std::thread::spawn(move || {
-                    crate::io::drain_job(&ns2, Duration::from_secs(5));
-                    let _ = server_call(move |s, net| s.job_ended(net, &ns2, w.exit, &w.requester));
-                });
-            }
-            // The job's own sets (--pset) end with it, as with PRRTE.
+            // The job's own sets (--pset) end with it, as with PRRTE. (Not
+            // waited for: the server runs what it is sent in order.)
             let psets = self.psets.remove(&ns).unwrap_or_default();
-            let _ = server_call(move |s, net| {
+            let ns2 = ns.clone();
+            server_post(move |s, net| {
                 for n in psets {
                     s.delete_pset(net, &n);
                 }
-                s.deregister_nspace(net, &ns)
+                s.deregister_nspace(net, &ns2);
             });
+            if let Some(w) = watched {
+                // Told after the job's last output has gone (at most 5 s on).
+                let ns2 = ns.clone();
+                crate::io::after_job_output(&ns, Duration::from_secs(5), move || {
+                    server_post(move |s, net| s.job_ended(net, &ns2, w.exit, &w.requester));
+                });
+            }
             // (a persistent launcher forgets ended jobs)
             if self.persistent {
                 self.ranks.retain(|_, r| !(r.exited && r.proc.nspace == proc.nspace));
