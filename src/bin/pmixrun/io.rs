@@ -313,11 +313,14 @@ fn read_in_thread(s: Stream) {
     }
 }
 
-/// A stream that closed without writing: its end is told as a reader's is.
+/// A stream that closed without writing: its end is told as a reader's is,
+/// without waiting for the server's thread (a launch's ranks end at once,
+/// two streams each); it runs what it is sent in order, so a tool hears of
+/// the stream's end before the job's.
 fn end_silent(s: Stream) {
     if let Some(h) = pmix::server::handle() {
         let (p, ch) = (s.proc.clone(), s.channel);
-        h.call(move |srv, net| srv.iof_deliver(net, &p, ch, &[], true));
+        h.run(move |srv, net| srv.iof_deliver(net, &p, ch, &[], true));
     }
     stream_ended(&s.proc.nspace);
 }
