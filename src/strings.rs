@@ -480,32 +480,14 @@ pub const VERSION: &CStr = match CStr::from_bytes_with_nul(
 /// `PMIx_Get_attribute_string`: the key string of an attribute macro name
 /// (`"PMIX_JOB_SIZE"` -> `"pmix.job.size"`).
 pub fn attribute_string(name: &[u8]) -> Option<&'static CStr> {
-    crate::abi::all_attribute_keys().find(|(n, _)| n.as_bytes() == name).map(|(_, k)| *k)
+    crate::abi::all_attribute_keys().find(|(n, _)| n.to_bytes() == name).map(|(_, k)| k)
 }
 
 /// `PMIx_Get_attribute_name`: the macro name of a key string. Where several
 /// macros share one key (e.g. PMIX_QUERY_QUALIFIERS and
 /// PMIX_QUERY_SUPPORTED_QUALIFIERS), the first defined wins.
 pub fn attribute_name(key: &[u8]) -> Option<&'static CStr> {
-    ATTRIBUTE_NAMES.with_names(|names| {
-        crate::abi::all_attribute_keys()
-            .position(|(_, k)| k.to_bytes() == key)
-            .map(|i| names[i])
-    })
-}
-
-/// NUL-terminated copies of the attribute macro names, built once.
-struct AttributeNames(std::sync::OnceLock<Vec<&'static CStr>>);
-static ATTRIBUTE_NAMES: AttributeNames = AttributeNames(std::sync::OnceLock::new());
-impl AttributeNames {
-    fn with_names<R>(&self, f: impl FnOnce(&[&'static CStr]) -> R) -> R {
-        let v = self.0.get_or_init(|| {
-            crate::abi::all_attribute_keys()
-                .map(|(n, _)| &*Box::leak(std::ffi::CString::new(*n).unwrap().into_boxed_c_str()))
-                .collect()
-        });
-        f(v)
-    }
+    crate::abi::all_attribute_keys().find(|(_, k)| k.to_bytes() == key).map(|(n, _)| n)
 }
 
 /// Bytes as lowercase hex, two digits each (debug output).

@@ -57,8 +57,9 @@ def callgrind_functions(path):
             if kind == "ob":
                 current = objects.get(ident, "")
             elif kind == "fn" and "libpmix" in (current or "") and names.get(ident) and not names[ident].startswith("0x"):
-                # (an address: code without a symbol, nothing to order by)
-                found.add(names[ident])
+                # (an address is code without a symbol, nothing to order by;
+                # callgrind marks a recursive call's level with 'N)
+                found.add(re.sub(r"'\d+$", "", names[ident]))
     return found
 
 

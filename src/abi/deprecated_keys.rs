@@ -2,8 +2,8 @@
 //!
 //! One line per key: `NAME => "string"` (and the value type the Standard gives, where the
 //! header names one). build.rs reads these lines to write the C `#define`s, and the
-//! macro below turns them into Rust `&CStr` constants plus a lookup table, so the
-//! strings exist once.
+//! macro below turns them into Rust `&CStr` constants plus the list of names and
+//! strings that the name/string lookups walk (keys_macro.rs).
 
 crate::abi::keys_macro::attribute_keys! {
     DEPRECATED_KEYS;

@@ -24,6 +24,6 @@ pub use types::*;
 pub use version::*;
 
 /// Every attribute key the headers define, common ones first.
-pub fn all_attribute_keys() -> impl Iterator<Item = &'static (&'static str, &'static core::ffi::CStr)> {
+pub fn all_attribute_keys() -> impl Iterator<Item = (&'static core::ffi::CStr, &'static core::ffi::CStr)> {
     attr_keys::COMMON_KEYS.iter().chain(deprecated_keys::DEPRECATED_KEYS.iter())
 }
