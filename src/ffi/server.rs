@@ -168,6 +168,9 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(nspace: *const c_char, nloc
         };
         let Some(h) = crate::server::handle() else { return PMIX_ERR_INIT };
         crate::server::setup::set_env_ops(&ns, ops);
+        // Room for the job's connections, grown once now rather than while
+        // its clients connect (descriptors.rs); on the host's thread.
+        crate::server::descriptors::reserve(2 * usize::try_from(nlocalprocs).unwrap_or(0) + 16);
         server_op(h, cbfunc, SendPtr(cbdata), move |s, _| s.register_nspace(&ns, nlocalprocs, infos))
     })
 }

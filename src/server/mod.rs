@@ -6,6 +6,7 @@ pub mod cleanup;
 pub mod cmodule;
 mod conn;
 pub mod credential;
+pub mod descriptors;
 mod evcache;
 mod fence;
 pub mod group;

@@ -262,6 +262,9 @@ impl Launcher {
             first += app.maxprocs;
         }
         self.psets.insert(nspace.clone(), psets.iter().map(|(n, _)| n.clone()).collect());
+        // Room for its ranks' descriptors, made once before they start
+        // (server/descriptors.rs; nothing to do for the first job).
+        pmix::server::descriptors::reserve(crate::DESCRIPTORS_PER_RANK * (self.ranks.len() + size as usize) + 64);
         let ns2 = nspace.clone();
         server_call(move |s, net| {
             for r in 0..size {

@@ -166,6 +166,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// What pmixrun holds for each live rank: its connection, its output
+/// pipes, its stdin pipe.
+pub const DESCRIPTORS_PER_RANK: usize = 4;
+
 /// Each rank costs pmixrun a few descriptors (its connection, its output
 /// pipes): take the hard limit, so a job of thousands of ranks on a large
 /// node does not fail on the soft one (1,024 on many systems).
@@ -184,6 +188,9 @@ fn raise_open_file_limit(verbose: bool) {
 fn run(opts: options::Options) -> Result<u8, String> {
     let verbose = opts.verbose;
     raise_open_file_limit(verbose);
+    // The first job's descriptors, while this is the only thread: the
+    // table then never grows while its ranks start (server/descriptors.rs).
+    pmix::server::descriptors::reserve(DESCRIPTORS_PER_RANK * opts.apps.iter().map(|a| a.maxprocs as usize).sum::<usize>() + 64);
     // (before any thread: the probe forks)
     let stop_on_exec = debug::probe_stop_on_exec();
     // Signals are taken by one thread (sigwait); every other thread blocks them.
