@@ -766,6 +766,23 @@ fn launch_pmixctl_run() {
     }
 }
 
+/// A job's end is told after its output, but not later than 5 s after its
+/// last rank: here the rank leaves a child holding its stdout for 12 s, and
+/// pmixctl hears the end (exit 3) at the bound, with the rank's first line.
+#[test]
+fn launch_pmixctl_end_while_output_held() {
+    let case = Case::new("launch_pmixctl_end_while_output_held");
+    let l = Launcher::start(&case);
+    let t0 = std::time::Instant::now();
+    let r = run(l.pmixctl(&["run", "-n", "1", "sh", "-c", "echo first; (sleep 12; echo late) & exit 3"]), secs(40));
+    let took = t0.elapsed();
+    r.save(&case, "pmixctl");
+    let r = r.exit_code(3);
+    assert!(r.all_lines().contains(&"first"), "{}", r.report("the rank's line missing"));
+    assert!(!r.all_lines().contains(&"late"), "{}", r.report("the end waited for the held output"));
+    assert!(took >= Duration::from_millis(4500) && took < Duration::from_secs(11), "{}", r.report(&format!("the end came after {took:?}, not at the 5 s bound")));
+}
+
 /// `head -c <n> /dev/urandom` into the case's file `name`.
 fn random_file(case: &Case, name: &str, n: usize) -> PathBuf {
     let mut bytes = vec![0u8; n];

@@ -18,8 +18,9 @@
 //! the pipes and connections of every rank started before: O(N) per rank,
 //! O(N^2) per launch. So the child shares the table (CLONE_FILES) and its
 //! first system call, close_range(CLOSE_RANGE_UNSHARE) above a few low
-//! "slots", gives it a table of only those: the slots hold, for the time of
-//! one start, the descriptors that become the rank's fd 0, 1, 2. A child
+//! "slots", gives it a table of only those: a set of three slots holds,
+//! for the time of one start, the descriptors that become the rank's fd 0,
+//! 1, 2 (a set for each thread that starts ranks: `Batch`). A child
 //! that fails before its exec writes why into the memory it shares with the
 //! launcher, which reads it once the child is gone (as posix_spawn does):
 //! no pipe for that.
@@ -448,10 +449,10 @@ fn started_one() {
 
 /// Threads that start ranks beside the main thread (`Batch`). A start
 /// waits for its child's exec; with two starters, one child execs while
-/// the next is made, and the launch uses both of a small machine's CPUs
-/// (a 1,024-rank launch of Init, Fence and Finalize: 0.77 to 0.66 s on 2).
-/// They live as long as pmixrun: a rank's parent-death signal fires when
-/// the thread that started it ends.
+/// the next is made, and the main thread meanwhile prepares the next
+/// ranks (a 1,024-rank launch of Init, Fence and Finalize on 2 CPUs: 4%
+/// less time, paired runs). They live as long as pmixrun: a rank's
+/// parent-death signal fires when the thread that started it ends.
 const STARTER_THREADS: usize = 2;
 
 /// A start handed to a starter thread: it runs `spawn` and what the

@@ -498,12 +498,16 @@ pub fn after_job_output(ns: &str, limit: std::time::Duration, then: impl FnOnce(
         then();
         return;
     }
+    static TIMER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let timer = *TIMER.get_or_init(|| std::thread::Builder::new().name("pmixrun-drain".into()).spawn(drain_deadlines).is_ok());
+    if !timer {
+        // (no thread to keep the bound: the end is told now, output or not)
+        drop(jobs);
+        then();
+        return;
+    }
     DRAINED.lock().entry(ns.to_string()).or_default().push((std::time::Instant::now() + limit, Box::new(then)));
     drop(jobs);
-    static TIMER: std::sync::Once = std::sync::Once::new();
-    TIMER.call_once(|| {
-        let _ = std::thread::Builder::new().name("pmixrun-drain".into()).spawn(drain_deadlines);
-    });
     DRAINED_CHANGED.notify_all();
 }
 

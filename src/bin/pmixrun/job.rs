@@ -526,8 +526,9 @@ impl Launcher {
     pub fn exited(&mut self, ends: &[(i32, i32, Option<i32>)]) {
         let mut gone = Vec::with_capacity(ends.len());
         for &(pid, code, signal) in ends {
-            let Some(r) = self.ranks.get_mut(&pid) else { continue };
-            r.exited = true;
+            // (marked exited by `rank_ended`, one by one: the job ends with
+            // the last of them, once every status before it counted)
+            let Some(r) = self.ranks.get(&pid) else { continue };
             let proc = r.proc.clone();
             self.pids.lock().remove(&proc);
             self.stdins.lock().remove(&proc);
@@ -538,13 +539,13 @@ impl Launcher {
             for a in self.holds.requester_gone(&proc) {
                 self.act(a);
             }
-            gone.push((proc, code, signal));
+            gone.push((pid, proc, code, signal));
         }
         if gone.is_empty() {
             return;
         }
         // Did each finalize? A rank that leaves without PMIx_Finalize is a failure.
-        let told: Vec<(Proc, ExitOf)> = gone.iter().map(|(p, code, signal)| (p.clone(), signal.map_or(ExitOf::Code(*code), ExitOf::Signal))).collect();
+        let told: Vec<(Proc, ExitOf)> = gone.iter().map(|(_, p, code, signal)| (p.clone(), signal.map_or(ExitOf::Code(*code), ExitOf::Signal))).collect();
         let states = server_call(move |s, net| {
             told.into_iter()
                 .map(|(p, how)| {
@@ -556,14 +557,17 @@ impl Launcher {
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-        for (i, (proc, code, _)) in gone.into_iter().enumerate() {
-            self.rank_ended(proc, code, states.get(i).copied().flatten());
+        for (i, (pid, proc, code, _)) in gone.into_iter().enumerate() {
+            self.rank_ended(pid, proc, code, states.get(i).copied().flatten());
         }
     }
 
     /// What follows a rank's end once the server has it (`exited`): its
     /// status counts for its job, and the job ends with its last rank.
-    fn rank_ended(&mut self, proc: Proc, code: i32, state: Option<(bool, bool)>) {
+    fn rank_ended(&mut self, pid: i32, proc: Proc, code: i32, state: Option<(bool, bool)>) {
+        if let Some(r) = self.ranks.get_mut(&pid) {
+            r.exited = true;
+        }
         let unfinalized = code == 0 && matches!(state, Some((true, false)));
         if self.verbose {
             eprintln!("pmixrun: {proc} exited with status {code}");
