@@ -355,6 +355,10 @@ fn linker_takes(args: &[&str]) -> bool {
     if let Ok(t) = std::env::var("TARGET") {
         cmd.arg("--target").arg(t);
     }
+    // (the linker cargo gives rustc, from `target.<triple>.linker`)
+    if let Ok(linker) = std::env::var("RUSTC_LINKER") {
+        cmd.arg("-C").arg(format!("linker={linker}"));
+    }
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     cmd.args(flags.split('\x1f').filter(|f| !f.is_empty()));
     for a in args {

@@ -173,10 +173,18 @@ fn man_pages() {
 
 /// The functions a rank runs lie together at the start of the library's
 /// code (link/hot-code.txt, build.rs), and the list still names them.
+/// (Where build.rs could not hand the list to the linker, it says so and
+/// the library is laid out as the compiler left it: the case does not run.)
 #[test]
 fn hot_code_first() {
     let e = env();
-    run(Cmd::new("python3").arg("tools/hot-code.py").arg("check").arg(e.libdir.join("libpmix.so.2")).current_dir(&e.root), secs(60)).ok();
+    let lib = e.libdir.join("libpmix.so.2");
+    let comment = run(Cmd::new("readelf").args(["-p", ".comment"]).arg(&lib), secs(60)).ok();
+    if !comment.stdout.contains("Linker: LLD") || std::env::var_os("RPMIX_NO_HOT_CODE").is_some() {
+        skip("hot_code_first", "the library was not linked with the hot-code order (not LLD, or RPMIX_NO_HOT_CODE)");
+        return;
+    }
+    run(Cmd::new("python3").arg("tools/hot-code.py").arg("check").arg(&lib).current_dir(&e.root), secs(60)).ok();
 }
 
 /// `make install` and pkg-config: a program built with pkg-config's flags

@@ -139,7 +139,8 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         }
         // Nothing of the job outlives pmixrun, even a SIGKILL'ed one: the
         // kernel kills the rank when the thread that started it ends
-        // (pmixrun's main thread, which lives as long as pmixrun); the
+        // (pmixrun's main thread or a starter thread, which live as long
+        // as pmixrun); the
         // signal survives the exec. Then, in case pmixrun died before that
         // was set: is it still our parent?
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -502,8 +503,18 @@ impl<R: Send + 'static> Batch<R> {
         // (every job answers once, a panic included: `finish` waits for
         // each, and a starter thread must outlive the ranks it started)
         let job = move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(spawn(&spec))));
-            let _ = tx.send(r.ok());
+            let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| spawn(&spec)));
+            let r = started.ok().and_then(|started| {
+                let pid = started.as_ref().ok().map(|s| s.pid);
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(started)));
+                if let (Err(_), Some(pid)) = (&r, pid) {
+                    // A rank nobody will know of: its process group goes
+                    // now, not when pmixrun does.
+                    let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                }
+                r.ok()
+            });
+            let _ = tx.send(r);
         };
         self.pending += 1;
         match starters().filter(|_| self.parallel) {

@@ -472,11 +472,13 @@ fn stream_ended(ns: &str) {
     // (taken under ACTIVE_JOBS: `after_job_output` registers under it too)
     let due = if drained { DRAINED.lock().remove(ns).unwrap_or_default() } else { Vec::new() };
     drop(jobs);
-    *ACTIVE.lock() -= 1;
-    DONE.notify_all();
+    // (before the count falls: pmixrun's last drain, which waits for it,
+    // must find the job's end already sent to the server)
     for (_, then) in due {
         then();
     }
+    *ACTIVE.lock() -= 1;
+    DONE.notify_all();
 }
 
 /// What runs once a job's output has all gone (`after_job_output`), by

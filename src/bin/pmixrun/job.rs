@@ -108,9 +108,10 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
     pmix::server::handle().and_then(|h| h.call(f)).ok_or_else(|| "the PMIx server is gone".to_string())
 }
 
-/// What `launch_with` learns of a rank's start: the rank, its pid and its
-/// stdin pipe; or the app's command and why it could not start.
-type StartOutcome = Result<(Proc, i32, Option<std::process::ChildStdin>), (String, std::io::Error)>;
+/// What `launch_with` learns of a rank's start: the rank, its pid, its
+/// stdin pipe and its app's command; or the command and why it could not
+/// start.
+type StartOutcome = Result<(Proc, i32, Option<std::process::ChildStdin>, String), (String, std::io::Error)>;
 
 /// An environment being made: a variable set again keeps its place and
 /// takes the new value.
@@ -262,9 +263,10 @@ impl Launcher {
             first += app.maxprocs;
         }
         self.psets.insert(nspace.clone(), psets.iter().map(|(n, _)| n.clone()).collect());
-        // Room for its ranks' descriptors, made once before they start
-        // (server/descriptors.rs; nothing to do for the first job).
-        pmix::server::descriptors::reserve(crate::DESCRIPTORS_PER_RANK * (self.ranks.len() + size as usize) + 64);
+        // Room for its ranks' descriptors beyond those open now, made once
+        // before they start (server/descriptors.rs; nothing to do for the
+        // first job).
+        pmix::server::descriptors::reserve(crate::DESCRIPTORS_PER_RANK * size as usize + 64);
         let ns2 = nspace.clone();
         server_call(move |s, net| {
             for r in 0..size {
@@ -376,20 +378,19 @@ impl Launcher {
                         }
                     });
                     crate::io::start(&proc, child.stdout, child.stderr, &io);
-                    Ok((proc, pid, child.stdin))
+                    Ok((proc, pid, child.stdin, cmd))
                 }
                 Err(e) => Err((cmd, e)),
             });
             for done in batch.ready() {
-                self.rank_started(done, &app.cmd, parent.is_none(), &on_exec, &mut failure);
+                self.rank_started(done, parent.is_none(), &on_exec, &mut failure);
             }
             if failure.is_some() {
                 break;
             }
         }
-        let cmd = apps.first().map_or("", |a| a.cmd.as_str());
         for done in batch.finish() {
-            self.rank_started(done, cmd, parent.is_none(), &on_exec, &mut failure);
+            self.rank_started(done, parent.is_none(), &on_exec, &mut failure);
         }
         if let Some((cmd, e)) = failure {
             return Err(self.launch_failed(&nspace, parent, &cmd, e));
@@ -399,9 +400,9 @@ impl Launcher {
 
     /// A rank's start came back (`launch_with`): a started rank is the
     /// job's; the first failure is kept in `failure`.
-    fn rank_started(&mut self, done: Option<StartOutcome>, cmd: &str, first_job: bool, on_exec: &std::collections::BTreeSet<u32>, failure: &mut Option<(String, std::io::Error)>) {
+    fn rank_started(&mut self, done: Option<StartOutcome>, first_job: bool, on_exec: &std::collections::BTreeSet<u32>, failure: &mut Option<(String, std::io::Error)>) {
         match done {
-            Some(Ok((proc, pid, stdin))) => {
+            Some(Ok((proc, pid, stdin, cmd))) => {
                 if let Some(i) = stdin {
                     self.stdins.lock().insert(proc.clone(), crate::io::StdinFeed::new(i, first_job));
                 }
@@ -418,7 +419,8 @@ impl Launcher {
                 failure.get_or_insert(e);
             }
             None => {
-                failure.get_or_insert((cmd.to_string(), std::io::Error::other("the start failed")));
+                // (a start that panicked; its rank, if it began, was killed)
+                failure.get_or_insert((String::from("a rank"), std::io::Error::other("the start failed")));
             }
         }
     }
