@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 LIBDIR=${RPMIX_LIBDIR:-$PWD/target/release}
 CAP=${BENCH_M4P_CAP:-600}
 CACHE=$(tools/install-consumers.sh 2>/dev/null | tail -n 1) || { echo "bench-consumers: tools/install-consumers.sh failed"; exit 1; }
-OUT=${1:-c-tests/build}/bench-consumers
+# (absolute: the runs happen in mpi4py's test directory)
+OUT=$(realpath -m "${1:-c-tests/build}")/bench-consumers
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$CACHE/mpi4py/test" || exit 1
