@@ -113,26 +113,6 @@ fn server_call<T: Send + 'static>(f: impl FnOnce(&mut pmix::server::ServerRole, 
 /// start.
 type StartOutcome = Result<(Proc, i32, Option<std::process::ChildStdin>, String), (String, std::io::Error)>;
 
-/// An environment being made: a variable set again keeps its place and
-/// takes the new value.
-#[derive(Clone, Default)]
-struct EnvBuilder {
-    vars: Vec<(String, String)>,
-    index: HashMap<String, usize>,
-}
-
-impl EnvBuilder {
-    fn set(&mut self, k: &str, v: &str) {
-        match self.index.get(k) {
-            Some(&i) => v.clone_into(&mut self.vars[i].1),
-            None => {
-                self.index.insert(k.to_string(), self.vars.len());
-                self.vars.push((k.to_string(), v.to_string()));
-            }
-        }
-    }
-}
-
 /// Whether a rank's failure (exit `code`; `unfinalized`: it left without
 /// PMIx_Finalize) is the one that stands for its job in place of `job`'s
 /// (0: none yet): the first failure does, and the first rank killed by a
@@ -285,21 +265,21 @@ impl Launcher {
         }
         // More live ranks on this node than CPUs this launcher may use.
         let oversubscribed = self.ranks.values().filter(|r| !r.exited).count() + size as usize > self.cpus;
-        // The launcher's hints, then its own environment: the same for
-        // every rank (setup_fork's variables and the app's come per rank).
-        let mut base_env = EnvBuilder::default();
-        if self.ompi_hint && std::env::var_os("JSM_JSRUN_PORT").is_none() {
+        // The launcher's own environment and its hints (added where the
+        // job has none): the same for every rank.
+        let own_env: Vec<(String, String)> = std::env::vars().collect();
+        let mut hints = Vec::new();
+        if self.ompi_hint {
             // Open MPI 4.1 takes its PMIx direct-launch path only under a
             // launcher it knows; this is the least intrusive of its hints.
-            base_env.set("JSM_JSRUN_PORT", "0");
+            hints.push(pmix::cmem::EnvOp::Add("JSM_JSRUN_PORT".into(), "0".into()));
         }
-        let own_env: Vec<(String, String)> = std::env::vars().collect();
-        if self.ompi_hint && oversubscribed && !own_env.iter().any(|(k, _)| k == "OMPI_MCA_mpi_yield_when_idle") {
+        if self.ompi_hint && oversubscribed {
             // As Open MPI's mpirun does when it oversubscribes: ranks
             // that busy-poll would otherwise take the CPU from the rank
             // they wait for (mpi4py's suite on 3 ranks, 2 CPUs: 280 s
             // without, 19 s with).
-            base_env.set("OMPI_MCA_mpi_yield_when_idle", "1");
+            hints.push(pmix::cmem::EnvOp::Add("OMPI_MCA_mpi_yield_when_idle".into(), "1".into()));
         }
         // Started on the starter threads (exec.rs) unless a rank is traced
         // from its exec (the main thread is its tracer) or there is one.
@@ -327,18 +307,12 @@ impl Launcher {
                 failure = Some((app.cmd.clone(), std::io::Error::new(std::io::ErrorKind::NotFound, "no executable file by that name")));
                 break;
             };
-            // The rank's environment: the launcher's hints where the job
-            // has none, then setup_fork's over the launcher's own, then
-            // the app's (last one wins).
-            let mut rank_env = base_env.clone();
-            for (k, v) in &env {
-                rank_env.set(k, v);
-            }
-            for e in &app.env {
-                if let Some((k, v)) = e.split_once('=') {
-                    rank_env.set(k, v);
-                }
-            }
+            // The rank's environment: setup_fork's over the launcher's
+            // own, the launcher's hints where the job has none, then the
+            // app's (last one wins).
+            pmix::server::setup::apply(&mut env, &hints);
+            let app_env: Vec<pmix::cmem::EnvOp> = app.env.iter().filter_map(|e| e.split_once('=')).map(|(k, v)| pmix::cmem::EnvOp::Set(k.into(), v.into())).collect();
+            pmix::server::setup::apply(&mut env, &app_env);
             // The first job's stdin is pmixrun's (--stdin); a spawned job's
             // is its requester's when the spawn asks (PMIX_FWD_STDIN).
             let wants_stdin = match parent {
@@ -358,7 +332,7 @@ impl Launcher {
             let spec = crate::exec::RankSpec {
                 program,
                 argv,
-                env: rank_env.vars,
+                env,
                 cwd: app.cwd.as_deref().map(std::path::PathBuf::from),
                 cpus: place_of(rank),
                 stop_on_exec: on_exec.contains(&rank),
